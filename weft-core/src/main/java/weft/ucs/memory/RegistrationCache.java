@@ -1,0 +1,108 @@
+package weft.ucs.memory;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * Caches registrations by address range so that registering memory that is already registered
+ * (or lies inside a registered region) is a lookup. Entries are reference counted:
+ * {@link #release} drops a reference and deregisters at zero; {@link #invalidate} drops an entry
+ * at once (the memory is going away). Thread safe; used on the setup path, not per message.
+ *
+ * @param <H> the registration handle type
+ */
+public final class RegistrationCache<H> {
+    private final Function<MemorySegment, H> registrar;
+    private final Consumer<H> deregistrar;
+    private final TreeMap<Long, Entry<H>> byStart = new TreeMap<>();
+    private long hits;
+    private long misses;
+
+    private static final class Entry<H> {
+        final long start;
+        final long end;
+        final H handle;
+        int refs;
+
+        Entry(final long start, final long end, final H handle) {
+            this.start = start;
+            this.end = end;
+            this.handle = handle;
+        }
+    }
+
+    public RegistrationCache(final Function<MemorySegment, H> registrar, final Consumer<H> deregistrar) {
+        this.registrar = registrar;
+        this.deregistrar = deregistrar;
+    }
+
+    /** Returns the handle of a registered region containing {@code seg}, registering it if none does. */
+    public synchronized H register(final MemorySegment seg) {
+        final long start = seg.address();
+        final long end = start + seg.byteSize();
+        final Map.Entry<Long, Entry<H>> floor = byStart.floorEntry(start);
+        if (floor != null && floor.getValue().end >= end) {
+            hits++;
+            floor.getValue().refs++;
+            return floor.getValue().handle;
+        }
+        misses++;
+        final H h = registrar.apply(seg);
+        final Entry<H> e = new Entry<>(start, end, h);
+        e.refs = 1;
+        byStart.put(start, e);
+        return h;
+    }
+
+    /** Drops one reference to {@code handle}; deregisters it when none is left. */
+    public synchronized void release(final H handle) {
+        for (final var it = byStart.values().iterator(); it.hasNext();) {
+            final Entry<H> e = it.next();
+            if (e.handle == handle) {
+                if (--e.refs == 0) {
+                    it.remove();
+                    deregistrar.accept(e.handle);
+                }
+                return;
+            }
+        }
+        throw new IllegalArgumentException("handle is not in the registration cache");
+    }
+
+    /** Deregisters every entry overlapping {@code [address, address + length)} (memory is being freed). */
+    public synchronized int invalidate(final long address, final long length) {
+        int n = 0;
+        for (final var it = byStart.values().iterator(); it.hasNext();) {
+            final Entry<H> e = it.next();
+            if (e.start < address + length && address < e.end) {
+                it.remove();
+                deregistrar.accept(e.handle);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    public synchronized int size() {
+        return byStart.size();
+    }
+
+    public synchronized long hits() {
+        return hits;
+    }
+
+    public synchronized long misses() {
+        return misses;
+    }
+
+    /** Deregisters everything. */
+    public synchronized void clear() {
+        for (final Entry<H> e : byStart.values()) {
+            deregistrar.accept(e.handle);
+        }
+        byStart.clear();
+    }
+}

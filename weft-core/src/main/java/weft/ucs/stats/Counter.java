@@ -1,0 +1,26 @@
+package weft.ucs.stats;
+
+/** The per-interface counters every transport maintains (read by tools and tests). */
+public enum Counter {
+    TX_MESSAGES("messages sent (AM)"),
+    TX_BYTES("payload bytes sent (AM, put)"),
+    RX_MESSAGES("messages received (AM)"),
+    RX_BYTES("payload bytes received"),
+    PUTS("put operations initiated"),
+    GETS("get operations initiated"),
+    ATOMICS("atomic operations initiated"),
+    NO_RESOURCE("operations refused with NO_RESOURCE"),
+    PENDING_DISPATCHED("pending requests dispatched"),
+    ERRORS("operations that failed with an error"),
+    WAKEUPS_SENT("wakeup signals sent to armed peers");
+
+    private final String doc;
+
+    Counter(final String doc) {
+        this.doc = doc;
+    }
+
+    public String doc() {
+        return doc;
+    }
+}

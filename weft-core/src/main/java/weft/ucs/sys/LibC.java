@@ -1,0 +1,606 @@
+package weft.ucs.sys;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * The Linux system calls Weft needs, as FFM downcalls (x86_64 / aarch64 Linux, glibc).
+ *
+ * <p>Convention: every wrapper returns the call's result when it succeeds and {@code -errno}
+ * when it fails, so the data path never throws or allocates. {@link #check} turns a failure into
+ * an exception for setup code. Handles are looked up once; the errno capture buffer is per thread.
+ *
+ * <p>Needs {@code --enable-native-access=ALL-UNNAMED} (or the module name); the {@code weft}
+ * entry script passes it.
+ */
+@SuppressWarnings("restricted")
+public final class LibC {
+    // ---- constants (Linux, x86_64 and aarch64 share these) ----
+    public static final int O_RDONLY = 0;
+    public static final int O_RDWR = 2;
+    public static final int O_CREAT = 0100;
+    public static final int O_EXCL = 0200;
+    public static final int O_CLOEXEC = 02000000;
+    public static final int PROT_READ = 1;
+    public static final int PROT_WRITE = 2;
+    public static final int MAP_SHARED = 1;
+    public static final int MFD_CLOEXEC = 1;
+    public static final int AF_UNIX = 1;
+    public static final int AF_INET = 2;
+    public static final int AF_INET6 = 10;
+    public static final int SOCK_STREAM = 1;
+    public static final int SOCK_DGRAM = 2;
+    public static final int SOCK_NONBLOCK = 04000;
+    public static final int SOCK_CLOEXEC = 02000000;
+    public static final int SOL_SOCKET = 1;
+    public static final int SO_REUSEADDR = 2;
+    public static final int SO_ERROR = 4;
+    public static final int SO_SNDBUF = 7;
+    public static final int SO_RCVBUF = 8;
+    public static final int SO_KEEPALIVE = 9;
+    public static final int IPPROTO_TCP = 6;
+    public static final int TCP_NODELAY = 1;
+    public static final int TCP_KEEPIDLE = 4;
+    public static final int TCP_KEEPINTVL = 5;
+    public static final int TCP_KEEPCNT = 6;
+    public static final int TCP_USER_TIMEOUT = 18;
+    public static final int SHUT_RDWR = 2;
+    public static final int MSG_DONTWAIT = 0x40;
+    public static final int MSG_NOSIGNAL = 0x4000;
+    public static final int EPOLLIN = 0x1;
+    public static final int EPOLLOUT = 0x4;
+    public static final int EPOLLERR = 0x8;
+    public static final int EPOLLHUP = 0x10;
+    public static final int EPOLLRDHUP = 0x2000;
+    public static final int EPOLL_CTL_ADD = 1;
+    public static final int EPOLL_CTL_DEL = 2;
+    public static final int EPOLL_CTL_MOD = 3;
+    public static final int EPOLL_CLOEXEC = 02000000;
+    public static final int EFD_NONBLOCK = 04000;
+    public static final int EFD_CLOEXEC = 02000000;
+    public static final int POLLIN = 0x1;
+    public static final int PR_SET_PTRACER = 0x59616d61;
+    public static final long PR_SET_PTRACER_ANY = -1L;
+
+    public static final int EPERM = 1;
+    public static final int ENOENT = 2;
+    public static final int ESRCH = 3;
+    public static final int EINTR = 4;
+    public static final int EBADF = 9;
+    public static final int EAGAIN = 11;
+    public static final int ENOMEM = 12;
+    public static final int EACCES = 13;
+    public static final int EFAULT = 14;
+    public static final int EINVAL = 22;
+    public static final int EPIPE = 32;
+    public static final int EADDRINUSE = 98;
+    public static final int ECONNRESET = 104;
+    public static final int ETIMEDOUT = 110;
+    public static final int ECONNREFUSED = 111;
+    public static final int EINPROGRESS = 115;
+
+    /** {@code struct iovec {void *base; size_t len;}}. */
+    public static final StructLayout IOVEC = MemoryLayout.structLayout(JAVA_LONG.withName("base"),
+        JAVA_LONG.withName("len"));
+    /** {@code struct epoll_event {uint32_t events; uint64_t data;}}, packed on x86_64 (12 bytes). */
+    public static final StructLayout EPOLL_EVENT = MemoryLayout.structLayout(JAVA_INT.withName("events"),
+        JAVA_LONG.withByteAlignment(4).withName("data"));
+    /** {@code struct pollfd {int fd; short events; short revents;}}. */
+    public static final long POLLFD_SIZE = 8;
+    public static final long SOCKADDR_IN_SIZE = 16;
+    public static final long SOCKADDR_IN6_SIZE = 28;
+    public static final long SOCKADDR_UN_SIZE = 110;
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final SymbolLookup LOOKUP = LINKER.defaultLookup();
+    private static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CAPTURE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+    private static final ThreadLocal<MemorySegment> CAPTURE =
+        ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE_LAYOUT));
+
+    private static final MethodHandle OPEN = errno("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
+        Linker.Option.firstVariadicArg(2));
+    private static final MethodHandle CLOSE = errno("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle FTRUNCATE = errno("ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
+    private static final MethodHandle FCHMOD = errno("fchmod", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle UNLINK = errno("unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final MethodHandle MEMFD_CREATE = errno("memfd_create", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle MMAP = errno("mmap",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
+    private static final MethodHandle MUNMAP = errno("munmap", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle GETPID = plain("getpid", FunctionDescriptor.of(JAVA_INT));
+    private static final MethodHandle SOCKET = errno("socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle BIND = errno("bind", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle LISTEN = errno("listen", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle ACCEPT4 = errno("accept4",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    private static final MethodHandle CONNECT = errno("connect", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle GETSOCKNAME = errno("getsockname",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle GETPEERNAME = errno("getpeername",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle SETSOCKOPT = errno("setsockopt",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle GETSOCKOPT = errno("getsockopt",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle SHUTDOWN = errno("shutdown", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle SEND = errno("send",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle RECV = errno("recv",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle SENDTO = errno("sendto",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle WRITEV = errno("writev",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle READV = errno("readv",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle READ = errno("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle WRITE = errno("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle EPOLL_CREATE1 = errno("epoll_create1", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle EPOLL_CTL = errno("epoll_ctl",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
+    private static final MethodHandle EPOLL_WAIT = errno("epoll_wait",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT));
+    private static final MethodHandle EVENTFD = errno("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle POLL = errno("poll", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle PROCESS_VM_READV = errno("process_vm_readv",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle PROCESS_VM_WRITEV = errno("process_vm_writev",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle PRCTL = errno("prctl",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+        Linker.Option.firstVariadicArg(1));
+    private static final MethodHandle STRERROR = plain("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+
+    private LibC() {
+    }
+
+    private static MethodHandle errno(final String name, final FunctionDescriptor fd, final Linker.Option... extra) {
+        final Linker.Option[] opts = new Linker.Option[extra.length + 1];
+        opts[0] = Linker.Option.captureCallState("errno");
+        System.arraycopy(extra, 0, opts, 1, extra.length);
+        return LINKER.downcallHandle(symbol(name), fd, opts);
+    }
+
+    private static MethodHandle plain(final String name, final FunctionDescriptor fd) {
+        return LINKER.downcallHandle(symbol(name), fd);
+    }
+
+    private static MemorySegment symbol(final String name) {
+        return LOOKUP.find(name).orElseThrow(() -> new UnsatisfiedLinkError("libc symbol not found: " + name));
+    }
+
+    private static long fail(final MemorySegment cap) {
+        return -(int) ERRNO.get(cap, 0L);
+    }
+
+    private static RuntimeException rethrow(final Throwable t) {
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException(t);
+    }
+
+    // ---- helpers ----
+
+    /** Throws an {@link java.io.UncheckedIOException} naming {@code what} if {@code r < 0}; returns r. */
+    public static long check(final long r, final String what) {
+        if (r < 0) {
+            throw new java.io.UncheckedIOException(new java.io.IOException(what + ": " + strerror((int) -r)
+                + " (errno " + -r + ")"));
+        }
+        return r;
+    }
+
+    /** The text of {@code errno}. */
+    public static String strerror(final int errno) {
+        try {
+            final MemorySegment p = (MemorySegment) STRERROR.invokeExact(errno);
+            return p.reinterpret(1024).getString(0);
+        } catch (final Throwable t) {
+            return "errno " + errno;
+        }
+    }
+
+    /** A NUL-terminated copy of {@code s} in {@code arena}. */
+    public static MemorySegment cString(final Arena arena, final String s) {
+        return arena.allocateFrom(s);
+    }
+
+    // ---- files and memory ----
+
+    public static int open(final MemorySegment path, final int flags, final int mode) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) OPEN.invokeExact(c, path, flags, mode);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static int close(final int fd) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) CLOSE.invokeExact(c, fd);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static int ftruncate(final int fd, final long length) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) FTRUNCATE.invokeExact(c, fd, length);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static int fchmod(final int fd, final int mode) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) FCHMOD.invokeExact(c, fd, mode);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static int unlink(final MemorySegment path) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) UNLINK.invokeExact(c, path);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static int memfdCreate(final MemorySegment name, final int flags) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) MEMFD_CREATE.invokeExact(c, name, flags);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** mmap; returns the address, or -errno (addresses are never in [-4095, -1]). */
+    public static long mmap(final long addr, final long length, final int prot, final int flags, final int fd,
+                            final long offset) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final long r = (long) MMAP.invokeExact(c, addr, length, prot, flags, fd, offset);
+            return r != -1L ? r : fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static int munmap(final long addr, final long length) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) MUNMAP.invokeExact(c, addr, length);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static int getpid() {
+        try {
+            return (int) GETPID.invokeExact();
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    // ---- sockets ----
+
+    public static int socket(final int domain, final int type, final int protocol) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) SOCKET.invokeExact(c, domain, type, protocol);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static int bind(final int fd, final MemorySegment addr, final int len) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) BIND.invokeExact(c, fd, addr, len);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static int listen(final int fd, final int backlog) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) LISTEN.invokeExact(c, fd, backlog);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** accept4; {@code addr}/{@code addrLen} may be {@link MemorySegment#NULL}. */
+    public static int accept4(final int fd, final MemorySegment addr, final MemorySegment addrLen, final int flags) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) ACCEPT4.invokeExact(c, fd, addr, addrLen, flags);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static int connect(final int fd, final MemorySegment addr, final int len) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) CONNECT.invokeExact(c, fd, addr, len);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** getsockname; {@code addrLen} is an int in/out. */
+    public static int getsockname(final int fd, final MemorySegment addr, final MemorySegment addrLen) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) GETSOCKNAME.invokeExact(c, fd, addr, addrLen);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static int getpeername(final int fd, final MemorySegment addr, final MemorySegment addrLen) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) GETPEERNAME.invokeExact(c, fd, addr, addrLen);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static int setsockopt(final int fd, final int level, final int name, final MemorySegment value,
+                                 final int len) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) SETSOCKOPT.invokeExact(c, fd, level, name, value, len);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Sets an int socket option (allocates a small confined buffer: setup only). */
+    public static int setsockoptInt(final int fd, final int level, final int name, final int value) {
+        try (Arena a = Arena.ofConfined()) {
+            final MemorySegment v = a.allocateFrom(JAVA_INT, value);
+            return setsockopt(fd, level, name, v, 4);
+        }
+    }
+
+    public static int getsockopt(final int fd, final int level, final int name, final MemorySegment value,
+                                 final MemorySegment len) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) GETSOCKOPT.invokeExact(c, fd, level, name, value, len);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static int shutdown(final int fd, final int how) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) SHUTDOWN.invokeExact(c, fd, how);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** send(2) from a raw address. */
+    public static long send(final int fd, final long buf, final long len, final int flags) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final long r = (long) SEND.invokeExact(c, fd, buf, len, flags);
+            return r >= 0 ? r : fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** recv(2) into a raw address. */
+    public static long recv(final int fd, final long buf, final long len, final int flags) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final long r = (long) RECV.invokeExact(c, fd, buf, len, flags);
+            return r >= 0 ? r : fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static long sendto(final int fd, final long buf, final long len, final int flags,
+                              final MemorySegment addr, final int addrLen) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final long r = (long) SENDTO.invokeExact(c, fd, buf, len, flags, addr, addrLen);
+            return r >= 0 ? r : fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** writev(2); {@code iov} is the raw address of an array of {@link #IOVEC}. */
+    public static long writev(final int fd, final long iov, final int count) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final long r = (long) WRITEV.invokeExact(c, fd, iov, count);
+            return r >= 0 ? r : fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static long readv(final int fd, final long iov, final int count) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final long r = (long) READV.invokeExact(c, fd, iov, count);
+            return r >= 0 ? r : fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static long read(final int fd, final long buf, final long len) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final long r = (long) READ.invokeExact(c, fd, buf, len);
+            return r >= 0 ? r : fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static long write(final int fd, final long buf, final long len) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final long r = (long) WRITE.invokeExact(c, fd, buf, len);
+            return r >= 0 ? r : fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    // ---- events ----
+
+    public static int epollCreate1(final int flags) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) EPOLL_CREATE1.invokeExact(c, flags);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static int epollCtl(final int epfd, final int op, final int fd, final MemorySegment event) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) EPOLL_CTL.invokeExact(c, epfd, op, fd, event);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** epoll_wait into the raw address {@code events} (an array of {@link #EPOLL_EVENT}). */
+    public static int epollWait(final int epfd, final long events, final int max, final int timeoutMs) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) EPOLL_WAIT.invokeExact(c, epfd, events, max, timeoutMs);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static int eventfd(final int initval, final int flags) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) EVENTFD.invokeExact(c, initval, flags);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** poll(2) over the raw address of {@code nfds} pollfd structs. */
+    public static int poll(final long fds, final long nfds, final int timeoutMs) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) POLL.invokeExact(c, fds, nfds, timeoutMs);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    // ---- cross-memory attach ----
+
+    /** process_vm_readv(2); iov arguments are raw addresses of {@link #IOVEC} arrays. */
+    public static long processVmReadv(final int pid, final long localIov, final long localCount,
+                                      final long remoteIov, final long remoteCount) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final long r = (long) PROCESS_VM_READV.invokeExact(c, pid, localIov, localCount, remoteIov, remoteCount, 0L);
+            return r >= 0 ? r : fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static long processVmWritev(final int pid, final long localIov, final long localCount,
+                                       final long remoteIov, final long remoteCount) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final long r = (long) PROCESS_VM_WRITEV.invokeExact(c, pid, localIov, localCount, remoteIov, remoteCount, 0L);
+            return r >= 0 ? r : fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static int prctl(final int option, final long a2, final long a3, final long a4, final long a5) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) PRCTL.invokeExact(c, option, a2, a3, a4, a5);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Reads a whole small file such as {@code /proc/sys/...}; null if it does not exist. */
+    public static String readSmallFile(final String path) {
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of(path)).trim();
+        } catch (final java.io.IOException e) {
+            return null;
+        }
+    }
+
+    /** Value layout helper for callers that pack sockaddr structs. */
+    public static final ValueLayout.OfShort SHORT_BE = ValueLayout.JAVA_SHORT_UNALIGNED
+        .withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+}

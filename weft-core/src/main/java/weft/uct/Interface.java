@@ -1,0 +1,88 @@
+package weft.uct;
+
+import weft.ucs.Status;
+import weft.ucs.stats.Counters;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A communication context on one device for one worker (UCT's iface): receives active messages,
+ * creates endpoints to peers, and makes progress. Single threaded: every method is called from
+ * the owning worker's thread.
+ *
+ * <p>Typical use:
+ * <pre>{@code
+ * Interface iface = transport.openInterface(worker, device, params);
+ * iface.setAmHandler(1, (data, off, len, flags) -> { ...; return Status.OK; });
+ * Endpoint ep = iface.connect(peerDeviceAddress, peerInterfaceAddress);
+ * while (ep.amShort(1, header, payload, 0, 8) == Status.NO_RESOURCE) iface.progress();
+ * }</pre>
+ */
+public interface Interface extends AutoCloseable {
+    /** Number of AM ids (0..31). */
+    int AM_ID_COUNT = 32;
+
+    /** Flush flag: wait until data left local buffers (the default). */
+    int FLUSH_LOCAL = 0;
+    /** Flush flag: best-effort cancel of outstanding operations; endpoint ends in error state. */
+    int FLUSH_CANCEL = 1;
+    /** Flush flag: wait until the updates are visible at the target. */
+    int FLUSH_REMOTE = 2;
+
+    Transport transport();
+
+    Device device();
+
+    InterfaceAttributes attributes();
+
+    /** This device's address, as peers need it to judge reachability and connect. */
+    byte[] deviceAddress();
+
+    /** This interface's address (what {@link #connect} takes on the peer). */
+    byte[] interfaceAddress();
+
+    /** True if a peer with these addresses can be reached from this interface. */
+    boolean isReachable(byte[] deviceAddress, byte[] interfaceAddress);
+
+    /** Creates an endpoint to the peer interface (connect-to-iface). */
+    Endpoint connect(byte[] deviceAddress, byte[] interfaceAddress);
+
+    /** Installs (or with null removes) the handler of AM id {@code id} (0..31). */
+    void setAmHandler(int id, AmHandler handler);
+
+    /** Releases a descriptor kept by an {@link AmHandler} that returned IN_PROGRESS. */
+    void releaseDescriptor(MemorySegment data, long offset);
+
+    /**
+     * Makes progress: receives messages (invoking handlers), completes operations, dispatches
+     * pending requests, detects failed peers.
+     *
+     * @return the amount of work done (0 = idle)
+     */
+    int progress();
+
+    /**
+     * Arms the wakeup: after OK, {@link #eventFd()} becomes readable when a message arrives.
+     * BUSY means events are ready now (progress instead of sleeping).
+     */
+    Status arm();
+
+    /**
+     * A file descriptor that becomes readable when the armed interface has events, for
+     * poll/epoll ({@code -1} if the transport has no {@link Capability#EVENT_RECV}).
+     */
+    int eventFd();
+
+    /** Flushes all endpoints (see {@link Endpoint#flush}). */
+    Status flush(int flags, Completion completion);
+
+    /** Orders operations on all endpoints: those before complete before those after. */
+    Status fence();
+
+    /** Per-interface counters. */
+    Counters counters();
+
+    /** Closes endpoints and releases every resource (files, sockets, memory). Idempotent. */
+    @Override
+    void close();
+}

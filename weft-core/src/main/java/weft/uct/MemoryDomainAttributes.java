@@ -1,0 +1,29 @@
+package weft.uct;
+
+/**
+ * What a memory domain can do.
+ *
+ * @param flags           {@link #ALLOC}, {@link #REG}, {@link #NEED_RKEY}, {@link #RKEY_PTR}, {@link #FIXED}
+ * @param maxAlloc        largest allocation
+ * @param maxReg          largest registration
+ * @param regCostNs       fixed cost of one registration
+ * @param regCostNsPerByte per-byte cost of registration
+ * @param rkeyPackedSize  size of a packed remote key
+ */
+public record MemoryDomainAttributes(int flags, long maxAlloc, long maxReg, double regCostNs,
+                                     double regCostNsPerByte, int rkeyPackedSize) {
+    /** Can allocate memory that peers may access. */
+    public static final int ALLOC = 1;
+    /** Can register existing memory. */
+    public static final int REG = 1 << 1;
+    /** Remote access needs a remote key (packed and unpacked). */
+    public static final int NEED_RKEY = 1 << 2;
+    /** {@link RemoteKey#ptr} works: remote memory can be mapped locally. */
+    public static final int RKEY_PTR = 1 << 3;
+    /** Can allocate at a fixed address. */
+    public static final int FIXED = 1 << 4;
+
+    public boolean has(final int flag) {
+        return (flags & flag) == flag;
+    }
+}

@@ -1,0 +1,346 @@
+package weft.uct.self;
+
+import weft.ucs.Status;
+import weft.ucs.stats.Counter;
+import weft.uct.AbstractEndpoint;
+import weft.uct.AtomicOp;
+import weft.uct.Completion;
+import weft.uct.Interface;
+import weft.uct.IoVector;
+import weft.uct.MemoryAtomics;
+import weft.uct.Packer;
+import weft.uct.PendingRequest;
+import weft.uct.RemoteKey;
+import weft.uct.Unpacker;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/** Endpoint of the self transport: everything completes in the call (OK), nothing is queued. */
+final class SelfEndpoint extends AbstractEndpoint {
+    private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED
+        .withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    private final SelfInterface iface;
+    private boolean closed;
+
+    SelfEndpoint(final SelfInterface iface) {
+        this.iface = iface;
+    }
+
+    @Override
+    public Interface iface() {
+        return iface;
+    }
+
+    @Override
+    protected boolean hasResources() {
+        return true;
+    }
+
+    int dispatchPending() {
+        return pending.isEmpty() ? 0 : pending.dispatch();
+    }
+
+    private Status amCheck(final int id) {
+        if (closed) {
+            return Status.CLOSED;
+        }
+        if (id < 0 || id >= Interface.AM_ID_COUNT) {
+            return Status.INVALID_PARAM;
+        }
+        return Status.OK;
+    }
+
+    @Override
+    public Status amShort(final int id, final long header, final MemorySegment payload, final long offset,
+                          final int length) {
+        final Status st = amCheck(id);
+        if (st != Status.OK) {
+            return st;
+        }
+        if (length < 0 || length > SelfInterface.MAX_SHORT) {
+            return Status.INVALID_PARAM;
+        }
+        final MemorySegment buf = iface.enter();
+        if (buf == null) {
+            iface.countersInternal().increment(Counter.NO_RESOURCE);
+            return Status.NO_RESOURCE;
+        }
+        try {
+            buf.set(LONG_LE, 0, header);
+            MemorySegment.copy(payload, offset, buf, 8, length);
+            count(length + 8L);
+            return iface.deliver(id, buf, length + 8L);
+        } finally {
+            iface.leave();
+        }
+    }
+
+    private void count(final long bytes) {
+        iface.countersInternal().increment(Counter.TX_MESSAGES);
+        iface.countersInternal().add(Counter.TX_BYTES, bytes);
+    }
+
+    @Override
+    public long amBcopy(final int id, final Packer packer) {
+        final Status st = amCheck(id);
+        if (st != Status.OK) {
+            return st.code();
+        }
+        final MemorySegment buf = iface.enter();
+        if (buf == null) {
+            iface.countersInternal().increment(Counter.NO_RESOURCE);
+            return Status.NO_RESOURCE.code();
+        }
+        try {
+            final long len = packer.pack(buf, 0, iface.segSize);
+            if (len < 0 || len > iface.segSize) {
+                return Status.INVALID_PARAM.code();
+            }
+            count(len);
+            final Status d = iface.deliver(id, buf, len);
+            return d == Status.OK ? len : d.code();
+        } finally {
+            iface.leave();
+        }
+    }
+
+    @Override
+    public Status amZcopy(final int id, final MemorySegment header, final long headerOffset, final int headerLength,
+                          final IoVector iov, final Completion completion) {
+        final Status st = amCheck(id);
+        if (st != Status.OK) {
+            return st;
+        }
+        final long total = headerLength + iov.totalLength();
+        if (headerLength < 0 || total > iface.segSize) {
+            return Status.INVALID_PARAM;
+        }
+        final MemorySegment buf = iface.enter();
+        if (buf == null) {
+            iface.countersInternal().increment(Counter.NO_RESOURCE);
+            return Status.NO_RESOURCE;
+        }
+        try {
+            MemorySegment.copy(header, headerOffset, buf, 0, headerLength);
+            iov.gather(buf, headerLength);
+            count(total);
+            return iface.deliver(id, buf, total);
+        } finally {
+            iface.leave();
+        }
+    }
+
+    /** The key's memory if the access is valid, else null with the reason in {@link #lastError}. */
+    private Status lastError;
+
+    private MemorySegment target(final RemoteKey rkey, final long address, final long len) {
+        if (closed) {
+            lastError = Status.CLOSED;
+            return null;
+        }
+        if (!(rkey instanceof SelfMemoryDomain.Key k) || k.region.md != iface.md) {
+            lastError = Status.INVALID_RKEY;
+            return null;
+        }
+        final MemorySegment mem = k.memory();
+        if (mem == null) {
+            lastError = Status.INVALID_RKEY;
+            return null;
+        }
+        final Status r = MemoryAtomics.checkRange(rkey, address, len);
+        if (r != Status.OK) {
+            iface.countersInternal().increment(Counter.ERRORS);
+            lastError = r;
+            return null;
+        }
+        return mem;
+    }
+
+    @Override
+    public Status putShort(final MemorySegment src, final long offset, final int length, final long remoteAddress,
+                           final RemoteKey rkey) {
+        final MemorySegment mem = target(rkey, remoteAddress, length);
+        if (mem == null) {
+            return lastError;
+        }
+        MemorySegment.copy(src, offset, mem, remoteAddress - rkey.base(), length);
+        iface.countersInternal().increment(Counter.PUTS);
+        return Status.OK;
+    }
+
+    @Override
+    public long putBcopy(final Packer packer, final long remoteAddress, final RemoteKey rkey) {
+        final MemorySegment buf = iface.enter();
+        if (buf == null) {
+            return Status.NO_RESOURCE.code();
+        }
+        try {
+            final long len = packer.pack(buf, 0, iface.segSize);
+            final MemorySegment mem = target(rkey, remoteAddress, len);
+            if (mem == null) {
+                return lastError.code();
+            }
+            MemorySegment.copy(buf, 0, mem, remoteAddress - rkey.base(), len);
+            iface.countersInternal().increment(Counter.PUTS);
+            return len;
+        } finally {
+            iface.leave();
+        }
+    }
+
+    @Override
+    public Status putZcopy(final IoVector iov, final long remoteAddress, final RemoteKey rkey,
+                           final Completion completion) {
+        final long len = iov.totalLength();
+        final MemorySegment mem = target(rkey, remoteAddress, len);
+        if (mem == null) {
+            return lastError;
+        }
+        iov.gather(mem, remoteAddress - rkey.base());
+        iface.countersInternal().increment(Counter.PUTS);
+        return Status.OK;
+    }
+
+    @Override
+    public Status getBcopy(final Unpacker unpacker, final long length, final long remoteAddress,
+                           final RemoteKey rkey, final Completion completion) {
+        final MemorySegment mem = target(rkey, remoteAddress, length);
+        if (mem == null) {
+            return lastError;
+        }
+        unpacker.unpack(mem, remoteAddress - rkey.base(), length);
+        iface.countersInternal().increment(Counter.GETS);
+        return Status.OK;
+    }
+
+    @Override
+    public Status getZcopy(final IoVector iov, final long remoteAddress, final RemoteKey rkey,
+                           final Completion completion) {
+        final long len = iov.totalLength();
+        final MemorySegment mem = target(rkey, remoteAddress, len);
+        if (mem == null) {
+            return lastError;
+        }
+        iov.scatter(mem, remoteAddress - rkey.base(), len);
+        iface.countersInternal().increment(Counter.GETS);
+        return Status.OK;
+    }
+
+    private MemorySegment atomicTarget(final RemoteKey rkey, final long address, final int size) {
+        if (!MemoryAtomics.aligned(address, size)) {
+            lastError = Status.INVALID_PARAM;
+            return null;
+        }
+        final MemorySegment mem = target(rkey, address, size);
+        if (mem != null) {
+            iface.countersInternal().increment(Counter.ATOMICS);
+        }
+        return mem;
+    }
+
+    @Override
+    public Status atomic64Post(final AtomicOp op, final long value, final long remoteAddress, final RemoteKey rkey) {
+        if (op.bit() > AtomicOp.XOR.bit()) {
+            return Status.INVALID_PARAM;
+        }
+        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 8);
+        if (mem == null) {
+            return lastError;
+        }
+        MemoryAtomics.fetch64(op, mem, remoteAddress - rkey.base(), value);
+        return Status.OK;
+    }
+
+    @Override
+    public Status atomic32Post(final AtomicOp op, final int value, final long remoteAddress, final RemoteKey rkey) {
+        if (op.bit() > AtomicOp.XOR.bit()) {
+            return Status.INVALID_PARAM;
+        }
+        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 4);
+        if (mem == null) {
+            return lastError;
+        }
+        MemoryAtomics.fetch32(op, mem, remoteAddress - rkey.base(), value);
+        return Status.OK;
+    }
+
+    @Override
+    public Status atomic64Fetch(final AtomicOp op, final long value, final MemorySegment result,
+                                final long resultOffset, final long remoteAddress, final RemoteKey rkey,
+                                final Completion completion) {
+        if (op == AtomicOp.CSWAP) {
+            return Status.INVALID_PARAM;
+        }
+        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 8);
+        if (mem == null) {
+            return lastError;
+        }
+        result.set(ValueLayout.JAVA_LONG_UNALIGNED, resultOffset,
+            MemoryAtomics.fetch64(op, mem, remoteAddress - rkey.base(), value));
+        return Status.OK;
+    }
+
+    @Override
+    public Status atomic32Fetch(final AtomicOp op, final int value, final MemorySegment result,
+                                final long resultOffset, final long remoteAddress, final RemoteKey rkey,
+                                final Completion completion) {
+        if (op == AtomicOp.CSWAP) {
+            return Status.INVALID_PARAM;
+        }
+        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 4);
+        if (mem == null) {
+            return lastError;
+        }
+        result.set(ValueLayout.JAVA_INT_UNALIGNED, resultOffset,
+            MemoryAtomics.fetch32(op, mem, remoteAddress - rkey.base(), value));
+        return Status.OK;
+    }
+
+    @Override
+    public Status atomic64Cswap(final long compare, final long swap, final MemorySegment result,
+                                final long resultOffset, final long remoteAddress, final RemoteKey rkey,
+                                final Completion completion) {
+        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 8);
+        if (mem == null) {
+            return lastError;
+        }
+        result.set(ValueLayout.JAVA_LONG_UNALIGNED, resultOffset,
+            MemoryAtomics.cswap64(mem, remoteAddress - rkey.base(), compare, swap));
+        return Status.OK;
+    }
+
+    @Override
+    public Status atomic32Cswap(final int compare, final int swap, final MemorySegment result,
+                                final long resultOffset, final long remoteAddress, final RemoteKey rkey,
+                                final Completion completion) {
+        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 4);
+        if (mem == null) {
+            return lastError;
+        }
+        result.set(ValueLayout.JAVA_INT_UNALIGNED, resultOffset,
+            MemoryAtomics.cswap32(mem, remoteAddress - rkey.base(), compare, swap));
+        return Status.OK;
+    }
+
+    @Override
+    public Status flush(final int flags, final Completion completion) {
+        return closed ? Status.CLOSED : Status.OK;
+    }
+
+    @Override
+    public Status check() {
+        return closed || iface.isClosed() ? Status.CLOSED : Status.OK;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        pending.purge(PendingRequest::dispatch);
+        iface.removeEndpoint(this);
+    }
+}
