@@ -33,27 +33,9 @@ final class CmaTestSupport {
         return st == Status.IN_PROGRESS ? await(iface, c) : st;
     }
 
-    private static final java.lang.reflect.Method ALLOCATED;
-    private static final Object THREADS;
-
-    static {
-        // reflection: the tests compile inside module weft.core, which does not read jdk.management
-        try {
-            THREADS = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean")
-                .invoke(null);
-            ALLOCATED = Class.forName("com.sun.management.ThreadMXBean").getMethod("getCurrentThreadAllocatedBytes");
-        } catch (final ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    /** Bytes allocated so far by the calling thread (HotSpot's per-thread TLAB accounting). */
+    /** Bytes allocated so far by the calling thread. */
     static long allocatedBytes() {
-        try {
-            return (Long) ALLOCATED.invoke(THREADS);
-        } catch (final ReflectiveOperationException e) {
-            throw new IllegalStateException(e);
-        }
+        return weft.uct.AllocationMeter.allocatedBytes();
     }
 
     static long openFds() {
