@@ -75,7 +75,8 @@ public enum Status {
         if (code == 1) {
             return IN_PROGRESS;
         }
-        if (code <= 0 && -code < BY_NEGATED_CODE.length && BY_NEGATED_CODE[-code] != null) {
+        // compare as code > -length: negating Integer.MIN_VALUE would overflow to a negative index
+        if (code <= 0 && code > -BY_NEGATED_CODE.length && BY_NEGATED_CODE[-code] != null) {
             return BY_NEGATED_CODE[-code];
         }
         return INVALID_PARAM;
@@ -83,6 +84,10 @@ public enum Status {
 
     /** Decodes a "length or negative status" value as returned by bcopy operations. */
     public static Status ofLength(final long lengthOrStatus) {
-        return lengthOrStatus >= 0 ? OK : of((int) lengthOrStatus);
+        if (lengthOrStatus >= 0) {
+            return OK;
+        }
+        // a narrowing cast would turn e.g. -(2^32 - 1) into 1 (IN_PROGRESS): reject out-of-int values
+        return lengthOrStatus < Integer.MIN_VALUE ? INVALID_PARAM : of((int) lengthOrStatus);
     }
 }

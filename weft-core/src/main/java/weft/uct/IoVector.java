@@ -33,7 +33,7 @@ public final class IoVector {
 
     /** Appends an entry; grows the arrays if full (allocation only on growth). */
     public IoVector add(final MemorySegment seg, final long offset, final long length) {
-        if (offset < 0 || length < 0 || offset + length > seg.byteSize()) {
+        if (offset < 0 || length < 0 || length > seg.byteSize() - offset) { // no overflow of offset + length
             throw new IndexOutOfBoundsException("iov entry [" + offset + ", +" + length + ") outside segment of "
                 + seg.byteSize() + " bytes");
         }

@@ -1,8 +1,8 @@
 package weft.ucs.memory;
 
 import java.lang.foreign.MemorySegment;
-import java.util.Map;
-import java.util.TreeMap;
+import java.util.Comparator;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -17,19 +17,24 @@ import java.util.function.Function;
 public final class RegistrationCache<H> {
     private final Function<MemorySegment, H> registrar;
     private final Consumer<H> deregistrar;
-    private final TreeMap<Long, Entry<H>> byStart = new TreeMap<>();
+    // ordered by (start, end, seq): two regions may start at the same address with different ends
+    private final TreeSet<Entry<H>> byStart = new TreeSet<>(Comparator.<Entry<H>>comparingLong(e -> e.start)
+        .thenComparingLong(e -> e.end).thenComparingLong(e -> e.seq));
+    private long seq;
     private long hits;
     private long misses;
 
     private static final class Entry<H> {
         final long start;
         final long end;
+        final long seq;
         final H handle;
         int refs;
 
-        Entry(final long start, final long end, final H handle) {
+        Entry(final long start, final long end, final long seq, final H handle) {
             this.start = start;
             this.end = end;
+            this.seq = seq;
             this.handle = handle;
         }
     }
@@ -43,23 +48,26 @@ public final class RegistrationCache<H> {
     public synchronized H register(final MemorySegment seg) {
         final long start = seg.address();
         final long end = start + seg.byteSize();
-        final Map.Entry<Long, Entry<H>> floor = byStart.floorEntry(start);
-        if (floor != null && floor.getValue().end >= end) {
-            hits++;
-            floor.getValue().refs++;
-            return floor.getValue().handle;
+        // any entry starting at or before seg may contain it, not only the nearest one
+        final Entry<H> probe = new Entry<>(start, Long.MAX_VALUE, Long.MAX_VALUE, null);
+        for (final Entry<H> e : byStart.headSet(probe, true).descendingSet()) {
+            if (e.end >= end) {
+                hits++;
+                e.refs++;
+                return e.handle;
+            }
         }
         misses++;
         final H h = registrar.apply(seg);
-        final Entry<H> e = new Entry<>(start, end, h);
+        final Entry<H> e = new Entry<>(start, end, seq++, h);
         e.refs = 1;
-        byStart.put(start, e);
+        byStart.add(e);
         return h;
     }
 
     /** Drops one reference to {@code handle}; deregisters it when none is left. */
     public synchronized void release(final H handle) {
-        for (final var it = byStart.values().iterator(); it.hasNext();) {
+        for (final var it = byStart.iterator(); it.hasNext();) {
             final Entry<H> e = it.next();
             if (e.handle == handle) {
                 if (--e.refs == 0) {
@@ -75,7 +83,7 @@ public final class RegistrationCache<H> {
     /** Deregisters every entry overlapping {@code [address, address + length)} (memory is being freed). */
     public synchronized int invalidate(final long address, final long length) {
         int n = 0;
-        for (final var it = byStart.values().iterator(); it.hasNext();) {
+        for (final var it = byStart.iterator(); it.hasNext();) {
             final Entry<H> e = it.next();
             if (e.start < address + length && address < e.end) {
                 it.remove();
@@ -100,7 +108,7 @@ public final class RegistrationCache<H> {
 
     /** Deregisters everything. */
     public synchronized void clear() {
-        for (final Entry<H> e : byStart.values()) {
+        for (final Entry<H> e : byStart) {
             deregistrar.accept(e.handle);
         }
         byStart.clear();

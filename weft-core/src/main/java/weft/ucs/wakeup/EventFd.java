@@ -28,8 +28,13 @@ public final class EventFd implements AutoCloseable {
         return fd;
     }
 
-    /** Makes the fd readable. Safe from any thread; a no-op after close. */
-    public void signal() {
+    /**
+     * Makes the fd readable. Safe from any thread; a no-op after close. Holds the monitor that
+     * {@link #close()} takes, so a concurrent close cannot free the fd number (which the process may
+     * reuse for another file at once) or the source word between the check and the write. The
+     * write is a system call anyway; an uncontended monitor adds nothing measurable.
+     */
+    public synchronized void signal() {
         final int f = fd;
         if (f >= 0) {
             LibC.write(f, one.address(), 8);

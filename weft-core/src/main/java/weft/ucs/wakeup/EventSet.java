@@ -15,7 +15,13 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  * except {@link #close()}.
  */
 public final class EventSet implements AutoCloseable {
-    private static final long EVENT_SIZE = 12; // packed epoll_event on x86_64
+    // struct epoll_event is packed only on x86_64 (12 bytes, data at 4); aarch64 pads it to 16, data at 8
+    private static final boolean PACKED = switch (System.getProperty("os.arch")) {
+        case "amd64", "x86_64" -> true;
+        default -> false;
+    };
+    private static final long EVENT_SIZE = PACKED ? 12 : 16;
+    private static final long DATA_OFFSET = PACKED ? 4 : 8;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment events;
     private final MemorySegment ctl;
@@ -53,7 +59,7 @@ public final class EventSet implements AutoCloseable {
 
     private void ctl(final int op, final int watched, final int mask, final long data) {
         ctl.set(JAVA_INT_UNALIGNED, 0, mask);
-        ctl.set(JAVA_LONG_UNALIGNED, 4, data);
+        ctl.set(JAVA_LONG_UNALIGNED, DATA_OFFSET, data);
         LibC.check(LibC.epollCtl(fd, op, watched, ctl), "epoll_ctl");
     }
 
@@ -72,7 +78,7 @@ public final class EventSet implements AutoCloseable {
     }
 
     public long readyData(final int i) {
-        return events.get(JAVA_LONG_UNALIGNED, i * EVENT_SIZE + 4);
+        return events.get(JAVA_LONG_UNALIGNED, i * EVENT_SIZE + DATA_OFFSET);
     }
 
     public int readyMask(final int i) {
