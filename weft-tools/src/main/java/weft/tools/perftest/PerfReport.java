@@ -26,6 +26,11 @@ public final class PerfReport {
      * together) the closing rule is the table's top rule, as ucx_perftest does.
      */
     public static String box(final PerfParams p, final boolean joinTable) {
+        return openBox(p) + (joinTable ? TABLE_TOP : BOX_RULE) + '\n';
+    }
+
+    /** The box without its closing rule: what loopback prints before CSV output (-v). */
+    public static String openBox(final PerfParams p) {
         final StringBuilder sb = new StringBuilder();
         sb.append(BOX_RULE).append('\n');
         row(sb, "API:", "transport layer");
@@ -34,7 +39,6 @@ public final class PerfReport {
         row(sb, "Send memory:", "host");
         row(sb, "Recv memory:", "host");
         row(sb, "Message size:", Long.toString(p.messageSize()));
-        sb.append(joinTable ? TABLE_TOP : BOX_RULE).append('\n');
         return sb.toString();
     }
 

@@ -46,10 +46,8 @@ final class PerfRun {
                 final Responder responder = new Responder(server, p.warmup() + p.iterations());
                 final Initiator initiator = new Initiator(client, worker, responder, watchdog);
                 final PerfOutput output = new PerfOutput(out, p, finalOnly, csv);
-                if (!csv) {
-                    out.print(PerfReport.box(p, true));
-                }
-                output.header(!csv);
+                out.print(csv ? PerfReport.openBox(p) : PerfReport.box(p, true));
+                output.header(true);
                 return measure(p, initiator, output);
             }
         }

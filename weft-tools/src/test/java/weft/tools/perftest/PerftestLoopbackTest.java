@@ -103,7 +103,9 @@ class PerftestLoopbackTest {
         final Run csv = run("-l", "-x", "self", "-t", "am_lat", "-n", "100", "-w", "0", "-v", "-R", "99");
         assertEquals(0, csv.rc(), csv.err());
         final String[] c = csv.out().strip().split("\n");
-        assertEquals("iterations,99.0_percentile_lat,avg_lat,overall_lat,avg_bw,overall_bw,avg_mr,overall_mr", c[0]);
+        // as ucx_perftest -l -v: the box without its closing rule, then the CSV lines
+        assertTrue(c[6].startsWith("| Message size: 8 "), csv.out());
+        assertEquals("iterations,99.0_percentile_lat,avg_lat,overall_lat,avg_bw,overall_bw,avg_mr,overall_mr", c[7]);
         assertTrue(c[c.length - 1].matches("100,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9]+,[0-9]+"), csv.out());
     }
 
