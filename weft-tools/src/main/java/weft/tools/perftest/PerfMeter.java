@@ -60,10 +60,12 @@ final class PerfMeter {
         final long d = Math.min(now - last, MAX_TRACKED_NS);
         last = now;
         total.recordValue(d);
-        interval.recordValue(d);
         iterations++;
-        if (now - lastReportTime >= reportIntervalNs && output != null) {
-            report(now);
+        if (output != null) { // intermediate lines wanted: they need the interval's distribution too
+            interval.recordValue(d);
+            if (now - lastReportTime >= reportIntervalNs) {
+                report(now);
+            }
         }
     }
 
@@ -83,6 +85,7 @@ final class PerfMeter {
     PerfResult finish(final long now) {
         allocTotal = threads.getCurrentThreadAllocatedBytes() - allocStart - allocExcluded;
         last = now;
+        // the final line's "average" covers the last interval, its percentile the whole run
         return result(now, total);
     }
 
