@@ -2,11 +2,12 @@ package weft.tools;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import weft.tools.perftest.PerftestCommand;
 
 /** {@code weft} command line: dispatches to the subcommands. */
 @Command(name = "weft", mixinStandardHelpOptions = true, version = "weft 0.1.0",
     description = "Weft: a unified communication framework for the JVM.",
-    subcommands = {InfoCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {InfoCommand.class, PerftestCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @Override
     public void run() {

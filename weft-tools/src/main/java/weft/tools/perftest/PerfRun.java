@@ -1,0 +1,197 @@
+package weft.tools.perftest;
+
+import weft.ucs.WeftException;
+import weft.uct.Device;
+import weft.uct.Interface;
+import weft.uct.InterfaceParams;
+import weft.uct.Transport;
+import weft.uct.Transports;
+import weft.uct.UctWorker;
+
+import java.io.PrintStream;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs one perftest in one of the three roles: loopback (both parts in this process, on one
+ * interface), server (responder; gets the parameters from the client) or client (initiator;
+ * prints the results). The control connection carries the parameters, the interface and
+ * device addresses and the packed remote key, and the end-of-test handshake.
+ */
+final class PerfRun {
+    /** Time between intermediate result lines. */
+    static final long REPORT_INTERVAL_NS = TimeUnit.SECONDS.toNanos(1);
+
+    private final PrintStream out;
+    private final PrintStream err;
+    private final long timeoutNs;
+
+    /**
+     * @param timeoutNs how long setup waits for the peer, and the longest one wait of the data
+     *                  path may last before the run is declared stuck
+     */
+    PerfRun(final PrintStream out, final PrintStream err, final long timeoutNs) {
+        this.out = out;
+        this.err = err;
+        this.timeoutNs = timeoutNs;
+    }
+
+    /** Both parts in this process; returns the final result. */
+    PerfResult loopback(final PerfParams p, final boolean finalOnly, final boolean csv) {
+        try (UctWorker worker = new UctWorker()) {
+            final Interface iface = open(worker, p, null);
+            try (PerfSide client = new PerfSide(iface, p); PerfSide server = new PerfSide(iface, p)) {
+                client.connect(server.setupMessage());
+                server.connect(client.setupMessage());
+                final Watchdog watchdog = new Watchdog(null, timeoutNs);
+                final Responder responder = new Responder(server, p.warmup() + p.iterations());
+                final Initiator initiator = new Initiator(client, worker, responder, watchdog);
+                final PerfOutput output = new PerfOutput(out, p, finalOnly, csv);
+                out.print(csv ? PerfReport.openBox(p) : PerfReport.box(p, true));
+                output.header(true);
+                return measure(p, initiator, output);
+            }
+        }
+    }
+
+    private PerfResult measure(final PerfParams p, final Initiator initiator, final PerfOutput output) {
+        // the warm-up is timed too (not reported), so that the measured loop runs warm code
+        initiator.run(p.warmup(), new PerfMeter(null, p, REPORT_INTERVAL_NS), false);
+        final PerfMeter meter = new PerfMeter(output, p, REPORT_INTERVAL_NS);
+        final PerfResult r = initiator.run(p.iterations(), meter, true);
+        output.finalResult(r);
+        err.printf(java.util.Locale.ROOT, "# allocated bytes/op: %.3f (%d bytes in %d iterations)%n",
+            meter.allocatedBytes() / (double) p.iterations(), meter.allocatedBytes(), p.iterations());
+        err.flush();
+        return r;
+    }
+
+    /** Accepts one client on {@code port}, runs the test it asks for as responder, and returns. */
+    void server(final int port) {
+        try (ControlChannel control = ControlChannel.accept(port, timeoutNs, out)) {
+            final PerfParams p;
+            try {
+                p = PerfParams.decode(control.receive(ControlChannel.PARAMS, timeoutNs, "the test parameters"));
+            } catch (final IllegalArgumentException e) {
+                control.sendErrorQuietly("server: " + e.getMessage());
+                throw new PerfException("bad test parameters from the client: " + e.getMessage(), e);
+            }
+            out.print(PerfReport.box(p, false));
+            out.flush();
+            try (UctWorker worker = new UctWorker()) {
+                final Watchdog watchdog = new Watchdog(control, timeoutNs);
+                try (PerfSide side = setup(control, worker, p, watchdog, "server")) {
+                    final Responder responder = new Responder(side, p.warmup() + p.iterations());
+                    // serve until the client says it is done (it has then received everything it needs)
+                    watchdog.begin();
+                    while (true) {
+                        worker.progress();
+                        responder.poll();
+                        watchdog.checkPeer("serving the test");
+                        if (watchdog.lastFrame() == ControlChannel.DONE) {
+                            break;
+                        }
+                    }
+                    control.receive(ControlChannel.DONE, timeoutNs, "the end of the test");
+                    if (!responder.finished()) {
+                        throw new PerfException("the client ended the test early (server handled "
+                            + responder.received() + " of " + (p.warmup() + p.iterations()) + " iterations)");
+                    }
+                    control.send(ControlChannel.FIN);
+                }
+            }
+        }
+    }
+
+    /** Connects to the server, runs the test as initiator, prints and returns the result. */
+    PerfResult client(final String host, final int port, final PerfParams p, final boolean finalOnly,
+                      final boolean csv) {
+        try (ControlChannel control = ControlChannel.connect(host, port, timeoutNs)) {
+            control.send(ControlChannel.PARAMS, p.encode());
+            final PerfOutput output = new PerfOutput(out, p, finalOnly, csv);
+            output.header(false);
+            try (UctWorker worker = new UctWorker()) {
+                final Watchdog watchdog = new Watchdog(control, timeoutNs);
+                try (PerfSide side = setup(control, worker, p, watchdog, "client")) {
+                    final Initiator initiator = new Initiator(side, worker, null, watchdog);
+                    final PerfResult r;
+                    try {
+                        r = measure(p, initiator, output);
+                    } catch (final PerfException e) {
+                        control.sendErrorQuietly("client: " + e.getMessage());
+                        throw e;
+                    }
+                    control.send(ControlChannel.DONE);
+                    control.receive(ControlChannel.FIN, timeoutNs, "the server's acknowledgement of the end");
+                    return r;
+                }
+            }
+        }
+    }
+
+    /**
+     * Opens the interface, exchanges setup messages, connects, and agrees with the peer that both
+     * sides are ready; a failure on either side fails both with the reason.
+     */
+    private PerfSide setup(final ControlChannel control, final UctWorker worker, final PerfParams p,
+                           final Watchdog watchdog, final String role) {
+        final PerfSide side;
+        try {
+            side = new PerfSide(open(worker, p, watchdog), p);
+        } catch (final PerfException e) {
+            control.sendErrorQuietly(role + ": " + e.getMessage());
+            throw e;
+        }
+        boolean ok = false;
+        try {
+            control.send(ControlChannel.SETUP, side.setupMessage());
+            final byte[] peerSetup = control.receive(ControlChannel.SETUP, timeoutNs, "the peer's addresses");
+            try {
+                side.connect(peerSetup);
+            } catch (final PerfException e) {
+                control.sendErrorQuietly(role + ": " + e.getMessage());
+                throw e;
+            }
+            control.send(ControlChannel.STATUS);
+            control.receive(ControlChannel.STATUS, timeoutNs, "the peer's readiness");
+            ok = true;
+            return side;
+        } finally {
+            if (!ok) {
+                side.close();
+            }
+        }
+    }
+
+    private static Interface open(final UctWorker worker, final PerfParams p, final Watchdog watchdog) {
+        final Transport t;
+        try {
+            t = Transports.byName(p.transport());
+        } catch (final WeftException e) {
+            throw new PerfException("unknown transport '" + p.transport() + "': " + e.getMessage(), e);
+        }
+        if (t.devices().isEmpty()) {
+            throw new PerfException("transport '" + t.name() + "' has no usable device"
+                + (t.unavailableReason() != null ? ": " + t.unavailableReason() : ""));
+        }
+        Device device = null;
+        for (final Device d : t.devices()) {
+            if (p.device().isEmpty() || d.name().equals(p.device())) {
+                device = d;
+                break;
+            }
+        }
+        if (device == null) {
+            throw new PerfException("transport '" + t.name() + "' has no device '" + p.device() + "' (have: "
+                + t.devices().stream().map(Device::name).toList() + ")");
+        }
+        try {
+            InterfaceParams ip = InterfaceParams.defaults();
+            if (watchdog != null) {
+                ip = ip.withErrorHandler(watchdog);
+            }
+            return t.openInterface(worker, device, ip);
+        } catch (final WeftException e) {
+            throw new PerfException("cannot open " + device + ": " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package weft.tools.perftest;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Intermediate lines come about once per report interval, with growing counts; -f has none. */
+class PerfMeterTest {
+    private static final PerfParams P = new PerfParams(PerfTestKind.PUT_BW, new long[] {1024}, 1, 0,
+        PerfParams.Layout.SHORT, 0, 127, 50, "self", "");
+
+    private static String measure(final boolean finalOnly, final boolean csv, final long[] iterations) {
+        final ByteArrayOutputStream bos = new ByteArrayOutputStream();
+        final PerfOutput out = new PerfOutput(new PrintStream(bos, true, StandardCharsets.UTF_8), P, finalOnly, csv);
+        final PerfMeter m = new PerfMeter(out, P, 2_000_000); // a line every 2 ms
+        final long start = System.nanoTime();
+        m.start(start);
+        long now;
+        do {
+            now = System.nanoTime();
+            m.record(now);
+        } while (now - start < 30_000_000);
+        final PerfResult r = m.finish(System.nanoTime());
+        out.finalResult(r);
+        iterations[0] = m.iterations();
+        assertEquals(m.iterations(), r.iterations());
+        return bos.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldPrintIntermediateLinesThenTheFinalOne() {
+        final long[] n = new long[1];
+        final String[] lines = measure(false, false, n).split("\n");
+        assertTrue(lines.length >= 5, String.join("\n", lines));
+        long prev = 0;
+        for (int i = 0; i < lines.length - 1; i++) {
+            assertTrue(lines[i].startsWith("[thread 0]"), lines[i]);
+            final long it = Long.parseLong(lines[i].substring(14, 28).trim());
+            assertTrue(it > prev, lines[i]);
+            prev = it;
+        }
+        assertTrue(lines[lines.length - 1].startsWith("Final:"), lines[lines.length - 1]);
+        assertEquals(n[0], Long.parseLong(lines[lines.length - 1].substring(14, 28).trim()));
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldPrintCsvIntermediateLinesWithThePrefix() {
+        final String[] lines = measure(false, true, new long[1]).split("\n");
+        assertTrue(lines[0].startsWith("[thread 0]") && lines[0].split(",").length == 8, lines[0]);
+        assertTrue(lines[lines.length - 1].matches("\\d+(,[0-9.]+){7}"), lines[lines.length - 1]);
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldPrintOnlyTheFinalLineWithF() {
+        final String[] lines = measure(true, false, new long[1]).split("\n");
+        assertEquals(1, lines.length);
+        assertTrue(lines[0].startsWith(" ".repeat(14)), lines[0]);
+    }
+}
