@@ -22,10 +22,18 @@ import weft.uct.Transports;
  */
 public record Case(Transport transport, Device device, Mode mode) {
 
-    /** Every transport x first device x mode. */
+    /**
+     * Every transport x first device x mode. The system property {@code weft.conformance.tls}
+     * (comma separated names) narrows the run to some transports, e.g. while developing one.
+     */
     public static Stream<Arguments> all() {
+        final String only = System.getProperty("weft.conformance.tls", "");
+        final List<String> names = only.isBlank() ? List.of() : List.of(only.split(","));
         final List<Arguments> out = new ArrayList<>();
         for (final Transport t : Transports.all()) {
+            if (!names.isEmpty() && !names.contains(t.name())) {
+                continue;
+            }
             final List<Device> devices = t.devices();
             final Device d = devices.isEmpty() ? null : devices.get(0);
             for (final Mode m : Mode.values()) {

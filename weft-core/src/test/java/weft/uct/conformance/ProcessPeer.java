@@ -132,6 +132,25 @@ final class ProcessPeer implements Peer {
         return reader;
     }
 
+    /** The child's process handle (for harness tests: CPU time, exit). */
+    ProcessHandle handle() {
+        return process.toHandle();
+    }
+
+    /**
+     * Closes only the child's stdin and waits up to {@code ms} for it to exit on its own.
+     *
+     * @return true if it exited by itself (no kill needed)
+     */
+    boolean exitsWhenStdinCloses(final long ms) throws InterruptedException {
+        try {
+            stdin.close();
+        } catch (final IOException e) {
+            throw new AssertionError(what + ": closing stdin failed", e);
+        }
+        return process.waitFor(ms, TimeUnit.MILLISECONDS);
+    }
+
     boolean isAlive() {
         return !dead && process.isAlive();
     }

@@ -21,6 +21,8 @@ import java.util.stream.Stream;
 public final class Resources {
     private static final Path FD_DIR = Path.of("/proc/self/fd");
     private static final Path SHM_DIR = Path.of("/dev/shm");
+    /** What the listing's own directory descriptor points to. */
+    private static final String OWN_FD_DIR = "/proc/" + ProcessHandle.current().pid() + "/fd";
     /** Peer-owned fds and threads; maintained by {@link PeerCache}. */
     private static final Set<Integer> OWNED_FDS = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private static final Set<Thread> OWNED_THREADS = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -55,19 +57,8 @@ public final class Resources {
 
     /** The current state. */
     public static Snapshot take() {
-        final Map<Integer, String> fds = new TreeMap<>();
-        for (final int fd : fdNumbers()) {
-            if (OWNED_FDS.contains(fd)) {
-                continue;
-            }
-            String target;
-            try {
-                target = Files.readSymbolicLink(FD_DIR.resolve(Integer.toString(fd))).toString();
-            } catch (final IOException e) {
-                target = "?"; // the directory stream's own fd, gone by now
-            }
-            fds.put(fd, target);
-        }
+        final Map<Integer, String> fds = new TreeMap<>(openFds());
+        fds.keySet().removeAll(OWNED_FDS);
         final Set<Thread> threads = new HashSet<>();
         for (final Thread t : Thread.getAllStackTraces().keySet()) {
             if (t.isAlive() && !OWNED_THREADS.contains(t) && !isInfrastructure(t.getName())) {
@@ -106,9 +97,27 @@ public final class Resources {
 
     /** Numbers of the open file descriptors of this process. */
     public static Set<Integer> fdNumbers() {
-        final Set<Integer> out = new TreeSet<>();
-        try (Stream<Path> s = Files.list(FD_DIR)) {
-            s.forEach(p -> out.add(Integer.parseInt(p.getFileName().toString())));
+        return new TreeSet<>(openFds().keySet());
+    }
+
+    /**
+     * Open file descriptors and their targets, read while the directory is open; the listing's
+     * own descriptor (a directory under /proc) is left out.
+     */
+    private static Map<Integer, String> openFds() {
+        final Map<Integer, String> out = new TreeMap<>();
+        try (java.nio.file.DirectoryStream<Path> dir = Files.newDirectoryStream(FD_DIR)) {
+            for (final Path p : dir) {
+                String target;
+                try {
+                    target = Files.readSymbolicLink(p).toString();
+                } catch (final IOException e) {
+                    continue; // closed meanwhile
+                }
+                if (!target.equals(OWN_FD_DIR)) {
+                    out.put(Integer.parseInt(p.getFileName().toString()), target);
+                }
+            }
         } catch (final IOException e) {
             throw new AssertionError("cannot list " + FD_DIR, e);
         }
