@@ -160,6 +160,7 @@ public final class ConformancePeer {
                     if (!ifaceClosed) {
                         echo.disconnect();
                     }
+                    paused = false; // end of a case: the next one starts with a progressing peer
                     yield "";
                 }
                 case "pause" -> {

@@ -100,6 +100,12 @@ final class EchoAgent {
     private Status send(final int id, final byte[] msg) {
         if (attrs.has(Capability.AM_BCOPY) && msg.length <= attrs.amMaxBcopy()) {
             final long r = ep.amBcopy(id, (dest, off, cap) -> {
+                if (cap < msg.length) {
+                    if (error == null) {
+                        error = "AM bcopy packer capacity " + cap + " < " + msg.length + " (amMaxBcopy " + attrs.amMaxBcopy() + ")";
+                    }
+                    return 0;
+                }
                 MemorySegment.copy(msg, 0, dest, ValueLayout.JAVA_BYTE, off, msg.length);
                 return msg.length;
             });

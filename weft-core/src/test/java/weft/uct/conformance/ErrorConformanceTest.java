@@ -112,10 +112,22 @@ class ErrorConformanceTest {
         final MemorySegment buf = f.local(64);
         final List<Op> l = new ArrayList<>();
         l.add(new Op("putShort", Capability.PUT_SHORT, 8, a -> f.ep.putShort(buf, 0, 8, a, f.rkey)));
-        l.add(new Op("putBcopy", Capability.PUT_BCOPY, 8, a -> Status.ofLength(f.ep.putBcopy((d, o, cap) -> {
-            MemorySegment.copy(buf, 0, d, o, 8);
-            return 8;
-        }, a, f.rkey))));
+        l.add(new Op("putBcopy", Capability.PUT_BCOPY, 8, a -> {
+            final long[] capSeen = {-1};
+            final long r = f.ep.putBcopy((d, o, cap) -> {
+                capSeen[0] = cap;
+                final long n = Math.min(8, cap); // a packer never writes past its capacity
+                MemorySegment.copy(buf, 0, d, o, n);
+                return n;
+            }, a, f.rkey);
+            if (r >= 0 && capSeen[0] >= 0 && capSeen[0] < 8) {
+                throw new AssertionError("putBcopy at region end + " + (a - f.peer.regionAddress() - f.peer.regionLength())
+                    + " on " + f.kase + " gave the packer a capacity of " + capSeen[0] + " (< 8 <= putMaxBcopy "
+                    + f.attrs.putMaxBcopy() + ") and returned " + r + ": an out-of-range put is silently truncated"
+                    + " instead of answering OUT_OF_RANGE");
+            }
+            return Status.ofLength(r);
+        }));
         l.add(new Op("putZcopy", Capability.PUT_ZCOPY, 8, a -> f.complete(cp -> f.ep.putZcopy(IoVector.of(buf, 0, 8),
             a, f.rkey, cp), "putZcopy")));
         l.add(new Op("getBcopy", Capability.GET_BCOPY, 8, a -> f.complete(cp -> f.ep.getBcopy((s, o, n) -> { },

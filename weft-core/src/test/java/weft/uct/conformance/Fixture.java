@@ -236,6 +236,9 @@ final class Fixture implements AutoCloseable {
                 peerErr = peer.error();
                 peer.disconnect();
             }
+        } catch (final AssertionError e) {
+            peerBroken = true; // a peer that stopped answering is not reused by the next case
+            throw e;
         } finally {
             if (peer instanceof InJvmPeer p) {
                 p.close();

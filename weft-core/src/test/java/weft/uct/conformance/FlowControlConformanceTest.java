@@ -53,6 +53,10 @@ class FlowControlConformanceTest {
         Status send(final long seq) {
             if (bcopy) {
                 return Status.ofLength(f.ep.amBcopy(7, (dest, off, cap) -> {
+                    if (cap < size) {
+                        throw new AssertionError("AM bcopy packer capacity " + cap + " < " + size + " (amMaxBcopy "
+                            + f.attrs.amMaxBcopy() + ")");
+                    }
                     MemorySegment.copy(payload, 0, dest, off, size);
                     dest.set(LONG_LE, off, seq);
                     return size;

@@ -67,6 +67,10 @@ class RmaConformanceTest {
             case SHORT -> f.retry(() -> f.ep.putShort(src, srcOff, size, raddr, f.rkey), what);
             case BCOPY -> {
                 final long r = f.retryLength(() -> f.ep.putBcopy((dest, off, cap) -> {
+                    if (cap < size) {
+                        throw new AssertionError(what + ": packer capacity " + cap + " < " + size + " (putMaxBcopy "
+                            + f.attrs.putMaxBcopy() + ") on " + f.kase);
+                    }
                     MemorySegment.copy(src, srcOff, dest, off, size);
                     return size;
                 }, raddr, f.rkey), what);
