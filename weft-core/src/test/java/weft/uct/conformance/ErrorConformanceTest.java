@@ -267,8 +267,9 @@ class ErrorConformanceTest {
             assumeFailureDetection(f);
             roundTrip(f);
             f.killPeer();
-            final long ms = awaitFailureReport(f, "the peer was killed (SIGKILL)");
-            System.out.println(c + ": killed peer reported after " + ms + " ms");
+            final String how = awaitFailureReport(f, "the peer was killed (SIGKILL)");
+            System.out.println(c + ": killed peer reported " + how);
+            flushEnds(f, "the peer was killed");
         }
     }
 
@@ -284,8 +285,25 @@ class ErrorConformanceTest {
                 + " not observable while the peer process and its registered memory live");
             roundTrip(f);
             f.closePeerInterface();
-            final long ms = awaitFailureReport(f, "the peer closed its interface");
-            System.out.println(c + ": closed peer interface reported after " + ms + " ms");
+            final String how = awaitFailureReport(f, "the peer closed its interface");
+            System.out.println(c + ": closed peer interface reported " + how);
+            flushEnds(f, "the peer closed its interface");
+        }
+    }
+
+    /** After a peer failure, a flush must still end (any status), never hang. */
+    private static void flushEnds(final Fixture f, final String what) {
+        final Completion c = new Completion();
+        final long deadline = System.nanoTime() + DETECT_MS * 1_000_000L;
+        Status st;
+        while ((st = f.ep.flush(Interface.FLUSH_LOCAL, c.reset(1))) == Status.NO_RESOURCE) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(f.kase + ": flush after " + what + " stays NO_RESOURCE for " + DETECT_MS + " ms");
+            }
+            f.progress();
+        }
+        if (st == Status.IN_PROGRESS) {
+            Waits.until(c::isDone, f::progress, DETECT_MS, () -> "flush completion after " + what + " on " + f.kase);
         }
     }
 
@@ -357,6 +375,6 @@ class ErrorConformanceTest {
             }
             Waits.backoff(f.progress(), 1000);
         }
-        return (System.nanoTime() - start) / 1_000_000;
+        return "by " + seen + " after " + (System.nanoTime() - start) / 1_000_000 + " ms";
     }
 }

@@ -113,7 +113,7 @@ class RmaConformanceTest {
             int checked = 0;
             long seq = 0;
             for (final int size : SIZES) {
-                final long roff = GUARD + 3 + (size % 5); // unaligned remote address
+              for (final long roff : new long[] {64, GUARD + 3 + (size % 5)}) { // aligned, then unaligned target
                 final MemorySegment src = f.local(size + 16);
                 final List<Put> puts = putClasses(a, size);
                 for (final Put how : puts) {
@@ -133,6 +133,7 @@ class RmaConformanceTest {
                     getBack(f, roff, size, seq, "of peer-written data");
                     checked++;
                 }
+              }
             }
             Assumptions.assumeTrue(checked > 0, c + ": no put/get class covers any test size");
         }
