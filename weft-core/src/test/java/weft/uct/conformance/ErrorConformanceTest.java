@@ -327,7 +327,7 @@ class ErrorConformanceTest {
      * Keeps using the endpoint until the failure shows as an error status, a completion error,
      * check() or the error handler; fails after {@link #DETECT_MS}. Returns the time taken.
      */
-    private static long awaitFailureReport(final Fixture f, final String what) {
+    private static String awaitFailureReport(final Fixture f, final String what) {
         final long start = System.nanoTime();
         final MemorySegment buf = f.local(64);
         final Completion get = new Completion();
