@@ -35,6 +35,8 @@ final class SelfInterface implements Interface {
     private static final int PID = LibC.getpid();
     private static final int MAX_DEPTH = 8;
     static final int MAX_SHORT = 4096;
+    /** Largest AM zcopy header; header + iov share one segment, so amMaxZcopy = segSize - this. */
+    static final int MAX_HEADER = 128;
 
     private final SelfTransport transport;
     private final UctWorker worker;
@@ -66,7 +68,7 @@ final class SelfInterface implements Interface {
             | Capability.GET_BCOPY | Capability.GET_ZCOPY | Capability.ATOMIC32 | Capability.ATOMIC64
             | Capability.ATOMIC_CPU | Capability.CONNECT_TO_IFACE | Capability.EP_CHECK;
         attrs = new InterfaceAttributes(caps, AtomicOp.ALL_OPS, AtomicOp.ALL_OPS,
-            MAX_SHORT, segSize, segSize, 128, 16,
+            MAX_SHORT, segSize, segSize - MAX_HEADER, MAX_HEADER, 16,
             MAX_SHORT, segSize, Long.MAX_VALUE, segSize, Long.MAX_VALUE,
             0, 10, 19360.0 * (1 << 20), 0);
         worker.attach(this);

@@ -1,0 +1,145 @@
+package weft.uct.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import weft.uct.Device;
+import weft.uct.Transport;
+import weft.uct.Transports;
+
+/**
+ * Tests of the harness itself, so that a conformance failure means the transport: the peer
+ * process protocol (every command, error replies, exit on stdin close, idle CPU), the hygiene
+ * check (it does see leaks) and the case enumeration (every transport, both modes).
+ */
+@Timeout(60)
+class ConformanceHarnessTest {
+
+    private static Device anyDevice() {
+        for (final Transport t : Transports.all()) {
+            if (!t.devices().isEmpty()) {
+                return t.devices().get(0);
+            }
+        }
+        throw new AssertionError("no transport has a device");
+    }
+
+    @Test
+    void casesCoverEveryTransportInBothModes() {
+        assertEquals(Transports.all().size() * Mode.values().length, Case.all().count());
+    }
+
+    @Test
+    void peerProcessRunsEveryCommand() {
+        final ProcessPeer p = ProcessPeer.spawn(anyDevice());
+        try {
+            final AtomicInteger progressed = new AtomicInteger();
+            p.attach(() -> {
+                progressed.incrementAndGet();
+                return 0;
+            });
+            assertEquals(Peer.REGION_LENGTH, p.regionLength());
+            assertTrue(p.packedRkey().length > 0 && p.deviceAddress().length > 0 && p.interfaceAddress().length > 0);
+            final byte[] data = Patterns.bytes(1000, 5);
+            p.fill(0, 2000, (byte) 7);
+            p.write(3, data);
+            final byte[] back = p.read(0, 1010);
+            assertEquals(7, back[0]);
+            assertEquals(-1, Patterns.mismatch(back, 3, 1000, 5));
+            assertEquals(7, back[1003]);
+            final ByteBuffer w = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, 41);
+            p.write(Peer.ATOMIC_BASE, w.array());
+            assertEquals(41, p.word(Peer.ATOMIC_BASE));
+            final Peer.Task add = p.localAdd(Peer.ATOMIC_BASE, 64, 3, 1000);
+            Waits.until(add::isDone, () -> 0, 10_000, () -> "local add");
+            assertEquals("OK", add.result());
+            assertEquals(3041, p.word(Peer.ATOMIC_BASE));
+            // watch: sees the flag, then checks the data words
+            p.fill(Peer.FENCE_BASE, 64 + 16 * 8, (byte) 0);
+            final Peer.Task watch = p.watch(Peer.FENCE_BASE + 64, 16, Peer.FENCE_BASE, 9, 5_000);
+            final ByteBuffer words = ByteBuffer.allocate(16 * 8).order(ByteOrder.nativeOrder());
+            for (int i = 0; i < 16; i++) {
+                words.putLong(9);
+            }
+            p.write(Peer.FENCE_BASE + 64, words.array());
+            p.write(Peer.FENCE_BASE, ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, 9).array());
+            Waits.until(watch::isDone, () -> 0, 10_000, () -> "watch");
+            assertEquals("OK", watch.result());
+            final Peer.Task bad = p.watch(Peer.FENCE_BASE + 64, 16, Peer.FENCE_BASE, 9, 5_000);
+            Waits.until(bad::isDone, () -> 0, 10_000, () -> "watch");
+            assertEquals("OK", bad.result(), "flag already set, data already right");
+            p.pause();
+            p.resume();
+            assertEquals(null, p.error());
+            // an error at the peer comes back as a clear failure, and the peer survives it
+            final AssertionError e = assertThrows(AssertionError.class, () -> p.connectBack(new byte[] {1}, new byte[] {2}));
+            assertTrue(e.getMessage().contains("connect"), e.getMessage());
+            assertArrayEquals(new byte[] {7, 7}, p.read(1998, 2));
+            assertTrue(progressed.get() > 0, "waits must progress the test side");
+        } finally {
+            p.close();
+        }
+    }
+
+    @Test
+    void peerProcessExitsWhenStdinClosesAndIdlesWithoutSpinning() throws Exception {
+        final ProcessPeer p = ProcessPeer.spawn(anyDevice());
+        try {
+            final ProcessHandle h = p.handle();
+            Thread.sleep(300); // past start-up (JIT, class loading)
+            final Duration cpu0 = h.info().totalCpuDuration().orElseThrow();
+            Thread.sleep(1_000);
+            final Duration cpu1 = h.info().totalCpuDuration().orElseThrow();
+            final long used = cpu1.minus(cpu0).toMillis();
+            assertTrue(used < 500, "an idle peer used " + used + " ms of CPU in 1 s (spinning?)");
+            assertTrue(p.exitsWhenStdinCloses(10_000), "the peer must exit by itself when its stdin closes");
+            assertFalse(h.isAlive());
+        } finally {
+            p.close();
+        }
+    }
+
+    @Test
+    void hygieneCheckSeesALeakedFileDescriptor() throws Exception {
+        final Resources.Snapshot before = Resources.take();
+        final java.io.File f = java.io.File.createTempFile("hygiene", ".tmp");
+        try (RandomAccessFile leak = new RandomAccessFile(f, "r")) {
+            final AssertionError e = assertThrows(AssertionError.class, () -> Resources.assertBackTo(before, "leak", 50));
+            assertTrue(e.getMessage().contains(f.getName()), e.getMessage());
+            assertTrue(leak.length() >= 0);
+        } finally {
+            assertTrue(f.delete());
+        }
+        Resources.assertBackTo(before, "closed file", 1_000);
+    }
+
+    @Test
+    void hygieneCheckSeesALeakedThread() throws Exception {
+        final Resources.Snapshot before = Resources.take();
+        final java.util.concurrent.CountDownLatch stop = new java.util.concurrent.CountDownLatch(1);
+        final Thread t = Thread.ofPlatform().name("leaky").start(() -> {
+            try {
+                stop.await();
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        final AssertionError e = assertThrows(AssertionError.class, () -> Resources.assertBackTo(before, "leak", 50));
+        assertTrue(e.getMessage().contains("leaky"), e.getMessage());
+        stop.countDown();
+        t.join();
+        Resources.assertBackTo(before, "joined thread", 1_000);
+    }
+}
