@@ -7,11 +7,13 @@ module weft.core {
     exports weft.ucs.config;
     exports weft.ucs.stats;
     exports weft.ucs.memory;
+    exports weft.ucs.queue;
     exports weft.ucs.wakeup;
     exports weft.uct;
 
     uses weft.uct.Transport;
 
     provides weft.uct.Transport with
-        weft.uct.self.SelfTransport;
+        weft.uct.self.SelfTransport,
+        weft.uct.shm.ShmTransport;
 }
