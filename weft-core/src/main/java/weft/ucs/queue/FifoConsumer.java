@@ -96,16 +96,29 @@ public final class FifoConsumer {
             if ((flags & FLAG_OWNER) != ((readIndex >>> lapShift) & 1)) {
                 break;
             }
-            if ((flags & FLAG_SKIP) == 0 && !handler.onElement(fifo, e)) {
-                break;
+            if ((flags & FLAG_SKIP) == 0) {
+                final boolean consumed;
+                try {
+                    consumed = handler.onElement(fifo, e);
+                } catch (final RuntimeException | Error ex) {
+                    advance(); // a failing handler must not be handed the same element forever
+                    throw ex;
+                }
+                if (!consumed) {
+                    break;
+                }
             }
             n++;
-            if ((++readIndex & releaseMask) == 0) {
-                // release: the consumed elements (and descriptor indices rebound in them) are free for reuse
-                LONG.setRelease(fifo, TAIL_OFFSET, readIndex);
-            }
+            advance();
         }
         return n;
+    }
+
+    private void advance() {
+        if ((++readIndex & releaseMask) == 0) {
+            // release: the consumed elements (and descriptor indices rebound in them) are free for reuse
+            LONG.setRelease(fifo, TAIL_OFFSET, readIndex);
+        }
     }
 
     /** True if producers reserved elements that were not consumed yet (published or not). */

@@ -17,7 +17,8 @@ import java.util.UUID;
  * Wire forms of the shm device and interface addresses (little endian).
  *
  * <pre>
- * device address (24 B): boot id (16 B, /proc/sys/kernel/random/boot_id) | pid namespace inode (u64)
+ * device address (32 B): boot id (16 B, /proc/sys/kernel/random/boot_id) | pid namespace inode (u64)
+ *                        | network namespace inode (u64: the abstract wakeup socket lives there)
  *
  * interface address:
  *   magic u32 | pid u32 | start time u64 | fifo fd u32 | fifo file id u64 | fifo length u64
@@ -30,7 +31,10 @@ final class ShmAddress {
     private static final int MAGIC = 0x41485357; // "WSHA"
     private static final int FIXED = 4 + 4 + 8 + 4 + 8 + 8 + 4 + 8 + 8 + 4 + 4 + 4 + 1;
 
-    /** This node: same boot and same pid namespace means /proc/pid/fd of a peer is reachable. */
+    /**
+     * This node: same boot and pid namespace means /proc/pid/fd of a peer can be opened; same
+     * network namespace means its abstract wakeup socket can be reached.
+     */
     static final byte[] DEVICE_ADDRESS = deviceAddress();
 
     private ShmAddress() {
@@ -81,7 +85,7 @@ final class ShmAddress {
     }
 
     private static byte[] deviceAddress() {
-        final ByteBuffer b = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
+        final ByteBuffer b = ByteBuffer.allocate(32).order(ByteOrder.LITTLE_ENDIAN);
         final String boot = LibC.readSmallFile("/proc/sys/kernel/random/boot_id");
         long hi = 0;
         long lo = 0;
@@ -94,14 +98,14 @@ final class ShmAddress {
                 hi = boot.hashCode(); // unusual format: still identifies this boot
             }
         }
-        b.putLong(hi).putLong(lo).putLong(pidNamespace());
+        b.putLong(hi).putLong(lo).putLong(namespace("pid")).putLong(namespace("net"));
         return b.array();
     }
 
-    /** Inode of this process's pid namespace ({@code pid:[4026531836]}), or 0 if unknown. */
-    private static long pidNamespace() {
+    /** Inode of this process's namespace {@code kind} ({@code pid:[4026531836]}), or 0 if unknown. */
+    private static long namespace(final String kind) {
         try {
-            final String link = Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString();
+            final String link = Files.readSymbolicLink(Path.of("/proc/self/ns/" + kind)).toString();
             final int s = link.indexOf('[');
             final int e = link.indexOf(']');
             return s >= 0 && e > s ? Long.parseLong(link.substring(s + 1, e)) : 0;

@@ -27,7 +27,9 @@ final class ShmPeer implements AutoCloseable {
         final List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElseThrow());
         cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.add("-XX:TieredStopAtLevel=1");
+        if (!Boolean.getBoolean("weft.shm.peerFullJit")) {
+            cmd.add("-XX:TieredStopAtLevel=1"); // quick start-up for functional tests; latency runs want C2
+        }
         cmd.addAll(List.of(jvmOptions));
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));

@@ -169,6 +169,21 @@ class ShmTransportTest {
     }
 
     @Test
+    void aThrowingHandlerDoesNotSeeTheSameMessageAgain() {
+        final int[] calls = {0};
+        b.setAmHandler(6, (d, o, l, f) -> {
+            calls[0]++;
+            throw new IllegalStateException("handler bug");
+        });
+        assertEquals(Status.OK, ab.amShort(6, 1, MemorySegment.NULL, 0, 0));
+        assertEquals(Status.OK, ab.amShort(6, 2, MemorySegment.NULL, 0, 0));
+        assertThrows(IllegalStateException.class, b::progress);
+        assertThrows(IllegalStateException.class, b::progress);
+        assertEquals(0, b.progress());
+        assertEquals(2, calls[0]);
+    }
+
+    @Test
     void manyMessagesArriveInOrder() {
         final int n = 20_000;
         final int[] next = {0};
