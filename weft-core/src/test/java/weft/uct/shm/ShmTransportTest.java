@@ -169,6 +169,31 @@ class ShmTransportTest {
     }
 
     @Test
+    void badConfigurationAndAddressesAreRejected() {
+        final UctWorker w = new UctWorker();
+        try {
+            for (final String[] kv : new String[][] {{"SHM_FIFO_SIZE", "3"}, {"SHM_FIFO_ELEM_SIZE", "20"},
+                {"SHM_SEG_SIZE", "0"}, {"SHM_RX_DESCS", "-1"}}) {
+                final WeftException e = assertThrows(WeftException.class, () -> shm.openInterface(w,
+                    shm.devices().getFirst(), InterfaceParams.defaults().withConfig(Config.global().with(kv[0], kv[1]))));
+                assertEquals(Status.INVALID_PARAM, e.status(), kv[0]);
+            }
+            final int attachments = ((ShmMemoryDomain) md).attachmentCount();
+            // the peer's FIFO fd replaced by stdin: not its memory file
+            final byte[] wrongFd = b.interfaceAddress();
+            java.nio.ByteBuffer.wrap(wrongFd).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(16, 0);
+            assertEquals(Status.INVALID_ADDRESS, assertThrows(WeftException.class,
+                () -> a.connect(b.deviceAddress(), wrongFd)).status());
+            final byte[] truncated = java.util.Arrays.copyOf(b.interfaceAddress(), 30);
+            assertEquals(Status.INVALID_ADDRESS, assertThrows(WeftException.class,
+                () -> a.connect(b.deviceAddress(), truncated)).status());
+            assertEquals(attachments, ((ShmMemoryDomain) md).attachmentCount(), "a failed connect maps nothing");
+        } finally {
+            w.close();
+        }
+    }
+
+    @Test
     void aThrowingHandlerDoesNotSeeTheSameMessageAgain() {
         final int[] calls = {0};
         b.setAmHandler(6, (d, o, l, f) -> {
