@@ -7,6 +7,7 @@ import static weft.ucs.queue.FifoDescriptor.ARMED;
 import static weft.ucs.queue.FifoDescriptor.BYTE;
 import static weft.ucs.queue.FifoDescriptor.ELEMENTS_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.ELEMENT_FLAGS_OFFSET;
+import static weft.ucs.queue.FifoDescriptor.ELEMENT_PRODUCER_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.FLAG_OWNER;
 import static weft.ucs.queue.FifoDescriptor.FLAG_SKIP;
 import static weft.ucs.queue.FifoDescriptor.HEAD_OFFSET;
@@ -115,6 +116,8 @@ public final class FifoConsumer {
     }
 
     private void advance() {
+        // cleared before the tail release below frees the cell: a pid seen later is the next reserver's
+        fifo.set(ValueLayout.JAVA_INT, elementOffset(readIndex) + ELEMENT_PRODUCER_OFFSET, 0);
         if ((++readIndex & releaseMask) == 0) {
             // release: the consumed elements (and descriptor indices rebound in them) are free for reuse
             LONG.setRelease(fifo, TAIL_OFFSET, readIndex);
@@ -137,6 +140,28 @@ public final class FifoConsumer {
             return false;
         }
         return head < 0 || LONG.compareAndSet(fifo, HEAD_OFFSET, head, head | ARMED);
+    }
+
+    /**
+     * Recovers from a producer that died between reserving the cell at the read index and
+     * publishing it: if the cell is reserved, unpublished, and its recorded producer is not
+     * {@code alive}, the cell is marked SKIP so that polling goes on. Call it rarely (e.g. when
+     * the read index has not moved for a while); a producer that died in the few instructions
+     * between its reservation and recording its pid still stalls the FIFO.
+     *
+     * @return true if a cell was skipped
+     */
+    public boolean skipAbandoned(final java.util.function.IntPredicate alive) {
+        if (isReady() || !hasUnread()) {
+            return false;
+        }
+        final long e = elementOffset(readIndex);
+        final int producer = fifo.get(ValueLayout.JAVA_INT, e + ELEMENT_PRODUCER_OFFSET);
+        if (producer == 0 || alive.test(producer)) {
+            return false;
+        }
+        BYTE.setRelease(fifo, e + ELEMENT_FLAGS_OFFSET, (byte) (FLAG_SKIP | (int) ((readIndex >>> lapShift) & 1)));
+        return true;
     }
 
     /** Flags byte of the element at {@code elementOffset}. */

@@ -32,7 +32,7 @@ import java.nio.ByteOrder;
  *
  *   0       1       2       4               8               12              16
  *   +-------+-------+-------+---------------+---------------+---------------+------ ... --+
- *   | flags | AM id | (pad) | length (u32)  | desc index u32| (pad)         | inline data |
+ *   | flags | AM id | (pad) | length (u32)  | desc index u32| producer pid  | inline data |
  *   +-------+-------+-------+---------------+---------------+---------------+------ ... --+
  *
  * flags: OWNER (bit 0) = lap parity of the sequence last published here; the consumer expects
@@ -40,6 +40,9 @@ import java.nio.ByteOrder;
  *        clearing is needed. INLINE (bit 1): data is inline; DESC (bit 2): data is in the
  *        receive descriptor {@code desc index} (set by the consumer, read-only to producers);
  *        SKIP (bit 3): a producer reserved the cell but published nothing (consumer skips it).
+ * producer pid: written by the producer right after it reserved the cell, cleared by the consumer
+ *        when it consumes it; lets the consumer skip a cell whose producer died before publishing
+ *        ({@link FifoConsumer#skipAbandoned}), so that one crashed sender cannot wedge the FIFO.
  * </pre>
  * All multi-byte fields are little endian (native on the supported platforms).
  */
@@ -61,6 +64,7 @@ public final class FifoDescriptor {
     public static final long ELEMENT_AM_ID_OFFSET = 1;
     public static final long ELEMENT_LENGTH_OFFSET = 4;
     public static final long ELEMENT_DESC_OFFSET = 8;
+    public static final long ELEMENT_PRODUCER_OFFSET = 12;
     /** Bytes of element header before the inline data. */
     public static final int ELEMENT_HEADER_LENGTH = 16;
 

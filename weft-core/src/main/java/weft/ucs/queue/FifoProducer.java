@@ -10,6 +10,7 @@ import static weft.ucs.queue.FifoDescriptor.ELEMENT_AM_ID_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.ELEMENT_DESC_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.ELEMENT_FLAGS_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.ELEMENT_LENGTH_OFFSET;
+import static weft.ucs.queue.FifoDescriptor.ELEMENT_PRODUCER_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.FLAG_SKIP;
 import static weft.ucs.queue.FifoDescriptor.HEAD_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.LONG;
@@ -37,6 +38,7 @@ public final class FifoProducer {
     private final int elementSize;
     private final long mask;
     private final int lapShift;
+    private final int pid;
     private long cachedTail;
     private boolean sawArmed;
 
@@ -46,7 +48,17 @@ public final class FifoProducer {
      * @throws IllegalArgumentException if the segment does not hold an open FIFO
      */
     public FifoProducer(final MemorySegment fifo) {
+        this(fifo, (int) ProcessHandle.current().pid());
+    }
+
+    /**
+     * Attaches to a formatted FIFO as process {@code pid} (recorded in the cells it reserves).
+     *
+     * @throws IllegalArgumentException if the segment does not hold an open FIFO
+     */
+    public FifoProducer(final MemorySegment fifo, final int pid) {
         FifoDescriptor.validate(fifo);
+        this.pid = pid;
         this.fifo = fifo;
         this.capacity = FifoDescriptor.capacity(fifo);
         this.elementSize = FifoDescriptor.elementSize(fifo);
@@ -83,6 +95,8 @@ public final class FifoProducer {
             // the CAS also clears ARMED: exactly one producer (this one) owes the consumer a wakeup
             if (LONG.compareAndSet(fifo, HEAD_OFFSET, head, seq + 1)) {
                 sawArmed = head < 0;
+                // first thing after reserving: who owns the cell, in case this process dies before publishing
+                fifo.set(ValueLayout.JAVA_INT, elementOffset(seq) + ELEMENT_PRODUCER_OFFSET, pid);
                 return seq;
             }
         }

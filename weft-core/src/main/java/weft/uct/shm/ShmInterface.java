@@ -74,6 +74,10 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
     private final int[] freeDescs;
     private int freeCount;
     private final boolean[] kept;
+    /** Descriptor bound to each cell: the consumer's own copy, never read back from shared memory. */
+    private final int[] cellDesc;
+    private final long cellMask;
+    private long readIndexAtLastKeepalive = -1;
 
     private final WakeupSocket wakeup;
     /** Unbound datagram socket this interface signals armed peers from. */
@@ -152,7 +156,10 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
         fifo = f.segment();
         descPool = d.segment();
         consumer = new FifoConsumer(fifo, fifoSize, (int) elemSize, ShmMemoryDomain.PID);
+        cellDesc = new int[fifoSize];
+        cellMask = fifoSize - 1;
         for (int i = 0; i < fifoSize; i++) {
+            cellDesc[i] = i;
             fifo.set(ValueLayout.JAVA_INT, consumer.elementOffset(i) + ELEMENT_DESC_OFFSET, i);
         }
         freeDescs = new int[descCount];
@@ -194,15 +201,21 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
             if (freeCount == 0) {
                 return false; // no spare descriptor to rebind if the handler keeps this one: wait for releases
             }
-            final int d = f.get(ValueLayout.JAVA_INT, e + ELEMENT_DESC_OFFSET);
+            final int cell = (int) (consumer.readIndex() & cellMask);
+            final int d = cellDesc[cell];
             if (length < 0 || length > segSize) {
                 counters.increment(Counter.ERRORS);
                 return true;
             }
             if (deliver(id, descPool, (long) d * descStride, length, AmHandler.FLAG_DESC) == Status.IN_PROGRESS) {
                 kept[d] = true;
+                final int fresh = freeDescs[--freeCount];
+                cellDesc[cell] = fresh;
                 // the rebinding is published to senders by the consumer's release store of the tail
-                f.set(ValueLayout.JAVA_INT, e + ELEMENT_DESC_OFFSET, freeDescs[--freeCount]);
+                f.set(ValueLayout.JAVA_INT, e + ELEMENT_DESC_OFFSET, fresh);
+            } else {
+                // restore it in case a misbehaving sender overwrote it
+                f.set(ValueLayout.JAVA_INT, e + ELEMENT_DESC_OFFSET, d);
             }
         } else {
             if (length < AM_HEADER || length > maxShort + AM_HEADER) {
@@ -272,6 +285,15 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
         for (final ShmEndpoint ep : endpoints) {
             ep.check();
         }
+        final long readIndex = consumer.readIndex();
+        if (readIndex == readIndexAtLastKeepalive && consumer.skipAbandoned(ShmInterface::isAlive)) {
+            counters.increment(Counter.ERRORS); // a sender died in the middle of a send
+        }
+        readIndexAtLastKeepalive = readIndex;
+    }
+
+    private static boolean isAlive(final int pid) {
+        return ProcessLiveness.startTime(pid) != ProcessLiveness.DEAD;
     }
 
     /** Called by an endpoint that failed: its error handler call is due at the next progress. */

@@ -127,6 +127,44 @@ class FifoTest {
         }
     }
 
+    /** The pid of a process that has exited and been reaped. */
+    static int deadPid() throws Exception {
+        final Process p = new ProcessBuilder("true").start();
+        assertTrue(p.waitFor(10, TimeUnit.SECONDS));
+        return (int) p.pid();
+    }
+
+    @Test
+    void aCellAbandonedByADeadProducerIsSkipped() throws Exception {
+        try (SharedMemory m = SharedMemory.create("weft-test-fifo-dead", FifoDescriptor.length(4, ELEM))) {
+            final FifoConsumer c = new FifoConsumer(m.segment(), 4, ELEM, 1);
+            final java.util.function.IntPredicate alive = pid -> java.nio.file.Files.exists(
+                java.nio.file.Path.of("/proc/" + pid));
+            for (int lap = 0; lap < 3; lap++) {
+                final FifoProducer live = new FifoProducer(m.segment());
+                final FifoProducer dead = new FifoProducer(m.segment(), deadPid());
+                assertTrue(dead.tryReserve() >= 0, "reserved, then the producer 'dies' before publishing");
+                final long s = live.tryReserve();
+                m.segment().set(ValueLayout.JAVA_INT, live.elementOffset(s) + FifoDescriptor.ELEMENT_HEADER_LENGTH, 77);
+                live.publish(s, FifoDescriptor.FLAG_INLINE, 1, 4);
+                final int[] got = {0};
+                final FifoConsumer.Handler h = (f, e) -> {
+                    got[0] = f.get(ValueLayout.JAVA_INT, e + FifoDescriptor.ELEMENT_HEADER_LENGTH);
+                    return true;
+                };
+                assertEquals(0, c.poll(h, 10), "stalled at the abandoned cell");
+                final long t = live.tryReserve();
+                assertFalse(c.skipAbandoned(pid -> true), "a live producer is waited for");
+                live.publishSkip(t);
+                assertTrue(c.skipAbandoned(alive));
+                assertEquals(2, c.poll(h, 10) - 1, "abandoned cell skipped, the message and the skip consumed");
+                assertEquals(77, got[0]);
+                assertFalse(c.hasUnread());
+                assertFalse(c.skipAbandoned(alive));
+            }
+        }
+    }
+
     @Test
     void rejectsUnformattedMemory() {
         try (SharedMemory m = SharedMemory.create("weft-test-fifo-bad", 4096)) {

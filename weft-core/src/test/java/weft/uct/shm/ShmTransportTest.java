@@ -193,6 +193,35 @@ class ShmTransportTest {
         }
     }
 
+    /** The pid of a process that has exited and been reaped. */
+    private static int deadPid() throws Exception {
+        final Process p = new ProcessBuilder("true").start();
+        assertTrue(p.waitFor(10, TimeUnit.SECONDS));
+        return (int) p.pid();
+    }
+
+    @Test
+    void aSenderThatDiedMidSendDoesNotWedgeTheReceiver() throws Exception {
+        reopen(Config.global().with("SHM_KEEPALIVE_INTERVAL", "20ms"));
+        final int[] got = {0};
+        b.setAmHandler(1, (d, o, l, f) -> {
+            got[0]++;
+            return Status.OK;
+        });
+        final ShmAddress.Iface addr = ShmAddress.Iface.decode(b.interfaceAddress());
+        try (weft.ucs.memory.SharedMemory m = weft.ucs.memory.SharedMemory.attach(addr.pid(), addr.fifoFd(),
+            ShmMemoryDomain.fileName(addr.pid(), addr.startTime(), addr.fifoId()), addr.fifoLength())) {
+            final weft.ucs.queue.FifoProducer crashed = new weft.ucs.queue.FifoProducer(m.segment(),
+                deadPid());
+            assertTrue(crashed.tryReserve() >= 0);
+        }
+        assertEquals(Status.OK, ab.amShort(1, 5, MemorySegment.NULL, 0, 0));
+        final long t0 = System.nanoTime();
+        progressUntil(b, () -> got[0] == 1);
+        assertTrue(System.nanoTime() - t0 < 5_000_000_000L);
+        assertEquals(1, b.counters().get(Counter.ERRORS));
+    }
+
     @Test
     void aThrowingHandlerDoesNotSeeTheSameMessageAgain() {
         final int[] calls = {0};
