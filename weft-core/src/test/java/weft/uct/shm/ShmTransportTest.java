@@ -223,6 +223,24 @@ class ShmTransportTest {
     }
 
     @Test
+    void anInterfaceCanSendToItselfEvenFromAHandler() {
+        final Endpoint self = b.connect(b.deviceAddress(), b.interfaceAddress());
+        final List<Long> got = new ArrayList<>();
+        b.setAmHandler(9, (d, o, l, f) -> {
+            final long v = d.get(LONG, o);
+            got.add(v);
+            if (v < 5) {
+                assertEquals(Status.OK, self.amShort(9, v + 1, MemorySegment.NULL, 0, 0));
+            }
+            return Status.OK;
+        });
+        assertEquals(Status.OK, self.amShort(9, 0, MemorySegment.NULL, 0, 0));
+        progressUntil(b, () -> got.size() == 6);
+        assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L), got);
+        self.close();
+    }
+
+    @Test
     void aThrowingHandlerDoesNotSeeTheSameMessageAgain() {
         final int[] calls = {0};
         b.setAmHandler(6, (d, o, l, f) -> {
