@@ -85,15 +85,20 @@ final class ShmPeer implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         try {
             command("EXIT");
-        } catch (final IOException ignored) {
-            // already dead: destroyed below anyway
+        } catch (final IOException alreadyDead) {
+            process.destroyForcibly(); // cannot ask it to exit: make sure it is gone
         }
-        if (!process.waitFor(5, TimeUnit.SECONDS)) {
+        try {
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (final InterruptedException e) {
             process.destroyForcibly();
-            process.waitFor(5, TimeUnit.SECONDS);
+            Thread.currentThread().interrupt();
         }
     }
 }
