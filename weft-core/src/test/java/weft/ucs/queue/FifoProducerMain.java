@@ -36,7 +36,7 @@ public final class FifoProducerMain {
                 if (System.nanoTime() - deadlineNs > 0) {
                     return 2;
                 }
-                Thread.onSpinWait();
+                Thread.yield(); // full: let the consumer run (tests oversubscribe the cores)
             }
             final long e = p.elementOffset(seq) + FifoDescriptor.ELEMENT_HEADER_LENGTH;
             fifo.set(ValueLayout.JAVA_INT, e, producerId);

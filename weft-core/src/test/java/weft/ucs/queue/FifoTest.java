@@ -181,7 +181,7 @@ class FifoTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void producerThreadsHammerOneConsumer() throws Exception {
         final int producers = 4;
-        final int count = 100_000;
+        final int count = 50_000;
         try (SharedMemory m = SharedMemory.create("weft-test-fifo-threads", FifoDescriptor.length(64, ELEM))) {
             final FifoConsumer c = new FifoConsumer(m.segment(), 64, ELEM, LibC.getpid());
             final AtomicInteger failures = new AtomicInteger();

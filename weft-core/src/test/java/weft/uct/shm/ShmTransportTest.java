@@ -692,6 +692,10 @@ class ShmTransportTest {
         }
         assertEquals(0, ((ShmMemoryDomain) md).attachmentCount() - baselineAttachments());
         assertEquals(before, openFds(), "file descriptors leaked");
+        try (var files = java.nio.file.Files.list(java.nio.file.Path.of("/dev/shm"))) {
+            assertEquals(List.of(), files.filter(f -> f.getFileName().toString().contains("weft-shm")).toList(),
+                "shm never creates files");
+        }
     }
 
     private int baselineAttachments() {
