@@ -68,17 +68,19 @@ class ShmTransportTest {
     }
 
     private void reopen(final Config cfg) {
-        close();
+        closeWorkers();
         open(cfg);
+    }
+
+    private void closeWorkers() {
+        wa.close();
+        wb.close();
     }
 
     @AfterEach
     void close() {
-        wa.close();
-        wb.close();
-        if (arena.scope().isAlive()) {
-            // arena stays open across reopen(); closed at the very end by the JVM-level test teardown
-        }
+        closeWorkers();
+        arena.close();
     }
 
     private MemorySegment bytes(final int n, final int seed) {
