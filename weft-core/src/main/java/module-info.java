@@ -7,6 +7,7 @@ module weft.core {
     exports weft.ucs.config;
     exports weft.ucs.stats;
     exports weft.ucs.memory;
+    exports weft.ucs.queue;
     exports weft.ucs.wakeup;
     exports weft.uct;
 
@@ -14,5 +15,6 @@ module weft.core {
 
     provides weft.uct.Transport with
         weft.uct.self.SelfTransport,
+        weft.uct.shm.ShmTransport,
         weft.uct.cma.CmaTransport;
 }

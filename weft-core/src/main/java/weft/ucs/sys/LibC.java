@@ -37,6 +37,13 @@ public final class LibC {
     public static final int PROT_WRITE = 2;
     public static final int MAP_SHARED = 1;
     public static final int MFD_CLOEXEC = 1;
+    public static final int MFD_ALLOW_SEALING = 2;
+    public static final int SEEK_END = 2;
+    public static final int F_ADD_SEALS = 1033;
+    public static final int F_GET_SEALS = 1034;
+    public static final int F_SEAL_SEAL = 1;
+    public static final int F_SEAL_SHRINK = 2;
+    public static final int F_SEAL_GROW = 4;
     public static final int AF_UNIX = 1;
     public static final int AF_INET = 2;
     public static final int AF_INET6 = 10;
@@ -162,6 +169,9 @@ public final class LibC {
     private static final MethodHandle PRCTL = errno("prctl",
         FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
         Linker.Option.firstVariadicArg(1));
+    private static final MethodHandle LSEEK = errno("lseek", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle FCNTL = errno("fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
+        Linker.Option.firstVariadicArg(2));
     private static final MethodHandle STRERROR = plain("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
 
     private LibC() {
@@ -597,6 +607,28 @@ public final class LibC {
             return java.nio.file.Files.readString(java.nio.file.Path.of(path)).trim();
         } catch (final java.io.IOException e) {
             return null;
+        }
+    }
+
+    /** lseek(2); {@code lseek(fd, 0, SEEK_END)} gives the size of a file. */
+    public static long lseek(final int fd, final long offset, final int whence) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final long r = (long) LSEEK.invokeExact(c, fd, offset, whence);
+            return r >= 0 ? r : fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** fcntl(2) with an int argument (F_ADD_SEALS, F_GET_SEALS, ...). */
+    public static int fcntl(final int fd, final int cmd, final int arg) {
+        final MemorySegment c = CAPTURE.get();
+        try {
+            final int r = (int) FCNTL.invokeExact(c, fd, cmd, arg);
+            return r >= 0 ? r : (int) fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
         }
     }
 

@@ -1,0 +1,475 @@
+package weft.uct.shm;
+
+import weft.ucs.Status;
+import weft.ucs.WeftException;
+import weft.ucs.queue.FifoDescriptor;
+import weft.ucs.queue.FifoProducer;
+import weft.ucs.stats.Counter;
+import weft.ucs.stats.Counters;
+import weft.uct.AbstractEndpoint;
+import weft.uct.AtomicOp;
+import weft.uct.Completion;
+import weft.uct.Interface;
+import weft.uct.IoVector;
+import weft.uct.MemoryAtomics;
+import weft.uct.Packer;
+import weft.uct.PendingRequest;
+import weft.uct.RemoteKey;
+import weft.uct.Unpacker;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+import static weft.ucs.queue.FifoDescriptor.ELEMENT_HEADER_LENGTH;
+import static weft.ucs.queue.FifoDescriptor.FLAG_DESC;
+import static weft.ucs.queue.FifoDescriptor.FLAG_INLINE;
+
+/**
+ * An endpoint to a peer shm interface: writes into the peer's FIFO (and its receive descriptors)
+ * through a mapping of them, and does put, get and atomics directly on mapped peer memory.
+ * Single threaded. Send paths allocate nothing and make no system call (except the one wakeup
+ * datagram when the peer sleeps).
+ *
+ * <p>Ordering: while requests are pending, new sends answer NO_RESOURCE so that nothing overtakes
+ * them. A dead peer (its pid gone or restarted) or a closed peer interface fails the endpoint
+ * with CONNECTION_RESET: pending requests are dispatched once more so that they see it, and the
+ * interface's error handler is told from progress.
+ */
+final class ShmEndpoint extends AbstractEndpoint {
+    private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED
+        .withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final int AM_ID_MASK = ~(Interface.AM_ID_COUNT - 1);
+
+    private final ShmInterface iface;
+    private final Counters counters;
+    private final ShmMemoryDomain.Attachment fifoAttachment;
+    private final ShmMemoryDomain.Attachment descAttachment;
+    private final MemorySegment fifo;
+    private final FifoProducer producer;
+    private final MemorySegment descPool;
+    private final int descCount;
+    private final int descStride;
+    private final int bcopyCapacity;
+    private final int maxShort;
+    private final long peerStartTime;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment wakeupAddress;
+    private final MemorySegment statPath;
+    /** Null while healthy; CLOSED after close; the error after a failure. */
+    private Status failure;
+    private boolean dispatching;
+    private Status lastError;
+
+    ShmEndpoint(final ShmInterface iface, final ShmAddress.Iface peer, final ShmMemoryDomain.Attachment fifoAttachment,
+                final ShmMemoryDomain.Attachment descAttachment) {
+        this.iface = iface;
+        this.counters = iface.countersInternal();
+        this.fifoAttachment = fifoAttachment;
+        this.descAttachment = descAttachment;
+        this.fifo = fifoAttachment.segment();
+        try {
+            this.producer = new FifoProducer(fifo);
+        } catch (final IllegalArgumentException e) {
+            arena.close();
+            throw new WeftException(Status.INVALID_ADDRESS, "shm: peer FIFO is unusable: " + e.getMessage());
+        }
+        if (FifoDescriptor.ownerPid(fifo) != peer.pid()) {
+            arena.close();
+            throw new WeftException(Status.INVALID_ADDRESS, "shm: peer FIFO belongs to another process");
+        }
+        this.descPool = descAttachment.segment();
+        this.descCount = peer.descCount();
+        this.descStride = peer.descStride();
+        this.bcopyCapacity = Math.min(peer.segSize(), iface.segSize);
+        this.maxShort = Math.min(iface.maxShort, producer.elementSize() - ELEMENT_HEADER_LENGTH - 8);
+        this.peerStartTime = peer.startTime();
+        this.wakeupAddress = WakeupSocket.sockaddr(arena, peer.wakeupName());
+        this.statPath = ProcessLiveness.statPath(arena, peer.pid());
+    }
+
+    @Override
+    public Interface iface() {
+        return iface;
+    }
+
+    Status failure() {
+        return failure;
+    }
+
+    // ---- flow control ----
+
+    @Override
+    protected boolean hasResources() {
+        return producer.hasRoom();
+    }
+
+    boolean hasPending() {
+        return !pending.isEmpty();
+    }
+
+    /** Dispatches pending requests if the peer FIFO has room again. */
+    int dispatchPending() {
+        if (!producer.hasRoom()) {
+            return 0;
+        }
+        dispatching = true;
+        final int n;
+        try {
+            n = pending.dispatch();
+        } finally {
+            dispatching = false;
+        }
+        counters.add(Counter.PENDING_DISPATCHED, n);
+        return n;
+    }
+
+    @Override
+    public Status pendingAdd(final PendingRequest request) {
+        return failure != null ? failure : super.pendingAdd(request);
+    }
+
+    private Status noResource() {
+        if (FifoDescriptor.state(fifo) != FifoDescriptor.STATE_OPEN) {
+            fail(Status.CONNECTION_RESET);
+            return failure;
+        }
+        counters.increment(Counter.NO_RESOURCE);
+        return Status.NO_RESOURCE;
+    }
+
+    private void signalPeer() {
+        WakeupSocket.signal(iface.signalFd, iface.signalByte, wakeupAddress);
+        counters.increment(Counter.WAKEUPS_SENT);
+    }
+
+    // ---- active messages ----
+
+    @Override
+    public Status amShort(final int id, final long header, final MemorySegment payload, final long offset,
+                          final int length) {
+        if (failure != null) {
+            return failure;
+        }
+        if ((id & AM_ID_MASK) != 0 || length < 0 || length > maxShort || offset < 0
+            || offset > payload.byteSize() - length) {
+            return Status.INVALID_PARAM;
+        }
+        if (!pending.isEmpty() && !dispatching) {
+            return noResource();
+        }
+        final long seq = producer.tryReserve();
+        if (seq < 0) {
+            return noResource();
+        }
+        final long e = producer.elementOffset(seq) + ELEMENT_HEADER_LENGTH;
+        try {
+            fifo.set(LONG_LE, e, header);
+            MemorySegment.copy(payload, offset, fifo, e + 8, length);
+        } catch (final RuntimeException ex) {
+            producer.publishSkip(seq); // never leave a reserved cell unpublished: the consumer would stall
+            throw ex;
+        }
+        producer.publish(seq, FLAG_INLINE, id, length + 8);
+        if (producer.reservationSawArmed()) {
+            signalPeer();
+        }
+        counters.increment(Counter.TX_MESSAGES);
+        counters.add(Counter.TX_BYTES, length + 8L);
+        return Status.OK;
+    }
+
+    @Override
+    public long amBcopy(final int id, final Packer packer) {
+        if (failure != null) {
+            return failure.code();
+        }
+        if ((id & AM_ID_MASK) != 0) {
+            return Status.INVALID_PARAM.code();
+        }
+        if (!pending.isEmpty() && !dispatching) {
+            return noResource().code();
+        }
+        final long seq = producer.tryReserve();
+        if (seq < 0) {
+            return noResource().code();
+        }
+        final int d = producer.descriptorIndex(seq);
+        if (d < 0 || d >= descCount) {
+            producer.publishSkip(seq);
+            fail(Status.IO_ERROR); // the peer corrupted its own FIFO
+            return Status.IO_ERROR.code();
+        }
+        final long len;
+        try {
+            len = packer.pack(descPool, (long) d * descStride, bcopyCapacity);
+        } catch (final RuntimeException ex) {
+            producer.publishSkip(seq);
+            throw ex;
+        }
+        if (len < 0 || len > bcopyCapacity) {
+            producer.publishSkip(seq);
+            return Status.INVALID_PARAM.code();
+        }
+        producer.publish(seq, FLAG_DESC, id, (int) len);
+        if (producer.reservationSawArmed()) {
+            signalPeer();
+        }
+        counters.increment(Counter.TX_MESSAGES);
+        counters.add(Counter.TX_BYTES, len);
+        return len;
+    }
+
+    // ---- RMA: direct access to the mapped region of the key ----
+
+    /** The key's mapped region if the access is valid, else null with the reason in {@link #lastError}. */
+    private MemorySegment target(final RemoteKey rkey, final long address, final long len) {
+        if (failure != null) {
+            lastError = failure;
+            return null;
+        }
+        if (!(rkey instanceof ShmMemoryDomain.Key k) || k.md != iface.md) {
+            lastError = Status.INVALID_RKEY;
+            return null;
+        }
+        final MemorySegment view = k.view;
+        if (view == null) {
+            lastError = Status.INVALID_RKEY;
+            return null;
+        }
+        if (len < 0 || address < k.base || address - k.base > k.length - len) {
+            counters.increment(Counter.ERRORS);
+            lastError = len < 0 ? Status.INVALID_PARAM : Status.OUT_OF_RANGE;
+            return null;
+        }
+        return view;
+    }
+
+    @Override
+    public Status putShort(final MemorySegment src, final long offset, final int length, final long remoteAddress,
+                           final RemoteKey rkey) {
+        final MemorySegment mem = target(rkey, remoteAddress, length);
+        if (mem == null) {
+            return lastError;
+        }
+        MemorySegment.copy(src, offset, mem, remoteAddress - rkey.base(), length);
+        counters.increment(Counter.PUTS);
+        counters.add(Counter.TX_BYTES, length);
+        return Status.OK;
+    }
+
+    @Override
+    public long putBcopy(final Packer packer, final long remoteAddress, final RemoteKey rkey) {
+        final MemorySegment mem = target(rkey, remoteAddress, 0);
+        if (mem == null) {
+            return lastError.code();
+        }
+        final long off = remoteAddress - rkey.base();
+        // the packer writes straight into the peer's region, bounded by the region and the segment size
+        final long len = packer.pack(mem, off, Math.min(iface.segSize, mem.byteSize() - off));
+        if (len < 0) {
+            return Status.INVALID_PARAM.code();
+        }
+        counters.increment(Counter.PUTS);
+        counters.add(Counter.TX_BYTES, len);
+        return len;
+    }
+
+    @Override
+    public Status putZcopy(final IoVector iov, final long remoteAddress, final RemoteKey rkey,
+                           final Completion completion) {
+        final MemorySegment mem = target(rkey, remoteAddress, iov.totalLength());
+        if (mem == null) {
+            return lastError;
+        }
+        final long n = iov.gather(mem, remoteAddress - rkey.base());
+        counters.increment(Counter.PUTS);
+        counters.add(Counter.TX_BYTES, n);
+        return Status.OK;
+    }
+
+    @Override
+    public Status getBcopy(final Unpacker unpacker, final long length, final long remoteAddress,
+                           final RemoteKey rkey, final Completion completion) {
+        final MemorySegment mem = target(rkey, remoteAddress, length);
+        if (mem == null) {
+            return lastError;
+        }
+        unpacker.unpack(mem, remoteAddress - rkey.base(), length);
+        counters.increment(Counter.GETS);
+        return Status.OK;
+    }
+
+    @Override
+    public Status getZcopy(final IoVector iov, final long remoteAddress, final RemoteKey rkey,
+                           final Completion completion) {
+        final long len = iov.totalLength();
+        final MemorySegment mem = target(rkey, remoteAddress, len);
+        if (mem == null) {
+            return lastError;
+        }
+        iov.scatter(mem, remoteAddress - rkey.base(), len);
+        counters.increment(Counter.GETS);
+        return Status.OK;
+    }
+
+    // ---- atomics: CPU atomics on the shared mapping, coherent with the target's own ----
+
+    private MemorySegment atomicTarget(final RemoteKey rkey, final long address, final int size) {
+        if (!MemoryAtomics.aligned(address, size)) {
+            lastError = Status.INVALID_PARAM;
+            return null;
+        }
+        final MemorySegment mem = target(rkey, address, size);
+        if (mem != null) {
+            counters.increment(Counter.ATOMICS);
+        }
+        return mem;
+    }
+
+    @Override
+    public Status atomic64Post(final AtomicOp op, final long value, final long remoteAddress, final RemoteKey rkey) {
+        if (op.bit() > AtomicOp.XOR.bit()) {
+            return Status.INVALID_PARAM;
+        }
+        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 8);
+        if (mem == null) {
+            return lastError;
+        }
+        MemoryAtomics.fetch64(op, mem, remoteAddress - rkey.base(), value);
+        return Status.OK;
+    }
+
+    @Override
+    public Status atomic32Post(final AtomicOp op, final int value, final long remoteAddress, final RemoteKey rkey) {
+        if (op.bit() > AtomicOp.XOR.bit()) {
+            return Status.INVALID_PARAM;
+        }
+        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 4);
+        if (mem == null) {
+            return lastError;
+        }
+        MemoryAtomics.fetch32(op, mem, remoteAddress - rkey.base(), value);
+        return Status.OK;
+    }
+
+    @Override
+    public Status atomic64Fetch(final AtomicOp op, final long value, final MemorySegment result,
+                                final long resultOffset, final long remoteAddress, final RemoteKey rkey,
+                                final Completion completion) {
+        if (op == AtomicOp.CSWAP) {
+            return Status.INVALID_PARAM;
+        }
+        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 8);
+        if (mem == null) {
+            return lastError;
+        }
+        result.set(ValueLayout.JAVA_LONG_UNALIGNED, resultOffset,
+            MemoryAtomics.fetch64(op, mem, remoteAddress - rkey.base(), value));
+        return Status.OK;
+    }
+
+    @Override
+    public Status atomic32Fetch(final AtomicOp op, final int value, final MemorySegment result,
+                                final long resultOffset, final long remoteAddress, final RemoteKey rkey,
+                                final Completion completion) {
+        if (op == AtomicOp.CSWAP) {
+            return Status.INVALID_PARAM;
+        }
+        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 4);
+        if (mem == null) {
+            return lastError;
+        }
+        result.set(ValueLayout.JAVA_INT_UNALIGNED, resultOffset,
+            MemoryAtomics.fetch32(op, mem, remoteAddress - rkey.base(), value));
+        return Status.OK;
+    }
+
+    @Override
+    public Status atomic64Cswap(final long compare, final long swap, final MemorySegment result,
+                                final long resultOffset, final long remoteAddress, final RemoteKey rkey,
+                                final Completion completion) {
+        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 8);
+        if (mem == null) {
+            return lastError;
+        }
+        result.set(ValueLayout.JAVA_LONG_UNALIGNED, resultOffset,
+            MemoryAtomics.cswap64(mem, remoteAddress - rkey.base(), compare, swap));
+        return Status.OK;
+    }
+
+    @Override
+    public Status atomic32Cswap(final int compare, final int swap, final MemorySegment result,
+                                final long resultOffset, final long remoteAddress, final RemoteKey rkey,
+                                final Completion completion) {
+        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 4);
+        if (mem == null) {
+            return lastError;
+        }
+        result.set(ValueLayout.JAVA_INT_UNALIGNED, resultOffset,
+            MemoryAtomics.cswap32(mem, remoteAddress - rkey.base(), compare, swap));
+        return Status.OK;
+    }
+
+    // ---- ordering, liveness, close ----
+
+    /** Every operation is done when it returns; flush only waits for pending requests. */
+    @Override
+    public Status flush(final int flags, final Completion completion) {
+        if (failure != null) {
+            return failure;
+        }
+        if (!pending.isEmpty()) {
+            return Status.NO_RESOURCE;
+        }
+        VarHandle.fullFence();
+        return Status.OK;
+    }
+
+    @Override
+    public Status fence() {
+        VarHandle.fullFence();
+        return failure != null ? failure : Status.OK;
+    }
+
+    /** Liveness probe: the peer pid still runs with the same start time and its FIFO is open. */
+    @Override
+    public Status check() {
+        if (failure != null) {
+            return failure;
+        }
+        if (ProcessLiveness.startTime(statPath, iface.statBuffer) != peerStartTime
+            || FifoDescriptor.state(fifo) != FifoDescriptor.STATE_OPEN) {
+            fail(Status.CONNECTION_RESET);
+            return failure;
+        }
+        return Status.OK;
+    }
+
+    /** Fails the endpoint: later operations return {@code st}; pending requests see it once. */
+    void fail(final Status st) {
+        if (failure != null) {
+            return;
+        }
+        failure = st;
+        pending.purge(PendingRequest::dispatch);
+        iface.failed(this);
+    }
+
+    @Override
+    public void close() {
+        if (failure == Status.CLOSED) {
+            return;
+        }
+        final boolean wasFailed = failure != null;
+        failure = Status.CLOSED;
+        if (!wasFailed) {
+            pending.purge(PendingRequest::dispatch);
+        }
+        iface.removeEndpoint(this);
+        iface.md.detach(descAttachment);
+        iface.md.detach(fifoAttachment);
+        arena.close();
+    }
+}

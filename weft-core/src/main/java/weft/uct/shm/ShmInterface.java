@@ -1,0 +1,488 @@
+package weft.uct.shm;
+
+import weft.ucs.Status;
+import weft.ucs.WeftException;
+import weft.ucs.config.Config;
+import weft.ucs.memory.SharedMemory;
+import weft.ucs.queue.FifoConsumer;
+import weft.ucs.queue.FifoDescriptor;
+import weft.ucs.stats.Counter;
+import weft.ucs.stats.Counters;
+import weft.ucs.sys.LibC;
+import weft.uct.AmHandler;
+import weft.uct.AtomicOp;
+import weft.uct.Capability;
+import weft.uct.Completion;
+import weft.uct.Device;
+import weft.uct.Endpoint;
+import weft.uct.ErrorHandler;
+import weft.uct.Interface;
+import weft.uct.InterfaceAttributes;
+import weft.uct.InterfaceParams;
+import weft.uct.Transport;
+import weft.uct.UctWorker;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static weft.ucs.queue.FifoDescriptor.ELEMENT_AM_ID_OFFSET;
+import static weft.ucs.queue.FifoDescriptor.ELEMENT_DESC_OFFSET;
+import static weft.ucs.queue.FifoDescriptor.ELEMENT_FLAGS_OFFSET;
+import static weft.ucs.queue.FifoDescriptor.ELEMENT_HEADER_LENGTH;
+import static weft.ucs.queue.FifoDescriptor.ELEMENT_LENGTH_OFFSET;
+import static weft.ucs.queue.FifoDescriptor.FLAG_DESC;
+
+/**
+ * An shm interface: owns a receive FIFO and a pool of receive descriptors in two memory files
+ * that its peers map, a wakeup socket, and its endpoints. Single threaded (the worker's thread).
+ *
+ * <p>Receive descriptors: one is bound to each FIFO cell (its index sits in the cell header), so
+ * a bcopy sender copies straight into receiver memory. A handler that keeps a descriptor
+ * (IN_PROGRESS) gets the cell rebound to a spare one; when no spare is left the FIFO is not read
+ * further until {@link #releaseDescriptor} returns one, and senders see NO_RESOURCE: memory is
+ * bounded and nothing is lost.
+ */
+final class ShmInterface implements Interface, FifoConsumer.Handler {
+    private static final AtomicLong IDS = new AtomicLong();
+    private static final int AM_HEADER = 8;
+
+    private final ShmTransport transport;
+    private final UctWorker worker;
+    private final Device device;
+    final ShmMemoryDomain md;
+    private final ErrorHandler errorHandler;
+    private final Counters counters = new Counters();
+    private final InterfaceAttributes attrs;
+    private final AmHandler[] handlers = new AmHandler[AM_ID_COUNT];
+    private final Arena arena = Arena.ofShared();
+
+    private final SharedMemory fifoMemory;
+    private final SharedMemory descMemory;
+    private final FifoConsumer consumer;
+    private final MemorySegment fifo;
+    private final MemorySegment descPool;
+    final int segSize;
+    final int maxShort;
+    private final int descStride;
+    private final int descCount;
+    private final int maxPoll;
+    private final int[] freeDescs;
+    private int freeCount;
+    private final boolean[] kept;
+    /** Descriptor bound to each cell: the consumer's own copy, never read back from shared memory. */
+    private final int[] cellDesc;
+    private final long cellMask;
+    private long readIndexAtLastKeepalive = -1;
+
+    private final WakeupSocket wakeup;
+    /** Unbound datagram socket this interface signals armed peers from. */
+    final int signalFd;
+    /** One byte to send as a wakeup signal. */
+    final MemorySegment signalByte;
+    /** Scratch buffer for liveness reads. */
+    final MemorySegment statBuffer;
+    private final byte[] ifaceAddress;
+
+    private ShmEndpoint[] endpoints = new ShmEndpoint[0];
+    private final List<ShmEndpoint> failed = new ArrayList<>();
+    private final long keepaliveNs;
+    private long nextKeepaliveNs;
+    private int progressCalls;
+    private boolean closed;
+
+    ShmInterface(final ShmTransport transport, final UctWorker worker, final Device device,
+                 final ShmMemoryDomain md, final InterfaceParams params) {
+        this.transport = transport;
+        this.worker = worker;
+        this.device = device;
+        this.md = md;
+        this.errorHandler = params.errorHandler();
+        final Config cfg = params.config();
+        final int fifoSize = cfg.get(ShmTransport.FIFO_SIZE);
+        final long elemSize = cfg.get(ShmTransport.FIFO_ELEM_SIZE);
+        final long seg = cfg.get(ShmTransport.SEG_SIZE);
+        final int rxDescs = cfg.get(ShmTransport.RX_DESCS);
+        maxPoll = cfg.get(ShmTransport.FIFO_MAX_POLL);
+        keepaliveNs = cfg.get(ShmTransport.KEEPALIVE_INTERVAL);
+        if (elemSize < 32 || elemSize > 65536 || (elemSize & 7) != 0) {
+            throw new WeftException(Status.INVALID_PARAM, "shm: SHM_FIFO_ELEM_SIZE must be a multiple of 8 in [32, 64k]");
+        }
+        if (seg < 1 || seg > (1 << 30)) {
+            throw new WeftException(Status.INVALID_PARAM, "shm: SHM_SEG_SIZE must be in [1, 1g]");
+        }
+        if (rxDescs < 0 || maxPoll < 1) {
+            throw new WeftException(Status.INVALID_PARAM, "shm: SHM_RX_DESCS must be >= 0 and SHM_FIFO_MAX_POLL >= 1");
+        }
+        segSize = (int) seg;
+        maxShort = (int) elemSize - ELEMENT_HEADER_LENGTH - AM_HEADER;
+        descStride = (segSize + 63) & -64;
+        descCount = fifoSize + rxDescs;
+
+        SharedMemory f = null;
+        SharedMemory d = null;
+        WakeupSocket w = null;
+        int s = -1;
+        try {
+            f = ShmMemoryDomain.createFile(FifoDescriptor.length(fifoSize, (int) elemSize));
+            d = ShmMemoryDomain.createFile((long) descCount * descStride);
+            w = new WakeupSocket(ShmMemoryDomain.fileName(ShmMemoryDomain.PID, ShmMemoryDomain.START_TIME,
+                IDS.incrementAndGet()) + "-wakeup");
+            s = LibC.socket(LibC.AF_UNIX, LibC.SOCK_DGRAM | LibC.SOCK_NONBLOCK | LibC.SOCK_CLOEXEC, 0);
+            if (s < 0) {
+                throw new WeftException(Status.IO_ERROR, "shm: socket(AF_UNIX): " + LibC.strerror(-s));
+            }
+        } catch (final RuntimeException e) {
+            if (w != null) {
+                w.close();
+            }
+            if (d != null) {
+                d.close();
+            }
+            if (f != null) {
+                f.close();
+            }
+            arena.close();
+            throw e;
+        }
+        fifoMemory = f;
+        descMemory = d;
+        wakeup = w;
+        signalFd = s;
+        fifo = f.segment();
+        descPool = d.segment();
+        consumer = new FifoConsumer(fifo, fifoSize, (int) elemSize, ShmMemoryDomain.PID);
+        cellDesc = new int[fifoSize];
+        cellMask = fifoSize - 1;
+        for (int i = 0; i < fifoSize; i++) {
+            cellDesc[i] = i;
+            fifo.set(ValueLayout.JAVA_INT, consumer.elementOffset(i) + ELEMENT_DESC_OFFSET, i);
+        }
+        freeDescs = new int[descCount];
+        kept = new boolean[descCount];
+        for (int i = fifoSize; i < descCount; i++) {
+            freeDescs[freeCount++] = i;
+        }
+        signalByte = arena.allocate(1);
+        statBuffer = ProcessLiveness.newBuffer(arena);
+        ifaceAddress = new ShmAddress.Iface(ShmMemoryDomain.PID, ShmMemoryDomain.START_TIME, f.fd(),
+            ShmMemoryDomain.fileId(f), f.size(), d.fd(), ShmMemoryDomain.fileId(d), d.size(), descCount, descStride,
+            segSize, w.name()).encode();
+
+        final long caps = Capability.AM_SHORT | Capability.AM_BCOPY | Capability.PUT_SHORT | Capability.PUT_BCOPY
+            | Capability.PUT_ZCOPY | Capability.GET_BCOPY | Capability.GET_ZCOPY | Capability.ATOMIC32
+            | Capability.ATOMIC64 | Capability.ATOMIC_CPU | Capability.PENDING | Capability.CB_SYNC
+            | Capability.CONNECT_TO_IFACE | Capability.EP_CHECK | Capability.ERRHANDLE_PEER_FAILURE
+            | Capability.EVENT_RECV;
+        attrs = new InterfaceAttributes(caps, AtomicOp.ALL_OPS, AtomicOp.ALL_OPS,
+            maxShort, segSize, 0, 0, 1,
+            Integer.MAX_VALUE, segSize, Long.MAX_VALUE, segSize, Long.MAX_VALUE,
+            80, 10, 15360.0 * (1 << 20), 10);
+        nextKeepaliveNs = System.nanoTime() + keepaliveNs;
+        worker.attach(this);
+    }
+
+    Counters countersInternal() {
+        return counters;
+    }
+
+    // ---- receive ----
+
+    @Override
+    public boolean onElement(final MemorySegment f, final long e) {
+        final int flags = f.get(ValueLayout.JAVA_BYTE, e + ELEMENT_FLAGS_OFFSET);
+        final int id = f.get(ValueLayout.JAVA_BYTE, e + ELEMENT_AM_ID_OFFSET) & (AM_ID_COUNT - 1);
+        final int length = f.get(ValueLayout.JAVA_INT, e + ELEMENT_LENGTH_OFFSET);
+        if ((flags & FLAG_DESC) != 0) {
+            if (freeCount == 0) {
+                return false; // no spare descriptor to rebind if the handler keeps this one: wait for releases
+            }
+            final int cell = (int) (consumer.readIndex() & cellMask);
+            final int d = cellDesc[cell];
+            if (length < 0 || length > segSize) {
+                counters.increment(Counter.ERRORS);
+                return true;
+            }
+            if (deliver(id, descPool, (long) d * descStride, length, AmHandler.FLAG_DESC) == Status.IN_PROGRESS) {
+                kept[d] = true;
+                final int fresh = freeDescs[--freeCount];
+                cellDesc[cell] = fresh;
+                // the rebinding is published to senders by the consumer's release store of the tail
+                f.set(ValueLayout.JAVA_INT, e + ELEMENT_DESC_OFFSET, fresh);
+            } else {
+                // restore it in case a misbehaving sender overwrote it
+                f.set(ValueLayout.JAVA_INT, e + ELEMENT_DESC_OFFSET, d);
+            }
+        } else {
+            if (length < AM_HEADER || length > maxShort + AM_HEADER) {
+                counters.increment(Counter.ERRORS);
+                return true;
+            }
+            deliver(id, f, e + ELEMENT_HEADER_LENGTH, length, 0);
+        }
+        return true;
+    }
+
+    private Status deliver(final int id, final MemorySegment data, final long offset, final int length,
+                           final int flags) {
+        counters.increment(Counter.RX_MESSAGES);
+        counters.add(Counter.RX_BYTES, length);
+        final AmHandler h = handlers[id];
+        if (h == null) {
+            counters.increment(Counter.ERRORS);
+            return Status.OK;
+        }
+        final Status st = h.onReceive(data, offset, length, flags);
+        return flags == 0 ? Status.OK : st;
+    }
+
+    @Override
+    public void releaseDescriptor(final MemorySegment data, final long offset) {
+        if (data == null || data.address() != descPool.address() || offset < 0 || offset % descStride != 0
+            || offset / descStride >= descCount || !kept[(int) (offset / descStride)]) {
+            throw new WeftException(Status.INVALID_PARAM, "shm: not a descriptor kept from this interface (offset "
+                + offset + ")");
+        }
+        final int d = (int) (offset / descStride);
+        kept[d] = false;
+        freeDescs[freeCount++] = d;
+    }
+
+    // ---- progress ----
+
+    @Override
+    public int progress() {
+        if (closed) {
+            return 0;
+        }
+        int work = consumer.poll(this, maxPoll);
+        final ShmEndpoint[] eps = endpoints;
+        for (final ShmEndpoint ep : eps) {
+            if (ep.hasPending()) {
+                work += ep.dispatchPending();
+            }
+        }
+        if ((++progressCalls & 127) == 0) {
+            keepalive();
+        }
+        if (!failed.isEmpty()) {
+            work += reportFailures();
+        }
+        return work;
+    }
+
+    /** Checks peers' liveness every {@link ShmTransport#KEEPALIVE_INTERVAL}. */
+    private void keepalive() {
+        final long now = System.nanoTime();
+        if (now - nextKeepaliveNs < 0) {
+            return;
+        }
+        nextKeepaliveNs = now + keepaliveNs;
+        for (final ShmEndpoint ep : endpoints) {
+            ep.check();
+        }
+        final long readIndex = consumer.readIndex();
+        if (readIndex == readIndexAtLastKeepalive && consumer.skipAbandoned(ShmInterface::isAlive)) {
+            counters.increment(Counter.ERRORS); // a sender died in the middle of a send
+        }
+        readIndexAtLastKeepalive = readIndex;
+    }
+
+    private static boolean isAlive(final int pid) {
+        return ProcessLiveness.startTime(pid) != ProcessLiveness.DEAD;
+    }
+
+    /** Called by an endpoint that failed: its error handler call is due at the next progress. */
+    void failed(final ShmEndpoint ep) {
+        failed.add(ep);
+    }
+
+    private int reportFailures() {
+        final ShmEndpoint[] eps = failed.toArray(new ShmEndpoint[0]);
+        failed.clear();
+        for (final ShmEndpoint ep : eps) {
+            counters.increment(Counter.ERRORS);
+            if (errorHandler != null) {
+                errorHandler.onError(ep, ep.failure());
+            }
+        }
+        return eps.length;
+    }
+
+    // ---- wakeup ----
+
+    @Override
+    public Status arm() {
+        if (closed) {
+            return Status.CLOSED;
+        }
+        wakeup.drain();
+        if (!failed.isEmpty() || consumer.hasUnread() || consumer.isReady()) {
+            return Status.BUSY;
+        }
+        for (final ShmEndpoint ep : endpoints) {
+            if (ep.hasPending()) {
+                return Status.BUSY;
+            }
+        }
+        return consumer.tryArm() ? Status.OK : Status.BUSY;
+    }
+
+    @Override
+    public int eventFd() {
+        return closed ? -1 : wakeup.fd();
+    }
+
+    // ---- endpoints ----
+
+    @Override
+    public boolean isReachable(final byte[] deviceAddress, final byte[] interfaceAddress) {
+        if (!ShmAddress.sameNode(deviceAddress)) {
+            return false;
+        }
+        try {
+            final ShmAddress.Iface a = ShmAddress.Iface.decode(interfaceAddress);
+            return a.pid() == ShmMemoryDomain.PID ? a.startTime() == ShmMemoryDomain.START_TIME
+                : ProcessLiveness.startTime(a.pid()) == a.startTime();
+        } catch (final WeftException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public Endpoint connect(final byte[] deviceAddress, final byte[] interfaceAddress) {
+        checkOpen();
+        if (!ShmAddress.sameNode(deviceAddress)) {
+            throw new WeftException(Status.UNREACHABLE, "shm: the peer is on another node or pid namespace");
+        }
+        final ShmAddress.Iface a = ShmAddress.Iface.decode(interfaceAddress);
+        if (ProcessLiveness.startTime(a.pid()) != a.startTime()) {
+            throw new WeftException(Status.UNREACHABLE, "shm: peer process " + a.pid() + " is gone");
+        }
+        final ShmMemoryDomain.Attachment f = md.attach(a.pid(), a.startTime(), a.fifoFd(), a.fifoId(), a.fifoLength());
+        final ShmMemoryDomain.Attachment d;
+        try {
+            d = md.attach(a.pid(), a.startTime(), a.descFd(), a.descId(), a.descLength());
+        } catch (final RuntimeException e) {
+            md.detach(f);
+            throw e;
+        }
+        final ShmEndpoint ep;
+        try {
+            ep = new ShmEndpoint(this, a, f, d);
+        } catch (final RuntimeException e) {
+            md.detach(d);
+            md.detach(f);
+            throw e;
+        }
+        final ShmEndpoint[] n = Arrays.copyOf(endpoints, endpoints.length + 1);
+        n[endpoints.length] = ep;
+        endpoints = n; // copy-on-write: progress walks a plain array
+        return ep;
+    }
+
+    void removeEndpoint(final ShmEndpoint ep) {
+        final List<ShmEndpoint> l = new ArrayList<>(Arrays.asList(endpoints));
+        l.remove(ep);
+        endpoints = l.toArray(new ShmEndpoint[0]);
+        failed.remove(ep);
+    }
+
+    // ---- the rest of the Interface contract ----
+
+    @Override
+    public Transport transport() {
+        return transport;
+    }
+
+    @Override
+    public Device device() {
+        return device;
+    }
+
+    @Override
+    public InterfaceAttributes attributes() {
+        return attrs;
+    }
+
+    @Override
+    public byte[] deviceAddress() {
+        return ShmAddress.DEVICE_ADDRESS.clone();
+    }
+
+    @Override
+    public byte[] interfaceAddress() {
+        return ifaceAddress.clone();
+    }
+
+    @Override
+    public void setAmHandler(final int id, final AmHandler handler) {
+        if (id < 0 || id >= AM_ID_COUNT) {
+            throw new WeftException(Status.INVALID_PARAM, "AM id " + id + " is outside 0.." + (AM_ID_COUNT - 1));
+        }
+        handlers[id] = handler;
+    }
+
+    @Override
+    public Status flush(final int flags, final Completion completion) {
+        if (closed) {
+            return Status.CLOSED;
+        }
+        Status result = Status.OK;
+        for (final ShmEndpoint ep : endpoints) {
+            final Status st = ep.flush(flags, completion);
+            if (st == Status.NO_RESOURCE) {
+                result = st;
+            }
+        }
+        return result;
+    }
+
+    @Override
+    public Status fence() {
+        java.lang.invoke.VarHandle.fullFence();
+        return Status.OK;
+    }
+
+    @Override
+    public Counters counters() {
+        return counters;
+    }
+
+    /** Spare receive descriptors (tests). */
+    int freeDescriptors() {
+        return freeCount;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new WeftException(Status.CLOSED, "shm interface is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        FifoDescriptor.markClosed(fifo); // senders stop with CONNECTION_RESET instead of filling it forever
+        for (final ShmEndpoint ep : endpoints.clone()) {
+            ep.close();
+        }
+        worker.detach(this);
+        wakeup.close();
+        LibC.close(signalFd);
+        descMemory.close();
+        fifoMemory.close();
+        arena.close();
+    }
+}

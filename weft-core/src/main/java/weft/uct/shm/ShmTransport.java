@@ -1,0 +1,104 @@
+package weft.uct.shm;
+
+import weft.ucs.config.ConfigRegistry;
+import weft.ucs.config.ConfigType;
+import weft.ucs.config.ConfigVar;
+import weft.ucs.memory.SharedMemory;
+import weft.uct.Device;
+import weft.uct.Interface;
+import weft.uct.InterfaceParams;
+import weft.uct.MemoryDomain;
+import weft.uct.Transport;
+import weft.uct.UctWorker;
+
+import java.util.List;
+
+/**
+ * Shared-memory transport between processes of one node: each interface receives through a
+ * multi-producer FIFO of fixed-size cells in a memory file that senders map; medium messages are
+ * copied once into receive descriptors of the receiver; memory allocated by the memory domain is
+ * mapped by peers, so put, get and atomics are plain loads, stores and CPU atomics with no work
+ * by the target. Nothing is created in a file system (memfd + {@code /proc/<pid>/fd}).
+ */
+public final class ShmTransport implements Transport {
+    static final ConfigVar<Integer> FIFO_SIZE = ConfigRegistry.register("SHM_FIFO_SIZE", ConfigType.POW2, "256",
+        "Number of cells of the receive FIFO of an shm interface (a power of two).");
+    static final ConfigVar<Long> FIFO_ELEM_SIZE = ConfigRegistry.register("SHM_FIFO_ELEM_SIZE", ConfigType.SIZE,
+        "128", "Size of one FIFO cell; short active messages are inline up to this minus 24 bytes.");
+    static final ConfigVar<Long> SEG_SIZE = ConfigRegistry.register("SHM_SEG_SIZE", ConfigType.SIZE, "8k",
+        "Size of a receive descriptor: the largest bcopy active message / put / get.");
+    static final ConfigVar<Integer> RX_DESCS = ConfigRegistry.register("SHM_RX_DESCS", ConfigType.INT, "512",
+        "Receive descriptors beyond one per FIFO cell, for handlers that keep messages.");
+    static final ConfigVar<Integer> FIFO_MAX_POLL = ConfigRegistry.register("SHM_FIFO_MAX_POLL", ConfigType.INT,
+        "16", "Most FIFO cells consumed by one progress call.");
+    static final ConfigVar<Long> KEEPALIVE_INTERVAL = ConfigRegistry.register("SHM_KEEPALIVE_INTERVAL",
+        ConfigType.TIME, "200ms", "How often progress checks that the peers of the endpoints are alive.");
+
+    private static final Device DEVICE = new Device("shm", "memory", Device.Type.SHM);
+    private volatile ShmMemoryDomain md;
+    private volatile String unavailable;
+    private volatile boolean probed;
+
+    @Override
+    public String name() {
+        return "shm";
+    }
+
+    @Override
+    public List<Device> devices() {
+        probe();
+        return unavailable == null ? List.of(DEVICE) : List.of();
+    }
+
+    @Override
+    public String unavailableReason() {
+        probe();
+        return unavailable;
+    }
+
+    /** Checks once that sealed memory files can be created and mapped here. */
+    private void probe() {
+        if (probed) {
+            return;
+        }
+        synchronized (this) {
+            if (!probed) {
+                try (SharedMemory m = ShmMemoryDomain.createFile(1)) {
+                    m.segment().set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) 1);
+                } catch (final RuntimeException | LinkageError e) {
+                    unavailable = "cannot create shared memory files: " + e.getMessage();
+                }
+                probed = true;
+            }
+        }
+    }
+
+    @Override
+    public MemoryDomain memoryDomain() {
+        return domain();
+    }
+
+    ShmMemoryDomain domain() {
+        ShmMemoryDomain m = md;
+        if (m == null) {
+            synchronized (this) {
+                m = md;
+                if (m == null) {
+                    m = new ShmMemoryDomain();
+                    md = m;
+                }
+            }
+        }
+        return m;
+    }
+
+    @Override
+    public Interface openInterface(final UctWorker worker, final Device device, final InterfaceParams params) {
+        return new ShmInterface(this, worker, device, domain(), params);
+    }
+
+    @Override
+    public List<ConfigVar<?>> configVars() {
+        return List.of(FIFO_SIZE, FIFO_ELEM_SIZE, SEG_SIZE, RX_DESCS, FIFO_MAX_POLL, KEEPALIVE_INTERVAL);
+    }
+}

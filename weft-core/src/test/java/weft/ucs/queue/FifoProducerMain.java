@@ -1,0 +1,49 @@
+package weft.ucs.queue;
+
+import weft.ucs.memory.SharedMemory;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Child process of {@link FifoTest}: attaches the test's FIFO through /proc/pid/fd and writes
+ * {@code count} elements {@code (producer id, sequence)}; exits 0 when done, 2 on timeout.
+ * Args: pid fd name size producerId count.
+ */
+public final class FifoProducerMain {
+    private FifoProducerMain() {
+    }
+
+    public static void main(final String[] args) {
+        final int pid = Integer.parseInt(args[0]);
+        final int fd = Integer.parseInt(args[1]);
+        final String name = args[2];
+        final long size = Long.parseLong(args[3]);
+        final int producerId = Integer.parseInt(args[4]);
+        final int count = Integer.parseInt(args[5]);
+        try (SharedMemory m = SharedMemory.attach(pid, fd, name, size)) {
+            final int rc = produce(new FifoProducer(m.segment()), producerId, count, System.nanoTime() + 60_000_000_000L);
+            System.exit(rc);
+        }
+    }
+
+    /** Writes {@code count} elements; returns 0, or 2 if the deadline passed. */
+    static int produce(final FifoProducer p, final int producerId, final int count, final long deadlineNs) {
+        final MemorySegment fifo = p.segment();
+        for (int i = 0; i < count; i++) {
+            long seq;
+            while ((seq = p.tryReserve()) < 0) {
+                if (System.nanoTime() - deadlineNs > 0) {
+                    return 2;
+                }
+                Thread.yield(); // full: let the consumer run (tests oversubscribe the cores)
+            }
+            final long e = p.elementOffset(seq) + FifoDescriptor.ELEMENT_HEADER_LENGTH;
+            fifo.set(ValueLayout.JAVA_INT, e, producerId);
+            fifo.set(ValueLayout.JAVA_INT, e + 4, i);
+            fifo.set(ValueLayout.JAVA_LONG, e + 8, ~((long) producerId << 32 | i)); // check word
+            p.publish(seq, FifoDescriptor.FLAG_INLINE, producerId & 31, 16);
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,37 @@
+package weft.uct.shm;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+
+/**
+ * Bytes allocated by the current thread, from {@code com.sun.management.ThreadMXBean}, looked up
+ * reflectively because the test sources compile inside module weft.core, which does not read
+ * jdk.management (tests run on the class path, where it is visible).
+ */
+final class AllocationMeter {
+    private static final MethodHandle ALLOCATED;
+
+    static {
+        try {
+            final Object bean = Class.forName("java.lang.management.ManagementFactory")
+                .getMethod("getThreadMXBean").invoke(null);
+            final Class<?> type = Class.forName("com.sun.management.ThreadMXBean");
+            ALLOCATED = MethodHandles.publicLookup()
+                .findVirtual(type, "getCurrentThreadAllocatedBytes", MethodType.methodType(long.class)).bindTo(bean);
+        } catch (final ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private AllocationMeter() {
+    }
+
+    static long allocatedBytes() {
+        try {
+            return (long) ALLOCATED.invokeExact();
+        } catch (final Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+}
