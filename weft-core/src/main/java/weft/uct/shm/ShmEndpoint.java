@@ -266,13 +266,42 @@ final class ShmEndpoint extends AbstractEndpoint {
             return lastError.code();
         }
         final long off = remoteAddress - rkey.base();
-        // the packer writes straight into the peer's region, bounded by the region and the segment size
-        final long len = packer.pack(mem, off, Math.min(iface.segSize, mem.byteSize() - off));
-        if (len < 0) {
-            return Status.INVALID_PARAM.code();
+        final long len;
+        if (mem.byteSize() - off >= iface.segSize) {
+            // a whole segment fits: the packer writes straight into the peer's region
+            len = packer.pack(mem, off, iface.segSize);
+            if (len < 0 || len > iface.segSize) {
+                return Status.INVALID_PARAM.code();
+            }
+        } else {
+            len = putBcopyNearEnd(packer, mem, remoteAddress, rkey);
+            if (len < 0) {
+                return len;
+            }
         }
         counters.increment(Counter.PUTS);
         counters.add(Counter.TX_BYTES, len);
+        return len;
+    }
+
+    /** Only the packed length tells whether the put fits: pack aside, check, then copy. */
+    private long putBcopyNearEnd(final Packer packer, final MemorySegment mem, final long remoteAddress,
+                                 final RemoteKey rkey) {
+        MemorySegment bounce = iface.bounce;
+        if (bounce == null) {
+            bounce = java.lang.foreign.Arena.ofAuto().allocate(iface.segSize, 64);
+            iface.bounce = bounce;
+        }
+        final long len = packer.pack(bounce, 0, iface.segSize);
+        if (len < 0 || len > iface.segSize) {
+            return Status.INVALID_PARAM.code();
+        }
+        final Status r = MemoryAtomics.checkRange(rkey, remoteAddress, len);
+        if (r != Status.OK) {
+            counters.increment(Counter.ERRORS);
+            return r.code();
+        }
+        MemorySegment.copy(bounce, 0, mem, remoteAddress - rkey.base(), len);
         return len;
     }
 

@@ -68,6 +68,8 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
     private final MemorySegment descPool;
     final int segSize;
     final int maxShort;
+    /** Bounce buffer for a bcopy put near the end of a region, where the packed length decides the range. */
+    MemorySegment bounce;
     private final int descStride;
     private final int descCount;
     private final int maxPoll;

@@ -476,10 +476,11 @@ class ShmTransportTest {
             assertEquals(Status.INVALID_PARAM, ab.atomic64Post(AtomicOp.ADD, 1, base + 4, k), "misaligned");
             assertEquals(Status.OUT_OF_RANGE, ab.atomic32Cswap(0, 1, arena.allocate(4), 0, base + 4096, k, null));
             assertEquals(Status.OUT_OF_RANGE.code(), ab.putBcopy((d, o, c) -> 0, base + 4097, k));
-            assertEquals(0, ab.putBcopy((d, o, c) -> {
-                assertEquals(0, c);
-                return 0;
-            }, base + 4096, k), "a put at the very end may write 0 bytes");
+            assertEquals(0, ab.putBcopy((d, o, c) -> 0, base + 4096, k), "a put at the very end may write 0 bytes");
+            assertEquals(Status.OUT_OF_RANGE.code(), ab.putBcopy((d, o, c) -> {
+                d.asSlice(o, 8).fill((byte) 9);
+                return 8;
+            }, base + 4092, k), "the packed length decides the range: 8 bytes at end - 4 do not fit");
             assertThrows(WeftException.class, () -> k.ptr(base + 4000, 97));
             for (int i = 0; i < 4096; i++) {
                 assertEquals(0, h.segment().get(ValueLayout.JAVA_BYTE, i));
