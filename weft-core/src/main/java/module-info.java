@@ -13,5 +13,6 @@ module weft.core {
     uses weft.uct.Transport;
 
     provides weft.uct.Transport with
-        weft.uct.self.SelfTransport;
+        weft.uct.self.SelfTransport,
+        weft.uct.tcp.TcpTransport;
 }
