@@ -179,7 +179,7 @@ class TcpRmaTest {
     @Test
     void shouldCountExactlyWithConcurrentRemoteAndLocalContenders() throws Exception {
         final int threads = 3;
-        final int perThread = 3000;
+        final int perThread = 1000;
         final MemorySegment t = target.segment();
         t.set(ValueLayout.JAVA_LONG, 64, 0);
         t.set(ValueLayout.JAVA_INT, 128, 0);
