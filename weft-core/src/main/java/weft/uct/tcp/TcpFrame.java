@@ -36,6 +36,7 @@ import java.nio.ByteOrder;
  *  GET_REP     0        8: req id u32 | 12: status i32 | 16: data (length - 8)     reply
  *  ATOMIC_REQ  AtomicOp 8: req id / seq u32 | 12: 0 | 16: addr | 24: region |      req
  *              ordinal  32: incarnation | 40: value u64 | 48: compare u64 (len 48)
+ *              value = operand (the swap value for CSWAP), compare = CSWAP's compare value;
  *              flags: {@link #FLAG_64} 64-bit word, {@link #FLAG_POST} no result:
  *              acknowledged by PUT_ACK with the seq in the req id field
  *  ATOMIC_REP  0        8: req id u32 | 12: status i32 | 16: old value u64 (len 16) reply

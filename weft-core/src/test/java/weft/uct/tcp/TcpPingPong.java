@@ -59,6 +59,25 @@ public final class TcpPingPong {
                 System.out.printf("round %d: 8-byte AM one-way latency %.2f us (%d round trips)%n", round, ns / 1000,
                     iters);
             }
+            // 8-byte get round trips: request and reply share one socket
+            final weft.uct.RemoteKey rkey = new TcpTransport().memoryDomain().unpackRkey(hex.parseHex(p[3]));
+            final long base = Long.parseLong(p[4]);
+            final weft.uct.Completion c = new weft.uct.Completion();
+            final weft.uct.IoVector iov = weft.uct.IoVector.of(payload, 0, 8);
+            for (int round = 0; round < 3; round++) {
+                final long start = System.nanoTime();
+                for (int i = 0; i < iters; i++) {
+                    c.reset(1);
+                    if (ep.getZcopy(iov, base, rkey, c) != Status.IN_PROGRESS) {
+                        throw new IllegalStateException("get failed");
+                    }
+                    while (!c.isDone()) {
+                        iface.progress();
+                    }
+                }
+                final double ns = (System.nanoTime() - start) / (double) iters / 2;
+                System.out.printf("round %d: 8-byte get half round trip %.2f us%n", round, ns / 1000);
+            }
         } finally {
             child.destroyForcibly();
             child.waitFor();
