@@ -691,7 +691,7 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
                     }
                     final long seq = ackedSeq + ((c.rx.get(I32, h + 8) - (int) ackedSeq) & 0xFFFFFFFFL);
                     final Status st = Status.of(c.rx.get(I32, h + 12));
-                    if (seq > putSeq) {
+                    if (seq > putSeq || !isReplyStatus(st)) {
                         return malformed();
                     }
                     c.rxHead = h + TcpFrame.HEADER + TcpFrame.PUT_ACK_LEN;
@@ -724,6 +724,9 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
                         return malformed();
                     }
                     final Status st = Status.of(c.rx.get(I32, h + 12));
+                    if (!isReplyStatus(st)) {
+                        return malformed();
+                    }
                     if (st == Status.OK) {
                         final long old = c.rx.get(I64, h + 16);
                         if (opSize[slot] == 8) {
@@ -752,6 +755,11 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
         return true;
     }
 
+    /** A reply carries OK or an error, never IN_PROGRESS / NO_RESOURCE / BUSY. */
+    private static boolean isReplyStatus(final Status st) {
+        return st == Status.OK || st.isError();
+    }
+
     private boolean more(final int need) {
         if (ch.rxHead + need > ch.rxCap) {
             ch.compact();
@@ -776,7 +784,7 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
             return malformed();
         }
         final Status st = Status.of(c.rx.get(I32, h + 12));
-        if (st == Status.OK ? data != opLen[slot] : data != 0) {
+        if (!isReplyStatus(st) || (st == Status.OK ? data != opLen[slot] : data != 0)) {
             return malformed();
         }
         final int fixed = TcpFrame.HEADER + TcpFrame.GET_REP_FIXED;
