@@ -241,4 +241,18 @@ class TcpAmTest {
         }
         assertFalse(req.isQueued());
     }
+
+    @Test
+    void shouldConnectAnInterfaceToItselfAndBufferOperationsIssuedBeforeTheConnectionIsUp() {
+        final int[] got = {0};
+        b.setAmHandler(5, (data, off, len, flags) -> {
+            got[0] += (int) data.get(TcpFrame.I64, off);
+            return Status.OK;
+        });
+        final Endpoint self = b.connect(b.deviceAddress(), b.interfaceAddress());
+        for (int i = 1; i <= 10; i++) { // nothing progressed yet: the connection is not even accepted
+            assertEquals(Status.OK, self.amShort(5, i, MemorySegment.NULL, 0, 0));
+        }
+        progressUntil(() -> got[0] == 55, 5000, "messages to self", b);
+    }
 }
