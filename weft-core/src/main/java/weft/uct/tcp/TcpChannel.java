@@ -199,6 +199,9 @@ final class TcpChannel {
     }
 
     private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+    private static final int TCP_QUICKACK = 12;
+    /** An int 0 for setsockopt, allocated once. */
+    private static final MemorySegment ZERO = Arena.global().allocate(8, 8);
 
     private static long e(final long entry) {
         return ALL.get(JAVA_LONG, entry);
@@ -317,6 +320,11 @@ final class TcpChannel {
         lastAsk = rxCap - rxTail;
         final long n = recv(rxBase + rxTail, lastAsk);
         if (n > 0) {
+            // Each socket carries data one way (replies aside), so the kernel never sees a
+            // "ping-pong" flow and acknowledges every small segment at once, inside this recv,
+            // on the latency path. Asking for delayed ACKs again after each read lets the ACK
+            // ride later (or on a reply): measured ~2-4 us less one-way AM latency on loopback.
+            LibC.setsockopt(fd, LibC.IPPROTO_TCP, TCP_QUICKACK, ZERO, 4);
             rxTail += (int) n;
         }
         return n;
