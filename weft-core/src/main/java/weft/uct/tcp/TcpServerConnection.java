@@ -401,7 +401,12 @@ final class TcpServerConnection implements TcpChannel.Owner {
             return fail();
         }
         c.appendUser(target.address() + targetOff, data);
-        return c.flushTx() < 0 ? fail() : -1;
+        if (c.flushTx() < 0) {
+            return fail();
+        }
+        // the reply is read from the region as the socket takes it: serve nothing after this get
+        // (a later put to the same bytes must not overtake it) until it is all written
+        return c.txEmpty() ? -1 : BLOCKED;
     }
 
     private int atomic(final AtomicOp op, final int size, final boolean post) {

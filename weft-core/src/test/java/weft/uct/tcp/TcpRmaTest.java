@@ -103,6 +103,30 @@ class TcpRmaTest {
     }
 
     @Test
+    void shouldServeALargeGetBeforeAPutIssuedAfterIt() {
+        final long n = 4 << 20;
+        final MemorySegment t = target.segment();
+        t.asSlice(0, n).fill((byte) 0x11);
+        final MemorySegment dst = arena.allocate(n, 8);
+        // a small receive window so that the target cannot write the whole reply at once
+        weft.ucs.sys.LibC.check(weft.ucs.sys.LibC.setsockoptInt(((TcpEndpoint) ep).ch.fd, weft.ucs.sys.LibC.SOL_SOCKET,
+            weft.ucs.sys.LibC.SO_RCVBUF, 256 << 10), "SO_RCVBUF");
+        final Completion g = new Completion().reset(1);
+        assertEquals(Status.IN_PROGRESS, ep.getZcopy(IoVector.of(dst, 0, n), target.address(), rkey, g));
+        final MemorySegment y = pattern(8, 0x77);
+        for (long off = 0; off < n; off += n / 8) {
+            assertEquals(Status.OK, ep.putShort(y, 0, 8, target.address() + off, rkey)); // after the get
+        }
+        flush();
+        assertTrue(g.isDone());
+        assertEquals(Status.OK, g.status());
+        for (long off = 0; off < n; off += 4096) {
+            assertEquals(0x11, dst.get(ValueLayout.JAVA_BYTE, off), "get saw a later put at " + off);
+        }
+        assertEquals(y.get(ValueLayout.JAVA_LONG, 0), t.get(ValueLayout.JAVA_LONG, n / 2));
+    }
+
+    @Test
     void shouldPutShortAndBcopyAndGetBcopy() {
         final long base = target.address();
         final MemorySegment src = pattern(256, 1);
