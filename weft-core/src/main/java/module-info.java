@@ -16,5 +16,6 @@ module weft.core {
     provides weft.uct.Transport with
         weft.uct.self.SelfTransport,
         weft.uct.shm.ShmTransport,
-        weft.uct.cma.CmaTransport;
+        weft.uct.cma.CmaTransport,
+        weft.uct.tcp.TcpTransport;
 }

@@ -1,0 +1,122 @@
+package weft.uct.tcp;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * The wire format of the tcp transport: the connection handshake and the frames that follow it.
+ * All integers are little endian.
+ *
+ * <p>Handshake, sent once by the connecting side before anything else:
+ * <pre>
+ *  0                 8          10          12          16                          48
+ *  +-----------------+----------+-----------+-----------+---------------------------+-------------+
+ *  | magic "WEFTTCP\0"| version  | addr len  | reserved  | SHA-256(context, secret)  | connector's |
+ *  |       u64       |   u16    |    u16    |    u32    |         32 bytes          | iface addr  |
+ *  +-----------------+----------+-----------+-----------+---------------------------+-------------+
+ * </pre>
+ * The acceptor reads nothing else from a connection until the handshake checks out.
+ *
+ * <p>Every frame then starts with the same 8-byte header; {@code length} counts the bytes after
+ * it (type-specific fields plus payload):
+ * <pre>
+ *  0        1        2                 4                                   8
+ *  +--------+--------+-----------------+-----------------------------------+
+ *  |  type  |   op   |   flags (u16)   |           length (u32)            |
+ *  +--------+--------+-----------------+-----------------------------------+
+ *
+ *  type        op       fields after the header (offsets from frame start)        direction
+ *  AM          am id    8: payload (length bytes)                                  req
+ *  PUT_REQ     0        8: seq u32 | 12: 0 | 16: addr u64 | 24: region u64 |       req
+ *                       32: incarnation u64 | 40: payload (length - 32)
+ *  PUT_ACK     0        8: seq u32 | 12: status i32              (length 8)        reply
+ *  GET_REQ     0        8: req id u32 | 12: len u32 | 16: addr | 24: region |      req
+ *                       32: incarnation                          (length 32)
+ *  GET_REP     0        8: req id u32 | 12: status i32 | 16: data (length - 8)     reply
+ *  ATOMIC_REQ  AtomicOp 8: req id / seq u32 | 12: 0 | 16: addr | 24: region |      req
+ *              ordinal  32: incarnation | 40: value u64 | 48: compare u64 (len 48)
+ *              value = operand (the swap value for CSWAP), compare = CSWAP's compare value;
+ *              flags: {@link #FLAG_64} 64-bit word, {@link #FLAG_POST} no result:
+ *              acknowledged by PUT_ACK with the seq in the req id field
+ *  ATOMIC_REP  0        8: req id u32 | 12: status i32 | 16: old value u64 (len 16) reply
+ *  KEEPALIVE   0        (length 0)                                                 req
+ *  KEEPALIVE_ACK 0      (length 0)                                                 reply
+ * </pre>
+ * Requests flow from the connecting endpoint to the accepting interface; replies come back on
+ * the same socket, in request order (PUT_ACKs are cumulative: an ack for seq n acknowledges
+ * every put up to n, and its status is that of put n). Anything else (unknown type, a length
+ * that does not match the type, a reply on the request side or the reverse, an AM larger than
+ * {@link #MAX_AM_PAYLOAD}) is malformed and closes the connection.
+ */
+final class TcpFrame {
+    static final long MAGIC = 0x0050435454464557L; // "WEFTTCP\0" read as LE
+    static final int VERSION = 1;
+    static final int HANDSHAKE_FIXED = 48;
+    static final int MAX_ADDR = 64;
+    static final String SECRET_CONTEXT = "weft-tcp-v1:";
+
+    static final int HEADER = 8;
+
+    static final int AM = 1;
+    static final int PUT_REQ = 2;
+    static final int PUT_ACK = 3;
+    static final int GET_REQ = 4;
+    static final int GET_REP = 5;
+    static final int ATOMIC_REQ = 6;
+    static final int ATOMIC_REP = 7;
+    static final int KEEPALIVE = 8;
+    static final int KEEPALIVE_ACK = 9;
+
+    /** Atomic flags. */
+    static final int FLAG_64 = 1;
+    static final int FLAG_POST = 2;
+
+    /** Bytes after the header of fixed-size frames (and the fixed part of PUT_REQ / GET_REP). */
+    static final int PUT_REQ_FIXED = 32;
+    static final int PUT_ACK_LEN = 8;
+    static final int GET_REQ_LEN = 32;
+    static final int GET_REP_FIXED = 8;
+    static final int ATOMIC_REQ_LEN = 48;
+    static final int ATOMIC_REP_LEN = 16;
+
+    /** Largest AM payload (zcopy header + iov); every rx buffer holds at least one such frame. */
+    static final int MAX_AM_HEADER = 256;
+    static final int MAX_AM_ZCOPY = 64 * 1024;
+    static final int MAX_AM_PAYLOAD = MAX_AM_ZCOPY + MAX_AM_HEADER;
+    /** Largest put / get payload: streamed, so not bounded by buffers. */
+    static final long MAX_RMA = 1L << 30;
+
+    static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private TcpFrame() {
+    }
+
+    static void header(final MemorySegment s, final long off, final int type, final int op, final int flags,
+                       final int length) {
+        // one 8-byte store: type | op << 8 | flags << 16 | length << 32
+        s.set(I64, off, (type & 0xFFL) | (op & 0xFFL) << 8 | (flags & 0xFFFFL) << 16 | (length & 0xFFFFFFFFL) << 32);
+    }
+
+    static int type(final long header) {
+        return (int) (header & 0xFF);
+    }
+
+    static int op(final long header) {
+        return (int) (header >>> 8) & 0xFF;
+    }
+
+    static int flags(final long header) {
+        return (int) (header >>> 16) & 0xFFFF;
+    }
+
+    static long length(final long header) {
+        return header >>> 32;
+    }
+
+    static boolean isRequest(final int type) {
+        return type == AM || type == PUT_REQ || type == GET_REQ || type == ATOMIC_REQ || type == KEEPALIVE;
+    }
+}

@@ -1,0 +1,145 @@
+package weft.uct.tcp;
+
+import weft.ucs.Status;
+import weft.ucs.WeftException;
+import weft.ucs.config.Config;
+import weft.ucs.config.ConfigRegistry;
+import weft.ucs.config.ConfigType;
+import weft.ucs.config.ConfigVar;
+import weft.uct.Device;
+import weft.uct.Interface;
+import weft.uct.InterfaceParams;
+import weft.uct.MemoryDomain;
+import weft.uct.Transport;
+import weft.uct.UctWorker;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The tcp transport: active messages, put, get and atomics over TCP sockets between any two
+ * processes that can reach each other over IPv4. Unlike UCX's tcp transport, gets and atomics
+ * are served natively by the target's progress (no emulation over active messages needed), and
+ * every remote access is checked against the target's registered regions.
+ *
+ * <p>Devices are the up IPv4 network interfaces of the machine (always including {@code lo}),
+ * filtered by {@code WEFT_TCP_DEVICES}. Connections are authenticated with the job secret
+ * ({@code WEFT_JOB_SECRET}) or, when none is configured, with a random per-interface token that
+ * travels in the interface address.
+ */
+public final class TcpTransport implements Transport {
+    static final int MAX_SHORT = 256;
+
+    static final ConfigVar<List<String>> DEVICES = ConfigRegistry.register("TCP_DEVICES", ConfigType.LIST, "all",
+        "Network interfaces the tcp transport uses (names such as lo,eth0, or all).");
+    static final ConfigVar<String> JOB_SECRET = ConfigRegistry.register("JOB_SECRET", ConfigType.STRING, "",
+        "Shared secret that authenticates the connections of one job (set by the launcher); empty = "
+            + "a random token per interface, carried in its address.");
+    static final ConfigVar<Long> TX_BUF = ConfigRegistry.register("TCP_TX_BUF", ConfigType.SIZE, "256k",
+        "Bytes an endpoint buffers for sending before operations return NO_RESOURCE.");
+    static final ConfigVar<Long> RX_BUF = ConfigRegistry.register("TCP_RX_BUF", ConfigType.SIZE, "128k",
+        "Receive buffer of each tcp connection (at least one largest active message).");
+    static final ConfigVar<Long> SEG_SIZE = ConfigRegistry.register("TCP_SEG_SIZE", ConfigType.SIZE, "8k",
+        "Largest bcopy active message, put_bcopy and get_bcopy of the tcp transport (max 64k).");
+    static final ConfigVar<Long> KEEPIDLE = ConfigRegistry.register("TCP_KEEPIDLE", ConfigType.TIME, "10s",
+        "Idle time before the kernel sends TCP keepalive probes.");
+    static final ConfigVar<Long> KEEPINTVL = ConfigRegistry.register("TCP_KEEPINTVL", ConfigType.TIME, "2s",
+        "Interval between TCP keepalive probes.");
+    static final ConfigVar<Integer> KEEPCNT = ConfigRegistry.register("TCP_KEEPCNT", ConfigType.INT, "3",
+        "Unanswered keepalive probes before the connection is declared dead.");
+    static final ConfigVar<Long> USER_TIMEOUT = ConfigRegistry.register("TCP_USER_TIMEOUT", ConfigType.TIME, "20s",
+        "How long sent data may stay unacknowledged before the connection is declared dead.");
+    static final ConfigVar<Long> HANDSHAKE_TIMEOUT = ConfigRegistry.register("TCP_HANDSHAKE_TIMEOUT",
+        ConfigType.TIME, "10s", "An accepted connection that has not authenticated by then is closed.");
+
+    private volatile Map<String, Integer> addresses;
+    private volatile String unavailable;
+
+    @Override
+    public String name() {
+        return "tcp";
+    }
+
+    @Override
+    public List<Device> devices() {
+        final List<Device> out = new ArrayList<>();
+        for (final String n : addresses().keySet()) {
+            out.add(new Device("tcp", n, Device.Type.NET));
+        }
+        return out;
+    }
+
+    @Override
+    public String unavailableReason() {
+        addresses();
+        return unavailable;
+    }
+
+    /** Device name to IPv4 address (as an int), in NetworkInterface order with lo first. */
+    private Map<String, Integer> addresses() {
+        Map<String, Integer> m = addresses;
+        if (m == null) {
+            m = scan(Config.global().get(DEVICES));
+            addresses = m;
+        }
+        return m;
+    }
+
+    private Map<String, Integer> scan(final List<String> wanted) {
+        final Map<String, Integer> m = new LinkedHashMap<>();
+        try {
+            final List<NetworkInterface> all = Collections.list(NetworkInterface.getNetworkInterfaces());
+            for (final NetworkInterface ni : all) {
+                if (!ni.isUp()) {
+                    continue;
+                }
+                if (!wanted.contains("all") && !wanted.contains(ni.getName())) {
+                    continue;
+                }
+                for (final InetAddress a : Collections.list(ni.getInetAddresses())) {
+                    if (a instanceof Inet4Address v4) {
+                        final byte[] b = v4.getAddress();
+                        m.putIfAbsent(ni.getName(), (b[0] & 0xFF) << 24 | (b[1] & 0xFF) << 16 | (b[2] & 0xFF) << 8
+                            | (b[3] & 0xFF));
+                    }
+                }
+            }
+            if (!m.containsKey("lo") && (wanted.contains("all") || wanted.contains("lo"))) {
+                m.put("lo", 0x7F000001); // loopback always works, even if not listed as up
+            }
+            if (m.isEmpty()) {
+                unavailable = "no IPv4 network interface matches WEFT_TCP_DEVICES=" + String.join(",", wanted);
+            }
+        } catch (final SocketException e) {
+            unavailable = "cannot list network interfaces: " + e.getMessage();
+        }
+        return Collections.unmodifiableMap(m);
+    }
+
+    @Override
+    public MemoryDomain memoryDomain() {
+        return TcpMemoryDomain.INSTANCE;
+    }
+
+    @Override
+    public Interface openInterface(final UctWorker worker, final Device device, final InterfaceParams params) {
+        final Integer ip = addresses().get(device.name());
+        if (ip == null || !"tcp".equals(device.transport())) {
+            throw new WeftException(Status.NO_ELEMENT, "tcp: no usable device named '" + device.name() + "'");
+        }
+        return new TcpInterface(this, worker, device, ip, params);
+    }
+
+    @Override
+    public List<ConfigVar<?>> configVars() {
+        return List.of(DEVICES, JOB_SECRET, TX_BUF, RX_BUF, SEG_SIZE, KEEPIDLE, KEEPINTVL, KEEPCNT, USER_TIMEOUT,
+            HANDSHAKE_TIMEOUT);
+    }
+}

@@ -1,0 +1,83 @@
+package weft.uct.tcp;
+
+import weft.ucs.config.Config;
+import weft.uct.Device;
+import weft.uct.ErrorHandler;
+import weft.uct.Interface;
+import weft.uct.InterfaceParams;
+import weft.uct.UctWorker;
+
+import java.io.File;
+import java.util.function.BooleanSupplier;
+
+/** Shared helpers of the tcp tests. */
+final class TcpTestSupport {
+    static final TcpTransport TRANSPORT = new TcpTransport();
+    static final Device LO = new Device("tcp", "lo", Device.Type.NET);
+
+    private TcpTestSupport() {
+    }
+
+    static Interface open(final UctWorker w) {
+        return TRANSPORT.openInterface(w, LO, InterfaceParams.defaults());
+    }
+
+    static Interface open(final UctWorker w, final Config c, final ErrorHandler h) {
+        return TRANSPORT.openInterface(w, LO, new InterfaceParams(c, h));
+    }
+
+    /** Progresses {@code ifaces} until {@code cond} holds; fails after {@code timeoutMs}. */
+    static void progressUntil(final BooleanSupplier cond, final long timeoutMs, final String what,
+                              final Interface... ifaces) {
+        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        while (!cond.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + timeoutMs + " ms waiting for " + what);
+            }
+            for (final Interface i : ifaces) {
+                i.progress();
+            }
+        }
+    }
+
+    /** Progresses for {@code ms} milliseconds. */
+    static void progressFor(final long ms, final Interface... ifaces) {
+        final long deadline = System.nanoTime() + ms * 1_000_000L;
+        while (System.nanoTime() < deadline) {
+            for (final Interface i : ifaces) {
+                i.progress();
+            }
+        }
+    }
+
+    private static final Object THREAD_MX;
+    private static final java.lang.invoke.MethodHandle ALLOCATED;
+
+    static {
+        // com.sun.management is not read by the weft.core module the tests compile in: reach it reflectively
+        try {
+            final Class<?> mf = Class.forName("java.lang.management.ManagementFactory");
+            THREAD_MX = mf.getMethod("getThreadMXBean").invoke(null);
+            final Class<?> tmx = Class.forName("com.sun.management.ThreadMXBean");
+            ALLOCATED = java.lang.invoke.MethodHandles.publicLookup()
+                .findVirtual(tmx, "getCurrentThreadAllocatedBytes", java.lang.invoke.MethodType.methodType(long.class))
+                .asType(java.lang.invoke.MethodType.methodType(long.class, Object.class));
+        } catch (final ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Bytes allocated so far by the calling thread (allocates nothing itself). */
+    static long allocatedBytes() {
+        try {
+            return (long) ALLOCATED.invokeExact(THREAD_MX);
+        } catch (final Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    static int fdCount() {
+        final String[] l = new File("/proc/self/fd").list();
+        return l == null ? -1 : l.length;
+    }
+}
