@@ -111,7 +111,7 @@ final class EchoAgent {
             });
             return Status.ofLength(r);
         }
-        if (attrs.has(Capability.AM_ZCOPY) && msg.length <= attrs.amMaxZcopy()) {
+        if (attrs.has(Capability.AM_ZCOPY) && msg.length <= attrs.amMaxZcopy() + (long) attrs.amMaxHeader()) {
             // the iov must stay valid until completion: an auto-arena segment referenced by the lambda
             final MemorySegment buf = arena.allocate(Math.max(1, msg.length));
             MemorySegment.copy(msg, 0, buf, ValueLayout.JAVA_BYTE, 0, msg.length);
@@ -120,7 +120,9 @@ final class EchoAgent {
                     error = "echo zcopy completed with " + st + " (buffer " + buf.byteSize() + ")";
                 }
             }).reset(1);
-            return ep.amZcopy(id, buf, 0, 0, IoVector.of(buf, 0, msg.length), c);
+            // what exceeds the zcopy payload limit travels as the zcopy header (header + iov = the message)
+            final int hdr = (int) Math.max(0, msg.length - attrs.amMaxZcopy());
+            return ep.amZcopy(id, buf, 0, hdr, IoVector.of(buf, hdr, msg.length - hdr), c);
         }
         if (attrs.has(Capability.AM_SHORT) && msg.length >= 8 && msg.length - 8 <= attrs.amMaxShort()) {
             final MemorySegment buf = MemorySegment.ofArray(msg);
