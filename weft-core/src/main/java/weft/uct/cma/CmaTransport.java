@@ -74,6 +74,9 @@ public final class CmaTransport implements Transport {
                     }
                     reason = r;
                     probed = true;
+                    if (r != null) {
+                        System.getLogger("weft.uct.cma").log(System.Logger.Level.INFO, "cma is unusable here: {0}", r);
+                    }
                 }
             }
         }

@@ -38,6 +38,8 @@ import static weft.ucs.queue.FifoDescriptor.FLAG_INLINE;
  * interface's error handler is told from progress.
  */
 final class ShmEndpoint extends AbstractEndpoint {
+    private static final System.Logger LOG = System.getLogger("weft.uct.shm");
+
     private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED
         .withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
     private static final int AM_ID_MASK = ~(Interface.AM_ID_COUNT - 1);
@@ -482,6 +484,7 @@ final class ShmEndpoint extends AbstractEndpoint {
             return;
         }
         failure = st;
+        LOG.log(System.Logger.Level.INFO, "shm: endpoint failed: {0}", st);
         pending.purge(PendingRequest::dispatch);
         iface.failed(this);
     }

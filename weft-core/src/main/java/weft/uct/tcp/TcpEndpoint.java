@@ -33,6 +33,8 @@ import static weft.uct.tcp.TcpFrame.I64;
  * waiters whose three targets only ever grow.
  */
 final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
+    private static final System.Logger LOG = System.getLogger("weft.uct.tcp");
+
     private static final int OPS_CAP = 1024;
     private static final int OPS_MASK = OPS_CAP - 1;
     private static final int WAIT_CAP = 1024;
@@ -934,6 +936,7 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
             return;
         }
         failStatus = st;
+        LOG.log(System.Logger.Level.INFO, "tcp: endpoint failed: {0}", st);
         ch.close();
         if (fromProgress) {
             notifyFailure();

@@ -90,6 +90,7 @@ final class TcpInterface implements Interface {
     private int[] slotGen = new int[16];
     private final List<TcpEndpoint> deferred = new ArrayList<>();
     private int handshaking;
+    private static final System.Logger LOG = System.getLogger("weft.uct.tcp");
     private long rejected;
     private long malformed;
     private boolean closed;
@@ -413,11 +414,15 @@ final class TcpInterface implements Interface {
     void countRejected() {
         rejected++;
         counters.increment(Counter.ERRORS);
+        // rare and security relevant: worth a line, never on the data path
+        LOG.log(System.Logger.Level.WARNING, "tcp: refused a connection at the handshake (bad magic, wrong secret "
+            + "or timeout); {0} refused so far", rejected);
     }
 
     void countMalformed() {
         malformed++;
         counters.increment(Counter.ERRORS);
+        LOG.log(System.Logger.Level.WARNING, "tcp: closed a connection that sent a malformed frame");
     }
 
     /** Connections refused at the handshake (bad magic, wrong secret, timeout). */

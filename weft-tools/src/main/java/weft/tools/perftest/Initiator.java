@@ -62,6 +62,11 @@ final class Initiator {
     }
 
     /** One round of progress: the worker's interfaces, and the loopback responder. */
+    /** The measuring side's interface (its counters are printed at the end). */
+    weft.uct.Interface iface() {
+        return side.iface;
+    }
+
     private void progress() {
         worker.progress();
         if (loopback != null) {

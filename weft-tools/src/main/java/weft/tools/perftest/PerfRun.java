@@ -61,6 +61,8 @@ final class PerfRun {
         output.finalResult(r);
         err.printf(java.util.Locale.ROOT, "# allocated bytes/op: %.3f (%d bytes in %d iterations)%n",
             meter.allocatedBytes() / (double) p.iterations(), meter.allocatedBytes(), p.iterations());
+        err.println("# counters " + initiator.iface().transport().name() + "/" + initiator.iface().device().name()
+            + ": " + initiator.iface().counters());
         err.flush();
         return r;
     }
