@@ -142,4 +142,25 @@ class ConformanceHarnessTest {
         t.join();
         Resources.assertBackTo(before, "joined thread", 1_000);
     }
+
+    @Test
+    void hygieneCheckSeesALeakedSharedMapping() {
+        final Resources.Snapshot before = Resources.take();
+        final weft.ucs.memory.SharedMemory m = weft.ucs.memory.SharedMemory.create("weft-hygiene", 4096);
+        final java.lang.foreign.MemorySegment view;
+        final weft.ucs.memory.SharedMemory attached;
+        try {
+            // a second mapping of the same memory without its own fd: only the maps check sees it
+            attached = weft.ucs.memory.SharedMemory.attach((int) ProcessHandle.current().pid(), m.fd(), m.name(),
+                m.size());
+            view = attached.segment();
+            final AssertionError e = assertThrows(AssertionError.class, () -> Resources.assertBackTo(before, "leak", 50));
+            assertTrue(e.getMessage().contains("memfd mappings"), e.getMessage());
+            assertTrue(view.byteSize() >= 4096);
+            attached.close();
+        } finally {
+            m.close();
+        }
+        Resources.assertBackTo(before, "unmapped memory", 1_000);
+    }
 }

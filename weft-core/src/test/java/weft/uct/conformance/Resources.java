@@ -12,7 +12,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
 /**
- * Resource hygiene: open file descriptors ({@code /proc/self/fd}), live threads and files in
+ * Resource hygiene: open file descriptors ({@code /proc/self/fd}), memfd mappings, live threads and files in
  * {@code /dev/shm} whose name contains "weft". Take a {@link Snapshot} before a test and
  * {@link #assertBackTo} after it. Resources held by live peer processes of the harness (their
  * pipe ends and reader threads) and JDK/JUnit infrastructure threads are not counted, so a cached
@@ -31,7 +31,7 @@ public final class Resources {
     }
 
     /** What a test may not leak. */
-    public record Snapshot(Map<Integer, String> fds, Set<Thread> threads, Set<String> shmFiles) {
+    public record Snapshot(Map<Integer, String> fds, Set<Thread> threads, Set<String> shmFiles, long sharedMappings) {
         /** Human-readable differences from {@code before} (empty if none that count). */
         String diff(final Snapshot before) {
             final StringBuilder sb = new StringBuilder();
@@ -47,6 +47,10 @@ public final class Resources {
             newThreads.removeAll(before.threads);
             if (!newThreads.isEmpty()) {
                 sb.append("new live threads ").append(newThreads.stream().map(Thread::getName).toList()).append("; ");
+            }
+            if (sharedMappings != before.sharedMappings) {
+                sb.append("memfd mappings ").append(before.sharedMappings).append(" -> ").append(sharedMappings)
+                    .append("; ");
             }
             if (!shmFiles.equals(before.shmFiles)) {
                 sb.append("/dev/shm weft files ").append(before.shmFiles).append(" -> ").append(shmFiles).append("; ");
@@ -71,7 +75,16 @@ public final class Resources {
         } catch (final IOException e) {
             shm.add("(cannot list /dev/shm: " + e + ")");
         }
-        return new Snapshot(fds, threads, shm);
+        return new Snapshot(fds, threads, shm, sharedMappings());
+    }
+
+    /** Shared-memory mappings of this process ({@code memfd:} lines of /proc/self/maps): unmapped on close. */
+    static long sharedMappings() {
+        try (Stream<String> lines = Files.lines(Path.of("/proc/self/maps"))) {
+            return lines.filter(l -> l.contains("/memfd:")).count();
+        } catch (final IOException e) {
+            return -1;
+        }
     }
 
     /** JDK and JUnit threads that come and go on their own (process reaper pool, timeout scheduler). */
