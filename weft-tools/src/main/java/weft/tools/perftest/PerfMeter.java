@@ -55,27 +55,32 @@ final class PerfMeter {
         lastReportTime = now;
     }
 
-    /** One iteration ended at {@code now}. Allocation free. */
+    /**
+     * One iteration ended at {@code now}. Allocation free. The same work and branches whether or
+     * not intermediate lines are wanted, so that the code the (unreported) warm-up compiles is the
+     * code the measured loop runs: a branch first taken after the warm-up would deoptimize it.
+     */
     void record(final long now) {
         final long d = Math.min(now - last, MAX_TRACKED_NS);
         last = now;
         total.recordValue(d);
+        interval.recordValue(d);
         iterations++;
-        if (output != null) { // intermediate lines wanted: they need the interval's distribution too
-            interval.recordValue(d);
-            if (now - lastReportTime >= reportIntervalNs) {
-                report(now);
-            }
+        if (now - lastReportTime >= reportIntervalNs) {
+            report(now);
         }
     }
 
+    /** Slow path, about once a second: prints the interval's figures if wanted, starts the next interval. */
     private void report(final long now) {
-        final long a0 = threads.getCurrentThreadAllocatedBytes();
-        output.intermediate(result(now, interval));
+        if (output != null) {
+            final long a0 = threads.getCurrentThreadAllocatedBytes();
+            output.intermediate(result(now, interval));
+            allocExcluded += threads.getCurrentThreadAllocatedBytes() - a0;
+        }
         interval.reset();
         lastReportTime = now;
         lastReportIterations = iterations;
-        allocExcluded += threads.getCurrentThreadAllocatedBytes() - a0;
     }
 
     /**
