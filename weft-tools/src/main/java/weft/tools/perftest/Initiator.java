@@ -271,13 +271,19 @@ final class Initiator {
     }
 
     private void waitOutstandingBelow(final int limit) {
+        if (side.inflight.count() >= limit) { // else nothing to wait for (always so on shm and self)
+            waitCompletions(limit);
+        }
+        if (side.inflight.status() != Status.OK) {
+            throw failed(side.inflight.status(), "completing an operation");
+        }
+    }
+
+    private void waitCompletions(final int limit) {
         watchdog.begin();
         while (side.inflight.count() >= limit) {
             progress();
             watchdog.check(WAITING_COMPLETION);
-        }
-        if (side.inflight.status() != Status.OK) {
-            throw failed(side.inflight.status(), "completing an operation");
         }
     }
 
