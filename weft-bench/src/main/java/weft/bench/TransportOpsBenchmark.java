@@ -24,6 +24,7 @@ import weft.uct.RemoteKey;
 import weft.uct.Transport;
 import weft.uct.Transports;
 import weft.uct.UctWorker;
+import weft.uct.Unpacker;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -41,7 +42,7 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
 public class TransportOpsBenchmark {
-    @Param({"self"})
+    @Param({"self", "shm"})
     public String transport;
 
     private UctWorker worker;
@@ -54,6 +55,15 @@ public class TransportOpsBenchmark {
     private MemorySegment src;
     private MemorySegment result;
     private long received;
+    private final CopyUnpacker unpacker = new CopyUnpacker();
+
+    /** Copies what a get reads into {@link #src}, as the perftest's bcopy get does. */
+    private final class CopyUnpacker implements Unpacker {
+        @Override
+        public void unpack(final MemorySegment from, final long offset, final long length) {
+            MemorySegment.copy(from, offset, src, 0, length);
+        }
+    }
 
     @Setup(Level.Trial)
     public void setup() {
@@ -108,5 +118,23 @@ public class TransportOpsBenchmark {
         ep.atomic64Fetch(AtomicOp.ADD, 1, result, 0, region.address(), rkey, null);
         worker.progress();
         return result.get(java.lang.foreign.ValueLayout.JAVA_LONG, 0);
+    }
+
+    @Benchmark
+    public Status getBcopy8() {
+        return ep.getBcopy(unpacker, 8, region.address() + 64, rkey, null);
+    }
+
+    /** The floor the data paths are compared with: an 8-byte copy out of the mapped region. */
+    @Benchmark
+    public MemorySegment rawCopy8() {
+        MemorySegment.copy(region.segment(), 64, src, 0, 8);
+        return src;
+    }
+
+    /** What the perftest's per-iteration time stamp costs here. */
+    @Benchmark
+    public long nanoTime() {
+        return System.nanoTime();
     }
 }

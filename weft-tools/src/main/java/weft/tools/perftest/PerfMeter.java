@@ -5,17 +5,26 @@ import org.HdrHistogram.Histogram;
 import java.lang.management.ManagementFactory;
 
 /**
- * Times the measured iterations: one {@link #record} per iteration (a nanoTime delta into two
- * preallocated histograms, no allocation), an intermediate report about once a second, and the
- * final figures. Also counts the bytes the measuring thread allocates, minus what the reports
+ * Times the measured iterations: one {@link #record} per iteration (a nanoTime delta into a
+ * preallocated histogram of the whole run and a ring of the latest deltas, no allocation), an
+ * intermediate report about once a second, and the final figures. As in ucx_perftest, the
+ * typical latency of an intermediate line is the percentile of the latest {@value #RECENT}
+ * iterations (a plain store per iteration instead of a second histogram); the final line's is
+ * that of the whole run. Also counts the bytes the measuring thread allocates, minus what the reports
  * themselves allocate, to show the data path allocates nothing.
  */
 final class PerfMeter {
     /** Longest per-iteration time tracked exactly; longer ones are clamped (60 s). */
     private static final long MAX_TRACKED_NS = 60_000_000_000L;
 
+    /** Deltas kept for the intermediate lines' percentile (a power of two). */
+    static final int RECENT = 2048;
+
     private final Histogram total = new Histogram(MAX_TRACKED_NS, 3);
-    private final Histogram interval = new Histogram(MAX_TRACKED_NS, 3);
+    /** The latest deltas, indexed by iteration modulo {@link #RECENT}. */
+    private final long[] recent = new long[RECENT];
+    /** Sorted copy of {@link #recent} at report time. */
+    private final long[] sorted = new long[RECENT];
     private final PerfOutput output;
     private final long messageSize;
     private final double factor;
@@ -55,27 +64,31 @@ final class PerfMeter {
         lastReportTime = now;
     }
 
-    /** One iteration ended at {@code now}. Allocation free. */
+    /**
+     * One iteration ended at {@code now}. Allocation free. The same work and branches whether or
+     * not intermediate lines are wanted, so that the code the (unreported) warm-up compiles is the
+     * code the measured loop runs: a branch first taken after the warm-up would deoptimize it.
+     */
     void record(final long now) {
         final long d = Math.min(now - last, MAX_TRACKED_NS);
         last = now;
         total.recordValue(d);
+        recent[(int) iterations & (RECENT - 1)] = d;
         iterations++;
-        if (output != null) { // intermediate lines wanted: they need the interval's distribution too
-            interval.recordValue(d);
-            if (now - lastReportTime >= reportIntervalNs) {
-                report(now);
-            }
+        if (now - lastReportTime >= reportIntervalNs) {
+            report(now);
         }
     }
 
+    /** Slow path, about once a second: prints the interval's figures if wanted. */
     private void report(final long now) {
-        final long a0 = threads.getCurrentThreadAllocatedBytes();
-        output.intermediate(result(now, interval));
-        interval.reset();
+        if (output != null) {
+            final long a0 = threads.getCurrentThreadAllocatedBytes();
+            output.intermediate(result(now, recentPercentile()));
+            allocExcluded += threads.getCurrentThreadAllocatedBytes() - a0;
+        }
         lastReportTime = now;
         lastReportIterations = iterations;
-        allocExcluded += threads.getCurrentThreadAllocatedBytes() - a0;
     }
 
     /**
@@ -86,11 +99,22 @@ final class PerfMeter {
         allocTotal = threads.getCurrentThreadAllocatedBytes() - allocStart - allocExcluded;
         last = now;
         // the final line's "average" covers the last interval, its percentile the whole run
-        return result(now, total);
+        return result(now, total.getTotalCount() == 0 ? 0 : total.getValueAtPercentile(percentile));
     }
 
-    private PerfResult result(final long now, final Histogram h) {
-        final double typical = h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(percentile);
+    /** The percentile of the latest min(iterations, RECENT) deltas. */
+    private double recentPercentile() {
+        final int n = (int) Math.min(iterations, RECENT);
+        if (n == 0) {
+            return 0;
+        }
+        System.arraycopy(recent, 0, sorted, 0, n);
+        java.util.Arrays.sort(sorted, 0, n);
+        final int rank = (int) Math.ceil(percentile / 100.0 * n) - 1;
+        return sorted[Math.max(0, Math.min(n - 1, rank))];
+    }
+
+    private PerfResult result(final long now, final double typical) {
         return PerfResult.of(iterations, now - start, iterations - lastReportIterations, now - lastReportTime,
             messageSize, factor, typical);
     }

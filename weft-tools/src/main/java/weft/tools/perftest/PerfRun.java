@@ -21,6 +21,9 @@ final class PerfRun {
     /** Time between intermediate result lines. */
     static final long REPORT_INTERVAL_NS = TimeUnit.SECONDS.toNanos(1);
 
+    /** Longest pause between warm-up and measurement waiting for the JIT to go quiet. */
+    static final long JIT_SETTLE_MAX_NS = TimeUnit.SECONDS.toNanos(2);
+
     private final PrintStream out;
     private final PrintStream err;
     private final long timeoutNs;
@@ -56,6 +59,10 @@ final class PerfRun {
     private PerfResult measure(final PerfParams p, final Initiator initiator, final PerfOutput output) {
         // the warm-up is timed too (not reported), so that the measured loop runs warm code
         initiator.run(p.warmup(), new PerfMeter(null, p, REPORT_INTERVAL_NS), false);
+        // let the compiles the warm-up started finish before the clock starts (see JitSettle)
+        if (p.warmup() > 0) {
+            JitSettle.await(JIT_SETTLE_MAX_NS);
+        }
         final PerfMeter meter = new PerfMeter(output, p, REPORT_INTERVAL_NS);
         final PerfResult r = initiator.run(p.iterations(), meter, true);
         output.finalResult(r);

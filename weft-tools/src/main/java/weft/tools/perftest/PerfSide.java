@@ -53,6 +53,9 @@ final class PerfSide implements AutoCloseable {
     final InterfaceAttributes attrs;
     final long size;
     final boolean atomic32;
+    /** The fetching atomic of the test (fixed per run: not re-derived per operation). */
+    private final boolean cswap;
+    private final AtomicOp fetchOp;
     private final MemoryDomain md;
     private final MemoryHandle recvHandle;
     private final MemoryHandle sendHandle;
@@ -82,6 +85,8 @@ final class PerfSide implements AutoCloseable {
         this.attrs = iface.attributes();
         this.size = params.messageSize();
         this.atomic32 = params.test().isAtomic() && size == 4;
+        this.cswap = params.test().command() == PerfTestKind.Command.CSWAP;
+        this.fetchOp = params.test().command() == PerfTestKind.Command.SWAP ? AtomicOp.SWAP : AtomicOp.ADD;
         checkSupported();
         this.md = iface.transport().memoryDomain();
         final long regionSize = (Math.max(size, 8) + 63) & ~63L;
@@ -361,18 +366,16 @@ final class PerfSide implements AutoCloseable {
     Status atomicFetch(final long value) {
         inflight.expect(1);
         final Status st;
-        final PerfTestKind.Command c = params.test().command();
-        if (c == PerfTestKind.Command.CSWAP) {
+        if (cswap) {
             // compare with the value last seen, so the swap normally succeeds
             st = atomic32
                 ? ep.atomic32Cswap((int) value - 1, (int) value, result, 0, remoteAddress, rkey, inflight)
                 : ep.atomic64Cswap(value - 1, value, result, 0, remoteAddress, rkey, inflight);
         } else {
-            final AtomicOp op = c == PerfTestKind.Command.SWAP ? AtomicOp.SWAP : AtomicOp.ADD;
-            final long v = op == AtomicOp.ADD ? 1 : value;
+            final long v = fetchOp == AtomicOp.ADD ? 1 : value;
             st = atomic32
-                ? ep.atomic32Fetch(op, (int) v, result, 0, remoteAddress, rkey, inflight)
-                : ep.atomic64Fetch(op, v, result, 0, remoteAddress, rkey, inflight);
+                ? ep.atomic32Fetch(fetchOp, (int) v, result, 0, remoteAddress, rkey, inflight)
+                : ep.atomic64Fetch(fetchOp, v, result, 0, remoteAddress, rkey, inflight);
         }
         if (st != Status.IN_PROGRESS) {
             inflight.expect(-1);

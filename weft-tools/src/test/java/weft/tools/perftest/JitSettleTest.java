@@ -1,0 +1,33 @@
+package weft.tools.perftest;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The pause between warm-up and measurement is bounded, and ends early once the JIT is quiet. */
+class JitSettleTest {
+    @Test
+    @Timeout(10)
+    void shouldReturnWithinItsLimit() {
+        final long t0 = System.nanoTime();
+        JitSettle.await(1_000_000_000L);
+        final long took = System.nanoTime() - t0;
+        assertTrue(took < 1_500_000_000L, "took " + took / 1_000_000 + " ms");
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldWaitAtLeastTheQuietPeriodWhenItSucceeds() {
+        final var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        org.junit.jupiter.api.Assumptions.assumeTrue(jit != null && jit.isCompilationTimeMonitoringSupported());
+        final long t0 = System.nanoTime();
+        final boolean quiet = JitSettle.await(3_000_000_000L);
+        final long took = System.nanoTime() - t0;
+        if (quiet) {
+            assertTrue(took >= 150_000_000L, "quiet after only " + took / 1_000_000 + " ms");
+        } else {
+            assertTrue(took >= 3_000_000_000L, "gave up after " + took / 1_000_000 + " ms");
+        }
+    }
+}
