@@ -19,14 +19,15 @@ class PerfMeterTest {
         final ByteArrayOutputStream bos = new ByteArrayOutputStream();
         final PerfOutput out = new PerfOutput(new PrintStream(bos, true, StandardCharsets.UTF_8), P, finalOnly, csv);
         final PerfMeter m = new PerfMeter(out, P, 2_000_000); // a line every 2 ms
-        final long start = System.nanoTime();
+        // synthetic clock: one iteration every 100 us for 30 ms, so the line count does not depend on load
+        final long start = 1_000_000_000L;
         m.start(start);
-        long now;
-        do {
-            now = System.nanoTime();
+        long now = start;
+        for (int i = 0; i < 300; i++) {
+            now += 100_000;
             m.record(now);
-        } while (now - start < 30_000_000);
-        final PerfResult r = m.finish(System.nanoTime());
+        }
+        final PerfResult r = m.finish(now);
         out.finalResult(r);
         iterations[0] = m.iterations();
         assertEquals(m.iterations(), r.iterations());
