@@ -316,6 +316,10 @@ final class TcpChannel {
      */
     private static final int REARM_MASK = 63;
     private int smallReads;
+    /** Frames at least this large are read up to their end only (see {@link #fill}). */
+    private static final int BIG_FRAME = 16 * 1024;
+    /** Bytes of the partial frame at {@link #rxHead} as told by {@link #need}; 0 if unknown. */
+    private int frameNeed;
     /** A re-arm is due at the next {@link #rearmDelayedAck}. */
     private boolean ackRearm;
 
@@ -328,6 +332,13 @@ final class TcpChannel {
             compact();
         }
         lastAsk = rxCap - rxTail;
+        if (frameNeed >= BIG_FRAME) {
+            // the rest of this frame and the next header only: the read ends on (almost) a frame
+            // boundary, so the next large frame is not left half read at the end of the buffer
+            // where compact() would have to move up to a whole frame
+            lastAsk = Math.min(lastAsk, rxHead + frameNeed + TcpFrame.HEADER - rxTail);
+        }
+        frameNeed = 0;
         final long n = recv(rxBase + rxTail, lastAsk);
         if (n > 0) {
             rxTail += (int) n;
@@ -354,6 +365,18 @@ final class TcpChannel {
             ackRearm = false;
             LibC.setsockoptRaw(fd, LibC.IPPROTO_TCP, TCP_QUICKACK, ZERO_ADDRESS, 4);
         }
+    }
+
+    /**
+     * The owner needs {@code need} bytes from {@link #rxHead} (a whole frame when its header is
+     * known): makes room by compacting if they would not fit, and lets the next {@link #fill}
+     * read no further than that frame (plus the next header) when it is large.
+     */
+    void need(final int need) {
+        if (rxHead + need > rxCap) {
+            compact();
+        }
+        frameNeed = need;
     }
 
     /** Moves the unparsed bytes to the start of the rx buffer. */
