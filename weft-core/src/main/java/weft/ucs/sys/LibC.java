@@ -632,6 +632,25 @@ public final class LibC {
         }
     }
 
+    private static final MethodHandle SETSOCKOPT_RAW = plain("setsockopt",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT));
+
+    /**
+     * setsockopt with the option value at a raw address and no errno capture: for data-path hints
+     * (such as TCP_QUICKACK) whose failure is harmless. Takes no segment, so even a rarely called
+     * (not yet compiled) site allocates nothing.
+     *
+     * @return 0, or -1 on failure (errno not reported)
+     */
+    public static int setsockoptRaw(final int fd, final int level, final int name, final long value,
+                                    final int len) {
+        try {
+            return (int) SETSOCKOPT_RAW.invokeExact(fd, level, name, value, len);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
     /** Value layout helper for callers that pack sockaddr structs. */
     public static final ValueLayout.OfShort SHORT_BE = ValueLayout.JAVA_SHORT_UNALIGNED
         .withOrder(java.nio.ByteOrder.BIG_ENDIAN);

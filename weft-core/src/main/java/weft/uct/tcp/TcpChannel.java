@@ -201,7 +201,7 @@ final class TcpChannel {
     private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private static final int TCP_QUICKACK = 12;
     /** An int 0 for setsockopt, allocated once. */
-    private static final MemorySegment ZERO = Arena.global().allocate(8, 8);
+    private static final long ZERO_ADDRESS = Arena.global().allocate(8, 8).address();
 
     private static long e(final long entry) {
         return ALL.get(JAVA_LONG, entry);
@@ -308,6 +308,20 @@ final class TcpChannel {
 
     /** Bytes the last {@link #fill} asked for (fewer received = the socket is drained). */
     int lastAsk;
+    /** Reads below this size are latency traffic worth keeping delayed ACKs for. */
+    private static final int SMALL_READ = 4096;
+    /**
+     * Delayed-ACK mode is re-armed on one small read in this many: the kernel leaves it only when
+     * its delayed-ACK timer fires (tens of ms without traffic), so a steady flow keeps it.
+     */
+    private static final int REARM_MASK = 63;
+    private int smallReads;
+    /** Frames at least this large are read up to their end only (see {@link #fill}). */
+    private static final int BIG_FRAME = 16 * 1024;
+    /** Bytes of the partial frame at {@link #rxHead} as told by {@link #need}; 0 if unknown. */
+    private int frameNeed;
+    /** A re-arm is due at the next {@link #rearmDelayedAck}. */
+    private boolean ackRearm;
 
     /** Fills the rx buffer after the unparsed bytes; compacts first when the end is reached. */
     long fill() {
@@ -318,16 +332,51 @@ final class TcpChannel {
             compact();
         }
         lastAsk = rxCap - rxTail;
+        if (frameNeed >= BIG_FRAME) {
+            // the rest of this frame and the next header only: the read ends on (almost) a frame
+            // boundary, so the next large frame is not left half read at the end of the buffer
+            // where compact() would have to move up to a whole frame
+            lastAsk = Math.min(lastAsk, rxHead + frameNeed + TcpFrame.HEADER - rxTail);
+        }
+        frameNeed = 0;
         final long n = recv(rxBase + rxTail, lastAsk);
         if (n > 0) {
-            // Each socket carries data one way (replies aside), so the kernel never sees a
-            // "ping-pong" flow and acknowledges every small segment at once, inside this recv,
-            // on the latency path. Asking for delayed ACKs again after each read lets the ACK
-            // ride later (or on a reply): measured ~2-4 us less one-way AM latency on loopback.
-            LibC.setsockopt(fd, LibC.IPPROTO_TCP, TCP_QUICKACK, ZERO, 4);
             rxTail += (int) n;
+            if (n < SMALL_READ && (smallReads++ & REARM_MASK) == 0) {
+                ackRearm = true;
+            }
         }
         return n;
+    }
+
+    /**
+     * Asks for delayed ACKs again if the last reads were small. Each socket carries data one way
+     * (replies aside), so the kernel never sees a "ping-pong" flow and, once its delayed-ACK timer
+     * has fired, acknowledges every small segment at once inside the next recv, on the latency
+     * path. TCP_QUICKACK=0 lets the ACK ride later instead (measured ~2-4 us less one-way AM
+     * latency on loopback; the kernel still acknowledges every second small segment). Called by
+     * progress after the owner parsed and answered, so that the extra system call runs while the
+     * peer is busy, not between a receive and its reply; only one small read in
+     * {@code REARM_MASK + 1} asks for it, and bulk reads never do (full segments are acknowledged
+     * every second one regardless).
+     */
+    void rearmDelayedAck() {
+        if (ackRearm) {
+            ackRearm = false;
+            LibC.setsockoptRaw(fd, LibC.IPPROTO_TCP, TCP_QUICKACK, ZERO_ADDRESS, 4);
+        }
+    }
+
+    /**
+     * The owner needs {@code need} bytes from {@link #rxHead} (a whole frame when its header is
+     * known): makes room by compacting if they would not fit, and lets the next {@link #fill}
+     * read no further than that frame (plus the next header) when it is large.
+     */
+    void need(final int need) {
+        if (rxHead + need > rxCap) {
+            compact();
+        }
+        frameNeed = need;
     }
 
     /** Moves the unparsed bytes to the start of the rx buffer. */

@@ -763,9 +763,7 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
     }
 
     private boolean more(final int need) {
-        if (ch.rxHead + need > ch.rxCap) {
-            ch.compact();
-        }
+        ch.need(need);
         return true;
     }
 

@@ -359,6 +359,9 @@ final class TcpInterface implements Interface {
             }
             if (!ch.closed && (mask & (LibC.EPOLLIN | LibC.EPOLLERR | LibC.EPOLLHUP)) != 0) {
                 ch.owner.onReadable();
+                if (!ch.closed) {
+                    ch.rearmDelayedAck(); // after the handlers answered: off the latency path
+                }
             }
         }
         if (closed) {

@@ -208,9 +208,7 @@ final class TcpServerConnection implements TcpChannel.Owner {
     }
 
     private int more(final int need) {
-        if (ch.rxHead + need > ch.rxCap) {
-            ch.compact();
-        }
+        ch.need(need);
         return MORE;
     }
 
