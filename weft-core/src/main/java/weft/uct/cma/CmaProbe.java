@@ -1,5 +1,7 @@
 package weft.uct.cma;
 
+import weft.ucs.sys.ProcessLiveness;
+import weft.ucs.sys.NodeIdentity;
 import weft.ucs.sys.LibC;
 
 import java.io.IOException;
@@ -123,55 +125,18 @@ final class CmaProbe {
         }
     }
 
-    /** The 16 bytes of the kernel boot id (a UUID), or null. */
+    /** The 16 bytes of the kernel boot id, or null. */
     static byte[] bootId() {
-        final String s = LibC.readSmallFile("/proc/sys/kernel/random/boot_id");
-        if (s == null) {
-            return null;
-        }
-        try {
-            final java.util.UUID u = java.util.UUID.fromString(s.trim());
-            return java.nio.ByteBuffer.allocate(16).putLong(u.getMostSignificantBits())
-                .putLong(u.getLeastSignificantBits()).array();
-        } catch (final IllegalArgumentException e) {
-            return null;
-        }
+        return NodeIdentity.bootId();
     }
 
-    /** Inode of our pid namespace (from the link {@code pid:[N]}), or 0 if unknown. */
+    /** Inode of our pid namespace, or 0 if unknown. */
     static long pidNamespace() {
-        try {
-            final String link = Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString();
-            final int open = link.indexOf('[');
-            final int close = link.indexOf(']');
-            return open < 0 || close < open ? 0 : Long.parseLong(link.substring(open + 1, close));
-        } catch (final IOException | UnsupportedOperationException | NumberFormatException e) {
-            return 0;
-        }
+        return NodeIdentity.namespaceInode("pid");
     }
 
-    /**
-     * Start time (field 22 of {@code /proc/<pid>/stat}, clock ticks since boot) of a live process,
-     * or -1 if it does not exist or is a zombie (its memory is gone either way).
-     */
+    /** Start time of a live process, or -1 if it does not exist or is a zombie. */
     static long startTime(final int pid) {
-        final String stat = LibC.readSmallFile("/proc/" + pid + "/stat");
-        if (stat == null) {
-            return -1;
-        }
-        // the command name (field 2) may hold spaces and parentheses: fields resume after the last ')'
-        final int close = stat.lastIndexOf(')');
-        if (close < 0) {
-            return -1;
-        }
-        final String[] f = stat.substring(close + 1).trim().split(" +");
-        if (f.length < 20 || f[0].equals("Z") || f[0].equals("X")) {
-            return -1;
-        }
-        try {
-            return Long.parseLong(f[19]);
-        } catch (final NumberFormatException e) {
-            return -1;
-        }
+        return ProcessLiveness.startTime(pid);
     }
 }

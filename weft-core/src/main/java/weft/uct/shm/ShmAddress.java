@@ -1,5 +1,6 @@
 package weft.uct.shm;
 
+import weft.ucs.sys.NodeIdentity;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.sys.LibC;
@@ -85,32 +86,10 @@ final class ShmAddress {
     }
 
     private static byte[] deviceAddress() {
+        final byte[] boot = NodeIdentity.bootId();
         final ByteBuffer b = ByteBuffer.allocate(32).order(ByteOrder.LITTLE_ENDIAN);
-        final String boot = LibC.readSmallFile("/proc/sys/kernel/random/boot_id");
-        long hi = 0;
-        long lo = 0;
-        if (boot != null) {
-            try {
-                final UUID u = UUID.fromString(boot);
-                hi = u.getMostSignificantBits();
-                lo = u.getLeastSignificantBits();
-            } catch (final IllegalArgumentException e) {
-                hi = boot.hashCode(); // unusual format: still identifies this boot
-            }
-        }
-        b.putLong(hi).putLong(lo).putLong(namespace("pid")).putLong(namespace("net"));
+        b.put(boot == null ? new byte[16] : boot);
+        b.putLong(NodeIdentity.namespaceInode("pid")).putLong(NodeIdentity.namespaceInode("net"));
         return b.array();
-    }
-
-    /** Inode of this process's namespace {@code kind} ({@code pid:[4026531836]}), or 0 if unknown. */
-    private static long namespace(final String kind) {
-        try {
-            final String link = Files.readSymbolicLink(Path.of("/proc/self/ns/" + kind)).toString();
-            final int s = link.indexOf('[');
-            final int e = link.indexOf(']');
-            return s >= 0 && e > s ? Long.parseLong(link.substring(s + 1, e)) : 0;
-        } catch (final IOException | RuntimeException e) {
-            return 0;
-        }
     }
 }

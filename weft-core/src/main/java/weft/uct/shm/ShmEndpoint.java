@@ -1,5 +1,6 @@
 package weft.uct.shm;
 
+import weft.ucs.sys.ProcessLiveness;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.queue.FifoDescriptor;

@@ -1,5 +1,6 @@
 package weft.uct.tcp;
 
+import weft.ucs.sys.NodeIdentity;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.sys.LibC;
@@ -108,16 +109,12 @@ final class TcpAddress {
     }
 
     private static byte[] bootId() {
-        final String s = LibC.readSmallFile("/proc/sys/kernel/random/boot_id");
-        final ByteBuffer b = ByteBuffer.allocate(16);
-        try {
-            final UUID u = UUID.fromString(s == null ? "" : s);
-            b.putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
-        } catch (final IllegalArgumentException e) {
-            // no boot id (not Linux?): use the host name hash so that loopback stays host-local
-            final String host = String.valueOf(System.getenv("HOSTNAME"));
-            b.putLong(host.hashCode()).putLong(0x5746L);
+        final byte[] boot = NodeIdentity.bootId();
+        if (boot != null) {
+            return boot;
         }
-        return b.array();
+        // no boot id (not Linux?): use the host name hash so that loopback stays host-local
+        final String host = String.valueOf(System.getenv("HOSTNAME"));
+        return ByteBuffer.allocate(16).putLong(host.hashCode()).putLong(0x5746L).array();
     }
 }

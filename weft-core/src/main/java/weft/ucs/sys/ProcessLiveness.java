@@ -1,6 +1,5 @@
-package weft.uct.shm;
+package weft.ucs.sys;
 
-import weft.ucs.sys.LibC;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -11,33 +10,33 @@ import java.lang.foreign.ValueLayout;
  * and was reused is not mistaken for the peer. The polling form allocates nothing: the caller
  * keeps the path and a scratch buffer.
  */
-final class ProcessLiveness {
+public final class ProcessLiveness {
     /** Returned when the process is gone (or a zombie). */
-    static final long DEAD = -1;
+    public static final long DEAD = -1;
     private static final int BUFFER = 1024;
 
     private ProcessLiveness() {
     }
 
     /** Scratch buffer for {@link #startTime(MemorySegment, MemorySegment)}. */
-    static MemorySegment newBuffer(final Arena arena) {
+    public static MemorySegment newBuffer(final Arena arena) {
         return arena.allocate(BUFFER);
     }
 
     /** NUL-terminated {@code /proc/<pid>/stat}. */
-    static MemorySegment statPath(final Arena arena, final int pid) {
+    public static MemorySegment statPath(final Arena arena, final int pid) {
         return arena.allocateFrom("/proc/" + pid + "/stat");
     }
 
     /** Start time of {@code pid} (setup path), or {@link #DEAD}. */
-    static long startTime(final int pid) {
+    public static long startTime(final int pid) {
         try (Arena a = Arena.ofConfined()) {
             return startTime(statPath(a, pid), newBuffer(a));
         }
     }
 
     /** Start time of the process whose stat file is {@code path}, or {@link #DEAD}. No allocation. */
-    static long startTime(final MemorySegment path, final MemorySegment buf) {
+    public static long startTime(final MemorySegment path, final MemorySegment buf) {
         final int fd = LibC.open(path, LibC.O_RDONLY | LibC.O_CLOEXEC, 0);
         if (fd < 0) {
             return DEAD;
