@@ -216,8 +216,9 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
                 cellDesc[cell] = fresh;
                 // the rebinding is published to senders by the consumer's release store of the tail
                 f.set(ValueLayout.JAVA_INT, e + ELEMENT_DESC_OFFSET, fresh);
-            } else {
-                // restore it in case a misbehaving sender overwrote it
+            } else if (f.get(ValueLayout.JAVA_INT, e + ELEMENT_DESC_OFFSET) != d) {
+                // restore it if a misbehaving sender overwrote it; only then: a store here would take the
+                // cell's cache line from the sender that reuses it next lap
                 f.set(ValueLayout.JAVA_INT, e + ELEMENT_DESC_OFFSET, d);
             }
         } else {
@@ -454,6 +455,11 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
     @Override
     public Counters counters() {
         return counters;
+    }
+
+    /** The receive FIFO (tests). */
+    MemorySegment fifoSegment() {
+        return fifo;
     }
 
     /** Spare receive descriptors (tests). */

@@ -299,6 +299,38 @@ class ShmTransportTest {
     }
 
     @Test
+    void aDescriptorIndexOverwrittenByASenderIsRestored() {
+        reopen(Config.global().with("SHM_FIFO_SIZE", "4"));
+        final MemorySegment fifo = ((ShmInterface) b).fifoSegment();
+        final long cell0 = weft.ucs.queue.FifoDescriptor.elementOffset(128, 0)
+            + weft.ucs.queue.FifoDescriptor.ELEMENT_DESC_OFFSET;
+        final long[] got = {-1};
+        b.setAmHandler(2, (data, off, len, f) -> {
+            got[0] = data.get(LONG, off);
+            return Status.OK;
+        });
+        for (int lap = 0; lap < 2; lap++) {
+            final long r = ab.amBcopy(2, (d, o, cap) -> {
+                d.set(LONG, o, 4242);
+                fifo.set(ValueLayout.JAVA_INT, cell0, 3); // a misbehaving sender rebinds the cell it holds
+                return 8;
+            });
+            assertEquals(8, r);
+            progressUntil(b, () -> got[0] == 4242);
+            assertEquals(0, fifo.get(ValueLayout.JAVA_INT, cell0), "the receiver restored its binding");
+            got[0] = -1;
+            for (int i = 1; i < 4; i++) { // the other cells, untouched, to come back to cell 0
+                assertEquals(8, ab.amBcopy(2, (d, o, cap) -> {
+                    d.set(LONG, o, 7);
+                    return 8;
+                }));
+                progressUntil(b, () -> got[0] == 7);
+                got[0] = -1;
+            }
+        }
+    }
+
+    @Test
     void keptDescriptorsStayIntactUntilReleasedAndBoundMemory() {
         reopen(Config.global().with("SHM_FIFO_SIZE", "4").with("SHM_RX_DESCS", "3"));
         final List<long[]> kept = new ArrayList<>();

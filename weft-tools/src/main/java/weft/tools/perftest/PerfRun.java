@@ -64,14 +64,27 @@ final class PerfRun {
             JitSettle.await(JIT_SETTLE_MAX_NS);
         }
         final PerfMeter meter = new PerfMeter(output, p, REPORT_INTERVAL_NS);
+        final long jitBefore = compilationMillis();
+        final long t0 = System.nanoTime();
         final PerfResult r = initiator.run(p.iterations(), meter, true);
+        final long measuredMs = (System.nanoTime() - t0) / 1_000_000L;
+        final long jitMs = compilationMillis() - jitBefore;
         output.finalResult(r);
+        // compiler threads share the CPUs with the pinned sender and receiver: say how busy they were
+        err.printf(java.util.Locale.ROOT, "# JIT compilation during the measured phase: %d ms in %d ms%n", jitMs,
+            measuredMs);
         err.printf(java.util.Locale.ROOT, "# allocated bytes/op: %.3f (%d bytes in %d iterations)%n",
             meter.allocatedBytes() / (double) p.iterations(), meter.allocatedBytes(), p.iterations());
         err.println("# counters " + initiator.iface().transport().name() + "/" + initiator.iface().device().name()
             + ": " + initiator.iface().counters());
         err.flush();
         return r;
+    }
+
+    /** Total JIT compilation time of this JVM so far (ms), or 0 if unknown. */
+    private static long compilationMillis() {
+        final java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
     }
 
     /** Accepts one client on {@code port}, runs the test it asks for as responder, and returns. */
