@@ -1,16 +1,25 @@
 package weft.uct;
 
-/** Per-thread allocation counter for zero-allocation tests (HotSpot's TLAB accounting). */
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+
+/**
+ * Bytes allocated by the calling thread (HotSpot's TLAB accounting, {@code
+ * com.sun.management.ThreadMXBean}), for zero-allocation tests. Looked up reflectively because the test
+ * sources compile inside module weft.core, which does not read jdk.management (tests run on the class
+ * path, where it is visible). The bound handle returns a primitive: reading the meter allocates nothing.
+ */
 public final class AllocationMeter {
-    private static final java.lang.reflect.Method ALLOCATED;
-    private static final Object THREADS;
+    private static final MethodHandle ALLOCATED;
 
     static {
-        // reflection: tests compile inside module weft.core, which does not read jdk.management
         try {
-            THREADS = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean")
-                .invoke(null);
-            ALLOCATED = Class.forName("com.sun.management.ThreadMXBean").getMethod("getCurrentThreadAllocatedBytes");
+            final Object bean = Class.forName("java.lang.management.ManagementFactory")
+                .getMethod("getThreadMXBean").invoke(null);
+            final Class<?> type = Class.forName("com.sun.management.ThreadMXBean");
+            ALLOCATED = MethodHandles.publicLookup()
+                .findVirtual(type, "getCurrentThreadAllocatedBytes", MethodType.methodType(long.class)).bindTo(bean);
         } catch (final ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -22,9 +31,9 @@ public final class AllocationMeter {
     /** Bytes allocated so far by the calling thread. */
     public static long allocatedBytes() {
         try {
-            return (Long) ALLOCATED.invoke(THREADS);
-        } catch (final ReflectiveOperationException e) {
-            throw new IllegalStateException(e);
+            return (long) ALLOCATED.invokeExact();
+        } catch (final Throwable t) {
+            throw new IllegalStateException(t);
         }
     }
 }

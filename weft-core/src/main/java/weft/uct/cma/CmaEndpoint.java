@@ -1,5 +1,6 @@
 package weft.uct.cma;
 
+import weft.ucs.sys.ProcessLiveness;
 import weft.ucs.Status;
 import weft.uct.AbstractEndpoint;
 import weft.uct.Completion;
@@ -99,7 +100,7 @@ final class CmaEndpoint extends AbstractEndpoint {
         if (failure != null) {
             return failure;
         }
-        final long start = CmaProbe.startTime(peerPid);
+        final long start = ProcessLiveness.startTime(peerPid);
         if (start < 0 || (peerStartTime >= 0 && start != peerStartTime)) {
             iface.failEndpoint(this, Status.CONNECTION_RESET);
             return Status.CONNECTION_RESET;

@@ -1,6 +1,5 @@
 package weft.uct.cma;
 
-import weft.ucs.sys.ProcessLiveness;
 import weft.ucs.sys.NodeIdentity;
 import weft.ucs.sys.LibC;
 
@@ -39,7 +38,7 @@ final class CmaProbe {
         if (policy != null) {
             return policy;
         }
-        if (LibC.readSmallFile("/proc/sys/kernel/random/boot_id") == null) {
+        if (NodeIdentity.bootId() == null) {
             return "cannot read /proc/sys/kernel/random/boot_id to identify this node";
         }
         return selfTransfer();
@@ -125,18 +124,4 @@ final class CmaProbe {
         }
     }
 
-    /** The 16 bytes of the kernel boot id, or null. */
-    static byte[] bootId() {
-        return NodeIdentity.bootId();
-    }
-
-    /** Inode of our pid namespace, or 0 if unknown. */
-    static long pidNamespace() {
-        return NodeIdentity.namespaceInode("pid");
-    }
-
-    /** Start time of a live process, or -1 if it does not exist or is a zombie. */
-    static long startTime(final int pid) {
-        return ProcessLiveness.startTime(pid);
-    }
 }

@@ -1,5 +1,7 @@
 package weft.uct.cma;
 
+import weft.ucs.sys.NodeIdentity;
+import weft.ucs.sys.ProcessLiveness;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.config.Config;
@@ -122,7 +124,7 @@ public final class CmaTransport implements Transport {
     long startTime() {
         long s = startTime;
         if (s == -2) {
-            s = CmaProbe.startTime(pid);
+            s = ProcessLiveness.startTime(pid);
             startTime = s;
         }
         return s;
@@ -132,9 +134,9 @@ public final class CmaTransport implements Transport {
     byte[] deviceAddress() {
         byte[] a = deviceAddress;
         if (a == null) {
-            final byte[] boot = CmaProbe.bootId();
+            final byte[] boot = NodeIdentity.bootId();
             a = ByteBuffer.allocate(CmaInterface.DEVICE_ADDRESS_LENGTH).order(java.nio.ByteOrder.LITTLE_ENDIAN)
-                .put(boot == null ? new byte[16] : boot).putLong(CmaProbe.pidNamespace()).array();
+                .put(boot == null ? new byte[16] : boot).putLong(NodeIdentity.namespaceInode("pid")).array();
             deviceAddress = a;
         }
         return a;

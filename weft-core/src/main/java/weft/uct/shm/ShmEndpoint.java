@@ -290,11 +290,7 @@ final class ShmEndpoint extends AbstractEndpoint {
     /** Only the packed length tells whether the put fits: pack aside, check, then copy. */
     private long putBcopyNearEnd(final Packer packer, final MemorySegment mem, final long remoteAddress,
                                  final RemoteKey rkey) {
-        MemorySegment bounce = iface.bounce;
-        if (bounce == null) {
-            bounce = java.lang.foreign.Arena.ofAuto().allocate(iface.segSize, 64);
-            iface.bounce = bounce;
-        }
+        final MemorySegment bounce = iface.bounce;
         final long len = packer.pack(bounce, 0, iface.segSize);
         if (len < 0 || len > iface.segSize) {
             return Status.INVALID_PARAM.code();

@@ -70,7 +70,7 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
     final int segSize;
     final int maxShort;
     /** Bounce buffer for a bcopy put near the end of a region, where the packed length decides the range. */
-    MemorySegment bounce;
+    final MemorySegment bounce;
     private final int descStride;
     private final int descCount;
     private final int maxPoll;
@@ -124,6 +124,7 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
         segSize = (int) seg;
         maxShort = (int) elemSize - ELEMENT_HEADER_LENGTH - AM_HEADER;
         descStride = (segSize + 63) & -64;
+        bounce = arena.allocate(segSize, 64);
         descCount = fifoSize + rxDescs;
 
         SharedMemory f = null;

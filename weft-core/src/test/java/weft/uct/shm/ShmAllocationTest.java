@@ -1,5 +1,7 @@
 package weft.uct.shm;
 
+import weft.uct.AllocationMeter;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The hot paths allocate nothing in steady state (measured per thread by the JVM, via ThreadMXBean). */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@org.junit.jupiter.api.Tag("allocation") // runs in a fresh JVM: see the surefire "allocation" execution
 class ShmAllocationTest {
     private static final int N = 20_000;
     private static final long LIMIT = 400;

@@ -50,32 +50,6 @@ final class TcpTestSupport {
         }
     }
 
-    private static final Object THREAD_MX;
-    private static final java.lang.invoke.MethodHandle ALLOCATED;
-
-    static {
-        // com.sun.management is not read by the weft.core module the tests compile in: reach it reflectively
-        try {
-            final Class<?> mf = Class.forName("java.lang.management.ManagementFactory");
-            THREAD_MX = mf.getMethod("getThreadMXBean").invoke(null);
-            final Class<?> tmx = Class.forName("com.sun.management.ThreadMXBean");
-            ALLOCATED = java.lang.invoke.MethodHandles.publicLookup()
-                .findVirtual(tmx, "getCurrentThreadAllocatedBytes", java.lang.invoke.MethodType.methodType(long.class))
-                .asType(java.lang.invoke.MethodType.methodType(long.class, Object.class));
-        } catch (final ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    /** Bytes allocated so far by the calling thread (allocates nothing itself). */
-    static long allocatedBytes() {
-        try {
-            return (long) ALLOCATED.invokeExact(THREAD_MX);
-        } catch (final Throwable t) {
-            throw new IllegalStateException(t);
-        }
-    }
-
     static int fdCount() {
         final String[] l = new File("/proc/self/fd").list();
         return l == null ? -1 : l.length;
