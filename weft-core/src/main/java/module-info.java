@@ -10,6 +10,7 @@ module weft.core {
     exports weft.ucs.queue;
     exports weft.ucs.wakeup;
     exports weft.uct;
+    exports weft.ucp;
 
     uses weft.uct.Transport;
 

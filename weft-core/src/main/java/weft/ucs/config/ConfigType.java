@@ -31,6 +31,19 @@ public abstract class ConfigType<T> {
         return String.valueOf(value);
     }
 
+    /** A size as {@link #SIZE}, or {@code auto} (returned as -1: the library computes the value). */
+    public static final ConfigType<Long> SIZE_OR_AUTO = new ConfigType<>("auto, or a size such as 4096, 8k, 16m or inf") {
+        @Override
+        public Long parse(final String text) {
+            return text.trim().equalsIgnoreCase("auto") ? -1L : SIZE.parse(text);
+        }
+
+        @Override
+        public String format(final Long value) {
+            return value < 0 ? "auto" : SIZE.format(value);
+        }
+    };
+
     /** Byte sizes: {@code 4096}, {@code 8k}, {@code 16m}, {@code 1g}, {@code inf} (Long.MAX_VALUE). */
     public static final ConfigType<Long> SIZE = new ConfigType<>("a size such as 4096, 8k, 16m, 2g or inf") {
         @Override

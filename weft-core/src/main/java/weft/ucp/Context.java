@@ -1,0 +1,222 @@
+package weft.ucp;
+
+import weft.ucs.Status;
+import weft.ucs.WeftException;
+import weft.ucs.config.Config;
+import weft.uct.Device;
+import weft.uct.Transport;
+import weft.uct.Transports;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The application's handle on Weft: which features it needs and which transports it may use. Create
+ * one per process, then one {@link Worker} per thread.
+ *
+ * <pre>{@code
+ * try (Context ctx = Context.builder().features(Feature.TAG).build();
+ *      Worker w = ctx.newWorker()) {
+ *     byte[] myAddress = w.address();          // give it to the peer out of band
+ *     Endpoint ep = w.connect(peerAddress);
+ *     ep.sendTag(7, buffer).await();
+ * }
+ * }</pre>
+ *
+ * <p>Transports come from {@code WEFT_TLS} (or {@link Builder#transports}); devices can be filtered per
+ * transport with the transports' own variables (e.g. {@code WEFT_TCP_DEVICES}).
+ */
+public final class Context implements AutoCloseable {
+    private final Set<Feature> features;
+    private final Config config;
+    private final List<Transport> transports;
+    private final List<Worker> workers = new ArrayList<>();
+    private final int estimatedEndpoints;
+    private final String name;
+    final long rndvThresh;
+    final long zcopyThresh;
+    final long maxShort;
+    final int maxRndvRails;
+    final double multiLaneMaxRatio;
+    final long rndvChunk;
+    final String rndvScheme;
+    final long unexpectedBudget;
+    private boolean closed;
+
+    private Context(final Builder b) {
+        this.features = Collections.unmodifiableSet(EnumSet.copyOf(b.features));
+        this.config = b.config;
+        this.estimatedEndpoints = b.estimatedEndpoints;
+        this.name = b.name;
+        final List<Transport> sel = new ArrayList<>();
+        for (final Transport t : b.transportNames == null ? selectedByConfig(config)
+            : b.transportNames.stream().map(Transports::byName).toList()) {
+            if (t.unavailableReason() == null && !t.devices().isEmpty()) {
+                sel.add(t);
+            }
+        }
+        if (sel.isEmpty()) {
+            throw new WeftException(Status.UNSUPPORTED, "no usable transport (selected by WEFT_TLS="
+                + config.text(Transports.TLS) + "; available: " + Transports.all().stream()
+                .map(t -> t.name() + (t.unavailableReason() == null ? "" : " (" + t.unavailableReason() + ")"))
+                .toList() + ")");
+        }
+        this.transports = List.copyOf(sel);
+        this.rndvThresh = config.get(UcpConfig.RNDV_THRESH);
+        this.zcopyThresh = config.get(UcpConfig.ZCOPY_THRESH);
+        this.maxShort = config.get(UcpConfig.MAX_SHORT);
+        this.maxRndvRails = Math.max(1, config.get(UcpConfig.MAX_RNDV_RAILS));
+        this.multiLaneMaxRatio = config.get(UcpConfig.MULTI_LANE_MAX_RATIO);
+        this.rndvChunk = Math.max(4096, config.get(UcpConfig.RNDV_CHUNK));
+        this.rndvScheme = config.get(UcpConfig.RNDV_SCHEME);
+        this.unexpectedBudget = config.get(UcpConfig.UNEXPECTED_BUDGET);
+    }
+
+    /**
+     * The transports {@code WEFT_TLS} selects. At this layer {@code shm} (or {@code sm}) means every
+     * same-node transport: shm, cma and self ({@code ^cma} still removes one).
+     */
+    static List<Transport> selectedByConfig(final Config config) {
+        final List<String> sel = config.get(Transports.TLS);
+        if (!sel.contains("shm") && !sel.contains("sm")) {
+            return Transports.selected(config);
+        }
+        final List<String> expanded = new ArrayList<>(sel);
+        expanded.remove("sm");
+        for (final String n : List.of("shm", "cma", "self")) {
+            if (!expanded.contains(n)) {
+                expanded.add(n);
+            }
+        }
+        return Transports.selected(config.with(Transports.TLS.name(), String.join(",", expanded)));
+    }
+
+    /** A context with the given features and the configuration from the environment. */
+    public static Context create(final Feature... features) {
+        return builder().features(features).build();
+    }
+
+    /** Starts building a context. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The features asked for. */
+    public Set<Feature> features() {
+        return features;
+    }
+
+    /** The configuration this context read. */
+    public Config config() {
+        return config;
+    }
+
+    /** The transports this context uses, best first. */
+    public List<Transport> transports() {
+        return transports;
+    }
+
+    /** Every device of every transport in use. */
+    public List<Device> devices() {
+        final List<Device> l = new ArrayList<>();
+        for (final Transport t : transports) {
+            l.addAll(t.devices());
+        }
+        return l;
+    }
+
+    /** The hint given at creation (0 when none). */
+    public int estimatedEndpoints() {
+        return estimatedEndpoints;
+    }
+
+    /** The name given at creation. */
+    public String name() {
+        return name;
+    }
+
+    /** A worker for the calling thread ({@link ThreadMode#SINGLE}). */
+    public Worker newWorker() {
+        return newWorker(ThreadMode.SINGLE);
+    }
+
+    /** A worker with the given thread mode. */
+    public synchronized Worker newWorker(final ThreadMode mode) {
+        if (closed) {
+            throw new WeftException(Status.CLOSED, "context is closed");
+        }
+        final Worker w = new Worker(this, mode);
+        workers.add(w);
+        return w;
+    }
+
+    synchronized void removeWorker(final Worker w) {
+        workers.remove(w);
+    }
+
+    /** Closes every worker still open, then the context. */
+    @Override
+    public void close() {
+        final List<Worker> ws;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            ws = new ArrayList<>(workers);
+        }
+        for (final Worker w : ws) {
+            w.closeFromContext();
+        }
+    }
+
+    /** Builder for {@link Context}. */
+    public static final class Builder {
+        private EnumSet<Feature> features = EnumSet.of(Feature.TAG);
+        private Config config = Config.global();
+        private List<String> transportNames;
+        private int estimatedEndpoints;
+        private String name = "weft";
+
+        private Builder() {
+        }
+
+        /** The features needed (default TAG). */
+        public Builder features(final Feature... f) {
+            features = f.length == 0 ? EnumSet.noneOf(Feature.class) : EnumSet.of(f[0], f);
+            return this;
+        }
+
+        /** The configuration to read (default: environment and system properties). */
+        public Builder config(final Config c) {
+            config = c;
+            return this;
+        }
+
+        /** Use exactly these transports (overrides {@code WEFT_TLS}). */
+        public Builder transports(final String... names) {
+            transportNames = List.of(names);
+            return this;
+        }
+
+        /** Expected number of endpoints per worker (sizing hint). */
+        public Builder estimatedEndpoints(final int n) {
+            estimatedEndpoints = n;
+            return this;
+        }
+
+        /** A name shown in errors and tools. */
+        public Builder name(final String n) {
+            name = n;
+            return this;
+        }
+
+        /** Creates the context. */
+        public Context build() {
+            return new Context(this);
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package weft.ucp;
+
+/**
+ * Where an endpoint switches protocol as the message grows: eager short (inline) → eager bcopy
+ * (copied, one or more fragments) → rendezvous. Computed from the lanes' performance model as the
+ * crossover of two linear cost functions, unless {@code WEFT_MAX_SHORT} / {@code WEFT_RNDV_THRESH}
+ * set them.
+ *
+ * <p>Model (times in ns for a message of s bytes):
+ * <ul>
+ *   <li>eager: latency + overhead + s/bw(am) + s/memcpy (the receiver copies out; overhead is paid per
+ *   fragment, spread per byte);</li>
+ *   <li>rendezvous get: 2·latency(am) + 2·overhead (RTS, ATS) + latency(rma) + overhead(rma) + registration
+ *   + s/Σbw(rma lanes);</li>
+ *   <li>rendezvous over AM (no get lane): never cheaper than eager; used from
+ *   {@link #AM_RNDV_THRESH} so that huge messages are not buffered unexpectedly.</li>
+ * </ul>
+ */
+final class ProtocolThresholds {
+    /** Bytes per ns a receiver copies at (10 GB/s: a conservative memcpy figure for this class of machine). */
+    static final double MEMCPY_BW = 10.0;
+    static final long AM_RNDV_THRESH = 256 * 1024;
+
+    final long maxShort;
+    final long maxBcopy;
+    final long rndvThresh;
+    final boolean rndvGet;
+
+    ProtocolThresholds(final Context ctx, final Lane am, final Lane[] rndv, final double[] weights) {
+        final long laneShort = Math.min(am.local.attrs.amMaxShort(), am.remote.amMaxShort());
+        maxShort = ctx.maxShort >= 0 ? Math.min(ctx.maxShort, laneShort) : laneShort;
+        maxBcopy = Math.min(am.local.attrs.amMaxBcopy(), am.remote.amMaxBcopy());
+        rndvGet = rndv.length > 0;
+        if (ctx.rndvThresh >= 0) {
+            rndvThresh = Math.max(ctx.rndvThresh, 0);
+        } else if (!rndvGet) {
+            rndvThresh = AM_RNDV_THRESH;
+        } else {
+            final double amLat = am.latencyNs();
+            final double amOvh = am.local.attrs.overheadNs() + am.remote.overheadNs();
+            final double eagerFixed = amLat + amOvh;
+            final double eagerPerByte = 1e9 / am.bandwidth() + 1 / MEMCPY_BW + amOvh / Math.max(1, maxBcopy);
+            double rmaBw = 0;
+            double rmaLat = 0;
+            double rmaOvh = 0;
+            double reg = 0;
+            for (final Lane l : rndv) {
+                rmaBw += l.bandwidth();
+                rmaLat = Math.max(rmaLat, l.latencyNs());
+                rmaOvh = Math.max(rmaOvh, l.local.attrs.overheadNs());
+                reg = Math.max(reg, l.local.mdAttrs.regCostNs());
+            }
+            final double rndvFixed = 2 * amLat + 2 * amOvh + rmaLat + rmaOvh + reg;
+            final double rndvPerByte = 1e9 / rmaBw;
+            if (rndvPerByte >= eagerPerByte) {
+                rndvThresh = AM_RNDV_THRESH;
+            } else {
+                final double cross = (rndvFixed - eagerFixed) / (eagerPerByte - rndvPerByte);
+                rndvThresh = Math.max(maxShort + 1, (long) Math.ceil(cross));
+            }
+        }
+    }
+
+    String describe() {
+        return String.format("tag_send: 0..%d eager short, ..%d eager bcopy (%s), %d.. rendezvous (%s)%n",
+            maxShort, rndvThresh - 1, rndvThresh - 1 > maxBcopy ? "multi-fragment above " + maxBcopy : "single",
+            rndvThresh, rndvGet ? "get" : "am");
+    }
+}

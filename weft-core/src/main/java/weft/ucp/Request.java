@@ -1,0 +1,211 @@
+package weft.ucp;
+
+import weft.ucs.Status;
+import weft.ucs.WeftException;
+import weft.uct.Completion;
+import weft.uct.MemoryHandle;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * An operation in flight, or finished.
+ *
+ * <p>Rules (the same for every operation):
+ * <ul>
+ *   <li>An operation started <em>without</em> a callback that completes at once returns
+ *   {@link #done(Status)}, a shared immutable request: nothing is allocated and nothing needs releasing.
+ *   Otherwise it returns a request from the worker's pool: poll {@link #isCompleted()} (progressing the
+ *   worker) or {@link #await()}, then {@link #release()} it. Releasing before completion is allowed: the
+ *   request returns to the pool when it completes. A request never released is simply garbage
+ *   collected (it leaks nothing, it only costs an allocation later).</li>
+ *   <li>An operation started <em>with</em> a {@link RequestCallback} always calls it exactly once, from
+ *   {@link Worker#progress()}, never from inside the starting call, even when it completed at once. The
+ *   request is released automatically after the callback returns.</li>
+ * </ul>
+ *
+ * <pre>{@code
+ * Request r = ep.sendTag(42, buf);
+ * r.await();                     // progresses the worker until done
+ * if (r.status().isError()) ...;
+ * r.release();
+ * }</pre>
+ */
+public class Request {
+    private static final Request[] DONE = new Request[Status.values().length];
+
+    static {
+        for (final Status s : Status.values()) {
+            DONE[s.ordinal()] = new Request(null, s);
+        }
+    }
+
+    // kinds (package-private; one class for every operation keeps pooling simple)
+    static final byte SEND = 1;
+    static final byte RECV = 2;
+    static final byte RNDV_SEND = 3;
+    static final byte RNDV_RECV = 4;
+    static final byte CONTROL = 5;
+
+    final Worker worker;
+    byte kind;
+    Status status = Status.OK;
+    boolean completed;
+    boolean released;
+    RequestCallback callback;
+    CompletableFuture<Request> future;
+
+    // tag send/receive
+    MemorySegment buffer;
+    long offset;
+    long capacity; // bytes the buffer can take (receive) or bytes to send
+    long tag;
+    long mask;
+    long length;   // received bytes (sender's length on truncation) or bytes sent
+    long received; // bytes of a multi-fragment/rendezvous message written so far
+    long sn;       // posting order in the tag matcher
+    int bucket = -1;
+    TagInfo info;
+    Endpoint ep;
+    long id = -1;  // inflight id when a peer must name this request (sync ack, rendezvous)
+    boolean sync;
+    boolean acked;
+    boolean localDone;
+
+    // intrusive links: expected queue / worker completion queue / endpoint send queue
+    Request prev;
+    Request next;
+    Request nextDone;
+    Request nextSend;
+    boolean queuedDone;
+
+    // rendezvous
+    MemoryHandle[] handles;
+    weft.uct.RemoteKey[] rkeys;
+    final Completion completion;
+    long remoteAddress;
+    long remoteReqId;
+    int sendStage;
+
+    /** A finished request shared by every operation that completed at once with {@code status}. */
+    public static Request done(final Status status) {
+        return DONE[status.ordinal()];
+    }
+
+    private Request(final Worker worker, final Status doneStatus) {
+        this.worker = worker;
+        this.status = doneStatus;
+        this.completed = true;
+        this.completion = null;
+    }
+
+    Request(final Worker worker) {
+        this.worker = worker;
+        this.completion = new Completion() {
+            @Override
+            protected void onComplete(final Status st) {
+                worker.onTransportCompletion(Request.this, st);
+            }
+        };
+    }
+
+    /** True when the operation has finished (with success or an error). Does not progress the worker. */
+    public final boolean isCompleted() {
+        return completed;
+    }
+
+    /** {@link Status#IN_PROGRESS} until completed, then OK or the error. */
+    public final Status status() {
+        return completed ? status : Status.IN_PROGRESS;
+    }
+
+    /** For a receive: the sender's tag. */
+    public final long senderTag() {
+        return tag;
+    }
+
+    /** For a receive: the sender's length; for a send: the bytes sent. */
+    public final long length() {
+        return length;
+    }
+
+    /**
+     * Progresses the owning worker until this request completes, and returns its status. Uses the
+     * worker's wait strategy (spins, then yields).
+     */
+    public final Status await() {
+        if (worker != null) {
+            worker.await(this);
+        }
+        return status;
+    }
+
+    /** Like {@link #await()} but throws {@link WeftException} if the status is an error. */
+    public final Request awaitOk() {
+        final Status st = await();
+        if (st.isError()) {
+            throw new WeftException(st, "request failed: " + st);
+        }
+        return this;
+    }
+
+    /**
+     * Returns the request to the worker's pool (now if completed, else when it completes). Do not
+     * touch the request afterwards. Safe to call on {@link #done(Status)} requests (no-op).
+     */
+    public final void release() {
+        if (worker == null || released) {
+            return;
+        }
+        released = true;
+        if (completed) {
+            worker.recycle(this);
+        }
+    }
+
+    /**
+     * A future completed (from progress) with this request. Convenience for code that is not on a
+     * hot path: it allocates. Someone must still progress the worker.
+     */
+    public final CompletableFuture<Request> toFuture() {
+        if (worker == null) {
+            return CompletableFuture.completedFuture(this);
+        }
+        worker.checkThread();
+        if (future == null) {
+            future = new CompletableFuture<>();
+            if (completed) {
+                future.complete(this);
+            }
+        }
+        return future;
+    }
+
+    void reset() {
+        kind = 0;
+        status = Status.OK;
+        completed = false;
+        released = false;
+        callback = null;
+        future = null;
+        buffer = null;
+        offset = capacity = tag = mask = length = received = sn = 0;
+        bucket = -1;
+        info = null;
+        ep = null;
+        id = -1;
+        sync = acked = localDone = false;
+        prev = next = nextDone = nextSend = null;
+        queuedDone = false;
+        handles = null;
+        rkeys = null;
+        remoteAddress = remoteReqId = 0;
+        sendStage = 0;
+    }
+
+    @Override
+    public String toString() {
+        return "Request[kind=" + kind + ", status=" + status() + ", tag=0x" + Long.toHexString(tag) + ", length="
+            + length + "]";
+    }
+}

@@ -1,0 +1,94 @@
+package weft.ucp;
+
+import weft.ucs.Status;
+import weft.ucs.WeftException;
+
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Enforces a worker's {@link ThreadMode} on entry to every public call. SINGLE costs one reference
+ * compare; SERIALIZED one uncontended owner check; MULTI a reentrant lock. Reentry from the same thread
+ * (a callback that calls the worker) is always allowed.
+ */
+final class ThreadGuard {
+    private final ThreadMode mode;
+    private final ReentrantLock lock;
+    private volatile Thread owner;
+    private int depth;
+
+    ThreadGuard(final ThreadMode mode) {
+        this.mode = mode;
+        this.lock = mode == ThreadMode.MULTI ? new ReentrantLock() : null;
+    }
+
+    ThreadMode mode() {
+        return mode;
+    }
+
+    void enter() {
+        final Thread t = Thread.currentThread();
+        switch (mode) {
+            case SINGLE -> {
+                final Thread o = owner;
+                if (o != t) {
+                    bindSingle(t, o);
+                }
+            }
+            case SERIALIZED -> {
+                final Thread o = owner;
+                if (o == t) {
+                    depth++;
+                } else if (o == null && OWNER.compareAndSet(this, null, t)) {
+                    depth = 1;
+                } else {
+                    throw new WeftException(Status.BUSY, "worker in SERIALIZED mode entered by " + t.getName()
+                        + " while " + (o == null ? "another thread" : o.getName())
+                        + " is inside it; use ThreadMode.MULTI for concurrent use");
+                }
+            }
+            case MULTI -> lock.lock();
+        }
+    }
+
+    void exit() {
+        switch (mode) {
+            case SINGLE -> {
+            }
+            case SERIALIZED -> {
+                if (--depth == 0) {
+                    OWNER.setRelease(this, null); // publishes the worker state to the next thread
+                }
+            }
+            case MULTI -> lock.unlock();
+        }
+    }
+
+    /** For checks that must not take the lock (MULTI): true if the calling thread may touch state. */
+    boolean isHeldByCurrentThread() {
+        return switch (mode) {
+            case SINGLE -> owner == null || owner == Thread.currentThread();
+            case SERIALIZED -> owner == Thread.currentThread();
+            case MULTI -> lock.isHeldByCurrentThread();
+        };
+    }
+
+    private synchronized void bindSingle(final Thread t, final Thread o) {
+        if (o == null && owner == null) {
+            owner = t;
+            return;
+        }
+        throw new WeftException(Status.INVALID_PARAM, "worker in SINGLE thread mode belongs to thread '"
+            + owner.getName() + "' but was called from '" + t.getName()
+            + "'; create one worker per thread, or use ThreadMode.SERIALIZED/MULTI");
+    }
+
+    private static final java.lang.invoke.VarHandle OWNER;
+
+    static {
+        try {
+            OWNER = java.lang.invoke.MethodHandles.lookup().findVarHandle(ThreadGuard.class, "owner", Thread.class);
+        } catch (final ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+}

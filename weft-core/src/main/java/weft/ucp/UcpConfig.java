@@ -1,0 +1,31 @@
+package weft.ucp;
+
+import weft.ucs.config.ConfigRegistry;
+import weft.ucs.config.ConfigType;
+import weft.ucs.config.ConfigVar;
+
+/** The protocol layer's tunables (read once per context; printed by {@code weft info -c}). */
+final class UcpConfig {
+    static final ConfigVar<Long> RNDV_THRESH = ConfigRegistry.register("RNDV_THRESH", ConfigType.SIZE_OR_AUTO,
+        "auto", "Message size from which tag and AM sends use rendezvous; auto = from the lanes' performance model.");
+    static final ConfigVar<Long> ZCOPY_THRESH = ConfigRegistry.register("ZCOPY_THRESH", ConfigType.SIZE_OR_AUTO,
+        "auto", "Message size from which eager sends are zero-copy where the lane can; auto = from the model.");
+    static final ConfigVar<Long> MAX_SHORT = ConfigRegistry.register("MAX_SHORT", ConfigType.SIZE_OR_AUTO, "auto",
+        "Largest payload sent inline (eager short); auto = the AM lane's limit.");
+    static final ConfigVar<Integer> MAX_RNDV_RAILS = ConfigRegistry.register("MAX_RNDV_RAILS", ConfigType.INT, "2",
+        "Most lanes a rendezvous transfer is striped over.");
+    static final ConfigVar<Double> MULTI_LANE_MAX_RATIO = ConfigRegistry.register("MULTI_LANE_MAX_RATIO",
+        ConfigType.DOUBLE, "4", "A lane slower than the fastest by more than this factor is not used for striping.");
+    static final ConfigVar<Long> RNDV_CHUNK = ConfigRegistry.register("RNDV_CHUNK_SIZE", ConfigType.SIZE, "4m",
+        "Largest piece one rendezvous get or put moves at once (per lane).");
+    static final ConfigVar<String> RNDV_SCHEME = ConfigRegistry.register("RNDV_SCHEME",
+        ConfigType.oneOf("auto", "get", "am"), "auto",
+        "Rendezvous data movement: get (receiver reads the sender's memory), am (sender streams on clear-to-send), "
+            + "auto (get where a lane can, else am).");
+    static final ConfigVar<Long> UNEXPECTED_BUDGET = ConfigRegistry.register("UNEXPECTED_BUDGET", ConfigType.SIZE,
+        "64m", "Bytes a worker may hold for unexpected eager messages before it stops accepting more from the wire.");
+
+
+    private UcpConfig() {
+    }
+}

@@ -1,0 +1,80 @@
+package weft.ucp;
+
+import weft.ucs.Status;
+import weft.ucs.WeftException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+
+/**
+ * Buffers for unexpected eager messages, by power-of-two size class, reused so that steady traffic
+ * allocates nothing. Owns one arena, freed when the worker closes. Tracks the bytes in use against
+ * {@code WEFT_UNEXPECTED_BUDGET}.
+ */
+final class UnexpectedPool implements AutoCloseable {
+    private static final int MIN_CLASS = 6; // 64 bytes
+    private static final int MAX_CLASS = 40;
+
+    private final Arena arena = Arena.ofShared();
+    @SuppressWarnings("unchecked")
+    private final ArrayDeque<MemorySegment>[] free = new ArrayDeque[MAX_CLASS + 1];
+    private final ArrayDeque<TagMessage> messages = new ArrayDeque<>();
+    private final long budget;
+    private long inUse;
+    private long peak;
+
+    UnexpectedPool(final long budget) {
+        this.budget = budget;
+    }
+
+    static int sizeClass(final long size) {
+        return Math.max(MIN_CLASS, 64 - Long.numberOfLeadingZeros(Math.max(1, size) - 1));
+    }
+
+    TagMessage acquire(final long size) {
+        final TagMessage m = messages.isEmpty() ? new TagMessage() : messages.pop();
+        final int c = sizeClass(size);
+        if (c > MAX_CLASS) {
+            throw new WeftException(Status.NO_MEMORY, "unexpected message of " + size + " bytes is too large");
+        }
+        ArrayDeque<MemorySegment> q = free[c];
+        m.data = q == null || q.isEmpty() ? arena.allocate(1L << c, 64) : q.pop();
+        m.sizeClass = c;
+        inUse += 1L << c;
+        peak = Math.max(peak, inUse);
+        return m;
+    }
+
+    void release(final TagMessage m) {
+        if (m.sizeClass >= 0) {
+            ArrayDeque<MemorySegment> q = free[m.sizeClass];
+            if (q == null) {
+                q = free[m.sizeClass] = new ArrayDeque<>();
+            }
+            q.push(m.data);
+            inUse -= 1L << m.sizeClass;
+        }
+        m.data = null;
+        m.sizeClass = -1;
+        m.reset();
+        messages.push(m);
+    }
+
+    boolean overBudget() {
+        return inUse > budget;
+    }
+
+    long inUse() {
+        return inUse;
+    }
+
+    long peak() {
+        return peak;
+    }
+
+    @Override
+    public void close() {
+        arena.close();
+    }
+}

@@ -1,0 +1,39 @@
+package weft.ucp;
+
+import weft.uct.Device;
+import weft.uct.Interface;
+import weft.uct.InterfaceAttributes;
+import weft.uct.MemoryDomain;
+import weft.uct.MemoryDomainAttributes;
+import weft.uct.Transport;
+
+/** One opened resource of a worker: a transport interface on one device, with its memory domain. */
+final class WorkerIface {
+    final int index;
+    final Transport transport;
+    final Device device;
+    final Interface iface;
+    final InterfaceAttributes attrs;
+    final MemoryDomain md;
+    final MemoryDomainAttributes mdAttrs;
+
+    WorkerIface(final int index, final Transport transport, final Device device, final Interface iface) {
+        this.index = index;
+        this.transport = transport;
+        this.device = device;
+        this.iface = iface;
+        this.attrs = iface.attributes();
+        this.md = transport.memoryDomain();
+        this.mdAttrs = md.attributes();
+    }
+
+    String name() {
+        return transport.name() + "/" + device.name();
+    }
+
+    WorkerAddress.Entry addressEntry() {
+        return new WorkerAddress.Entry(transport.name(), device.name(), mdAttrs.flags(), attrs.flags(),
+            attrs.latencyNs(), attrs.overheadNs(), attrs.bandwidth(), attrs.priority(), attrs.amMaxShort(),
+            attrs.amMaxBcopy(), iface.deviceAddress(), iface.interfaceAddress());
+    }
+}

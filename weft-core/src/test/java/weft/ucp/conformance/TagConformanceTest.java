@@ -1,0 +1,29 @@
+package weft.ucp.conformance;
+
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** Tag matching over every transport set, in one JVM and across processes. */
+@Timeout(120)
+class TagConformanceTest {
+    static List<Arguments> sets() {
+        final List<Arguments> l = new ArrayList<>();
+        for (final String tls : ScenarioRunner.TRANSPORT_SETS) {
+            for (final ScenarioRunner.Mode m : ScenarioRunner.Mode.values()) {
+                l.add(Arguments.of(tls, m));
+            }
+        }
+        return l;
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("sets")
+    void sizesAroundEveryThreshold(final String tls, final ScenarioRunner.Mode mode) throws Exception {
+        ScenarioRunner.run(TagScenarios.Thresholds.class, tls, mode, 60);
+    }
+}
