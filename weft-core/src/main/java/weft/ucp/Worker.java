@@ -884,8 +884,10 @@ public final class Worker implements AutoCloseable {
             }
         }
         for (int i = getPending.size() - 1; i >= 0; i--) {
-            if (getPending.get(i).ep == ep) {
+            final Request r = getPending.get(i);
+            if (r.ep == ep) {
                 getPending.remove(i);
+                complete(r, st);
             }
         }
     }
