@@ -887,7 +887,7 @@ public final class Worker implements AutoCloseable {
             final Request r = getPending.get(i);
             if (r.ep == ep) {
                 getPending.remove(i);
-                complete(r, st);
+                r.completion.complete(st); // drops our reference: completes once issued gets finish
             }
         }
     }
