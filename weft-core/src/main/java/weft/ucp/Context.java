@@ -138,6 +138,29 @@ public final class Context implements AutoCloseable {
         return name;
     }
 
+    /**
+     * Allocates {@code length} bytes that peers can access: from the best memory domain (shared memory
+     * for same-node peers) and registered with every other domain that can register.
+     *
+     * @param flags {@link MemoryMap#ALLOCATE} (implied) and {@link MemoryMap#SYMMETRIC_RKEY}
+     */
+    public MemoryMap memMap(final long length, final int flags) {
+        checkOpen();
+        return new MemoryMap(this, null, length, flags | MemoryMap.ALLOCATE);
+    }
+
+    /** Registers existing off-heap memory with every memory domain that can register it. */
+    public MemoryMap memMap(final java.lang.foreign.MemorySegment segment, final int flags) {
+        checkOpen();
+        return new MemoryMap(this, segment, segment.byteSize(), flags & ~MemoryMap.ALLOCATE);
+    }
+
+    private synchronized void checkOpen() {
+        if (closed) {
+            throw new WeftException(Status.CLOSED, "context is closed");
+        }
+    }
+
     /** A worker for the calling thread ({@link ThreadMode#SINGLE}). */
     public Worker newWorker() {
         return newWorker(ThreadMode.SINGLE);

@@ -305,6 +305,9 @@ public final class Endpoint implements AutoCloseable {
                 }
                 return Status.OK;
             }
+            case Request.RMA -> {
+                return progressRma(r);
+            }
             default -> {
                 return Status.INVALID_PARAM;
             }
@@ -546,6 +549,11 @@ public final class Endpoint implements AutoCloseable {
                 return true;
             }
         }
+        for (final Lane l : extraLanes) {
+            if (l.uct == u) {
+                return true;
+            }
+        }
         return false;
     }
 
@@ -591,6 +599,10 @@ public final class Endpoint implements AutoCloseable {
         for (final Lane l : lanes) {
             l.uct.close();
         }
+        for (final Lane l : extraLanes) {
+            l.uct.close();
+        }
+        extraLanes.clear();
         worker.removeEndpoint(this);
     }
 
@@ -717,6 +729,269 @@ public final class Endpoint implements AutoCloseable {
                 default -> throw new IllegalStateException("packer mode " + mode);
             }
         }
+    }
+
+    // ------------------------------------------------------------------ one-sided operations
+
+    /**
+     * Turns a peer's {@link MemoryMap#packRkey()} bytes into a key for operations on this endpoint.
+     *
+     * @throws WeftException INVALID_RKEY for garbage, truncated or foreign bytes; UNREACHABLE if no lane
+     *     of this endpoint can reach the memory
+     */
+    public Rkey unpackRkey(final byte[] packed) {
+        worker.guard.enter();
+        try {
+            worker.checkOpen();
+            return new Rkey(this, packed);
+        } finally {
+            worker.guard.exit();
+        }
+    }
+
+    /**
+     * Writes {@code src[offset, +length)} to the peer's memory at {@code remoteAddress}; completion by
+     * {@link #flush()} (the buffer must stay untouched until then).
+     *
+     * @return OK if already done, IN_PROGRESS if the flush will complete it, or an error
+     */
+    public Status putNbi(final MemorySegment src, final long offset, final long length, final long remoteAddress,
+                         final Rkey rkey) {
+        return nbi(Rma.PUT, src, offset, length, remoteAddress, rkey, null, 0, 0);
+    }
+
+    /** Reads the peer's memory at {@code remoteAddress} into {@code dst[offset, +length)}; completion by flush. */
+    public Status getNbi(final MemorySegment dst, final long offset, final long length, final long remoteAddress,
+                         final Rkey rkey) {
+        return nbi(Rma.GET, dst, offset, length, remoteAddress, rkey, null, 0, 0);
+    }
+
+    /** A put whose request completes when {@code src} may be reused (remote visibility needs a flush). */
+    public Request put(final MemorySegment src, final long offset, final long length, final long remoteAddress,
+                       final Rkey rkey) {
+        return rmaRequest(Rma.PUT, src, offset, length, remoteAddress, rkey, null, 0, 0, null);
+    }
+
+    /** A get whose request completes when the data is in {@code dst}. */
+    public Request get(final MemorySegment dst, final long offset, final long length, final long remoteAddress,
+                       final Rkey rkey) {
+        return rmaRequest(Rma.GET, dst, offset, length, remoteAddress, rkey, null, 0, 0, null);
+    }
+
+    /** A get with a completion callback (called from progress). */
+    public Request get(final MemorySegment dst, final long offset, final long length, final long remoteAddress,
+                       final Rkey rkey, final RequestCallback callback) {
+        return rmaRequest(Rma.GET, dst, offset, length, remoteAddress, rkey, null, 0, 0, callback);
+    }
+
+    /** A 64-bit atomic without result (ADD, AND, OR, XOR), completed by flush. */
+    public Status atomicPost(final weft.uct.AtomicOp op, final long value, final long remoteAddress, final Rkey rkey) {
+        return nbi(Rma.AMO_POST, null, 0, 8, remoteAddress, rkey, op, value, 0);
+    }
+
+    /** A 32-bit atomic without result. */
+    public Status atomicPost32(final weft.uct.AtomicOp op, final int value, final long remoteAddress, final Rkey rkey) {
+        return nbi(Rma.AMO_POST, null, 0, 4, remoteAddress, rkey, op, value, 0);
+    }
+
+    /** A 64-bit fetching atomic (ADD, AND, OR, XOR, SWAP): the old value lands in {@code result[resultOffset]}. */
+    public Request atomicFetch(final weft.uct.AtomicOp op, final long value, final MemorySegment result,
+                               final long resultOffset, final long remoteAddress, final Rkey rkey) {
+        return rmaRequest(Rma.AMO_FETCH, result, resultOffset, 8, remoteAddress, rkey, op, value, 0, null);
+    }
+
+    /** A 32-bit fetching atomic. */
+    public Request atomicFetch32(final weft.uct.AtomicOp op, final int value, final MemorySegment result,
+                                 final long resultOffset, final long remoteAddress, final Rkey rkey) {
+        return rmaRequest(Rma.AMO_FETCH, result, resultOffset, 4, remoteAddress, rkey, op, value, 0, null);
+    }
+
+    /** 64-bit compare-and-swap: the old value lands in {@code result[resultOffset]}. */
+    public Request atomicCswap(final long compare, final long swap, final MemorySegment result, final long resultOffset,
+                               final long remoteAddress, final Rkey rkey) {
+        return rmaRequest(Rma.AMO_CSWAP, result, resultOffset, 8, remoteAddress, rkey, weft.uct.AtomicOp.CSWAP, swap,
+            compare, null);
+    }
+
+    /** 32-bit compare-and-swap. */
+    public Request atomicCswap32(final int compare, final int swap, final MemorySegment result,
+                                 final long resultOffset, final long remoteAddress, final Rkey rkey) {
+        return rmaRequest(Rma.AMO_CSWAP, result, resultOffset, 4, remoteAddress, rkey, weft.uct.AtomicOp.CSWAP, swap,
+            compare, null);
+    }
+
+    private Status nbi(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
+                       final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare) {
+        worker.guard.enter();
+        try {
+            if (failure != null || closed) {
+                return status();
+            }
+            final Request r = Rma.prepare(this, op, buf, off, len, raddr, rkey, null);
+            r.atomicOp = aop;
+            r.value = value;
+            r.compare = compare;
+            r.released = true; // nobody waits for it: recycled on completion
+            noteRmaLane(op, rkey);
+            if (sqHead == null && Rma.issue(r) == Status.OK) {
+                return r.completed ? r.status : Status.IN_PROGRESS; // completed: fields stay valid until reuse
+            }
+            enqueue(r);
+            return Status.IN_PROGRESS;
+        } finally {
+            worker.guard.exit();
+        }
+    }
+
+    private Request rmaRequest(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
+                               final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare,
+                               final RequestCallback cb) {
+        worker.guard.enter();
+        try {
+            if (failure != null || closed) {
+                return failedSend(cb);
+            }
+            final Request r = Rma.prepare(this, op, buf, off, len, raddr, rkey, cb);
+            r.atomicOp = aop;
+            r.value = value;
+            r.compare = compare;
+            noteRmaLane(op, rkey);
+            if (sqHead != null || Rma.issue(r) != Status.OK) {
+                enqueue(r);
+            }
+            return worker.finishImmediate(r);
+        } finally {
+            worker.guard.exit();
+        }
+    }
+
+    private Status progressRma(final Request r) {
+        if (r.rmaOp == Rma.FENCE) {
+            if (r.sendStage == 0) {
+                if (flushLanes(r) == Status.NO_RESOURCE) {
+                    return Status.NO_RESOURCE;
+                }
+                r.sendStage = 1;
+                r.completion.complete(Status.OK); // drop our reference
+            }
+            if (!r.completed) {
+                return Status.NO_RESOURCE; // later operations wait behind the fence
+            }
+            worker.recycle(r);
+            return Status.OK;
+        }
+        if (r.rmaOp == 0) { // flush
+            if (flushLanes(r) == Status.NO_RESOURCE) {
+                return Status.NO_RESOURCE;
+            }
+            r.completion.complete(Status.OK);
+            return Status.OK;
+        }
+        return Rma.issue(r);
+    }
+
+    /** Flushes lanes from index r.received on; NO_RESOURCE leaves the rest for a retry. */
+    private Status flushLanes(final Request r) {
+        final int n = lanes.length + extraLanes.size();
+        while (r.received < n) {
+            final int i = (int) r.received;
+            final Lane l = i < lanes.length ? lanes[i] : extraLanes.get(i - lanes.length);
+            r.completion.expect(1);
+            final Status st = l.uct.flush(weft.uct.Interface.FLUSH_REMOTE, r.completion);
+            if (st == Status.NO_RESOURCE) {
+                r.completion.expect(-1);
+                return st;
+            }
+            if (st != Status.IN_PROGRESS) {
+                r.completion.complete(st);
+            }
+            r.received++;
+        }
+        return Status.OK;
+    }
+
+    /**
+     * Completes when every one-sided operation started on this endpoint before it is complete at the
+     * target, and every send queued before it has been issued.
+     */
+    public Request flush() {
+        worker.guard.enter();
+        try {
+            if (failure != null || closed) {
+                return failedSend(null);
+            }
+            final Request r = worker.acquire(Request.RMA);
+            r.ep = this;
+            r.completion.reset(1);
+            rmaLanesUsed = 0;
+            lastRmaLane = null;
+            if (sqHead == null && flushLanes(r) == Status.OK) {
+                r.completion.complete(Status.OK);
+            } else {
+                enqueue(r);
+            }
+            return worker.finishImmediate(r);
+        } finally {
+            worker.guard.exit();
+        }
+    }
+
+    private int rmaLanesUsed;
+    private Lane lastRmaLane;
+
+    private void noteRmaLane(final byte op, final Rkey rkey) {
+        final Lane l = op == Rma.PUT || op == Rma.GET ? rkey.rmaLane : rkey.amoLane;
+        if (l != lastRmaLane) {
+            rmaLanesUsed++;
+            lastRmaLane = l;
+        }
+    }
+
+    /** See {@link Worker#fence()}. */
+    void fence() {
+        if (rmaLanesUsed == 0 || failure != null || closed) {
+            return;
+        }
+        if (rmaLanesUsed == 1 && sqHead == null) {
+            lastRmaLane.uct.fence();
+        } else {
+            final Request r = worker.acquire(Request.RMA);
+            r.ep = this;
+            r.rmaOp = Rma.FENCE;
+            r.completion.reset(1);
+            enqueue(r);
+        }
+        rmaLanesUsed = 0;
+        lastRmaLane = null;
+    }
+
+    private final java.util.ArrayList<Lane> extraLanes = new java.util.ArrayList<>();
+
+    /** The lane to the peer on {@code transport}: an existing one, or a new connection; null if unreachable. */
+    Lane laneFor(final String transport) {
+        for (final Lane l : lanes) {
+            if (l.local.transport.name().equals(transport)) {
+                return l;
+            }
+        }
+        for (final Lane l : extraLanes) {
+            if (l.local.transport.name().equals(transport)) {
+                return l;
+            }
+        }
+        for (final WorkerIface wi : worker.ifaces) {
+            if (!wi.transport.name().equals(transport)) {
+                continue;
+            }
+            for (final WorkerAddress.Entry e : remote.entries()) {
+                if (e.transport().equals(transport) && wi.iface.isReachable(e.deviceAddress(), e.interfaceAddress())) {
+                    final Lane l = new Lane(wi, e, wi.iface.connect(e.deviceAddress(), e.interfaceAddress()));
+                    extraLanes.add(l);
+                    return l;
+                }
+            }
+        }
+        return null;
     }
 
     List<String> laneNames() {

@@ -46,6 +46,7 @@ public class Request {
     static final byte RNDV_SEND = 3;
     static final byte RNDV_RECV = 4;
     static final byte CONTROL = 5;
+    static final byte RMA = 6;
 
     final Worker worker;
     byte kind;
@@ -82,6 +83,15 @@ public class Request {
     // rendezvous
     MemoryHandle[] handles;
     weft.uct.RemoteKey[] rkeys;
+
+    // one-sided operations (Rma)
+    byte rmaOp;
+    Rkey rkeyRef;
+    weft.uct.AtomicOp atomicOp;
+    long value;
+    long compare;
+    final weft.uct.IoVector iov = new weft.uct.IoVector(1);
+    Request parent;
     final Completion completion;
     long remoteAddress;
     long remoteReqId;
@@ -199,6 +209,12 @@ public class Request {
         queuedDone = false;
         handles = null;
         rkeys = null;
+        rmaOp = 0;
+        rkeyRef = null;
+        atomicOp = null;
+        value = compare = 0;
+        iov.clear();
+        parent = null;
         remoteAddress = remoteReqId = 0;
         sendStage = 0;
     }

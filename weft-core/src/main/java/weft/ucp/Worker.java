@@ -595,6 +595,11 @@ public final class Worker implements AutoCloseable {
             r.ep.releaseRendezvousResources(r);
         }
         r.completed = true;
+        if (r.parent != null) {
+            final Request p = r.parent;
+            r.parent = null;
+            p.completion.complete(st);
+        }
         if (r.info != null) {
             r.info.set(r.tag, r.length);
         }
@@ -648,6 +653,9 @@ public final class Worker implements AutoCloseable {
     void onTransportCompletion(final Request r, final Status st) {
         if (r.kind == Request.RNDV_RECV) {
             r.ep.finishRndvReceive(r, st);
+        } else if (r.kind == Request.RMA) {
+            r.iov.clear();
+            complete(r, st);
         }
     }
 
@@ -863,6 +871,54 @@ public final class Worker implements AutoCloseable {
             complete(r, r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
         }
         return Status.OK;
+    }
+
+    // ------------------------------------------------------------------ one-sided ordering
+
+    /**
+     * Flushes every endpoint: completes when every one-sided operation started before it is complete at
+     * its target (data visible there), and every queued send has been issued.
+     */
+    public Request flush() {
+        guard.enter();
+        try {
+            checkOpen();
+            final Request parent = acquire(Request.RMA);
+            parent.completion.reset(1);
+            for (final Endpoint ep : new ArrayList<>(liveEps)) {
+                final Request child = ep.flush();
+                if (!child.isCompleted()) {
+                    parent.completion.expect(1);
+                    child.parent = parent;
+                    child.release();
+                } else if (child.status().isError()) {
+                    parent.completion.expect(1);
+                    parent.completion.complete(child.status());
+                }
+            }
+            parent.completion.complete(Status.OK);
+            return finishImmediate(parent);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * Orders one-sided operations: those started on an endpoint after the fence are performed at the
+     * target after those started before it (per target). Cheap when an endpoint used one lane since its
+     * last fence (a transport fence); otherwise the endpoint holds later operations until a flush of the
+     * earlier ones completes.
+     */
+    public void fence() {
+        guard.enter();
+        try {
+            checkOpen();
+            for (final Endpoint ep : liveEps) {
+                ep.fence();
+            }
+        } finally {
+            guard.exit();
+        }
     }
 
     // ------------------------------------------------------------------ errors and lifecycle

@@ -22,6 +22,8 @@ public record MemoryDomainAttributes(int flags, long maxAlloc, long maxReg, doub
     public static final int RKEY_PTR = 1 << 3;
     /** Can allocate at a fixed address. */
     public static final int FIXED = 1 << 4;
+    /** Allocated memory can be mapped by other processes of the node through the remote key. */
+    public static final int ALLOC_SHARED = 1 << 5;
 
     public boolean has(final int flag) {
         return (flags & flag) == flag;

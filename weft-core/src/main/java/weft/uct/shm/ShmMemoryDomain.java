@@ -207,7 +207,7 @@ final class ShmMemoryDomain implements MemoryDomain {
     @Override
     public MemoryDomainAttributes attributes() {
         return new MemoryDomainAttributes(MemoryDomainAttributes.ALLOC | MemoryDomainAttributes.NEED_RKEY
-            | MemoryDomainAttributes.RKEY_PTR, Long.MAX_VALUE, 0, 0, 0, 4 + 1 + 1 + NAME.length() + 2 + BODY);
+            | MemoryDomainAttributes.RKEY_PTR | MemoryDomainAttributes.ALLOC_SHARED, Long.MAX_VALUE, 0, 0, 0, 4 + 1 + 1 + NAME.length() + 2 + BODY);
     }
 
     @Override

@@ -1,0 +1,186 @@
+package weft.ucp;
+
+import weft.ucs.Status;
+import weft.ucs.WeftException;
+import weft.uct.AtomicOp;
+import weft.uct.Capability;
+import weft.uct.RemoteKey;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A peer's memory as seen through one endpoint: made by {@link Endpoint#unpackRkey(byte[])} from the
+ * bytes of the peer's {@link MemoryMap#packRkey()}. It fixes, once, the lane that carries put/get to that
+ * memory and the lane that carries atomics (one lane for all atomics on this key, so atomicity domains
+ * never mix): the fastest lane of the endpoint whose transport has a key in the bundle and the needed
+ * capability, preferring memory the lane maps directly (shm: plain loads, stores and CPU atomics).
+ */
+public final class Rkey implements AutoCloseable {
+    final Endpoint ep;
+    final long base;
+    final long length;
+    final int flags;
+    final Lane rmaLane;
+    final RemoteKey rmaKey;
+    final Lane amoLane;
+    final RemoteKey amoKey;
+    private final List<RemoteKey> unpacked = new ArrayList<>();
+    private final byte[] packed;
+    private boolean closed;
+
+    Rkey(final Endpoint ep, final byte[] bytes) {
+        final MemoryMap.Packed p = MemoryMap.Packed.parse(bytes);
+        this.ep = ep;
+        this.base = p.address();
+        this.length = p.length();
+        this.flags = p.flags();
+        this.packed = bytes.clone();
+        Lane bestRma = null;
+        RemoteKey bestRmaKey = null;
+        Lane bestAmo = null;
+        RemoteKey bestAmoKey = null;
+        final StringBuilder why = new StringBuilder();
+        try {
+            for (int i = 0; i < p.transports().size(); i++) {
+                final Lane lane = ep.laneFor(p.transports().get(i));
+                if (lane == null) {
+                    why.append(' ').append(p.transports().get(i)).append(": no lane to the peer;");
+                    continue;
+                }
+                final RemoteKey k;
+                try {
+                    k = lane.local.md.unpackRkey(p.keys().get(i));
+                } catch (final WeftException e) {
+                    why.append(' ').append(lane.name()).append(": ").append(e.getMessage()).append(';');
+                    continue;
+                }
+                unpacked.add(k);
+                final long caps = lane.local.attrs.flags();
+                if ((caps & (Capability.PUT_SHORT | Capability.PUT_BCOPY | Capability.PUT_ZCOPY)) != 0
+                    && (caps & (Capability.GET_BCOPY | Capability.GET_ZCOPY)) != 0
+                    && (bestRma == null || score(lane) > score(bestRma))) {
+                    bestRma = lane;
+                    bestRmaKey = k;
+                }
+                if (Capability.has(caps, Capability.ATOMIC64 | Capability.ATOMIC32)
+                    && (bestAmo == null || score(lane) > score(bestAmo))) {
+                    bestAmo = lane;
+                    bestAmoKey = k;
+                }
+            }
+            if (bestRma == null && bestAmo == null) {
+                throw new WeftException(Status.UNREACHABLE, "no lane of " + ep + " can reach this remote memory"
+                    + (why.isEmpty() ? "" : ":" + why));
+            }
+        } catch (final RuntimeException e) {
+            for (final RemoteKey k : unpacked) {
+                k.close();
+            }
+            throw e;
+        }
+        this.rmaLane = bestRma;
+        this.rmaKey = bestRmaKey;
+        this.amoLane = bestAmo;
+        this.amoKey = bestAmoKey;
+    }
+
+    private static double score(final Lane l) {
+        return 1e3 / (l.latencyNs() + l.local.attrs.overheadNs() + l.remote.overheadNs());
+    }
+
+    /** Start of the remote region (in the peer's address space). */
+    public long base() {
+        return base;
+    }
+
+    /** Length of the remote region in bytes. */
+    public long length() {
+        return length;
+    }
+
+    /** The endpoint this key was unpacked for. */
+    public Endpoint endpoint() {
+        return ep;
+    }
+
+    /** The lanes used: {@code "rma=shm/memory amo=shm/memory"}. */
+    public String describe() {
+        return "rma=" + (rmaLane == null ? "none" : rmaLane.name()) + " amo="
+            + (amoLane == null ? "none" : amoLane.name());
+    }
+
+    /**
+     * A local view of {@code [remoteAddress, +len)} of the peer's memory, where a lane maps it (same-node
+     * shared memory): loads and stores go straight to the peer's memory, as {@code shmem_ptr} needs.
+     *
+     * @throws WeftException UNSUPPORTED if no lane can map it, OUT_OF_RANGE outside the region
+     */
+    public MemorySegment ptr(final long remoteAddress, final long len) {
+        checkOpen();
+        for (final RemoteKey k : unpacked) {
+            try {
+                return k.ptr(remoteAddress, len);
+            } catch (final WeftException e) {
+                if (e.status() == Status.OUT_OF_RANGE) {
+                    throw e;
+                }
+            }
+        }
+        throw new WeftException(Status.UNSUPPORTED, "no lane maps this remote memory locally (" + describe() + ")");
+    }
+
+    /** True if 64-bit (or 32-bit) atomics of {@code op} can go on this key's atomic lane. */
+    boolean supportsAtomic(final AtomicOp op, final boolean is64) {
+        if (amoLane == null) {
+            return false;
+        }
+        return ((is64 ? amoLane.local.attrs.atomic64Ops() : amoLane.local.attrs.atomic32Ops()) & op.bit()) != 0;
+    }
+
+    /**
+     * Total order on keys by their packed bytes (length first, then bytes unsigned), so that a caller
+     * can keep keys in a sorted store and find duplicates in O(log n). Equal keys name the same memory
+     * through the same transports.
+     */
+    public static int compare(final Rkey a, final Rkey b) {
+        return compare(a.packed, b.packed);
+    }
+
+    /** {@link #compare(Rkey, Rkey)} on packed bytes. Returns -1, 0 or +1. */
+    public static int compare(final byte[] a, final byte[] b) {
+        if (a.length != b.length) {
+            return a.length < b.length ? -1 : 1;
+        }
+        return Integer.signum(java.util.Arrays.compareUnsigned(a, b));
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new WeftException(Status.INVALID_RKEY, "remote key is destroyed");
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** Destroys the key (unmaps what a lane mapped). Operations must have completed (flush first). */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (final RemoteKey k : unpacked) {
+            k.close();
+        }
+        unpacked.clear();
+    }
+
+    @Override
+    public String toString() {
+        return "Rkey[0x" + Long.toHexString(base) + ", +" + length + ", " + describe() + "]";
+    }
+}
