@@ -10,6 +10,7 @@ module weft.core {
     exports weft.ucs.queue;
     exports weft.ucs.wakeup;
     exports weft.uct;
+    exports weft.runtime;
 
     uses weft.uct.Transport;
 
