@@ -19,23 +19,8 @@ public interface Bootstrap extends AutoCloseable {
     /** Short name of the backend, e.g. {@code launcher}, {@code pmix}, {@code singleton}. */
     String name();
 
-    /** This process's rank, {@code 0 <= rank < size}. */
-    int rank();
-
-    /** Number of processes (PEs) in the job. */
-    int size();
-
-    /** Rank among the PEs on this node, {@code 0 <= localRank < localSize}. */
-    int localRank();
-
-    /** Number of PEs on this node. */
-    int localSize();
-
-    /** Index of this node in the job, the same for all PEs of a node. */
-    int nodeId();
-
-    /** An identifier of the job, the same for all its PEs (for naming per-job resources). */
-    String jobId();
+    /** This process's rank, the job's size and its node layout. */
+    JobLayout layout();
 
     /** Stores {@code value} under {@code key} for this rank; visible to others after commit + fence. */
     void put(String key, byte[] value);

@@ -80,13 +80,10 @@ final class PmixBootstrap implements Bootstrap {
     private final MemorySegment wildcard;
     private final ExecutorService waiter = Executors.newSingleThreadExecutor(r ->
         Thread.ofPlatform().daemon().name("weft-pmix").unstarted(r));
-    private final int rank;
-    private final int size;
-    private final int localRank;
-    private final int localSize;
-    private final int nodeId;
-    private final String nspace;
+    private final JobLayout layout;
     private boolean closed;
+    /** A PMIx call timed out and may still run: its memory is never freed and PMIx never finalized. */
+    private volatile boolean stuck;
 
     private PmixBootstrap(final Lib lib, final long timeoutNs, final Function<String, String> env) {
         this.lib = lib;
@@ -94,25 +91,23 @@ final class PmixBootstrap implements Bootstrap {
         self = arena.allocate(PROC_SIZE, 8);
         final int rc = (int) waitFor("PMIx_Init", () -> (int) lib.init.invokeExact(self, MemorySegment.NULL, 0L));
         if (rc != 0) {
-            arena.close();
+            closeUnlessStuck(arena);
             waiter.shutdownNow();
             throw error("PMIx_Init", rc, " (is this process started by a PMIx launcher such as mpirun or "
                 + "srun --mpi=pmix?)");
         }
         try {
-            nspace = self.getString(0);
-            rank = self.get(JAVA_INT, RANK_OFFSET);
+            final String nspace = self.getString(0);
+            final int rank = self.get(JAVA_INT, RANK_OFFSET);
             wildcard = arena.allocate(PROC_SIZE, 8);
             wildcard.copyFrom(self);
             wildcard.set(JAVA_INT, RANK_OFFSET, RANK_WILDCARD);
-            size = (int) number(wildcard, "pmix.job.size", -1);
-            if (size < 1) {
-                throw new WeftException(Status.IO_ERROR, "PMIx does not tell the job size (pmix.job.size)");
-            }
+            final int size = (int) number(wildcard, "pmix.job.size", -1);
             // Older servers may not know the local keys: the MPI launchers' variables are the fallback.
-            localSize = (int) number(wildcard, "pmix.local.size", envInt(env, "OMPI_COMM_WORLD_LOCAL_SIZE", 1));
-            localRank = (int) number(self, "pmix.lrank", envInt(env, "OMPI_COMM_WORLD_LOCAL_RANK", 0));
-            nodeId = (int) number(self, "pmix.nodeid", envInt(env, "OMPI_COMM_WORLD_NODE_RANK", 0));
+            layout = new JobLayout(rank, size,
+                (int) number(self, "pmix.lrank", envInt(env, "OMPI_COMM_WORLD_LOCAL_RANK", 0)),
+                (int) number(wildcard, "pmix.local.size", envInt(env, "OMPI_COMM_WORLD_LOCAL_SIZE", 1)),
+                (int) number(self, "pmix.nodeid", envInt(env, "OMPI_COMM_WORLD_NODE_RANK", 0)), nspace);
         } catch (final RuntimeException e) {
             close();
             throw e;
@@ -138,7 +133,8 @@ final class PmixBootstrap implements Bootstrap {
 
     /** A numeric job or process attribute, or {@code dflt} when the server does not have it. */
     private long number(final MemorySegment proc, final String key, final long dflt) {
-        try (Arena a = Arena.ofConfined()) {
+        final Arena a = Arena.ofShared(); // the call runs on the waiter thread
+        try {
             final MemorySegment valp = a.allocate(ADDRESS);
             final MemorySegment k = a.allocateFrom(key);
             final int rc = (int) waitFor("PMIx_Get(" + key + ")", () ->
@@ -164,6 +160,18 @@ final class PmixBootstrap implements Bootstrap {
             } finally {
                 release(v);
             }
+        } finally {
+            closeUnlessStuck(a);
+        }
+    }
+
+    /**
+     * Frees the memory of a call unless the call is still running in libpmix (it timed out): then
+     * the memory stays allocated, because native code may still write it.
+     */
+    private void closeUnlessStuck(final Arena a) {
+        if (!stuck) {
+            a.close();
         }
     }
 
@@ -196,6 +204,7 @@ final class PmixBootstrap implements Bootstrap {
         try {
             return f.get(timeoutNs, TimeUnit.NANOSECONDS);
         } catch (final TimeoutException e) {
+            stuck = true; // the call goes on in libpmix: its memory must outlive this method
             throw new WeftException(Status.TIMED_OUT, what + " did not complete within "
                 + TimeUnit.NANOSECONDS.toSeconds(timeoutNs) + " s (WEFT_BOOTSTRAP_TIMEOUT): a PE may have died "
                 + "or never started", e);
@@ -231,33 +240,8 @@ final class PmixBootstrap implements Bootstrap {
     }
 
     @Override
-    public int rank() {
-        return rank;
-    }
-
-    @Override
-    public int size() {
-        return size;
-    }
-
-    @Override
-    public int localRank() {
-        return localRank;
-    }
-
-    @Override
-    public int localSize() {
-        return localSize;
-    }
-
-    @Override
-    public int nodeId() {
-        return nodeId;
-    }
-
-    @Override
-    public String jobId() {
-        return nspace;
+    public JobLayout layout() {
+        return layout;
     }
 
     @Override
@@ -300,7 +284,8 @@ final class PmixBootstrap implements Bootstrap {
     @Override
     public void fence() {
         checkOpen();
-        try (Arena a = Arena.ofShared()) {
+        final Arena a = Arena.ofShared();
+        try {
             // One info: PMIX_COLLECT_DATA = true, so that committed values travel with the fence.
             final MemorySegment info = a.allocate(INFO_SIZE, 8);
             info.setString(0, "pmix.collect");
@@ -312,16 +297,20 @@ final class PmixBootstrap implements Bootstrap {
             if (rc != 0) {
                 throw error("PMIx_Fence", rc, "");
             }
+        } finally {
+            closeUnlessStuck(a);
         }
     }
 
     @Override
     public byte[] get(final int fromRank, final String key) {
         checkOpen();
-        if (fromRank < 0 || fromRank >= size) {
-            throw new WeftException(Status.INVALID_PARAM, "rank " + fromRank + " is outside the job (size " + size + ")");
+        if (fromRank < 0 || fromRank >= layout.size()) {
+            throw new WeftException(Status.INVALID_PARAM, "rank " + fromRank + " is outside the job (size "
+                + layout.size() + ")");
         }
-        try (Arena a = Arena.ofShared()) {
+        final Arena a = Arena.ofShared();
+        try {
             final MemorySegment proc = a.allocate(PROC_SIZE, 8);
             proc.copyFrom(self);
             proc.set(JAVA_INT, RANK_OFFSET, fromRank);
@@ -352,6 +341,8 @@ final class PmixBootstrap implements Bootstrap {
             } finally {
                 release(v);
             }
+        } finally {
+            closeUnlessStuck(a);
         }
     }
 
@@ -367,6 +358,10 @@ final class PmixBootstrap implements Bootstrap {
             return;
         }
         closed = true;
+        if (stuck) {
+            waiter.shutdownNow(); // its thread stays in libpmix; the process is about to fail anyway
+            return;
+        }
         try {
             final int rc = (int) lib.finalize.invokeExact(MemorySegment.NULL, 0L);
             if (rc != 0) {

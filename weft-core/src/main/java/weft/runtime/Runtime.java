@@ -87,8 +87,13 @@ public final class Runtime implements AutoCloseable {
         final int nodeId = LaunchEnv.intVar(env, LaunchEnv.NODE_ID, 0, size - 1);
         final String jobId = LaunchEnv.textVar(env, LaunchEnv.JOB_ID);
         final String secret = LaunchEnv.textVar(env, LaunchEnv.JOB_SECRET);
-        return TcpBootstrap.connect(LaunchEnv.textVar(env, LaunchEnv.KV_ADDRESS), secret, rank, size, localRank,
-            localSize, nodeId, jobId, timeoutNs, true);
+        return TcpBootstrap.connect(LaunchEnv.textVar(env, LaunchEnv.KV_ADDRESS), secret,
+            new JobLayout(rank, size, localRank, localSize, nodeId, jobId), timeoutNs, true);
+    }
+
+    /** Rank, size and node layout in one value. */
+    public JobLayout layout() {
+        return bootstrap.layout();
     }
 
     /** The bootstrap in use: {@code launcher}, {@code pmix} or {@code singleton}. */
@@ -98,32 +103,32 @@ public final class Runtime implements AutoCloseable {
 
     /** This PE's rank, {@code 0 <= rank < size}. */
     public int rank() {
-        return bootstrap.rank();
+        return bootstrap.layout().rank();
     }
 
     /** Number of PEs in the job. */
     public int size() {
-        return bootstrap.size();
+        return bootstrap.layout().size();
     }
 
     /** Rank among the PEs on this node. */
     public int localRank() {
-        return bootstrap.localRank();
+        return bootstrap.layout().localRank();
     }
 
     /** Number of PEs on this node. */
     public int localSize() {
-        return bootstrap.localSize();
+        return bootstrap.layout().localSize();
     }
 
     /** Index of this PE's node in the job. */
     public int nodeId() {
-        return bootstrap.nodeId();
+        return bootstrap.layout().nodeId();
     }
 
     /** The job's identifier, the same in every PE. */
     public String jobId() {
-        return bootstrap.jobId();
+        return bootstrap.layout().jobId();
     }
 
     /** Stores {@code value} under {@code key} for this rank; others see it after {@link #commit} and {@link #fence}. */

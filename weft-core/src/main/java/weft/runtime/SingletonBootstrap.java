@@ -12,7 +12,7 @@ import java.util.Map;
  */
 final class SingletonBootstrap implements Bootstrap {
     private final Map<String, byte[]> values = new HashMap<>();
-    private final String jobId = "singleton-" + ProcessHandle.current().pid();
+    private final JobLayout layout = new JobLayout(0, 1, 0, 1, 0, "singleton-" + ProcessHandle.current().pid());
     private boolean closed;
 
     @Override
@@ -21,33 +21,8 @@ final class SingletonBootstrap implements Bootstrap {
     }
 
     @Override
-    public int rank() {
-        return 0;
-    }
-
-    @Override
-    public int size() {
-        return 1;
-    }
-
-    @Override
-    public int localRank() {
-        return 0;
-    }
-
-    @Override
-    public int localSize() {
-        return 1;
-    }
-
-    @Override
-    public int nodeId() {
-        return 0;
-    }
-
-    @Override
-    public String jobId() {
-        return jobId;
+    public JobLayout layout() {
+        return layout;
     }
 
     @Override

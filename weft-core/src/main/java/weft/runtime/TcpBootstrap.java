@@ -33,12 +33,8 @@ final class TcpBootstrap implements Bootstrap {
     /** Exit status of a PE told by the launcher that the job failed elsewhere. */
     static final int ABORT_EXIT_STATUS = 1;
 
+    private final JobLayout layout;
     private final int rank;
-    private final int size;
-    private final int localRank;
-    private final int localSize;
-    private final int nodeId;
-    private final String jobId;
     private final String address;
     private final long timeoutNs;
     private final boolean exitOnAbort;
@@ -52,15 +48,10 @@ final class TcpBootstrap implements Bootstrap {
     private volatile boolean closing;
     private boolean closed;
 
-    private TcpBootstrap(final int rank, final int size, final int localRank, final int localSize, final int nodeId,
-                         final String jobId, final String address, final long timeoutNs, final boolean exitOnAbort,
+    private TcpBootstrap(final JobLayout layout, final String address, final long timeoutNs, final boolean exitOnAbort,
                          final Socket socket, final DataInputStream in, final DataOutputStream out) {
-        this.rank = rank;
-        this.size = size;
-        this.localRank = localRank;
-        this.localSize = localSize;
-        this.nodeId = nodeId;
-        this.jobId = jobId;
+        this.layout = layout;
+        this.rank = layout.rank();
         this.address = address;
         this.timeoutNs = timeoutNs;
         this.exitOnAbort = exitOnAbort;
@@ -75,9 +66,9 @@ final class TcpBootstrap implements Bootstrap {
      * @throws WeftException with a clear message on a wrong secret, an unknown host, or no
      *                       service answering within the timeout
      */
-    static TcpBootstrap connect(final String hostPort, final String secret, final int rank, final int size,
-                                final int localRank, final int localSize, final int nodeId, final String jobId,
+    static TcpBootstrap connect(final String hostPort, final String secret, final JobLayout layout,
                                 final long timeoutNs, final boolean exitOnAbort) {
+        final int rank = layout.rank();
         final int colon = hostPort.lastIndexOf(':');
         if (colon <= 0) {
             throw new WeftException(Status.INVALID_PARAM, "invalid " + LaunchEnv.KV_ADDRESS + "='" + hostPort
@@ -99,8 +90,7 @@ final class TcpBootstrap implements Bootstrap {
             final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
             authenticate(in, out, secret, rank, hostPort);
             s.setSoTimeout(0); // from here the reader thread waits, and callers wait with deadlines
-            final TcpBootstrap b = new TcpBootstrap(rank, size, localRank, localSize, nodeId, jobId, hostPort,
-                timeoutNs, exitOnAbort, s, in, out);
+            final TcpBootstrap b = new TcpBootstrap(layout, hostPort, timeoutNs, exitOnAbort, s, in, out);
             b.reader.start();
             return b;
         } catch (final IOException e) {
@@ -259,33 +249,8 @@ final class TcpBootstrap implements Bootstrap {
     }
 
     @Override
-    public int rank() {
-        return rank;
-    }
-
-    @Override
-    public int size() {
-        return size;
-    }
-
-    @Override
-    public int localRank() {
-        return localRank;
-    }
-
-    @Override
-    public int localSize() {
-        return localSize;
-    }
-
-    @Override
-    public int nodeId() {
-        return nodeId;
-    }
-
-    @Override
-    public String jobId() {
-        return jobId;
+    public JobLayout layout() {
+        return layout;
     }
 
     @Override
@@ -328,8 +293,9 @@ final class TcpBootstrap implements Bootstrap {
 
     @Override
     public byte[] get(final int fromRank, final String key) {
-        if (fromRank < 0 || fromRank >= size) {
-            throw new WeftException(Status.INVALID_PARAM, "rank " + fromRank + " is outside the job (size " + size + ")");
+        if (fromRank < 0 || fromRank >= layout.size()) {
+            throw new WeftException(Status.INVALID_PARAM, "rank " + fromRank + " is outside the job (size "
+                + layout.size() + ")");
         }
         if (fromRank == rank) {
             final byte[] v = own.get(key);

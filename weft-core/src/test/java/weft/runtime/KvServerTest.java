@@ -57,8 +57,8 @@ class KvServerTest {
     }
 
     private TcpBootstrap client(final KvServer s, final int rank, final int size, final String secret) {
-        final TcpBootstrap b = TcpBootstrap.connect("127.0.0.1:" + s.port(), secret, rank, size, rank, size, 0,
-            "job", TIMEOUT, false);
+        final TcpBootstrap b = TcpBootstrap.connect("127.0.0.1:" + s.port(), secret,
+            new JobLayout(rank, size, rank, size, 0, "job"), TIMEOUT, false);
         toClose.add(() -> {
             try {
                 b.close();
@@ -195,7 +195,7 @@ class KvServerTest {
     @Test
     void shouldReportAnUnknownServiceHost() {
         final WeftException e = assertThrows(WeftException.class, () -> TcpBootstrap.connect(
-            "no-such-host.invalid:4000", SECRET, 0, 1, 0, 1, 0, "job", TIMEOUT, false));
+            "no-such-host.invalid:4000", SECRET, new JobLayout(0, 1, 0, 1, 0, "job"), TIMEOUT, false));
         assertTrue(e.getMessage().contains("unknown host 'no-such-host.invalid'"), e.getMessage());
     }
 
@@ -206,7 +206,7 @@ class KvServerTest {
             port = s.getLocalPort();
         }
         final WeftException e = assertThrows(WeftException.class, () -> TcpBootstrap.connect("127.0.0.1:" + port,
-            SECRET, 0, 1, 0, 1, 0, "job", TimeUnit.MILLISECONDS.toNanos(500), false));
+            SECRET, new JobLayout(0, 1, 0, 1, 0, "job"), TimeUnit.MILLISECONDS.toNanos(500), false));
         assertTrue(e.getMessage().contains("cannot reach the launcher's key-value service"), e.getMessage());
     }
 

@@ -73,4 +73,11 @@ class RuntimeTest {
             NO_ENV.with("BOOTSTRAP", "slurm")));
         assertTrue(e.getMessage().contains("WEFT_BOOTSTRAP"), e.getMessage());
     }
+
+    @Test
+    void shouldRejectAnInconsistentLayout() {
+        assertEquals(new JobLayout(1, 4, 1, 2, 0, "j").localSize(), 2);
+        final WeftException e = assertThrows(WeftException.class, () -> new JobLayout(0, 2, 2, 2, 0, "j"));
+        assertTrue(e.getMessage().contains("inconsistent job layout: rank 0/2, local 2/2"), e.getMessage());
+    }
 }
