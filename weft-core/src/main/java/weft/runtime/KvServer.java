@@ -218,8 +218,8 @@ public final class KvServer implements AutoCloseable {
         final KvProtocol.Frame f = KvProtocol.read(in);
         final ByteBuffer b = f.buffer();
         if (f.type() != KvProtocol.AUTH || b.remaining() != 4 + KvProtocol.NONCE_BYTES + KvProtocol.MAC_BYTES) {
-            session.send(KvProtocol.ERROR, "protocol error: expected an authentication message");
             log.accept("key-value service: refused " + peer + ": not a Weft PE (bad first message)");
+            session.send(KvProtocol.ERROR, "protocol error: expected an authentication message");
             return -1;
         }
         final int rank = b.getInt();
@@ -229,9 +229,10 @@ public final class KvServer implements AutoCloseable {
         b.get(mac);
         // Constant-time comparison: the mismatch position must not leak through timing.
         if (!MessageDigest.isEqual(mac, KvProtocol.mac(secret, "pe", serverNonce, clientNonce, rank))) {
+            // Logged before the answer, so the refusal is on record when the PE learns of it.
+            log.accept("key-value service: refused a connection from " + peer + ": wrong job secret");
             session.send(KvProtocol.ERROR, "authentication failed: wrong job secret (WEFT_JOB_SECRET does not "
                 + "match the launcher's)");
-            log.accept("key-value service: refused a connection from " + peer + ": wrong job secret");
             return -1;
         }
         final String refusal;
@@ -249,8 +250,8 @@ public final class KvServer implements AutoCloseable {
             abort = abortReason;
         }
         if (refusal != null) {
-            session.send(KvProtocol.ERROR, refusal);
             log.accept("key-value service: refused " + peer + ": " + refusal);
+            session.send(KvProtocol.ERROR, refusal);
             return -1;
         }
         session.send(KvProtocol.WELCOME, KvProtocol.mac(secret, "kv", serverNonce, clientNonce, rank));

@@ -32,6 +32,8 @@ final class TcpBootstrap implements Bootstrap {
     private static final long FENCE_GRACE_NS = TimeUnit.SECONDS.toNanos(5);
     /** Exit status of a PE told by the launcher that the job failed elsewhere. */
     static final int ABORT_EXIT_STATUS = 1;
+    /** Local marker (never on the wire): the connection ended while this side was closing. */
+    private static final KvProtocol.Frame LOST = new KvProtocol.Frame((byte) 0, new byte[0]);
 
     private final JobLayout layout;
     private final int rank;
@@ -185,6 +187,8 @@ final class TcpBootstrap implements Bootstrap {
         if (!closing) {
             onAbort("lost the connection to the launcher's key-value service at " + address + " (" + lost
                 + "): the launcher exited or was killed");
+        } else {
+            answers.add(LOST); // wakes a FINALIZE that will get no answer
         }
     }
 
@@ -222,6 +226,9 @@ final class TcpBootstrap implements Bootstrap {
         }
         if (f.type() == KvProtocol.ABORT) {
             throw failure(what, abortReason, null);
+        }
+        if (f == LOST) {
+            throw failure(what, "the launcher's key-value service closed the connection", null);
         }
         if (f.type() == KvProtocol.ERROR) {
             throw new WeftException(Status.IO_ERROR, "bootstrap " + what + " failed (rank " + rank + "): " + f.text());
@@ -328,6 +335,11 @@ final class TcpBootstrap implements Bootstrap {
             if (abortReason == null) {
                 closing = true;
                 call(KvProtocol.FINALIZE, new byte[0], timeoutNs, "finalize");
+            }
+        } catch (final WeftException e) {
+            // The service is gone (the launcher ended): there is nothing left to leave cleanly.
+            if (e.status() != Status.CONNECTION_RESET) {
+                throw e;
             }
         } finally {
             closing = true;

@@ -183,6 +183,39 @@ class KvServerTest {
     }
 
     @Test
+    void shouldReleaseSocketsAndThreadsOnClose() throws Exception {
+        final long fdsBefore = openFds();
+        final KvServer s = KvServer.start(2, SECRET, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+            TIMEOUT, log::add);
+        final TcpBootstrap b0 = TcpBootstrap.connect("127.0.0.1:" + s.port(), SECRET,
+            new JobLayout(0, 2, 0, 2, 0, "job"), TIMEOUT, false);
+        final TcpBootstrap b1 = TcpBootstrap.connect("127.0.0.1:" + s.port(), SECRET,
+            new JobLayout(1, 2, 1, 2, 0, "job"), TIMEOUT, false);
+        assertTrue(threads("weft-kv") >= 3 && threads("weft-bootstrap-reader") == 2);
+        b0.close();
+        s.close(); // rank 1 is still connected: closing the service drops it
+        b1.close(); // FINALIZE fails or not; either way the client's socket and reader go
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while ((threads("weft-kv") > 0 || threads("weft-bootstrap-reader") > 0 || openFds() > fdsBefore)
+            && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(0, threads("weft-kv"), "service threads left");
+        assertEquals(0, threads("weft-bootstrap-reader"), "client reader threads left");
+        assertEquals(fdsBefore, openFds(), "file descriptors leaked");
+    }
+
+    private static long threads(final String prefix) {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith(prefix)).count();
+    }
+
+    private static long openFds() throws IOException {
+        try (var s = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+            return s.count();
+        }
+    }
+
+    @Test
     void shouldReportAPortInUse() throws IOException {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             final WeftException e = assertThrows(WeftException.class, () -> KvServer.start(2, SECRET,

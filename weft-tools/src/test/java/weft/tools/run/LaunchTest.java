@@ -122,13 +122,18 @@ class LaunchTest {
 
     @Test
     void shouldPropagateTheFirstNonZeroExitCodeAndStopTheOthers() {
-        final Job job = runPe(List.of("-n", "3"), "fail", "1", "7");
+        // A long grace: the others must leave on the service's ABORT, not on SIGTERM.
+        final List<String> a = new ArrayList<>(List.of("-n", "3"));
+        a.addAll(pe("fail", "1", "7"));
+        final Job job = run(Config.global().with("RUN_KILL_GRACE", "10s").with("BOOTSTRAP_TIMEOUT", "20s"), a);
         assertEquals(7, job.rc(), job.toString());
         assertTrue(job.err().contains("rank 1 (pid "), job.toString());
         assertTrue(job.err().contains("exited with code 7; stopping the other 2 PE(s)"), job.toString());
-        // The others were told by the key-value service and left at once, well before 60 s of sleep.
-        assertTrue(job.err().contains("job aborted by the launcher: rank 1"), job.toString());
-        assertTrue(job.millis() < 20_000, job.toString());
+        // The others were told by the key-value service and left at once, before the grace ended.
+        assertEquals(2, job.err().lines().filter(l -> l.contains("job aborted by the launcher: rank 1")).count(),
+            job.toString());
+        assertFalse(job.err().contains("SIGKILL"), job.toString());
+        assertTrue(job.millis() < 10_000, job.toString());
     }
 
     @Test
@@ -151,6 +156,17 @@ class LaunchTest {
             assertEquals(4, s.count(), "two PEs and their two children were recorded");
         }
         // @AfterEach checks that the PEs and the 'sleep' children are all gone.
+    }
+
+    @Test
+    void shouldNameAPeThatNeverReports() {
+        final List<String> a = new ArrayList<>(List.of("-n", "2"));
+        a.addAll(pe("lonely"));
+        final Job job = run(Config.global().with("RUN_KILL_GRACE", "500ms").with("BOOTSTRAP_TIMEOUT", "1s"), a);
+        assertEquals(1, job.rc(), job.toString());
+        assertTrue(job.err().contains("fence timed out after 1.0 s (WEFT_BOOTSTRAP_TIMEOUT): rank(s) [1] never "
+            + "connected to the bootstrap service"), job.toString());
+        assertTrue(job.err().contains("rank 0 (pid ") && job.err().contains("exited with code 1"), job.toString());
     }
 
     @Test

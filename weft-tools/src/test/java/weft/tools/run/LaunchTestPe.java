@@ -19,6 +19,7 @@ import java.nio.file.Path;
  *   <li>{@code stubborn PIDDIR RANK CODE}: never joins the job; starts a child {@code sleep} (a
  *       grandchild of the launcher); RANK exits with CODE, the others sleep.</li>
  *   <li>{@code hold PIDDIR}: joins the job, prints "ready RANK", sleeps (until the launcher goes).</li>
+ *   <li>{@code lonely PIDDIR}: rank 0 joins and enters a fence; the others never join and sleep.</li>
  *   <li>{@code sleep PIDDIR}: sleeps (for the timeout test).</li>
  * </ul>
  */
@@ -67,6 +68,14 @@ public final class LaunchTestPe {
                     System.out.println("ready " + rt.rank());
                     Thread.sleep(60_000);
                 }
+            }
+            case "lonely" -> {
+                if (System.getenv("WEFT_RANK").equals("0")) {
+                    try (Runtime rt = Runtime.init()) {
+                        rt.fence(); // rank 1 never joins: fails at WEFT_BOOTSTRAP_TIMEOUT
+                    }
+                }
+                Thread.sleep(60_000);
             }
             case "sleep" -> Thread.sleep(60_000);
             default -> throw new IllegalArgumentException(mode);
