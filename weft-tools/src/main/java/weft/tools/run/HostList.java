@@ -133,11 +133,15 @@ final class HostList {
         for (final int h : hostOf) {
             perHost[h]++;
         }
+        final boolean[] local = new boolean[hosts.size()]; // once per host: it may ask the resolver
+        for (int h = 0; h < hosts.size(); h++) {
+            local[h] = isLocal(hosts.get(h).name());
+        }
         final int[] next = new int[hosts.size()];
         final List<Placement> out = new ArrayList<>(n);
         for (int r = 0; r < n; r++) {
             final int h = hostOf[r];
-            out.add(new Placement(r, hosts.get(h).name(), h, next[h]++, perHost[h], isLocal(hosts.get(h).name())));
+            out.add(new Placement(r, hosts.get(h).name(), h, next[h]++, perHost[h], local[h]));
         }
         return out;
     }

@@ -36,6 +36,7 @@ final class JobLauncher {
     /** Exit code of a job killed at its time limit (as timeout(1)). */
     static final int TIMEOUT_EXIT = 124;
     private static final long POLL_NS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long RECORD_NS = TimeUnit.MILLISECONDS.toNanos(300);
     private static final Path SHM_DIR = Path.of("/dev/shm");
 
     /** Everything a job needs; built by {@link RunCommand}. */
@@ -124,11 +125,15 @@ final class JobLauncher {
         long terminatedAt = 0;
         boolean failed = false;
         boolean killed = false;
+        long recordedAt = 0;
         while (running > 0) {
-            for (final Pe pe : pes) {
-                if (pe.process().isAlive()) {
-                    tree.record(pe.process().toHandle());
+            if (System.nanoTime() - recordedAt >= RECORD_NS) { // a /proc scan per PE: not every tick
+                for (final Pe pe : pes) {
+                    if (pe.process().isAlive()) {
+                        tree.record(pe.process().toHandle());
+                    }
                 }
+                recordedAt = System.nanoTime();
             }
             final Pe done;
             try {
@@ -271,6 +276,12 @@ final class JobLauncher {
             env.put(LaunchEnv.JOB_SECRET, secret);
             command = spec.peCommand();
         } else {
+            // A remote PE inherits nothing: Weft's tunables set here (WEFT_TLS, ...) travel with it.
+            System.getenv().forEach((k, v) -> {
+                if (k.startsWith("WEFT_") && !k.equals(LaunchEnv.JOB_SECRET)) {
+                    env.putIfAbsent(k, v);
+                }
+            });
             command = AgentCommand.build(spec.agent(), p.host(), env, spec.peCommand(),
                 System.getProperty("user.dir"));
         }

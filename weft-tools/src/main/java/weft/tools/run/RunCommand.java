@@ -3,6 +3,7 @@ package weft.tools.run;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import weft.runtime.LaunchEnv;
 import weft.runtime.RuntimeConfig;
 import weft.ucs.WeftException;
 import weft.ucs.config.Config;
@@ -32,6 +33,10 @@ import java.util.jar.JarFile;
 public final class RunCommand implements Callable<Integer> {
     /** Exit code when the job could not be started at all. */
     static final int LAUNCH_ERROR = 2;
+    /** Set by the launcher for each PE; -x may not override them (the secret must never be on a command line). */
+    private static final java.util.Set<String> LAUNCHER_VARIABLES = java.util.Set.of(LaunchEnv.RANK, LaunchEnv.SIZE,
+        LaunchEnv.LOCAL_RANK, LaunchEnv.LOCAL_SIZE, LaunchEnv.NODE_ID, LaunchEnv.JOB_ID, LaunchEnv.KV_ADDRESS,
+        LaunchEnv.JOB_SECRET, "WEFT_BOOTSTRAP");
 
     @Option(names = {"-n", "-np", "--np"}, required = true, paramLabel = "N", description = "number of PEs")
     int n;
@@ -153,6 +158,9 @@ public final class RunCommand implements Callable<Integer> {
             final String name = eq < 0 ? x : x.substring(0, eq);
             if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
                 throw new LaunchException("-x " + x + ": '" + name + "' is not a valid environment variable name");
+            }
+            if (LAUNCHER_VARIABLES.contains(name)) {
+                throw new LaunchException("-x " + name + ": the launcher sets this variable for every PE");
             }
             final String value = eq < 0 ? System.getenv(name) : x.substring(eq + 1);
             if (value == null) {

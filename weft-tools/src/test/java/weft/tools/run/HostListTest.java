@@ -90,4 +90,12 @@ class HostListTest {
         assertEquals(List.of("ip", "netns", "exec", "ns1", "sh", "-c"), cmd.subList(0, 6));
         assertTrue(cmd.get(6).startsWith("IFS= read -r WEFT_JOB_SECRET"), cmd.get(6));
     }
+
+    @Test
+    void shouldRefuseToExportTheJobSecret() {
+        final RunCommand cmd = new RunCommand();
+        new picocli.CommandLine(cmd).parseArgs("-n", "1", "-x", "WEFT_JOB_SECRET=abc", "Main");
+        final LaunchException e = assertThrows(LaunchException.class, cmd::spec);
+        assertTrue(e.getMessage().contains("-x WEFT_JOB_SECRET: the launcher sets this variable"), e.getMessage());
+    }
 }
