@@ -216,6 +216,57 @@ class KvServerTest {
     }
 
     @Test
+    void shouldDropAPeerThatIsNotAPeAndServeTheRealOnes() throws Exception {
+        final KvServer s = server(1, TIMEOUT);
+        try (java.net.Socket raw = new java.net.Socket(InetAddress.getLoopbackAddress(), s.port())) {
+            raw.getOutputStream().write(new byte[] {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 1, 2, 3});
+            raw.getOutputStream().flush();
+            raw.setSoTimeout(10_000);
+            final java.io.InputStream in = raw.getInputStream();
+            while (in.read() >= 0) {
+                Thread.onSpinWait(); // the greeting, then the server closes the connection
+            }
+        }
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (log.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertTrue(log.stream().anyMatch(l -> l.contains("failed during authentication")
+            && l.contains("malformed key-value frame")), log.toString());
+        final Runtime rt = Runtime.of(client(s, 0, 1, SECRET));
+        assertArrayEquals(new byte[] {7}, rt.allgather(new byte[] {7})[0]);
+    }
+
+    @Test
+    void shouldRefuseAMalformedRequestFromAPe() throws Exception {
+        final KvServer s = server(1, TIMEOUT);
+        try (java.net.Socket raw = new java.net.Socket(InetAddress.getLoopbackAddress(), s.port())) {
+            raw.setSoTimeout(10_000);
+            final java.io.DataInputStream in = new java.io.DataInputStream(raw.getInputStream());
+            final java.io.DataOutputStream out = new java.io.DataOutputStream(raw.getOutputStream());
+            final java.nio.ByteBuffer hello = KvProtocol.read(in).buffer();
+            hello.getLong();
+            final byte[] serverNonce = new byte[KvProtocol.NONCE_BYTES];
+            hello.get(serverNonce);
+            final byte[] clientNonce = KvProtocol.nonce();
+            KvProtocol.write(out, KvProtocol.AUTH, java.nio.ByteBuffer.allocate(68).putInt(0).put(clientNonce)
+                .put(KvProtocol.mac(SECRET, "pe", serverNonce, clientNonce, 0)).array());
+            assertEquals(KvProtocol.WELCOME, KvProtocol.read(in).type());
+            // COMMIT of one pair whose key claims 60000 bytes in a 10-byte frame.
+            KvProtocol.write(out, KvProtocol.COMMIT, java.nio.ByteBuffer.allocate(10).putInt(1)
+                .putShort((short) 60000).array());
+            final KvProtocol.Frame answer = KvProtocol.read(in);
+            assertEquals(KvProtocol.ERROR, answer.type());
+            assertTrue(answer.text().contains("malformed request from rank 0"), answer.text());
+        }
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (s.failure() == null && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertTrue(String.valueOf(s.failure()).contains("rank 0 disconnected"), String.valueOf(s.failure()));
+    }
+
+    @Test
     void shouldReportAPortInUse() throws IOException {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             final WeftException e = assertThrows(WeftException.class, () -> KvServer.start(2, SECRET,
