@@ -151,7 +151,10 @@ public final class KvServer implements AutoCloseable {
                 return;
             }
             abortReason = reason;
-            fail("job aborted: " + reason);
+            if (failure == null) {
+                failure = "job aborted: " + reason; // the caller reports the reason itself: not logged
+            }
+            notifyAll();
             for (int r = 0; r < size; r++) {
                 if (sessions[r] != null && !finalized[r]) {
                     targets.add(sessions[r]);

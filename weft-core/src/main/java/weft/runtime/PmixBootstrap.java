@@ -107,7 +107,7 @@ final class PmixBootstrap implements Bootstrap {
             layout = new JobLayout(rank, size,
                 (int) number(self, "pmix.lrank", envInt(env, "OMPI_COMM_WORLD_LOCAL_RANK", 0)),
                 (int) number(wildcard, "pmix.local.size", envInt(env, "OMPI_COMM_WORLD_LOCAL_SIZE", 1)),
-                (int) number(self, "pmix.nodeid", envInt(env, "OMPI_COMM_WORLD_NODE_RANK", 0)), nspace);
+                (int) number(self, "pmix.nodeid", 0), nspace); // no launcher variable tells the node index
         } catch (final RuntimeException e) {
             close();
             throw e;
