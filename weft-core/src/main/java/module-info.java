@@ -11,6 +11,7 @@ module weft.core {
     exports weft.ucs.wakeup;
     exports weft.uct;
     exports weft.ucp;
+    exports weft.runtime;
 
     uses weft.uct.Transport;
 

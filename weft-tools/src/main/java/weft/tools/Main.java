@@ -3,11 +3,12 @@ package weft.tools;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import weft.tools.perftest.PerftestCommand;
+import weft.tools.run.RunCommand;
 
 /** {@code weft} command line: dispatches to the subcommands. */
 @Command(name = "weft", mixinStandardHelpOptions = true, version = "weft 0.1.0",
     description = "Weft: a unified communication framework for the JVM.",
-    subcommands = {InfoCommand.class, PerftestCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {InfoCommand.class, PerftestCommand.class, RunCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @Override
     public void run() {
@@ -15,7 +16,13 @@ public final class Main implements Runnable {
     }
 
     public static void main(final String[] args) {
-        final int rc = new CommandLine(new Main()).execute(args);
-        System.exit(rc);
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line with every subcommand; options after {@code run}'s MAIN belong to the program. */
+    public static CommandLine commandLine() {
+        final CommandLine cl = new CommandLine(new Main());
+        cl.getSubcommands().get("run").setStopAtPositional(true);
+        return cl;
     }
 }

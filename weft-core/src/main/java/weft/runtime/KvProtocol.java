@@ -1,0 +1,153 @@
+package weft.runtime;
+
+import weft.ucs.Status;
+import weft.ucs.WeftException;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.SecureRandom;
+
+/**
+ * The wire format of the launcher's key-value service: frames {@code [u32 length][u8 type][payload]}
+ * (length counts type + payload) over one TCP connection per PE.
+ *
+ * <pre>
+ *   server                                   PE (rank r)
+ *     HELLO  [u64 magic][32 B server nonce] --->
+ *                                       <--- AUTH [u32 r][32 B client nonce][32 B HMAC("pe", ...)]
+ *     WELCOME [32 B HMAC("kv", ...)]    ---> (or ERROR "wrong job secret", then close)
+ *                                       <--- COMMIT [u32 n]{[u16 klen][key][u32 vlen][value]}*n
+ *     OK                                --->
+ *                                       <--- FENCE
+ *     OK when all ranks arrived         ---> (or ERROR naming the missing or dead ranks)
+ *                                       <--- GET [u32 rank][u16 klen][key]
+ *     VALUE [bytes] | MISSING           --->
+ *                                       <--- FINALIZE
+ *     OK, close                         --->
+ *     ABORT [reason] at any time        ---> (the job failed: the PE exits)
+ * </pre>
+ *
+ * Both sides prove knowledge of the job secret with HMAC-SHA256 over both nonces and the rank,
+ * so the secret never travels and a recorded exchange cannot be replayed.
+ */
+final class KvProtocol {
+    static final long MAGIC = 0x5745_4654_4B56_0001L; // "WEFTKV" v1
+    static final byte HELLO = 1;
+    static final byte AUTH = 2;
+    static final byte WELCOME = 3;
+    static final byte COMMIT = 4;
+    static final byte FENCE = 5;
+    static final byte GET = 6;
+    static final byte FINALIZE = 7;
+    static final byte OK = 8;
+    static final byte ERROR = 9;
+    static final byte ABORT = 10;
+    static final byte VALUE = 11;
+    static final byte MISSING = 12;
+
+    static final int NONCE_BYTES = 32;
+    static final int MAC_BYTES = 32;
+    static final int MAX_KEY_BYTES = 1024;
+    static final int MAX_FRAME = 16 << 20;
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private KvProtocol() {
+    }
+
+    /** One received frame. */
+    record Frame(byte type, byte[] payload) {
+        ByteBuffer buffer() {
+            return ByteBuffer.wrap(payload);
+        }
+
+        String text() {
+            return new String(payload, StandardCharsets.UTF_8);
+        }
+    }
+
+    static byte[] nonce() {
+        final byte[] n = new byte[NONCE_BYTES];
+        RANDOM.nextBytes(n);
+        return n;
+    }
+
+    /** HMAC-SHA256 keyed by the secret over label, both nonces and the rank. */
+    static byte[] mac(final String secret, final String label, final byte[] serverNonce, final byte[] clientNonce,
+                      final int rank) {
+        try {
+            final Mac m = Mac.getInstance("HmacSHA256");
+            m.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+            m.update(label.getBytes(StandardCharsets.US_ASCII));
+            m.update(serverNonce);
+            m.update(clientNonce);
+            m.update(ByteBuffer.allocate(4).putInt(0, rank).array());
+            return m.doFinal();
+        } catch (final GeneralSecurityException e) {
+            throw new WeftException(Status.UNSUPPORTED, "HmacSHA256 is not available in this JDK", e);
+        }
+    }
+
+    static void write(final DataOutputStream out, final byte type, final byte[] payload) throws IOException {
+        out.writeInt(1 + payload.length);
+        out.writeByte(type);
+        out.write(payload);
+        out.flush();
+    }
+
+    static void write(final DataOutputStream out, final byte type) throws IOException {
+        write(out, type, new byte[0]);
+    }
+
+    static void writeText(final DataOutputStream out, final byte type, final String text) throws IOException {
+        write(out, type, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Reads one frame.
+     *
+     * @throws EOFException at a clean end of stream before the frame
+     * @throws IOException  on a malformed length
+     */
+    static Frame read(final DataInputStream in) throws IOException {
+        final int len = in.readInt();
+        if (len < 1 || len > MAX_FRAME) {
+            throw new IOException("malformed key-value frame (length " + len + ")");
+        }
+        final byte type = in.readByte();
+        final byte[] payload = new byte[len - 1];
+        in.readFully(payload);
+        return new Frame(type, payload);
+    }
+
+    static byte[] keyBytes(final String key) {
+        final byte[] k = key.getBytes(StandardCharsets.UTF_8);
+        if (k.length == 0 || k.length > MAX_KEY_BYTES) {
+            throw new WeftException(Status.INVALID_PARAM, "bootstrap key must have 1.." + MAX_KEY_BYTES
+                + " UTF-8 bytes, got " + k.length);
+        }
+        return k;
+    }
+
+    static String readKey(final ByteBuffer b) {
+        final int klen = Short.toUnsignedInt(b.getShort());
+        if (klen == 0 || klen > MAX_KEY_BYTES || klen > b.remaining()) {
+            throw new IllegalArgumentException("bad key length " + klen);
+        }
+        final byte[] k = new byte[klen];
+        b.get(k);
+        return new String(k, StandardCharsets.UTF_8);
+    }
+
+    static byte[] getRequest(final int rank, final String key) {
+        final byte[] k = keyBytes(key);
+        return ByteBuffer.allocate(6 + k.length).putInt(rank).putShort((short) k.length).put(k).array();
+    }
+}

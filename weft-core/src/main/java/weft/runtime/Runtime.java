@@ -1,0 +1,205 @@
+package weft.runtime;
+
+import weft.ucs.Status;
+import weft.ucs.WeftException;
+import weft.ucs.config.Config;
+
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * A Weft program's place in its job: rank, size and node layout, and the key-value exchange (the
+ * PMI model) with which PEs swap worker addresses before they talk over the data path.
+ *
+ * <pre>{@code
+ * try (Runtime rt = Runtime.init()) {              // under weft run, mpirun, srun, or alone
+ *     byte[][] addresses = rt.allgather(myWorkerAddress);   // one blob from every PE, by rank
+ *     rt.put("rkey", packedKey);                   // or the PMI steps by hand:
+ *     rt.commit();
+ *     rt.fence();                                  //   collective: all commits are now visible
+ *     byte[] peerKey = rt.get((rt.rank() + 1) % rt.size(), "rkey");
+ *     rt.barrier();
+ * }
+ * }</pre>
+ *
+ * Start it with {@code ./weft run -n 4 -cp app.jar my.Main}, or {@code mpirun -np 4 java ...} (PMIx),
+ * or plainly (a singleton job of one PE). The bootstrap is chosen by {@code WEFT_BOOTSTRAP}
+ * ({@link RuntimeConfig#BOOTSTRAP}); every wait ends at {@code WEFT_BOOTSTRAP_TIMEOUT} with an error
+ * naming the missing or dead PE. Not thread-safe: one thread sets the job up.
+ *
+ * <p>Keys beginning with {@code weft.} are reserved for the runtime itself.
+ */
+public final class Runtime implements AutoCloseable {
+    private final Bootstrap bootstrap;
+    private int allgatherRound;
+    private boolean closed;
+
+    private Runtime(final Bootstrap bootstrap) {
+        this.bootstrap = bootstrap;
+    }
+
+    /** Joins the job this process was started in, configured from the environment. */
+    public static Runtime init() {
+        return init(Config.global());
+    }
+
+    /** Joins the job this process was started in, with {@code config} for the runtime's tunables. */
+    public static Runtime init(final Config config) {
+        return init(System::getenv, config);
+    }
+
+    /** Joins a job through the given bootstrap (another launcher's, or a test double). */
+    public static Runtime of(final Bootstrap bootstrap) {
+        return new Runtime(bootstrap);
+    }
+
+    /** Chooses and starts the bootstrap from {@code env} (the process environment, or a map in tests). */
+    static Runtime init(final Function<String, String> env, final Config config) {
+        final long timeoutNs = config.get(RuntimeConfig.BOOTSTRAP_TIMEOUT);
+        String kind = config.get(RuntimeConfig.BOOTSTRAP);
+        if (kind.equals("auto")) {
+            if (LaunchEnv.present(env)) {
+                kind = "launcher";
+            } else if (env.apply("PMIX_RANK") != null || env.apply("PMIX_NAMESPACE") != null) {
+                kind = "pmix";
+            } else {
+                kind = "singleton";
+            }
+        }
+        return new Runtime(switch (kind) {
+            case "launcher" -> launcher(env, timeoutNs);
+            case "pmix" -> PmixBootstrap.open(config.get(RuntimeConfig.PMIX_LIBRARY), timeoutNs, env);
+            case "singleton" -> new SingletonBootstrap();
+            default -> throw new WeftException(Status.INVALID_PARAM, "unknown bootstrap " + kind);
+        });
+    }
+
+    /** Convenience for tests: {@link #init(Function, Config)} over a map. */
+    static Runtime init(final Map<String, String> env, final Config config) {
+        return init(env::get, config);
+    }
+
+    private static Bootstrap launcher(final Function<String, String> env, final long timeoutNs) {
+        final int size = LaunchEnv.intVar(env, LaunchEnv.SIZE, 1, Integer.MAX_VALUE);
+        final int rank = LaunchEnv.intVar(env, LaunchEnv.RANK, 0, size - 1);
+        final int localSize = LaunchEnv.intVar(env, LaunchEnv.LOCAL_SIZE, 1, size);
+        final int localRank = LaunchEnv.intVar(env, LaunchEnv.LOCAL_RANK, 0, localSize - 1);
+        final int nodeId = LaunchEnv.intVar(env, LaunchEnv.NODE_ID, 0, size - 1);
+        final String jobId = LaunchEnv.textVar(env, LaunchEnv.JOB_ID);
+        final String secret = LaunchEnv.textVar(env, LaunchEnv.JOB_SECRET);
+        return TcpBootstrap.connect(LaunchEnv.textVar(env, LaunchEnv.KV_ADDRESS), secret,
+            new JobLayout(rank, size, localRank, localSize, nodeId, jobId), timeoutNs, true);
+    }
+
+    /** Rank, size and node layout in one value. */
+    public JobLayout layout() {
+        return bootstrap.layout();
+    }
+
+    /** The bootstrap in use: {@code launcher}, {@code pmix} or {@code singleton}. */
+    public String bootstrapName() {
+        return bootstrap.name();
+    }
+
+    /** This PE's rank, {@code 0 <= rank < size}. */
+    public int rank() {
+        return bootstrap.layout().rank();
+    }
+
+    /** Number of PEs in the job. */
+    public int size() {
+        return bootstrap.layout().size();
+    }
+
+    /** Rank among the PEs on this node. */
+    public int localRank() {
+        return bootstrap.layout().localRank();
+    }
+
+    /** Number of PEs on this node. */
+    public int localSize() {
+        return bootstrap.layout().localSize();
+    }
+
+    /** Index of this PE's node in the job. */
+    public int nodeId() {
+        return bootstrap.layout().nodeId();
+    }
+
+    /** The job's identifier, the same in every PE. */
+    public String jobId() {
+        return bootstrap.layout().jobId();
+    }
+
+    /** Stores {@code value} under {@code key} for this rank; others see it after {@link #commit} and {@link #fence}. */
+    public void put(final String key, final byte[] value) {
+        checkOpen();
+        bootstrap.put(key, value);
+    }
+
+    /** Publishes the values put since the last commit. */
+    public void commit() {
+        checkOpen();
+        bootstrap.commit();
+    }
+
+    /** Collective over all PEs: returns once every PE entered it; committed values are then visible. */
+    public void fence() {
+        checkOpen();
+        bootstrap.fence();
+    }
+
+    /**
+     * The value {@code rank} put under {@code key}.
+     *
+     * @throws WeftException NO_ELEMENT if {@code rank} did not commit such a key before the last fence
+     */
+    public byte[] get(final int rank, final String key) {
+        checkOpen();
+        return bootstrap.get(rank, key);
+    }
+
+    /** Collective: returns once every PE called it (setup only, not a fast barrier). */
+    public void barrier() {
+        checkOpen();
+        bootstrap.fence();
+    }
+
+    /**
+     * Collective: every PE contributes one blob (for example its worker address) and receives all
+     * of them, indexed by rank.
+     */
+    public byte[][] allgather(final byte[] mine) {
+        checkOpen();
+        final String key = "weft.allgather." + allgatherRound++;
+        bootstrap.put(key, mine);
+        bootstrap.commit();
+        bootstrap.fence();
+        final byte[][] all = new byte[size()][];
+        for (int r = 0; r < all.length; r++) {
+            all[r] = bootstrap.get(r, key);
+        }
+        return all;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new WeftException(Status.CLOSED, "the runtime is closed");
+        }
+    }
+
+    /** Leaves the job (tells the launcher this PE ended cleanly). */
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            bootstrap.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Runtime[" + bootstrap.name() + " rank " + rank() + "/" + size() + ", node " + nodeId() + ", local "
+            + localRank() + "/" + localSize() + "]";
+    }
+}

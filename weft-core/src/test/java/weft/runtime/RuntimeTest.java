@@ -1,0 +1,83 @@
+package weft.runtime;
+
+import org.junit.jupiter.api.Test;
+import weft.ucs.Status;
+import weft.ucs.WeftException;
+import weft.ucs.config.Config;
+
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class RuntimeTest {
+    private static final Config NO_ENV = Config.fromMap(Map.of());
+
+    @Test
+    void shouldBeASingletonWithoutLauncherEnvironment() {
+        try (Runtime rt = Runtime.init(Map.of(), NO_ENV)) {
+            assertEquals("singleton", rt.bootstrapName());
+            assertEquals(0, rt.rank());
+            assertEquals(1, rt.size());
+            assertEquals(0, rt.localRank());
+            assertEquals(1, rt.localSize());
+            assertEquals(0, rt.nodeId());
+            rt.put("k", new byte[] {1, 2, 3});
+            rt.commit();
+            rt.fence();
+            assertArrayEquals(new byte[] {1, 2, 3}, rt.get(0, "k"));
+            final byte[][] all = rt.allgather(new byte[] {9});
+            assertEquals(1, all.length);
+            assertArrayEquals(new byte[] {9}, all[0]);
+            rt.barrier();
+            assertEquals(Status.NO_ELEMENT, assertThrows(WeftException.class, () -> rt.get(0, "absent")).status());
+            assertEquals(Status.INVALID_PARAM, assertThrows(WeftException.class, () -> rt.get(1, "k")).status());
+        }
+    }
+
+    @Test
+    void shouldRefuseUseAfterClose() {
+        final Runtime rt = Runtime.init(Map.of(), NO_ENV);
+        rt.close();
+        assertEquals(Status.CLOSED, assertThrows(WeftException.class, rt::barrier).status());
+    }
+
+    @Test
+    void shouldNameTheMissingVariableOfAnIncompleteLauncherEnvironment() {
+        final WeftException e = assertThrows(WeftException.class, () -> Runtime.init(
+            Map.of(LaunchEnv.RANK, "0", LaunchEnv.KV_ADDRESS, "127.0.0.1:1"), NO_ENV));
+        assertTrue(e.getMessage().contains("WEFT_SIZE is not set"), e.getMessage());
+    }
+
+    @Test
+    void shouldRejectARankOutsideTheJob() {
+        final WeftException e = assertThrows(WeftException.class, () -> Runtime.init(Map.of(LaunchEnv.RANK, "4",
+            LaunchEnv.SIZE, "4", LaunchEnv.KV_ADDRESS, "127.0.0.1:1"), NO_ENV));
+        assertTrue(e.getMessage().contains("invalid WEFT_RANK='4'"), e.getMessage());
+    }
+
+    @Test
+    void shouldExplainAMissingPmixLibrary() {
+        final Config cfg = NO_ENV.with("PMIX_LIBRARY", "/nonexistent/libpmix.so.2");
+        final WeftException e = assertThrows(WeftException.class, () -> Runtime.init(
+            Map.of("PMIX_RANK", "0", "PMIX_NAMESPACE", "job"), cfg));
+        assertTrue(e.getMessage().contains("cannot load libpmix from WEFT_PMIX_LIBRARY=/nonexistent/libpmix.so.2"),
+            e.getMessage());
+    }
+
+    @Test
+    void shouldRejectAnUnknownBootstrapName() {
+        final WeftException e = assertThrows(WeftException.class, () -> Runtime.init(Map.of(),
+            NO_ENV.with("BOOTSTRAP", "slurm")));
+        assertTrue(e.getMessage().contains("WEFT_BOOTSTRAP"), e.getMessage());
+    }
+
+    @Test
+    void shouldRejectAnInconsistentLayout() {
+        assertEquals(new JobLayout(1, 4, 1, 2, 0, "j").localSize(), 2);
+        final WeftException e = assertThrows(WeftException.class, () -> new JobLayout(0, 2, 2, 2, 0, "j"));
+        assertTrue(e.getMessage().contains("inconsistent job layout: rank 0/2, local 2/2"), e.getMessage());
+    }
+}

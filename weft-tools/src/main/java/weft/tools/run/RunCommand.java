@@ -1,0 +1,210 @@
+package weft.tools.run;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import weft.runtime.LaunchEnv;
+import weft.runtime.RuntimeConfig;
+import weft.ucs.WeftException;
+import weft.ucs.config.Config;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.jar.JarFile;
+
+/**
+ * {@code weft run}: starts a job of N PEs (JVMs), mpirun-style. See {@link JobLauncher} for what
+ * happens while it runs, {@link HostList} for host syntax, {@link AgentCommand} for launch agents.
+ */
+@Command(name = "run", sortOptions = false,
+    description = {"Run a Java program as N PEs (processes) of one job, like mpirun.",
+        "Each PE gets its rank, the job size and the launcher's key-value service (weft.runtime.Runtime.init()).",
+        "  weft run -n 4 -cp app.jar my.Main ARGS            four PEs on this machine",
+        "  weft run -n 4 -H node1:2,node2:2 -cp ... my.Main   two hosts, started through ssh",
+        "Exit code: the first non-zero exit code of a PE; " + JobLauncher.TIMEOUT_EXIT + " when --timeout "
+            + "expired; 2 when the job could not start."})
+public final class RunCommand implements Callable<Integer> {
+    /** Exit code when the job could not be started at all. */
+    static final int LAUNCH_ERROR = 2;
+    /** Set by the launcher for each PE; -x may not override them (the secret must never be on a command line). */
+    private static final java.util.Set<String> LAUNCHER_VARIABLES = java.util.Set.of(LaunchEnv.RANK, LaunchEnv.SIZE,
+        LaunchEnv.LOCAL_RANK, LaunchEnv.LOCAL_SIZE, LaunchEnv.NODE_ID, LaunchEnv.JOB_ID, LaunchEnv.KV_ADDRESS,
+        LaunchEnv.JOB_SECRET, "WEFT_BOOTSTRAP");
+
+    @Option(names = {"-n", "-np", "--np"}, required = true, paramLabel = "N", description = "number of PEs")
+    int n;
+
+    @Option(names = {"-H", "--hosts", "--host"}, paramLabel = "H1[:SLOTS],H2[:SLOTS]",
+        description = "hosts and their slots (default: all PEs on this machine)")
+    String hosts;
+
+    @Option(names = "--hostfile", paramLabel = "FILE", description = "hosts, one per line: 'host', 'host slots=N' "
+        + "or 'host:N'")
+    Path hostfile;
+
+    @Option(names = "--oversubscribe", description = "place more PEs than slots (ranks wrap around the hosts)")
+    boolean oversubscribe;
+
+    @Option(names = "--agent", paramLabel = "CMD", defaultValue = "ssh",
+        description = "launch agent for other hosts, run as 'CMD HOST COMMAND...' (default: ${DEFAULT-VALUE}); "
+            + "e.g. 'ip netns exec'")
+    String agent;
+
+    @Option(names = "-x", paramLabel = "VAR[=VAL]", description = "export VAR (with VAL, or its value here) to the PEs")
+    List<String> exports = new ArrayList<>();
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "0",
+        description = "kill the job after this many seconds (0 = no limit)")
+    double timeoutSeconds;
+
+    @Option(names = "--tag-output", description = "prefix every output line with [rank]")
+    boolean tagOutput;
+
+    @Option(names = {"-cp", "--cp", "--classpath"}, paramLabel = "CLASSPATH",
+        description = "class path of the program (Weft's own is appended)")
+    String classpath;
+
+    @Option(names = {"-J", "--jvm-option"}, paramLabel = "OPT", description = "extra option for the PE JVMs")
+    List<String> jvmOptions = new ArrayList<>();
+
+    @Option(names = "--port", paramLabel = "PORT", defaultValue = "0",
+        description = "TCP port of the key-value service (default: any free port)")
+    int port;
+
+    @Option(names = "--bootstrap-address", paramLabel = "ADDR",
+        description = "address of this machine that remote hosts reach the launcher at (default: the source "
+            + "address of the route to each host)")
+    String bootstrapAddress;
+
+    @Parameters(index = "0", paramLabel = "MAIN|JAR", description = "main class on the class path, or a jar with a "
+        + "Main-Class")
+    String main;
+
+    @Parameters(index = "1..*", paramLabel = "ARGS", description = "arguments of the program")
+    List<String> args = new ArrayList<>();
+
+    /** Configuration (grace period, bootstrap timeout); tests replace it. */
+    Config config = Config.global();
+    PrintStream out = System.out;
+    PrintStream err = System.err;
+    /** The last job started, for tests. */
+    JobLauncher lastJob;
+
+    @Override
+    public Integer call() {
+        try {
+            lastJob = new JobLauncher(spec(), out, err);
+            return lastJob.run();
+        } catch (final LaunchException | WeftException e) {
+            err.println("weft run: error: " + e.getMessage());
+            return LAUNCH_ERROR;
+        }
+    }
+
+    JobLauncher.Spec spec() {
+        if (n < 1) {
+            throw new LaunchException("-n must be at least 1, got " + n);
+        }
+        if (hosts != null && hostfile != null) {
+            throw new LaunchException("give either --hosts or --hostfile, not both");
+        }
+        final List<HostList.Host> hostList = hosts != null ? HostList.parseHosts(hosts)
+            : hostfile != null ? HostList.readHostfile(hostfile) : List.of(new HostList.Host("localhost", n));
+        final List<HostList.Placement> placements = HostList.place(n, hostList, oversubscribe);
+        final List<String> agentWords = List.of(agent.trim().split("\\s+"));
+        if (placements.stream().anyMatch(p -> !p.local())) {
+            JobLauncher.checkAgent(agentWords);
+            if (AgentCommand.joinsWords(agentWords.getFirst())) {
+                for (final HostList.Host h : hostList) {
+                    checkResolvable(h.name());
+                }
+            }
+        }
+        final long timeoutNs = timeoutSeconds > 0 ? (long) (timeoutSeconds * 1e9) : 0;
+        if (timeoutSeconds < 0) {
+            throw new LaunchException("--timeout must be >= 0");
+        }
+        if (port < 0 || port > 65535) {
+            throw new LaunchException("--port must be in 0..65535, got " + port);
+        }
+        return new JobLauncher.Spec(placements, agentWords, exportedVariables(), timeoutNs, tagOutput, peCommand(),
+            port, bootstrapAddress, config.get(RuntimeConfig.RUN_KILL_GRACE), config.get(RuntimeConfig.BOOTSTRAP_TIMEOUT),
+            config.text(RuntimeConfig.BOOTSTRAP_TIMEOUT));
+    }
+
+    private static void checkResolvable(final String host) {
+        if (HostList.isLocal(host)) {
+            return;
+        }
+        try {
+            java.net.InetAddress.getByName(host);
+        } catch (final IOException e) {
+            throw new LaunchException("unknown host '" + host + "': it does not resolve (with the ssh agent every "
+                + "host must be a resolvable name or address)");
+        }
+    }
+
+    private Map<String, String> exportedVariables() {
+        final Map<String, String> env = new LinkedHashMap<>();
+        for (final String x : exports) {
+            final int eq = x.indexOf('=');
+            final String name = eq < 0 ? x : x.substring(0, eq);
+            if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                throw new LaunchException("-x " + x + ": '" + name + "' is not a valid environment variable name");
+            }
+            if (LAUNCHER_VARIABLES.contains(name)) {
+                throw new LaunchException("-x " + name + ": the launcher sets this variable for every PE");
+            }
+            final String value = eq < 0 ? System.getenv(name) : x.substring(eq + 1);
+            if (value == null) {
+                throw new LaunchException("-x " + name + ": the variable is not set here (give -x " + name + "=VALUE)");
+            }
+            env.put(name, value);
+        }
+        return env;
+    }
+
+    private List<String> peCommand() {
+        // The program's class path goes first; Weft's own follows, so that it finds weft.runtime.
+        final String own = System.getProperty("java.class.path");
+        final String cp = classpath != null ? classpath + java.io.File.pathSeparator + own : own;
+        final List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("--enable-native-access=ALL-UNNAMED");
+        cmd.addAll(jvmOptions);
+        if (main.endsWith(".jar")) {
+            cmd.add("-cp");
+            cmd.add(main + java.io.File.pathSeparator + cp);
+            cmd.add(mainClassOf(Path.of(main)));
+        } else {
+            cmd.add("-cp");
+            cmd.add(cp);
+            cmd.add(main);
+        }
+        cmd.addAll(args);
+        return cmd;
+    }
+
+    private static String mainClassOf(final Path jar) {
+        if (!Files.isRegularFile(jar)) {
+            throw new LaunchException("jar " + jar + " does not exist");
+        }
+        try (JarFile j = new JarFile(jar.toFile())) {
+            final String mc = j.getManifest() == null ? null : j.getManifest().getMainAttributes().getValue("Main-Class");
+            if (mc == null || mc.isBlank()) {
+                throw new LaunchException("jar " + jar + " has no Main-Class in its manifest; give the class with "
+                    + "-cp " + jar + " CLASS");
+            }
+            return mc.trim();
+        } catch (final IOException e) {
+            throw new LaunchException("cannot read jar " + jar + ": " + e.getMessage(), e);
+        }
+    }
+}

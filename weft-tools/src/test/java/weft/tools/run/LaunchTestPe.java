@@ -1,0 +1,143 @@
+package weft.tools.run;
+
+import weft.runtime.Runtime;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * A PE for the launcher tests. Every mode first writes its pid to {@code PIDDIR/<pid>} so the test
+ * can check afterwards that no PE outlived the job.
+ * <ul>
+ *   <li>{@code exchange PIDDIR}: put/commit/fence/get with every rank, a ring through the
+ *       key-value service, allgather and barrier; prints its place in the job.</li>
+ *   <li>{@code fail PIDDIR RANK CODE}: after a fence, RANK exits with CODE; the others sleep.</li>
+ *   <li>{@code kill PIDDIR RANK}: after a fence, every PE creates /dev/shm/&lt;job id&gt;-&lt;rank&gt;
+ *       (a crashed PE's leftover), then RANK kills itself with SIGKILL; the others sleep.</li>
+ *   <li>{@code stubborn PIDDIR RANK CODE}: never joins the job; starts a child {@code sleep} (a
+ *       grandchild of the launcher); RANK exits with CODE, the others sleep.</li>
+ *   <li>{@code hold PIDDIR}: joins the job, prints "ready RANK", sleeps (until the launcher goes).</li>
+ *   <li>{@code lonely PIDDIR}: rank 0 joins and enters a fence; the others never join and sleep.</li>
+ *   <li>{@code sleep PIDDIR}: sleeps (for the timeout test).</li>
+ * </ul>
+ */
+public final class LaunchTestPe {
+    private LaunchTestPe() {
+    }
+
+    public static void main(final String[] args) throws Exception {
+        final String mode = args[0];
+        final Path pidDir = Path.of(args[1]);
+        final long pid = ProcessHandle.current().pid();
+        Files.writeString(pidDir.resolve(Long.toString(pid)), "");
+        switch (mode) {
+            case "exchange" -> exchange();
+            case "fail" -> {
+                try (Runtime rt = Runtime.init()) {
+                    rt.fence();
+                    if (rt.rank() == Integer.parseInt(args[2])) {
+                        System.exit(Integer.parseInt(args[3]));
+                    }
+                    Thread.sleep(60_000);
+                }
+            }
+            case "kill" -> {
+                try (Runtime rt = Runtime.init()) {
+                    Files.writeString(Path.of("/dev/shm", rt.jobId() + "-" + rt.rank()), "leftover");
+                    rt.fence();
+                    if (rt.rank() == Integer.parseInt(args[2])) {
+                        new ProcessBuilder("kill", "-KILL", Long.toString(pid)).start().waitFor();
+                    }
+                    Thread.sleep(60_000);
+                }
+            }
+            case "stubborn" -> {
+                final Process child = new ProcessBuilder("sleep", "60").start();
+                Files.writeString(pidDir.resolve(Long.toString(child.pid())), "");
+                if (System.getenv("WEFT_RANK").equals(args[2])) {
+                    Thread.sleep(300); // let the others start their children too
+                    System.exit(Integer.parseInt(args[3]));
+                }
+                Thread.sleep(60_000);
+            }
+            case "hold" -> {
+                try (Runtime rt = Runtime.init()) {
+                    rt.fence();
+                    System.out.println("ready " + rt.rank());
+                    Thread.sleep(60_000);
+                }
+            }
+            case "lonely" -> {
+                if (System.getenv("WEFT_RANK").equals("0")) {
+                    try (Runtime rt = Runtime.init()) {
+                        rt.fence(); // rank 1 never joins: fails at WEFT_BOOTSTRAP_TIMEOUT
+                    }
+                }
+                Thread.sleep(60_000);
+            }
+            case "sleep" -> Thread.sleep(60_000);
+            default -> throw new IllegalArgumentException(mode);
+        }
+    }
+
+    private static void exchange() throws IOException {
+        try (Runtime rt = Runtime.init()) {
+            final int me = rt.rank();
+            final int n = rt.size();
+            rt.put("hello", ("from " + me).getBytes(StandardCharsets.UTF_8));
+            rt.commit();
+            rt.fence();
+            for (int r = 0; r < n; r++) {
+                check(new String(rt.get(r, "hello"), StandardCharsets.UTF_8).equals("from " + r), "hello of " + r);
+            }
+            final String ring = ringOverKeyValue(rt);
+            check(ring.equals(expectedRing(n)), "ring token '" + ring + "'");
+            final byte[] mine = new byte[me + 1]; // a different length per rank
+            java.util.Arrays.fill(mine, (byte) me);
+            final byte[][] all = rt.allgather(mine);
+            for (int r = 0; r < n; r++) {
+                check(all[r].length == r + 1 && all[r][r] == r, "allgather slot " + r);
+            }
+            rt.barrier();
+            System.out.println("rank " + me + "/" + n + " local " + rt.localRank() + "/" + rt.localSize() + " node "
+                + rt.nodeId() + " netns " + Files.readSymbolicLink(Path.of("/proc/self/ns/net")) + " var "
+                + System.getenv("WEFT_TEST_VAR") + " ring " + ring);
+        }
+    }
+
+    /**
+     * Passes a token around the ring through the key-value service: rank k appends its rank to what
+     * rank k-1 published, one fence per step. HOOK for the protocol layer: when weft.ucp exists,
+     * a ring of tagged messages between workers whose addresses came from {@code allgather} goes
+     * beside this one (same expected token, see {@link #expectedRing}).
+     */
+    static String ringOverKeyValue(final Runtime rt) {
+        String token = "";
+        for (int step = 0; step < rt.size(); step++) {
+            if (rt.rank() == step) {
+                final String prev = step == 0 ? "" : new String(rt.get(step - 1, "ring"), StandardCharsets.UTF_8);
+                token = prev + (step == 0 ? "" : ",") + step;
+                rt.put("ring", token.getBytes(StandardCharsets.UTF_8));
+                rt.commit();
+            }
+            rt.fence();
+        }
+        return new String(rt.get(rt.size() - 1, "ring"), StandardCharsets.UTF_8);
+    }
+
+    static String expectedRing(final int n) {
+        final StringBuilder sb = new StringBuilder();
+        for (int r = 0; r < n; r++) {
+            sb.append(r == 0 ? "" : ",").append(r);
+        }
+        return sb.toString();
+    }
+
+    private static void check(final boolean ok, final String what) {
+        if (!ok) {
+            throw new AssertionError("wrong " + what);
+        }
+    }
+}

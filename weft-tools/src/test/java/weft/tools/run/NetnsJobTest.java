@@ -1,0 +1,135 @@
+package weft.tools.run;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import weft.ucs.config.Config;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A job across two "hosts" on this machine: two network namespaces, each joined to the launcher's
+ * namespace by a veth pair (and to each other by a third, for host-to-host traffic), with a launch
+ * agent that runs the PE command through {@code ip netns exec HOST}. Needs root and permission to
+ * create namespaces; skipped with the reason otherwise. The namespaces are removed in finally.
+ *
+ * <pre>
+ *   launcher ns:  vrA 10.231.0.1/24   vrB 10.231.1.1/24     (the key-value service listens on both)
+ *                   |                   |
+ *   host A:       vnA 10.231.0.2 -- vab 10.231.9.1 ======== vba 10.231.9.2 -- host B: vnB 10.231.1.2
+ * </pre>
+ */
+@Timeout(60)
+class NetnsJobTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void shouldRunAJobAcrossNetworkNamespaces() throws Exception {
+        Assumptions.assumeTrue(isRoot(), "not root: creating network namespaces needs root; skipped");
+        final String id = HexFormat.of().formatHex(new byte[] {(byte) ThreadLocalRandom.current().nextInt()})
+            + Long.toString(ProcessHandle.current().pid() % 1000);
+        final String a = "weftA" + id;
+        final String b = "weftB" + id;
+        final List<String> created = new ArrayList<>();
+        try {
+            final String refused = sh("ip", "netns", "add", a);
+            Assumptions.assumeTrue(refused == null, "network namespaces are not permitted here (" + refused
+                + "); skipped");
+            created.add(a);
+            must(sh("ip", "netns", "add", b));
+            created.add(b);
+            link(a, "vrA" + id, "vnA" + id, "10.231.0");
+            link(b, "vrB" + id, "vnB" + id, "10.231.1");
+            // Host-to-host link (for the data path between hosts, once the protocol layer runs on it).
+            must(sh("ip", "link", "add", "vab" + id, "netns", a, "type", "veth", "peer", "name", "vba" + id,
+                "netns", b));
+            must(sh("ip", "netns", "exec", a, "ip", "addr", "add", "10.231.9.1/24", "dev", "vab" + id));
+            must(sh("ip", "netns", "exec", b, "ip", "addr", "add", "10.231.9.2/24", "dev", "vba" + id));
+            must(sh("ip", "netns", "exec", a, "ip", "link", "set", "vab" + id, "up"));
+            must(sh("ip", "netns", "exec", b, "ip", "link", "set", "vba" + id, "up"));
+
+            final Path agent = tmp.resolve("netns-agent");
+            Files.writeString(agent, "#!/bin/sh\nhost=$1; shift\nexec ip netns exec \"$host\" \"$@\"\n");
+            Files.setPosixFilePermissions(agent, PosixFilePermissions.fromString("rwx------"));
+            final Path pids = Files.createDirectory(tmp.resolve("pids"));
+            final List<String> args = new ArrayList<>(List.of("-n", "4", "-H", a + ":2," + b + ":2",
+                "--agent", agent.toString(), "--bootstrap-address", "10.231.0.1", "--tag-output"));
+            args.addAll(LaunchTest.FAST_JVM);
+            args.addAll(List.of(LaunchTestPe.class.getName(), "exchange", pids.toString()));
+            final LaunchTest.Job job = LaunchTest.run(Config.global().with("RUN_KILL_GRACE", "500ms")
+                .with("BOOTSTRAP_TIMEOUT", "20s"), args);
+            assertEquals(0, job.rc(), job.toString());
+            final String[] netns = new String[4];
+            for (final String line : job.out().lines().toList()) {
+                final int r = Integer.parseInt(line.substring(1, line.indexOf(']')));
+                netns[r] = line.replaceAll(".* netns (\\S+) .*", "$1");
+                assertTrue(line.contains(" node " + (r / 2) + " ") && line.contains(" local " + (r % 2) + "/2 "), line);
+            }
+            final String mine = Files.readSymbolicLink(Path.of("/proc/self/ns/net")).toString();
+            assertEquals(netns[0], netns[1], job.toString());
+            assertEquals(netns[2], netns[3], job.toString());
+            assertNotEquals(netns[0], netns[2], job.toString());
+            assertNotEquals(mine, netns[0], job.toString());
+            assertNotEquals(mine, netns[2], job.toString());
+        } finally {
+            for (final String ns : created) {
+                final String err = sh("ip", "netns", "del", ns); // removes the veth ends inside, and their peers
+                if (err != null) {
+                    System.err.println("cannot remove network namespace " + ns + ": " + err);
+                }
+            }
+        }
+    }
+
+    private static void link(final String ns, final String outside, final String inside, final String net)
+        throws Exception {
+        must(sh("ip", "link", "add", outside, "type", "veth", "peer", "name", inside, "netns", ns));
+        must(sh("ip", "addr", "add", net + ".1/24", "dev", outside));
+        must(sh("ip", "link", "set", outside, "up"));
+        must(sh("ip", "netns", "exec", ns, "ip", "addr", "add", net + ".2/24", "dev", inside));
+        must(sh("ip", "netns", "exec", ns, "ip", "link", "set", inside, "up"));
+        must(sh("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up"));
+        must(sh("ip", "netns", "exec", ns, "ip", "route", "add", "default", "via", net + ".1"));
+    }
+
+    private static boolean isRoot() throws IOException {
+        return Files.readAllLines(Path.of("/proc/self/status")).stream()
+            .anyMatch(l -> l.startsWith("Uid:") && l.split("\\s+")[1].equals("0"));
+    }
+
+    private static void must(final String error) {
+        assertEquals(null, error);
+    }
+
+    /** Runs a command; null on success, else its exit code and output. */
+    private static String sh(final String... cmd) throws Exception {
+        final Process p;
+        try {
+            p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        } catch (final IOException e) {
+            return e.getMessage();
+        }
+        p.getOutputStream().close();
+        if (!p.waitFor(10, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            return String.join(" ", cmd) + " hung";
+        }
+        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        return p.exitValue() == 0 ? null : String.join(" ", cmd) + " -> " + p.exitValue() + ": " + out;
+    }
+}
