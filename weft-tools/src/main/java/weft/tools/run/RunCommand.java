@@ -183,6 +183,10 @@ public final class RunCommand implements Callable<Integer> {
             cmd.add("-cp");
             cmd.add(main + java.io.File.pathSeparator + cp);
             cmd.add(mainClassOf(Path.of(main)));
+        } else if (main.endsWith(".java")) { // a single-file program, compiled by the java launcher
+            cmd.add("-cp");
+            cmd.add(cp);
+            cmd.add(Path.of(main).toAbsolutePath().toString());
         } else {
             cmd.add("-cp");
             cmd.add(cp);
