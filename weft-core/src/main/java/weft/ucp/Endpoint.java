@@ -426,7 +426,7 @@ public final class Endpoint implements AutoCloseable {
      * <pre>{@code
      * Request r = ep.recvStream(buf, 0, 4096, false);
      * r.await();
-     * long n = r.isCompleted() && r != Request.done(Status.OK) ? r.length() : 4096;
+     * long n = r == Request.done(Status.OK) ? 4096 : r.length();   // bytes now in buf
      * r.release();
      * }</pre>
      *
