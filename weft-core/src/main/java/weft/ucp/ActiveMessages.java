@@ -265,10 +265,13 @@ final class ActiveMessages {
     }
 
     private Status onSingle(final Interface iface, final MemorySegment d, final long o, final long l, final int f) {
+        if (l < AmId.AM_SINGLE_HEADER) {
+            return dropMalformed("AM_SINGLE of " + l + " bytes");
+        }
         final long w = d.get(LONG, o);
         final long hLen = d.get(LONG, o + 8);
         final long replyId = d.get(LONG, o + 16);
-        if (l < AmId.AM_SINGLE_HEADER || hLen < 0 || hLen > l - AmId.AM_SINGLE_HEADER) {
+        if (hLen < 0 || hLen > l - AmId.AM_SINGLE_HEADER) {
             return dropMalformed("AM_SINGLE with header length " + hLen + " in a message of " + l);
         }
         final long h = o + AmId.AM_SINGLE_HEADER;
@@ -366,14 +369,20 @@ final class ActiveMessages {
     }
 
     private Status onFirst(final MemorySegment d, final long o, final long l, final int f) {
+        if (l < AmId.AM_FIRST_HEADER) {
+            return dropMalformed("AM_FIRST of " + l + " bytes");
+        }
         final long w = d.get(LONG, o);
         final long hLen = d.get(LONG, o + 8);
         final long replyId = d.get(LONG, o + 16);
         final Endpoint ep = worker.endpointById(d.get(LONG, o + 24));
         final long total = d.get(LONG, o + 32);
         final long plen = l - AmId.AM_FIRST_HEADER;
-        if (ep == null || plen < 0 || total < plen || hLen < 0 || hLen > total) {
+        if (ep == null || total < plen || hLen < 0 || hLen > total) {
             return dropMalformed("AM_FIRST for an unknown endpoint or with bad lengths");
+        }
+        if (total > worker.context.unexpectedBudget) { // never let a peer make us map more than the budget
+            return dropMalformed("eager message of " + total + " bytes exceeds WEFT_UNEXPECTED_BUDGET");
         }
         final TagMessage b;
         try {
@@ -405,11 +414,14 @@ final class ActiveMessages {
     }
 
     private Status onMiddle(final MemorySegment d, final long o, final long l, final int f) {
+        if (l < AmId.AM_MIDDLE_HEADER) {
+            return dropMalformed("AM_MIDDLE of " + l + " bytes");
+        }
         final Endpoint ep = worker.endpointById(d.get(LONG, o));
         final long at = d.get(LONG, o + 8);
         final long plen = l - AmId.AM_MIDDLE_HEADER;
         final AmMessage m = ep == null ? null : ep.amRx;
-        if (m == null || plen < 0 || at != m.buffer.received || at + plen > m.buffer.length) {
+        if (m == null || at != m.buffer.received || at + plen > m.buffer.length) {
             return dropMalformed("AM_MIDDLE out of sequence");
         }
         MemorySegment.copy(d, o + AmId.AM_MIDDLE_HEADER, m.buffer.data, at, plen);
@@ -452,6 +464,9 @@ final class ActiveMessages {
     }
 
     private Status onRts(final MemorySegment d, final long o, final long l, final int f) {
+        if (l < AmId.RTS_HEADER) {
+            return dropMalformed("AM_RTS of " + l + " bytes");
+        }
         final long w = d.get(LONG, o);
         final Endpoint ep = worker.endpointById(d.get(LONG, o + 8));
         final long total = d.get(LONG, o + 16);

@@ -151,8 +151,8 @@ final class Streams {
     }
 
     private Status onAck(final MemorySegment d, final long o, final long l, final int f) {
-        final Endpoint ep = worker.endpointById(d.get(LONG, o));
-        if (ep == null || l < 16) {
+        final Endpoint ep = l < 16 ? null : worker.endpointById(d.get(LONG, o));
+        if (ep == null) {
             malformed++;
             return Status.OK;
         }
@@ -170,8 +170,8 @@ final class Streams {
     // ------------------------------------------------------------------ receive
 
     private Status onData(final MemorySegment d, final long o, final long l, final int f) {
-        final Endpoint ep = worker.endpointById(d.get(LONG, o));
-        if (ep == null || l < AmId.STREAM_HEADER) {
+        final Endpoint ep = l < AmId.STREAM_HEADER ? null : worker.endpointById(d.get(LONG, o));
+        if (ep == null) {
             malformed++;
             return Status.OK;
         }
@@ -344,6 +344,32 @@ final class Streams {
             i++;
         }
         return k;
+    }
+
+    /** Cancels a posted stream receive: it completes CANCELED (with the bytes it already got as length). */
+    boolean cancel(final Request r) {
+        final State s = r.ep == null ? null : r.ep.stream;
+        if (s == null) {
+            return false;
+        }
+        Request prev = null;
+        for (Request q = s.rqHead; q != null; prev = q, q = q.next) {
+            if (q == r) {
+                if (prev == null) {
+                    s.rqHead = r.next;
+                } else {
+                    prev.next = r.next;
+                }
+                if (s.rqTail == r) {
+                    s.rqTail = prev;
+                }
+                r.next = null;
+                r.length = r.received;
+                worker.complete(r, Status.CANCELED);
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The endpoint failed or closed: pending receives complete with {@code st}, buffered bytes are freed. */

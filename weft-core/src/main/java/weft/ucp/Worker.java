@@ -348,13 +348,17 @@ public final class Worker implements AutoCloseable {
 
     /**
      * Cancels a receive that has not matched yet: it completes with {@link Status#CANCELED}. A request
-     * that already matched (or a send) is left alone and completes normally.
+     * that already matched (or a send) is left alone and completes normally. A stream receive still
+     * waiting for bytes is canceled too; its {@link Request#length()} is the bytes it already got.
      *
      * @return true if the request was canceled
      */
     public boolean cancel(final Request r) {
         guard.enter();
         try {
+            if (r.worker == this && !r.completed && r.kind == Request.STREAM_RECV) {
+                return streams.cancel(r);
+            }
             if (r.worker != this || r.completed || r.kind != Request.RECV || !matcher.removeExpected(r)) {
                 return false;
             }
