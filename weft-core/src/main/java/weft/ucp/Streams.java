@@ -39,6 +39,7 @@ final class Streams {
         long consumed;         // bytes handed to the application so far
         long ackedConsumed;    // the last total told to the sender
         boolean ready;         // in the worker's ready list
+        boolean ackOwed;       // an ack found the lane full: retried by this endpoint's send progress
         // send side
         long sent;
         long acked;
@@ -47,6 +48,7 @@ final class Streams {
     private final Worker worker;
     private final long window;
     private final StreamPacker packer = new StreamPacker();
+    private final MemorySegment ackValue;
     private Endpoint[] ready = new Endpoint[8];
     private int readyCount;
     private long malformed;
@@ -54,6 +56,7 @@ final class Streams {
     Streams(final Worker worker, final long window) {
         this.worker = worker;
         this.window = Math.max(MIN_CHUNK, window);
+        this.ackValue = worker.arena().allocate(8, 8);
     }
 
     void register(final Interface i) {
@@ -126,6 +129,9 @@ final class Streams {
             return Status.NO_RESOURCE; // data names the peer's endpoint: wait for wireup
         }
         final State s = state(ep);
+        if (s.ackOwed) {
+            sendAck(ep, s); // this queue may be blocked on the peer's acks: ours must not wait behind it
+        }
         final long frag = ep.thresholds.maxBcopy - AmId.STREAM_HEADER;
         while (r.received < r.capacity) {
             final long room = window - (s.sent - s.acked);
@@ -245,7 +251,22 @@ final class Streams {
     /** Tells the sender what the application consumed, each quarter window (releases its backpressure). */
     private void maybeAck(final Endpoint ep, final State s) {
         if (s.consumed - s.ackedConsumed >= window / 4 && ep.remoteId >= 0 && ep.status() == Status.OK) {
-            s.ackedConsumed = s.consumed;
+            sendAck(ep, s);
+        }
+    }
+
+    /**
+     * Sends the ack around the endpoint's send queue: the queue's head may be a stream send waiting for the
+     * peer's acks, and the peer's may be waiting for ours (both directions streaming). Acks are totals, so
+     * order and duplicates do not matter.
+     */
+    private void sendAck(final Endpoint ep, final State s) {
+        s.ackedConsumed = s.consumed;
+        ackValue.set(LONG, 0, s.consumed);
+        final Status st = ep.amEp.amShort(AmId.STREAM_ACK, ep.remoteId, ackValue, 0, 8);
+        s.ackOwed = st == Status.NO_RESOURCE;
+        if (s.ackOwed) {
+            // retried directly by progressSend if this queue is window-blocked, and queued for the other cases
             ep.sendControl(AmId.STREAM_ACK, ep.remoteId, s.consumed);
         }
     }

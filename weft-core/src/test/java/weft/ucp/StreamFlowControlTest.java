@@ -55,4 +55,49 @@ class StreamFlowControlTest {
             r.release();
         }
     }
+
+    /** Both sides stream more than a window to each other at once: acks must not wait behind blocked sends. */
+    @ParameterizedTest
+    @ValueSource(strings = {"shm,self", "tcp,self"})
+    void bidirectionalStreamsBeyondTheWindow(final String tls) {
+        final long window = 64 * 1024;
+        final long total = 4L << 20;
+        try (Context ctx = Context.builder().features(Feature.values()).transports(tls.split(","))
+            .config(weft.ucs.config.Config.global().with("STREAM_WINDOW", Long.toString(window))).build();
+             Worker a = ctx.newWorker(); Worker b = ctx.newWorker(); Arena arena = Arena.ofConfined()) {
+            final Endpoint ab = a.connect(b.address());
+            final long wire = System.nanoTime() + 10_000_000_000L;
+            while (b.endpoints().isEmpty() && System.nanoTime() < wire) {
+                a.progress();
+                b.progress();
+            }
+            final Endpoint ba = b.endpoints().getFirst();
+            final MemorySegment srcA = arena.allocate(total, 64);
+            final MemorySegment srcB = arena.allocate(total, 64);
+            for (long i = 0; i < total; i += 8) {
+                srcA.set(ValueLayout.JAVA_LONG, i, i);
+                srcB.set(ValueLayout.JAVA_LONG, i, ~i);
+            }
+            final Request sa = ab.sendStream(srcA, 0, total);
+            final Request sb = ba.sendStream(srcB, 0, total);
+            final MemorySegment dstA = arena.allocate(total, 64);
+            final MemorySegment dstB = arena.allocate(total, 64);
+            final Request ra = ab.recvStream(dstA, 0, total, true);
+            final Request rb = ba.recvStream(dstB, 0, total, true);
+            final long deadline = System.nanoTime() + 30_000_000_000L;
+            while (!(sa.isCompleted() && sb.isCompleted() && ra.isCompleted() && rb.isCompleted())) {
+                a.progress();
+                b.progress();
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("bidirectional streams stalled: " + sa + " " + sb + " " + ra + " " + rb);
+                }
+            }
+            assertEquals(-1, srcB.mismatch(dstA), "a received b's bytes in order");
+            assertEquals(-1, srcA.mismatch(dstB), "b received a's bytes in order");
+            sa.release();
+            sb.release();
+            ra.release();
+            rb.release();
+        }
+    }
 }
