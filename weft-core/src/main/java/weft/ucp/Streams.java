@@ -15,7 +15,8 @@ import java.util.Arrays;
  * Ordered byte streams, one per endpoint and direction: the send path, the receive queue and the
  * buffering of bytes that arrive before a receive (wire layouts in {@link AmId}).
  *
- * <p>Flow control: a sender keeps at most {@code WEFT_STREAM_WINDOW} bytes unacknowledged per endpoint;
+ * <p>Flow control: a sender keeps at most {@code WEFT_STREAM_WINDOW} bytes (capped by
+ * {@code WEFT_UNEXPECTED_BUDGET}) unacknowledged per endpoint;
  * the receiver acknowledges (STREAM_ACK, the total it has consumed) each time its application took a
  * quarter window more. So a receiver that stops receiving holds at most one window of buffered bytes
  * per endpoint, and its senders' streams wait in their endpoints' send queues (backpressure), never

@@ -92,7 +92,7 @@ public final class Worker implements AutoCloseable {
             ^ (ProcessHandle.current().pid() << 40) ^ System.nanoTime();
         this.unexpected = new UnexpectedPool(context.unexpectedBudget);
         this.ams = new ActiveMessages(this);
-        this.streams = new Streams(this, context.config().get(Streams.WINDOW));
+        this.streams = new Streams(this, Math.min(context.config().get(Streams.WINDOW), context.unexpectedBudget));
         final List<WorkerIface> list = new ArrayList<>();
         final InterfaceParams params = InterfaceParams.defaults().withConfig(context.config())
             .withErrorHandler(this::onTransportError);
