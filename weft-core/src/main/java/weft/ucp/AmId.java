@@ -13,6 +13,18 @@ package weft.ucp;
  *  RNDV_ATS      am short, header = sender request id, [u64 status code]
  *  RNDV_RTR      am short, header = sender request id, [u64 receiver request id]
  *  RNDV_DATA     [u64 receiver request id][u64 offset][data]
+ *
+ *  user active messages (ActiveMessages); "am word" = [u32 user id][u32 send flags]
+ *  AM_SHORT      am short, header = am word, [data]             (no user header, no reply)
+ *  AM_SINGLE     [am word][u64 header length][u64 reply ep or -1][header][data]
+ *  AM_FIRST      [am word][u64 header length][u64 reply ep or -1][u64 dst ep][u64 total][header+data prefix]
+ *  AM_MIDDLE     [u64 dst ep][u64 offset][header+data bytes]     (offset into header+data)
+ *  AM_RTS        as RNDV_RTS with the am word in place of the tag, then
+ *                [u64 header length][u64 reply ep or -1][header]
+ *
+ *  streams (Streams)
+ *  STREAM_DATA   [u64 dst ep][data]                              (am short: header = dst ep)
+ *  STREAM_ACK    am short, header = dst ep, [u64 bytes the receiver consumed so far]
  * </pre>
  *
  * "dst ep" is the receiver's id for its endpoint to the sender, learned during wireup, so the receiver
@@ -28,11 +40,23 @@ final class AmId {
     static final int RNDV_ATS = 10;
     static final int RNDV_RTR = 11;
     static final int RNDV_DATA = 12;
+    static final int AM_SHORT = 13;
+    static final int AM_SINGLE = 14;
+    static final int AM_FIRST = 15;
+    static final int AM_MIDDLE = 16;
+    static final int AM_RTS = 17;
+    static final int STREAM_DATA = 18;
+    static final int STREAM_ACK = 19;
 
     static final int FIRST_HEADER = 32;
     static final int MIDDLE_HEADER = 16;
     static final int RTS_HEADER = 44;
     static final int DATA_HEADER = 16;
+    static final int AM_SINGLE_HEADER = 24;
+    static final int AM_FIRST_HEADER = 40;
+    static final int AM_MIDDLE_HEADER = 16;
+    static final int AM_RTS_TRAILER = 16;
+    static final int STREAM_HEADER = 8;
 
     static final byte WIREUP_REQUEST = 1;
     static final byte WIREUP_REPLY = 2;

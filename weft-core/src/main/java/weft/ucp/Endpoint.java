@@ -29,8 +29,8 @@ public final class Endpoint implements AutoCloseable {
     private static final int ST_SHORT = 0;
     private static final int ST_SINGLE = 1;
     private static final int ST_FRAGMENTS = 2;
-    private static final int ST_RTS = 3;
-    private static final int ST_WAIT = 4;
+    static final int ST_RTS = 3;
+    static final int ST_WAIT = 4;
     private static final int ST_DATA = 5;
     private static final int ST_MIDDLES = 6;
 
@@ -40,7 +40,7 @@ public final class Endpoint implements AutoCloseable {
     final long connSn;
     final Lane[] lanes;
     final Lane am;
-    private final weft.uct.Endpoint amEp;
+    final weft.uct.Endpoint amEp;
     final Lane[] rndv;
     final double[] rndvWeights;
     final ProtocolThresholds thresholds;
@@ -57,6 +57,9 @@ public final class Endpoint implements AutoCloseable {
     // multi-fragment eager reception from this peer (fragments of one message arrive back to back)
     Request rxRequest;
     TagMessage rxMessage;
+    // active messages: a multi-fragment message being reassembled; stream state (created on first use)
+    AmMessage amRx;
+    Streams.State stream;
 
     private final SendPacker packer = new SendPacker();
     private final MemorySegment ctl;
@@ -233,7 +236,7 @@ public final class Endpoint implements AutoCloseable {
         return worker.finishImmediate(r);
     }
 
-    private void enqueue(final Request r) {
+    void enqueue(final Request r) {
         r.nextSend = null;
         if (sqTail == null) {
             sqHead = r;
@@ -292,9 +295,15 @@ public final class Endpoint implements AutoCloseable {
                 }
                 return st;
             }
+            case Request.AM_SEND -> {
+                return worker.ams.progressSend(this, r);
+            }
+            case Request.STREAM_SEND -> {
+                return worker.streams.progressSend(this, r);
+            }
             case Request.RNDV_SEND -> {
                 if (r.sendStage == ST_RTS) {
-                    return sendRts(r);
+                    return r.am ? worker.ams.sendRts(this, r) : sendRts(r);
                 }
                 if (r.sendStage == ST_DATA) {
                     final Status st = sendRndvData(r);
@@ -347,6 +356,90 @@ public final class Endpoint implements AutoCloseable {
                 }
             }
         }
+    }
+
+    // ------------------------------------------------------------------ active messages and streams
+
+    /** Sends an active message without a header: see {@link #sendAm(int, MemorySegment, long, long, MemorySegment, long, long, int, RequestCallback)}. */
+    public Request sendAm(final int id, final MemorySegment data, final long offset, final long length, final int flags) {
+        return worker.ams.send(this, id, null, 0, 0, data, offset, length, flags, null);
+    }
+
+    /** Sends an active message; see {@link #sendAm(int, MemorySegment, long, long, MemorySegment, long, long, int, RequestCallback)}. */
+    public Request sendAm(final int id, final MemorySegment header, final long headerOffset, final long headerLength,
+                          final MemorySegment data, final long offset, final long length, final int flags) {
+        return worker.ams.send(this, id, header, headerOffset, headerLength, data, offset, length, flags, null);
+    }
+
+    /**
+     * Sends an active message to the handler the peer worker set for {@code id}
+     * ({@link Worker#setAmHandler}). Sizes choose the protocol (inline, copied, multi-fragment, or
+     * rendezvous from {@link #rendezvousThreshold()}) unless {@link AmFlags#SEND_EAGER} or
+     * {@link AmFlags#SEND_RNDV} force one; {@link AmFlags#SEND_REPLY} gives the handler an endpoint back.
+     * Ordered with the other sends of this endpoint. Header and data must stay unchanged until the request
+     * completes (a send that completes at once has already copied them).
+     *
+     * <pre>{@code
+     * Request r = ep.sendAm(7, hdr, 0, 16, buf, 0, n, AmFlags.SEND_REPLY);
+     * r.await();
+     * r.release();
+     * }</pre>
+     *
+     * @param id       user AM id, 0..65535
+     * @param header   user header (may be null when {@code headerLength} is 0); it must fit one message for
+     *                 rendezvous
+     * @param callback called from progress on completion (may be null); see {@link Request}
+     * @return done at once for short messages without a callback; a rendezvous send whose data the
+     *     receiver dropped completes OK; one to an id without handler completes NO_ELEMENT (eager sends to
+     *     such an id complete OK: the receiver counts them, {@link Worker#amUnknownIdCount()})
+     */
+    public Request sendAm(final int id, final MemorySegment header, final long headerOffset, final long headerLength,
+                          final MemorySegment data, final long offset, final long length, final int flags,
+                          final RequestCallback callback) {
+        return worker.ams.send(this, id, header, headerOffset, headerLength, data, offset, length, flags, callback);
+    }
+
+    /** Sends {@code buf[offset, offset+length)} on this endpoint's byte stream. */
+    public Request sendStream(final MemorySegment buf, final long offset, final long length) {
+        return worker.streams.send(this, buf, offset, length, null);
+    }
+
+    /**
+     * Sends {@code buf[offset, offset+length)} on this endpoint's ordered byte stream; the peer receives the
+     * bytes in order, cut anywhere ({@link #recvStream}). The send completes when the buffer may be reused.
+     * At most {@code WEFT_STREAM_WINDOW} bytes travel ahead of what the receiver consumed (the rest waits).
+     *
+     * @param callback called from progress on completion (may be null); see {@link Request}
+     */
+    public Request sendStream(final MemorySegment buf, final long offset, final long length,
+                              final RequestCallback callback) {
+        return worker.streams.send(this, buf, offset, length, callback);
+    }
+
+    /** Receives stream bytes into {@code buf[offset, offset+length)}; see {@link #recvStream(MemorySegment, long, long, boolean, RequestCallback)}. */
+    public Request recvStream(final MemorySegment buf, final long offset, final long length, final boolean waitAll) {
+        return worker.streams.recv(this, buf, offset, length, waitAll, null);
+    }
+
+    /**
+     * Receives the next bytes of the peer's stream into {@code buf[offset, offset+length)}. Without
+     * {@code waitAll} the receive completes as soon as some bytes are there, with {@link Request#length()}
+     * saying how many; with it, only when the buffer is full.
+     *
+     * <pre>{@code
+     * Request r = ep.recvStream(buf, 0, 4096, false);
+     * r.await();
+     * long n = r == Request.done(Status.OK) ? 4096 : r.length();   // bytes now in buf
+     * r.release();
+     * }</pre>
+     *
+     * @return {@link Request#done(Status) done(OK)} (no callback) when buffered bytes filled the whole buffer
+     *     at once (the length is {@code length}); otherwise a pooled request, possibly already completed with a
+     *     partial length; release it
+     */
+    public Request recvStream(final MemorySegment buf, final long offset, final long length, final boolean waitAll,
+                              final RequestCallback callback) {
+        return worker.streams.recv(this, buf, offset, length, waitAll, callback);
     }
 
     // ------------------------------------------------------------------ rendezvous (sender)
@@ -587,6 +680,8 @@ public final class Endpoint implements AutoCloseable {
             rxMessage.length = rxMessage.received; // truncated by the failure; deliver what arrived
             rxMessage = null;
         }
+        worker.ams.dropRx(this);
+        worker.streams.abort(this, st);
         worker.failInflight(this, st);
     }
 

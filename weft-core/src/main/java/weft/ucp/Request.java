@@ -47,6 +47,9 @@ public class Request {
     static final byte RNDV_RECV = 4;
     static final byte CONTROL = 5;
     static final byte RMA = 6;
+    static final byte AM_SEND = 20;       // active message, eager (ActiveMessages)
+    static final byte STREAM_SEND = 21;   // stream send (Streams)
+    static final byte STREAM_RECV = 22;   // stream receive (Streams)
 
     final Worker worker;
     byte kind;
@@ -96,6 +99,15 @@ public class Request {
     long remoteAddress;
     long remoteReqId;
     int sendStage;
+
+    // active messages and streams (ActiveMessages, Streams)
+    boolean am;            // an AM send: the rendezvous RTS carries the AM header
+    int amId;
+    int amFlags;
+    MemorySegment amHeader;
+    long amHeaderOffset;
+    long amHeaderLength;
+    boolean waitAll;       // stream receive: complete only when the buffer is full
 
     /** A finished request shared by every operation that completed at once with {@code status}. */
     public static Request done(final Status status) {
@@ -217,6 +229,10 @@ public class Request {
         parent = null;
         remoteAddress = remoteReqId = 0;
         sendStage = 0;
+        am = waitAll = false;
+        amId = amFlags = 0;
+        amHeader = null;
+        amHeaderOffset = amHeaderLength = 0;
     }
 
     @Override

@@ -48,6 +48,8 @@ public final class Worker implements AutoCloseable {
     private final byte[] address;
     final TagMatcher matcher = new TagMatcher();
     final UnexpectedPool unexpected;
+    final ActiveMessages ams;
+    final Streams streams;
     private final Arena arena = Arena.ofShared();
 
     // endpoints by id: slot | generation << 32
@@ -89,6 +91,8 @@ public final class Worker implements AutoCloseable {
         this.uuid = java.util.concurrent.ThreadLocalRandom.current().nextLong()
             ^ (ProcessHandle.current().pid() << 40) ^ System.nanoTime();
         this.unexpected = new UnexpectedPool(context.unexpectedBudget);
+        this.ams = new ActiveMessages(this);
+        this.streams = new Streams(this, Math.min(context.config().get(Streams.WINDOW), context.unexpectedBudget));
         final List<WorkerIface> list = new ArrayList<>();
         final InterfaceParams params = InterfaceParams.defaults().withConfig(context.config())
             .withErrorHandler(this::onTransportError);
@@ -116,6 +120,8 @@ public final class Worker implements AutoCloseable {
                 i.setAmHandler(AmId.RNDV_ATS, this::onAts);
                 i.setAmHandler(AmId.RNDV_RTR, this::onRtr);
                 i.setAmHandler(AmId.RNDV_DATA, this::onRndvData);
+                ams.register(i);
+                streams.register(i);
             }
         }
         final List<WorkerAddress.Entry> entries = new ArrayList<>();
@@ -342,13 +348,17 @@ public final class Worker implements AutoCloseable {
 
     /**
      * Cancels a receive that has not matched yet: it completes with {@link Status#CANCELED}. A request
-     * that already matched (or a send) is left alone and completes normally.
+     * that already matched (or a send) is left alone and completes normally. A stream receive still
+     * waiting for bytes is canceled too; its {@link Request#length()} is the bytes it already got.
      *
      * @return true if the request was canceled
      */
     public boolean cancel(final Request r) {
         guard.enter();
         try {
+            if (r.worker == this && !r.completed && r.kind == Request.STREAM_RECV) {
+                return streams.cancel(r);
+            }
             if (r.worker != this || r.completed || r.kind != Request.RECV || !matcher.removeExpected(r)) {
                 return false;
             }
@@ -409,6 +419,93 @@ public final class Worker implements AutoCloseable {
             return Request.done(st);
         }
         return r;
+    }
+
+    // ------------------------------------------------------------------ active messages and streams
+
+    /**
+     * Sets (or with null removes) the handler of user active-message id {@code id} (0..65535). Handlers
+     * run from {@link #progress()}.
+     *
+     * <pre>{@code
+     * worker.setAmHandler(1, (h, hOff, hLen, d, dOff, dLen, msg) -> {
+     *     sum += d.get(ValueLayout.JAVA_LONG_UNALIGNED, dOff);
+     *     return Status.OK;
+     * }, 0);
+     * }</pre>
+     *
+     * @param flags 0 or {@link AmFlags#HANDLER_PERSISTENT_DATA}
+     */
+    public void setAmHandler(final int id, final AmRecvHandler handler, final int flags) {
+        guard.enter();
+        try {
+            checkOpen();
+            ams.setHandler(id, handler, flags);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /** Receives a message's data into {@code buf[offset, offset+length)}; see {@link #recvAmData(AmMessage, MemorySegment, long, long, RequestCallback)}. */
+    public Request recvAmData(final AmMessage message, final MemorySegment buf, final long offset, final long length) {
+        return ams.recvData(message, buf, offset, length, null);
+    }
+
+    /**
+     * Receives the data of {@code message} (in its handler, or later if the handler kept it) into
+     * {@code buf[offset, offset+length)}: a rendezvous message is pulled from the sender (get, or streamed
+     * by the sender where no get lane exists); eager data is copied. The message is finished afterwards.
+     * A message longer than {@code length} completes MESSAGE_TRUNCATED, writing only {@code length} bytes.
+     *
+     * @param callback called from progress on completion (may be null); see {@link Request}
+     * @throws WeftException INVALID_PARAM if the message is not live (already received or released)
+     */
+    public Request recvAmData(final AmMessage message, final MemorySegment buf, final long offset, final long length,
+                              final RequestCallback callback) {
+        return ams.recvData(message, buf, offset, length, callback);
+    }
+
+    /**
+     * Finishes a message without receiving it: kept eager data is freed (its transport descriptor returned),
+     * a rendezvous message is dropped (its sender completes OK).
+     *
+     * @throws WeftException INVALID_PARAM if the message is not live
+     */
+    public void releaseAmData(final AmMessage message) {
+        ams.release(message);
+    }
+
+    /** Active messages dropped because no handler was set for their id. */
+    public long amUnknownIdCount() {
+        return ams.unknownIds();
+    }
+
+    /** Active-message and stream messages dropped as malformed (bad lengths, unknown endpoint). */
+    public long amMalformedCount() {
+        return ams.malformed() + streams.malformed();
+    }
+
+    /**
+     * Puts into {@code out} the endpoints that have received stream bytes no receive has taken yet.
+     *
+     * @return how many were put (at most {@code out.length})
+     */
+    public int pollStreams(final Endpoint[] out) {
+        guard.enter();
+        try {
+            return closed ? 0 : streams.poll(out);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /** A handler threw: rethrown by {@link #progress()} once the current round is done. */
+    void deferFailure(final RuntimeException e) {
+        if (callbackFailure == null) {
+            callbackFailure = e;
+        } else {
+            callbackFailure.addSuppressed(e);
+        }
     }
 
     // ------------------------------------------------------------------ progress and waiting

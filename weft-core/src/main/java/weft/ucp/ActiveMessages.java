@@ -1,0 +1,733 @@
+package weft.ucp;
+
+import weft.ucs.Status;
+import weft.ucs.WeftException;
+import weft.uct.AmHandler;
+import weft.uct.Interface;
+import weft.uct.MemoryHandle;
+import weft.uct.Packer;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+
+/**
+ * User active messages of one worker: the handler table, the send protocols (eager short, eager
+ * single bcopy, eager multi-fragment, rendezvous) and the receive side (reassembly, keeping data,
+ * pulling rendezvous data). Wire layouts are in {@link AmId}.
+ *
+ * <p>Protocol per send: no header, no reply and data ≤ the lane's short limit → AM_SHORT (inline, no
+ * allocation); header + data fit one bcopy → AM_SINGLE; data at or above the endpoint's rendezvous
+ * threshold → AM_RTS (the receiver's handler decides: pull into its buffer with get or, without a get
+ * lane, by asking the sender to stream it; or drop); otherwise AM_FIRST + AM_MIDDLE fragments of
+ * header+data, reassembled in a buffer of the worker's unexpected pool. {@link AmFlags#SEND_EAGER} and
+ * {@link AmFlags#SEND_RNDV} force a side.
+ *
+ * <p>Received messages are described by pooled {@link AmMessage} objects (nothing is allocated per
+ * message once warm). A kept eager message holds either the transport descriptor (when the transport
+ * allows it: shm) or a copy in the unexpected pool.
+ */
+final class ActiveMessages {
+    private static final System.Logger LOG = System.getLogger(ActiveMessages.class.getName());
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    /** Largest user AM id. */
+    static final int MAX_ID = 0xFFFF;
+
+    private static final int ST_SHORT = 0;
+    private static final int ST_SINGLE = 1;
+    private static final int ST_FRAGMENTS = 2;
+    private static final int ST_MIDDLES = 3;
+
+    private final Worker worker;
+    private AmRecvHandler[] handlers = new AmRecvHandler[16];
+    private int[] handlerFlags = new int[16];
+    private AmMessage[] free = new AmMessage[16];
+    private int freeCount;
+    private final AmPacker packer = new AmPacker();
+    private long unknownIds;
+    private long malformed;
+
+    ActiveMessages(final Worker worker) {
+        this.worker = worker;
+    }
+
+    /** Installs the uct handlers on one interface (each lambda is allocated once, here). */
+    void register(final Interface i) {
+        i.setAmHandler(AmId.AM_SHORT, (d, o, l, f) -> onShort(i, d, o, l, f));
+        i.setAmHandler(AmId.AM_SINGLE, (d, o, l, f) -> onSingle(i, d, o, l, f));
+        i.setAmHandler(AmId.AM_FIRST, this::onFirst);
+        i.setAmHandler(AmId.AM_MIDDLE, this::onMiddle);
+        i.setAmHandler(AmId.AM_RTS, this::onRts);
+    }
+
+    long unknownIds() {
+        return unknownIds;
+    }
+
+    long malformed() {
+        return malformed;
+    }
+
+    // ------------------------------------------------------------------ handlers
+
+    void setHandler(final int id, final AmRecvHandler h, final int flags) {
+        if (id < 0 || id > MAX_ID) {
+            throw new WeftException(Status.INVALID_PARAM, "AM id " + id + " is outside 0.." + MAX_ID);
+        }
+        if ((flags & ~AmFlags.HANDLER_ALL) != 0) {
+            throw new WeftException(Status.INVALID_PARAM, "unknown AM handler flags 0x" + Integer.toHexString(flags));
+        }
+        if (id >= handlers.length) {
+            final int n = Math.max(handlers.length * 2, Integer.highestOneBit(id) * 2);
+            handlers = Arrays.copyOf(handlers, n);
+            handlerFlags = Arrays.copyOf(handlerFlags, n);
+        }
+        handlers[id] = h;
+        handlerFlags[id] = flags;
+    }
+
+    private AmRecvHandler handler(final int id) {
+        return id >= 0 && id < handlers.length ? handlers[id] : null;
+    }
+
+    // ------------------------------------------------------------------ send
+
+    Request send(final Endpoint ep, final int id, final MemorySegment header, final long hOff, final long hLen,
+                 final MemorySegment data, final long off, final long len, final int flags,
+                 final RequestCallback cb) {
+        final Worker w = worker;
+        w.guard.enter();
+        try {
+            final MemorySegment d = data == null ? MemorySegment.NULL : data;
+            Worker.checkRange(d, off, len);
+            if (hLen == 0 && len <= ep.thresholds.maxShort && cb == null && (flags & ~AmFlags.SEND_EAGER) == 0
+                && id >= 0 && id <= MAX_ID && ep.sendQueueEmpty() && ep.status() == Status.OK) {
+                final Status st = ep.amEp.amShort(AmId.AM_SHORT, word(id, flags), d, off, (int) len);
+                if (st != Status.NO_RESOURCE) {
+                    return Request.done(st);
+                }
+            }
+            return sendSlow(ep, id, header, hOff, hLen, d, off, len, flags, cb);
+        } finally {
+            w.guard.exit();
+        }
+    }
+
+    private static long word(final int id, final int flags) {
+        return (id & 0xffff_ffffL) | (long) flags << 32;
+    }
+
+    private Request sendSlow(final Endpoint ep, final int id, final MemorySegment header, final long hOff,
+                             final long hLen, final MemorySegment data, final long off, final long len,
+                             final int flags, final RequestCallback cb) {
+        worker.checkOpen();
+        if (id < 0 || id > MAX_ID) {
+            throw new WeftException(Status.INVALID_PARAM, "AM id " + id + " is outside 0.." + MAX_ID);
+        }
+        if ((flags & ~AmFlags.SEND_ALL) != 0
+            || (flags & (AmFlags.SEND_EAGER | AmFlags.SEND_RNDV)) == (AmFlags.SEND_EAGER | AmFlags.SEND_RNDV)) {
+            throw new WeftException(Status.INVALID_PARAM, "bad AM send flags 0x" + Integer.toHexString(flags));
+        }
+        final MemorySegment h = header == null ? MemorySegment.NULL : header;
+        Worker.checkRange(h, hOff, hLen);
+        final Request r = worker.acquire(Request.AM_SEND);
+        r.ep = ep;
+        r.callback = cb;
+        if (ep.status() != Status.OK) {
+            worker.complete(r, ep.status());
+            return worker.finishImmediate(r);
+        }
+        r.buffer = data;
+        r.offset = off;
+        r.capacity = len;
+        r.length = len;
+        r.am = true;
+        r.amId = id;
+        r.amFlags = flags;
+        r.amHeader = h;
+        r.amHeaderOffset = hOff;
+        r.amHeaderLength = hLen;
+        final ProtocolThresholds t = ep.thresholds;
+        final boolean rndv = (flags & AmFlags.SEND_RNDV) != 0
+            || (flags & AmFlags.SEND_EAGER) == 0 && len >= t.rndvThresh && hLen <= t.maxBcopy / 4;
+        if (rndv) {
+            r.kind = Request.RNDV_SEND;
+            r.sendStage = Endpoint.ST_RTS;
+            worker.registerInflight(r);
+        } else if (hLen == 0 && len <= t.maxShort && (flags & AmFlags.SEND_REPLY) == 0) {
+            r.sendStage = ST_SHORT;
+        } else if (AmId.AM_SINGLE_HEADER + hLen + len <= t.maxBcopy) {
+            r.sendStage = ST_SINGLE;
+        } else {
+            r.sendStage = ST_FRAGMENTS;
+        }
+        ep.enqueue(r);
+        ep.progressSendQueue();
+        return worker.finishImmediate(r);
+    }
+
+    /** Advances a queued eager AM send (called from the endpoint's send queue); OK = it left the queue. */
+    Status progressSend(final Endpoint ep, final Request r) {
+        final weft.uct.Endpoint u = ep.amEp;
+        final boolean reply = (r.amFlags & AmFlags.SEND_REPLY) != 0;
+        final Status st;
+        switch (r.sendStage) {
+            case ST_SHORT -> st = u.amShort(AmId.AM_SHORT, word(r.amId, r.amFlags), r.buffer, r.offset,
+                (int) r.capacity);
+            case ST_SINGLE -> {
+                if (reply && ep.remoteId < 0) {
+                    return Status.NO_RESOURCE; // the reply endpoint is named by the peer's id: wait for wireup
+                }
+                packer.set(AmPacker.SINGLE, r, 0, r.amHeaderLength + r.capacity);
+                st = Status.ofLength(u.amBcopy(AmId.AM_SINGLE, packer));
+            }
+            default -> st = sendFragments(ep, r);
+        }
+        if (st == Status.OK) {
+            worker.complete(r, Status.OK);
+        }
+        return st;
+    }
+
+    private Status sendFragments(final Endpoint ep, final Request r) {
+        if (ep.remoteId < 0) {
+            return Status.NO_RESOURCE; // fragments name the peer's endpoint: wait for wireup
+        }
+        final long total = r.amHeaderLength + r.capacity;
+        final long frag0 = ep.thresholds.maxBcopy - AmId.AM_FIRST_HEADER;
+        final long fragN = ep.thresholds.maxBcopy - AmId.AM_MIDDLE_HEADER;
+        if (frag0 <= 0) {
+            return Status.BUFFER_TOO_SMALL;
+        }
+        while (true) {
+            final long pos = r.received;
+            final boolean first = r.sendStage == ST_FRAGMENTS;
+            final long n = Math.min(total - pos, first ? frag0 : fragN);
+            packer.set(first ? AmPacker.FIRST : AmPacker.MIDDLE, r, pos, n);
+            final long st = ep.amEp.amBcopy(first ? AmId.AM_FIRST : AmId.AM_MIDDLE, packer);
+            if (st < 0) {
+                return Status.ofLength(st);
+            }
+            r.sendStage = ST_MIDDLES;
+            r.received = pos + n;
+            if (r.received >= total) {
+                return Status.OK;
+            }
+        }
+    }
+
+    /** Sends the RTS of a rendezvous AM: registers the data (get lanes) and carries the user header. */
+    Status sendRts(final Endpoint ep, final Request r) {
+        if (ep.remoteId < 0) {
+            return Status.NO_RESOURCE;
+        }
+        if (r.handles == null) {
+            final boolean get = ep.thresholds.rndvGet && r.capacity > 0;
+            r.handles = new MemoryHandle[get ? ep.rndv.length : 0];
+            if (get) {
+                final MemorySegment region = r.buffer.asSlice(r.offset, r.capacity);
+                try {
+                    for (int i = 0; i < r.handles.length; i++) {
+                        r.handles[i] = ep.rndv[i].local.md.register(region);
+                    }
+                } catch (final WeftException e) {
+                    ep.releaseRendezvousResources(r);
+                    return e.status();
+                }
+            }
+        }
+        // keys are packed again on a retry: the packer is shared by every endpoint of the worker
+        final byte[][] keys = new byte[r.handles.length][];
+        long size = AmId.RTS_HEADER + AmId.AM_RTS_TRAILER + r.amHeaderLength;
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = ep.rndv[i].local.md.packRkey(r.handles[i]);
+            size += 2 + keys[i].length;
+        }
+        if (size > ep.thresholds.maxBcopy) {
+            return Status.BUFFER_TOO_SMALL; // a header this large cannot ride in the RTS: send it eager
+        }
+        packer.set(AmPacker.RTS, r, 0, 0);
+        packer.keys = keys;
+        final long n = ep.amEp.amBcopy(AmId.AM_RTS, packer);
+        packer.keys = null;
+        if (n < 0) {
+            return Status.ofLength(n);
+        }
+        r.sendStage = Endpoint.ST_WAIT; // the peer answers with ATS (got or dropped it) or RTR (send it)
+        return Status.OK;
+    }
+
+    // ------------------------------------------------------------------ receive
+
+    private Status onShort(final Interface iface, final MemorySegment d, final long o, final long l, final int f) {
+        final long w = d.get(LONG, o);
+        return deliver(iface, (int) w, (int) (w >>> 32), null, MemorySegment.NULL, 0, 0, d, o + 8, l - 8, o, f);
+    }
+
+    private Status onSingle(final Interface iface, final MemorySegment d, final long o, final long l, final int f) {
+        if (l < AmId.AM_SINGLE_HEADER) {
+            return dropMalformed("AM_SINGLE of " + l + " bytes");
+        }
+        final long w = d.get(LONG, o);
+        final long hLen = d.get(LONG, o + 8);
+        final long replyId = d.get(LONG, o + 16);
+        if (hLen < 0 || hLen > l - AmId.AM_SINGLE_HEADER) {
+            return dropMalformed("AM_SINGLE with header length " + hLen + " in a message of " + l);
+        }
+        final long h = o + AmId.AM_SINGLE_HEADER;
+        return deliver(iface, (int) w, (int) (w >>> 32), replyEndpoint(replyId), d, h, hLen, d, h + hLen,
+            l - AmId.AM_SINGLE_HEADER - hLen, o, f);
+    }
+
+    private Endpoint replyEndpoint(final long replyId) {
+        return replyId >= 0 ? worker.endpointById(replyId) : null;
+    }
+
+    private Status dropMalformed(final String what) {
+        malformed++;
+        LOG.log(System.Logger.Level.WARNING, "dropping a malformed active message: " + what);
+        return Status.OK;
+    }
+
+    private void unknownId(final int id) {
+        if (unknownIds++ == 0) {
+            LOG.log(System.Logger.Level.WARNING, "dropping an active message for id " + id
+                + " that has no handler (further ones are only counted: Worker.amUnknownIdCount())");
+        }
+    }
+
+    /** An eager message in the transport's memory: call the handler, keep the data if it asks to. */
+    private Status deliver(final Interface iface, final int id, final int sendFlags, final Endpoint reply,
+                           final MemorySegment hSeg, final long hOff, final long hLen, final MemorySegment dSeg,
+                           final long dOff, final long dLen, final long msgOffset, final int uctFlags) {
+        final AmRecvHandler h = handler(id);
+        if (h == null) {
+            unknownId(id);
+            return Status.OK;
+        }
+        final AmMessage m = take();
+        m.id = id;
+        m.sendFlags = sendFlags;
+        m.reply = reply;
+        m.data = dSeg;
+        m.dataOffset = dOff;
+        m.dataLength = dLen;
+        final boolean desc = (uctFlags & AmHandler.FLAG_DESC) != 0;
+        if (desc) {
+            m.kind = AmMessage.DESC;
+            m.descIface = iface;
+            m.descSegment = dSeg;
+            m.descOffset = msgOffset;
+        } else if ((handlerFlags[id] & AmFlags.HANDLER_PERSISTENT_DATA) != 0 && !copyToPool(m)) {
+            recycle(m);
+            return Status.OK;
+        }
+        final Status st = call(h, hSeg, hOff, hLen, m);
+        if (st == Status.IN_PROGRESS && !m.claimed) {
+            m.state = AmMessage.KEPT;
+            if (m.kind == AmMessage.DESC) {
+                return Status.IN_PROGRESS; // the interface leaves the descriptor to us until releaseAmData
+            }
+            if (m.kind == AmMessage.TRANSIENT && !copyToPool(m)) {
+                recycle(m);
+            }
+            return Status.OK;
+        }
+        if (!m.claimed && m.kind == AmMessage.POOLED) {
+            worker.unexpected.release(m.buffer);
+        }
+        recycle(m);
+        return Status.OK;
+    }
+
+    /** Moves transient eager data into a pool buffer; false (counted, logged) if the pool refuses. */
+    private boolean copyToPool(final AmMessage m) {
+        final TagMessage b;
+        try {
+            b = worker.unexpected.acquire(m.dataLength);
+        } catch (final WeftException e) {
+            dropMalformed("cannot keep " + m.dataLength + " bytes: " + e.getMessage());
+            return false;
+        }
+        MemorySegment.copy(m.data, m.dataOffset, b.data, 0, m.dataLength);
+        m.kind = AmMessage.POOLED;
+        m.buffer = b;
+        m.data = b.data;
+        m.dataOffset = 0;
+        return true;
+    }
+
+    private Status call(final AmRecvHandler h, final MemorySegment hSeg, final long hOff, final long hLen,
+                        final AmMessage m) {
+        m.state = AmMessage.IN_HANDLER;
+        try {
+            return h.onReceive(hSeg, hOff, hLen, m.data, m.dataOffset, m.dataLength, m);
+        } catch (final RuntimeException e) {
+            worker.deferFailure(e); // rethrown by progress(); the message counts as not kept
+            return Status.OK;
+        }
+    }
+
+    private Status onFirst(final MemorySegment d, final long o, final long l, final int f) {
+        if (l < AmId.AM_FIRST_HEADER) {
+            return dropMalformed("AM_FIRST of " + l + " bytes");
+        }
+        final long w = d.get(LONG, o);
+        final long hLen = d.get(LONG, o + 8);
+        final long replyId = d.get(LONG, o + 16);
+        final Endpoint ep = worker.endpointById(d.get(LONG, o + 24));
+        final long total = d.get(LONG, o + 32);
+        final long plen = l - AmId.AM_FIRST_HEADER;
+        if (ep == null || total < plen || hLen < 0 || hLen > total) {
+            return dropMalformed("AM_FIRST for an unknown endpoint or with bad lengths");
+        }
+        if (total > worker.context.unexpectedBudget) { // never let a peer make us map more than the budget
+            return dropMalformed("eager message of " + total + " bytes exceeds WEFT_UNEXPECTED_BUDGET");
+        }
+        final TagMessage b;
+        try {
+            b = worker.unexpected.acquire(total);
+        } catch (final WeftException e) {
+            return dropMalformed("cannot buffer " + total + " bytes: " + e.getMessage());
+        }
+        MemorySegment.copy(d, o + AmId.AM_FIRST_HEADER, b.data, 0, plen);
+        b.length = total;
+        b.received = plen;
+        final AmMessage m = take();
+        m.id = (int) w;
+        m.sendFlags = (int) (w >>> 32);
+        m.reply = replyEndpoint(replyId);
+        m.kind = AmMessage.POOLED;
+        m.buffer = b;
+        m.data = b.data;
+        m.dataOffset = hLen;
+        m.dataLength = total - hLen;
+        if (plen == total) {
+            deliverPooled(m);
+        } else {
+            if (ep.amRx != null) { // the previous message never finished: cannot happen on an ordered lane
+                dropRx(ep);
+            }
+            ep.amRx = m;
+        }
+        return Status.OK;
+    }
+
+    private Status onMiddle(final MemorySegment d, final long o, final long l, final int f) {
+        if (l < AmId.AM_MIDDLE_HEADER) {
+            return dropMalformed("AM_MIDDLE of " + l + " bytes");
+        }
+        final Endpoint ep = worker.endpointById(d.get(LONG, o));
+        final long at = d.get(LONG, o + 8);
+        final long plen = l - AmId.AM_MIDDLE_HEADER;
+        final AmMessage m = ep == null ? null : ep.amRx;
+        if (m == null || at != m.buffer.received || at + plen > m.buffer.length) {
+            return dropMalformed("AM_MIDDLE out of sequence");
+        }
+        MemorySegment.copy(d, o + AmId.AM_MIDDLE_HEADER, m.buffer.data, at, plen);
+        m.buffer.received += plen;
+        if (m.buffer.received == m.buffer.length) {
+            ep.amRx = null;
+            deliverPooled(m);
+        }
+        return Status.OK;
+    }
+
+    /** A reassembled message (header + data in one pool buffer). */
+    private void deliverPooled(final AmMessage m) {
+        final AmRecvHandler h = handler(m.id);
+        if (h == null) {
+            unknownId(m.id);
+            worker.unexpected.release(m.buffer);
+            recycle(m);
+            return;
+        }
+        final Status st = call(h, m.data, 0, m.dataOffset, m);
+        if (st == Status.IN_PROGRESS && !m.claimed) {
+            m.state = AmMessage.KEPT;
+            return;
+        }
+        if (!m.claimed) {
+            worker.unexpected.release(m.buffer);
+        }
+        recycle(m);
+    }
+
+    /** Drops a half-reassembled message (the endpoint failed or closed). */
+    void dropRx(final Endpoint ep) {
+        final AmMessage m = ep.amRx;
+        if (m != null) {
+            ep.amRx = null;
+            worker.unexpected.release(m.buffer);
+            recycle(m);
+        }
+    }
+
+    private Status onRts(final MemorySegment d, final long o, final long l, final int f) {
+        if (l < AmId.RTS_HEADER) {
+            return dropMalformed("AM_RTS of " + l + " bytes");
+        }
+        final long w = d.get(LONG, o);
+        final Endpoint ep = worker.endpointById(d.get(LONG, o + 8));
+        final long total = d.get(LONG, o + 16);
+        final long sreq = d.get(LONG, o + 24);
+        final long addr = d.get(LONG, o + 32);
+        final int n = d.get(ValueLayout.JAVA_INT_UNALIGNED, o + 40);
+        if (ep == null || n < 0 || n > 16 || total < 0) {
+            return dropMalformed("AM_RTS for an unknown endpoint or with bad fields");
+        }
+        final byte[][] keys = new byte[n][];
+        long p = o + AmId.RTS_HEADER;
+        final long end = o + l;
+        for (int i = 0; i < n; i++) {
+            if (p + 2 > end) {
+                return dropMalformed("AM_RTS keys run past the message");
+            }
+            final int kl = d.get(ValueLayout.JAVA_SHORT_UNALIGNED, p) & 0xffff;
+            if (p + 2 + kl > end) {
+                return dropMalformed("AM_RTS keys run past the message");
+            }
+            keys[i] = d.asSlice(p + 2, kl).toArray(ValueLayout.JAVA_BYTE);
+            p += 2 + kl;
+        }
+        if (p + AmId.AM_RTS_TRAILER > end) {
+            return dropMalformed("AM_RTS without its header trailer");
+        }
+        final long hLen = d.get(LONG, p);
+        final long replyId = d.get(LONG, p + 8);
+        p += AmId.AM_RTS_TRAILER;
+        if (hLen < 0 || hLen > end - p) {
+            return dropMalformed("AM_RTS header length " + hLen);
+        }
+        final int id = (int) w;
+        final AmRecvHandler h = handler(id);
+        if (h == null) {
+            unknownId(id);
+            ep.sendControl(AmId.RNDV_ATS, sreq, Status.NO_ELEMENT.code()); // the sender fails with a clear status
+            return Status.OK;
+        }
+        final AmMessage m = take();
+        m.id = id;
+        m.sendFlags = (int) (w >>> 32);
+        m.reply = replyEndpoint(replyId);
+        m.kind = AmMessage.RNDV;
+        m.dataLength = total;
+        m.rtsEp = ep;
+        m.senderReq = sreq;
+        m.address = addr;
+        m.keys = keys;
+        final Status st = call(h, d, p, hLen, m);
+        if (m.claimed) {
+            recycle(m);
+        } else if (st == Status.IN_PROGRESS) {
+            m.state = AmMessage.KEPT;
+        } else {
+            drop(m);
+            recycle(m);
+        }
+        return Status.OK;
+    }
+
+    /** Tells the sender of a rendezvous message that nobody wants the data: it completes with OK. */
+    private static void drop(final AmMessage m) {
+        if (m.rtsEp.status() == Status.OK) {
+            m.rtsEp.sendControl(AmId.RNDV_ATS, m.senderReq, Status.OK.code());
+        }
+    }
+
+    // ------------------------------------------------------------------ user calls on received messages
+
+    private void checkLive(final AmMessage m) {
+        if (m == null || m.worker != worker || m.claimed
+            || m.state != AmMessage.IN_HANDLER && m.state != AmMessage.KEPT) {
+            throw new WeftException(Status.INVALID_PARAM, "active message " + m + " is not live on this worker "
+                + "(already received or released, or not kept by its handler)");
+        }
+    }
+
+    Request recvData(final AmMessage m, final MemorySegment buf, final long off, final long len,
+                     final RequestCallback cb) {
+        worker.guard.enter();
+        try {
+            worker.checkOpen();
+            checkLive(m);
+            Worker.checkRange(buf, off, len);
+            if (m.kind != AmMessage.RNDV) {
+                final long n = Math.min(len, m.dataLength);
+                MemorySegment.copy(m.data, m.dataOffset, buf, off, n);
+                final Status st = m.dataLength > len ? Status.MESSAGE_TRUNCATED : Status.OK;
+                final long length = m.dataLength;
+                final int id = m.id;
+                finish(m);
+                if (cb == null) {
+                    return Request.done(st);
+                }
+                final Request r = worker.acquire(Request.RECV);
+                r.callback = cb;
+                r.length = length;
+                r.tag = id;
+                worker.complete(r, st);
+                return r;
+            }
+            final Request r = worker.acquire(Request.RNDV_RECV);
+            r.buffer = buf;
+            r.offset = off;
+            r.capacity = len;
+            r.length = m.dataLength;
+            r.tag = m.id;
+            r.callback = cb;
+            final Endpoint ep = m.rtsEp;
+            final long sreq = m.senderReq;
+            final long addr = m.address;
+            final byte[][] keys = m.keys;
+            finish(m);
+            if (ep.status() != Status.OK) {
+                r.ep = ep;
+                worker.complete(r, ep.status());
+            } else {
+                ep.startRndvReceive(r, sreq, addr, keys);
+            }
+            return worker.finishImmediate(r);
+        } finally {
+            worker.guard.exit();
+        }
+    }
+
+    void release(final AmMessage m) {
+        worker.guard.enter();
+        try {
+            checkLive(m);
+            if (m.kind == AmMessage.RNDV) {
+                drop(m);
+            }
+            finish(m);
+        } finally {
+            worker.guard.exit();
+        }
+    }
+
+    /** The user is done with {@code m}: frees kept data; a message still in its handler is freed after it. */
+    private void finish(final AmMessage m) {
+        if (m.state == AmMessage.IN_HANDLER) {
+            m.claimed = true; // the dispatcher frees what it must when the handler returns
+            if (m.kind == AmMessage.POOLED) {
+                worker.unexpected.release(m.buffer);
+                m.buffer = null;
+            }
+            return;
+        }
+        if (m.kind == AmMessage.DESC) {
+            m.descIface.releaseDescriptor(m.descSegment, m.descOffset);
+        } else if (m.kind == AmMessage.POOLED) {
+            worker.unexpected.release(m.buffer);
+        }
+        recycle(m);
+    }
+
+    // ------------------------------------------------------------------ message pool
+
+    private AmMessage take() {
+        final AmMessage m = freeCount == 0 ? new AmMessage(worker) : free[--freeCount];
+        m.reset();
+        return m;
+    }
+
+    private void recycle(final AmMessage m) {
+        m.reset();
+        if (freeCount == free.length) {
+            free = Arrays.copyOf(free, freeCount * 2);
+        }
+        free[freeCount++] = m;
+    }
+
+    /** Writes AM bcopy messages; one per worker, set right before each amBcopy call. */
+    private static final class AmPacker implements Packer {
+        static final int SINGLE = 1;
+        static final int FIRST = 2;
+        static final int MIDDLE = 3;
+        static final int RTS = 4;
+
+        int mode;
+        Request r;
+        long pos;
+        long len;
+        byte[][] keys;
+
+        void set(final int m, final Request req, final long p, final long n) {
+            mode = m;
+            r = req;
+            pos = p;
+            len = n;
+        }
+
+        private long replyId() {
+            return (r.amFlags & AmFlags.SEND_REPLY) != 0 ? r.ep.remoteId : -1L;
+        }
+
+        /** Copies header+data bytes [at, at+n) of the message to {@code d}. */
+        private void copy(final long at, final MemorySegment d, final long o, final long n) {
+            final long h = r.amHeaderLength;
+            long src = at;
+            long dst = o;
+            long left = n;
+            if (src < h) {
+                final long k = Math.min(left, h - src);
+                MemorySegment.copy(r.amHeader, r.amHeaderOffset + src, d, dst, k);
+                src += k;
+                dst += k;
+                left -= k;
+            }
+            if (left > 0) {
+                MemorySegment.copy(r.buffer, r.offset + src - h, d, dst, left);
+            }
+        }
+
+        @Override
+        public long pack(final MemorySegment d, final long o, final long capacity) {
+            switch (mode) {
+                case SINGLE -> {
+                    d.set(LONG, o, word(r.amId, r.amFlags));
+                    d.set(LONG, o + 8, r.amHeaderLength);
+                    d.set(LONG, o + 16, replyId());
+                    copy(pos, d, o + AmId.AM_SINGLE_HEADER, len);
+                    return AmId.AM_SINGLE_HEADER + len;
+                }
+                case FIRST -> {
+                    d.set(LONG, o, word(r.amId, r.amFlags));
+                    d.set(LONG, o + 8, r.amHeaderLength);
+                    d.set(LONG, o + 16, replyId());
+                    d.set(LONG, o + 24, r.ep.remoteId);
+                    d.set(LONG, o + 32, r.amHeaderLength + r.capacity);
+                    copy(pos, d, o + AmId.AM_FIRST_HEADER, len);
+                    return AmId.AM_FIRST_HEADER + len;
+                }
+                case MIDDLE -> {
+                    d.set(LONG, o, r.ep.remoteId);
+                    d.set(LONG, o + 8, pos);
+                    copy(pos, d, o + AmId.AM_MIDDLE_HEADER, len);
+                    return AmId.AM_MIDDLE_HEADER + len;
+                }
+                case RTS -> {
+                    d.set(LONG, o, word(r.amId, r.amFlags));
+                    d.set(LONG, o + 8, r.ep.remoteId);
+                    d.set(LONG, o + 16, r.capacity);
+                    d.set(LONG, o + 24, r.id);
+                    d.set(LONG, o + 32, r.capacity == 0 ? 0 : r.buffer.address() + r.offset);
+                    d.set(ValueLayout.JAVA_INT_UNALIGNED, o + 40, keys.length);
+                    long p = o + AmId.RTS_HEADER;
+                    for (final byte[] key : keys) {
+                        d.set(ValueLayout.JAVA_SHORT_UNALIGNED, p, (short) key.length);
+                        MemorySegment.copy(MemorySegment.ofArray(key), 0, d, p + 2, key.length);
+                        p += 2 + key.length;
+                    }
+                    d.set(LONG, p, r.amHeaderLength);
+                    d.set(LONG, p + 8, replyId());
+                    p += AmId.AM_RTS_TRAILER;
+                    MemorySegment.copy(r.amHeader, r.amHeaderOffset, d, p, r.amHeaderLength);
+                    return p + r.amHeaderLength - o;
+                }
+                default -> throw new IllegalStateException("AM packer mode " + mode);
+            }
+        }
+    }
+}

@@ -1,0 +1,447 @@
+package weft.ucp;
+
+import weft.ucs.Status;
+import weft.ucs.config.ConfigRegistry;
+import weft.ucs.config.ConfigType;
+import weft.ucs.config.ConfigVar;
+import weft.uct.Interface;
+import weft.uct.Packer;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+
+/**
+ * Ordered byte streams, one per endpoint and direction: the send path, the receive queue and the
+ * buffering of bytes that arrive before a receive (wire layouts in {@link AmId}).
+ *
+ * <p>Flow control: a sender keeps at most {@code WEFT_STREAM_WINDOW} bytes (capped by
+ * {@code WEFT_UNEXPECTED_BUDGET}) unacknowledged per endpoint;
+ * the receiver acknowledges (STREAM_ACK, the total it has consumed) each time its application took a
+ * quarter window more. So a receiver that stops receiving holds at most one window of buffered bytes
+ * per endpoint, and its senders' streams wait in their endpoints' send queues (backpressure), never
+ * growing memory. Buffered bytes live in chunks of the worker's unexpected pool (reused: steady traffic
+ * allocates nothing); small arrivals are appended to the last chunk.
+ */
+final class Streams {
+    static final ConfigVar<Long> WINDOW = ConfigRegistry.register("STREAM_WINDOW", ConfigType.SIZE, "1m",
+        "Bytes a stream sender may have in flight to one endpoint before the receiver consumed them.");
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final long MIN_CHUNK = 4096;
+
+    /** Per-endpoint stream state (created on first use). */
+    static final class State {
+        // receive side
+        Request rqHead;        // posted receives, linked by Request.next, in posting order
+        Request rqTail;
+        TagMessage bufHead;    // buffered bytes: chunk.data[received, length) is unread
+        TagMessage bufTail;
+        long buffered;
+        long consumed;         // bytes handed to the application so far
+        long ackedConsumed;    // the last total told to the sender
+        boolean ready;         // in the worker's ready list
+        boolean ackOwed;       // an ack found the lane full: retried by this endpoint's send progress
+        // send side
+        long sent;
+        long acked;
+    }
+
+    private final Worker worker;
+    private final long window;
+    private final StreamPacker packer = new StreamPacker();
+    private final MemorySegment ackValue;
+    private Endpoint[] ready = new Endpoint[8];
+    private int readyCount;
+    private long malformed;
+
+    Streams(final Worker worker, final long window) {
+        this.worker = worker;
+        this.window = Math.max(MIN_CHUNK, window);
+        this.ackValue = worker.arena().allocate(8, 8);
+    }
+
+    void register(final Interface i) {
+        i.setAmHandler(AmId.STREAM_DATA, this::onData);
+        i.setAmHandler(AmId.STREAM_ACK, this::onAck);
+    }
+
+    private static State state(final Endpoint ep) {
+        State s = ep.stream;
+        if (s == null) {
+            s = ep.stream = new State();
+        }
+        return s;
+    }
+
+    long malformed() {
+        return malformed;
+    }
+
+    // ------------------------------------------------------------------ send
+
+    Request send(final Endpoint ep, final MemorySegment seg, final long off, final long len, final RequestCallback cb) {
+        final Worker w = worker;
+        w.guard.enter();
+        try {
+            final MemorySegment d = seg == null ? MemorySegment.NULL : seg;
+            Worker.checkRange(d, off, len);
+            final State s = state(ep);
+            if (cb == null && len <= ep.thresholds.maxShort && ep.remoteId >= 0 && ep.sendQueueEmpty()
+                && s.sent - s.acked + len <= window && ep.status() == Status.OK) {
+                if (len == 0) {
+                    return Request.done(Status.OK);
+                }
+                final Status st = ep.amEp.amShort(AmId.STREAM_DATA, ep.remoteId, d, off, (int) len);
+                if (st == Status.OK) {
+                    s.sent += len;
+                }
+                if (st != Status.NO_RESOURCE) {
+                    return Request.done(st);
+                }
+            }
+            return sendSlow(ep, d, off, len, cb);
+        } finally {
+            w.guard.exit();
+        }
+    }
+
+    private Request sendSlow(final Endpoint ep, final MemorySegment seg, final long off, final long len,
+                             final RequestCallback cb) {
+        worker.checkOpen();
+        final Request r = worker.acquire(Request.STREAM_SEND);
+        r.ep = ep;
+        r.callback = cb;
+        r.buffer = seg;
+        r.offset = off;
+        r.capacity = len;
+        r.length = len;
+        if (ep.status() != Status.OK) {
+            worker.complete(r, ep.status());
+        } else {
+            ep.enqueue(r);
+            ep.progressSendQueue();
+        }
+        return worker.finishImmediate(r);
+    }
+
+    /** Sends what the window allows of a queued stream send; OK = all of it left. */
+    Status progressSend(final Endpoint ep, final Request r) {
+        if (ep.remoteId < 0) {
+            return Status.NO_RESOURCE; // data names the peer's endpoint: wait for wireup
+        }
+        final State s = state(ep);
+        if (s.ackOwed) {
+            sendAck(ep, s); // this queue may be blocked on the peer's acks: ours must not wait behind it
+        }
+        final long frag = ep.thresholds.maxBcopy - AmId.STREAM_HEADER;
+        while (r.received < r.capacity) {
+            final long room = window - (s.sent - s.acked);
+            if (room <= 0) {
+                return Status.NO_RESOURCE; // the receiver has not consumed enough: wait for its ack
+            }
+            final long n = Math.min(Math.min(frag, room), r.capacity - r.received);
+            final Status st;
+            if (n <= ep.thresholds.maxShort) {
+                st = ep.amEp.amShort(AmId.STREAM_DATA, ep.remoteId, r.buffer, r.offset + r.received, (int) n);
+            } else {
+                packer.set(ep.remoteId, r.buffer, r.offset + r.received, n);
+                st = Status.ofLength(ep.amEp.amBcopy(AmId.STREAM_DATA, packer));
+            }
+            if (st != Status.OK) {
+                return st;
+            }
+            s.sent += n;
+            r.received += n;
+        }
+        worker.complete(r, Status.OK);
+        return Status.OK;
+    }
+
+    private Status onAck(final MemorySegment d, final long o, final long l, final int f) {
+        final Endpoint ep = l < 16 ? null : worker.endpointById(d.get(LONG, o));
+        if (ep == null) {
+            malformed++;
+            return Status.OK;
+        }
+        final State s = state(ep);
+        final long v = d.get(LONG, o + 8);
+        if (v > s.acked && v <= s.sent) {
+            s.acked = v;
+        }
+        if (!ep.sendQueueEmpty() && !worker.sendPending.contains(ep)) {
+            worker.sendPending.add(ep);
+        }
+        return Status.OK;
+    }
+
+    // ------------------------------------------------------------------ receive
+
+    private Status onData(final MemorySegment d, final long o, final long l, final int f) {
+        final Endpoint ep = l < AmId.STREAM_HEADER ? null : worker.endpointById(d.get(LONG, o));
+        if (ep == null) {
+            malformed++;
+            return Status.OK;
+        }
+        final State s = state(ep);
+        long p = o + AmId.STREAM_HEADER;
+        long n = l - AmId.STREAM_HEADER;
+        // posted receives exist only while nothing is buffered, so this keeps byte order
+        while (n > 0 && s.rqHead != null) {
+            final Request r = s.rqHead;
+            final long k = Math.min(n, r.capacity - r.received);
+            MemorySegment.copy(d, p, r.buffer, r.offset + r.received, k);
+            r.received += k;
+            s.consumed += k;
+            p += k;
+            n -= k;
+            if (r.received == r.capacity || !r.waitAll) {
+                popReceive(s);
+                r.length = r.received;
+                worker.complete(r, Status.OK);
+            }
+        }
+        if (n > 0) {
+            buffer(ep, s, d, p, n);
+        }
+        maybeAck(ep, s);
+        return Status.OK;
+    }
+
+    private static void popReceive(final State s) {
+        final Request r = s.rqHead;
+        s.rqHead = r.next;
+        if (s.rqHead == null) {
+            s.rqTail = null;
+        }
+        r.next = null;
+    }
+
+    private void buffer(final Endpoint ep, final State s, final MemorySegment d, final long p, final long n) {
+        long at = p;
+        long left = n;
+        final TagMessage t = s.bufTail;
+        if (t != null) {
+            final long k = Math.min(left, t.data.byteSize() - t.length);
+            MemorySegment.copy(d, at, t.data, t.length, k);
+            t.length += k;
+            at += k;
+            left -= k;
+        }
+        if (left > 0) {
+            final TagMessage c = worker.unexpected.acquire(Math.max(MIN_CHUNK, left));
+            MemorySegment.copy(d, at, c.data, 0, left);
+            c.length = left;
+            c.received = 0;
+            if (t == null) {
+                s.bufHead = c;
+            } else {
+                t.anext = c;
+            }
+            s.bufTail = c;
+        }
+        s.buffered += n;
+        if (!s.ready) {
+            s.ready = true;
+            if (readyCount == ready.length) {
+                ready = Arrays.copyOf(ready, readyCount * 2);
+            }
+            ready[readyCount++] = ep;
+        }
+    }
+
+    /** Tells the sender what the application consumed, each quarter window (releases its backpressure). */
+    private void maybeAck(final Endpoint ep, final State s) {
+        if (s.consumed - s.ackedConsumed >= window / 4 && ep.remoteId >= 0 && ep.status() == Status.OK) {
+            sendAck(ep, s);
+        }
+    }
+
+    /**
+     * Sends the ack around the endpoint's send queue: the queue's head may be a stream send waiting for the
+     * peer's acks, and the peer's may be waiting for ours (both directions streaming). Acks are totals, so
+     * order and duplicates do not matter.
+     */
+    private void sendAck(final Endpoint ep, final State s) {
+        s.ackedConsumed = s.consumed;
+        ackValue.set(LONG, 0, s.consumed);
+        final Status st = ep.amEp.amShort(AmId.STREAM_ACK, ep.remoteId, ackValue, 0, 8);
+        s.ackOwed = st == Status.NO_RESOURCE;
+        if (s.ackOwed) {
+            // retried directly by progressSend if this queue is window-blocked, and queued for the other cases
+            ep.sendControl(AmId.STREAM_ACK, ep.remoteId, s.consumed);
+        }
+    }
+
+    Request recv(final Endpoint ep, final MemorySegment buf, final long off, final long len, final boolean waitAll,
+                 final RequestCallback cb) {
+        final Worker w = worker;
+        w.guard.enter();
+        try {
+            w.checkOpen();
+            Worker.checkRange(buf, off, len);
+            final State s = state(ep);
+            final Request r;
+            if (ep.status() != Status.OK) {
+                r = w.acquire(Request.STREAM_RECV);
+                r.ep = ep;
+                r.callback = cb;
+                w.complete(r, ep.status());
+                return w.finishImmediate(r);
+            }
+            long got = 0;
+            if (s.rqHead == null && s.buffered > 0) {
+                got = drain(s, buf, off, len);
+                maybeAck(ep, s);
+            }
+            if (got == len && cb == null) {
+                return Request.done(Status.OK); // filled at once: the length is the caller's
+            }
+            r = w.acquire(Request.STREAM_RECV);
+            r.ep = ep;
+            r.callback = cb;
+            r.buffer = buf;
+            r.offset = off;
+            r.capacity = len;
+            r.received = got;
+            r.waitAll = waitAll;
+            if (got == len || got > 0 && !waitAll) {
+                r.length = got;
+                w.complete(r, Status.OK); // partial: a pooled request carries the length (release it)
+                return r;
+            }
+            if (s.rqTail == null) {
+                s.rqHead = r;
+            } else {
+                s.rqTail.next = r;
+            }
+            s.rqTail = r;
+            return r;
+        } finally {
+            w.guard.exit();
+        }
+    }
+
+    /** Copies buffered bytes to {@code buf}, freeing drained chunks; returns the bytes copied. */
+    private long drain(final State s, final MemorySegment buf, final long off, final long len) {
+        long got = 0;
+        while (got < len && s.bufHead != null) {
+            final TagMessage c = s.bufHead;
+            final long k = Math.min(c.length - c.received, len - got);
+            MemorySegment.copy(c.data, c.received, buf, off + got, k);
+            c.received += k;
+            got += k;
+            if (c.received == c.length) {
+                s.bufHead = c.anext;
+                if (s.bufHead == null) {
+                    s.bufTail = null;
+                }
+                worker.unexpected.release(c);
+            }
+        }
+        s.buffered -= got;
+        s.consumed += got;
+        return got;
+    }
+
+    /**
+     * Fills {@code out} with endpoints that have buffered stream data (received before a receive was
+     * posted); level-triggered: an endpoint stays listed while it has data.
+     */
+    int poll(final Endpoint[] out) {
+        int k = 0;
+        for (int i = 0; i < readyCount; ) {
+            final Endpoint ep = ready[i];
+            final State s = ep.stream;
+            if (s == null || s.buffered == 0 || ep.status() != Status.OK) {
+                if (s != null) {
+                    s.ready = false;
+                }
+                ready[i] = ready[--readyCount];
+                ready[readyCount] = null;
+                continue;
+            }
+            if (k < out.length) {
+                out[k++] = ep;
+            }
+            i++;
+        }
+        return k;
+    }
+
+    /** Cancels a posted stream receive: it completes CANCELED (with the bytes it already got as length). */
+    boolean cancel(final Request r) {
+        final State s = r.ep == null ? null : r.ep.stream;
+        if (s == null) {
+            return false;
+        }
+        Request prev = null;
+        for (Request q = s.rqHead; q != null; prev = q, q = q.next) {
+            if (q == r) {
+                if (prev == null) {
+                    s.rqHead = r.next;
+                } else {
+                    prev.next = r.next;
+                }
+                if (s.rqTail == r) {
+                    s.rqTail = prev;
+                }
+                r.next = null;
+                r.length = r.received;
+                worker.complete(r, Status.CANCELED);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The endpoint failed or closed: pending receives complete with {@code st}, buffered bytes are freed. */
+    void abort(final Endpoint ep, final Status st) {
+        final State s = ep.stream;
+        if (s == null) {
+            return;
+        }
+        while (s.rqHead != null) {
+            final Request r = s.rqHead;
+            popReceive(s);
+            r.length = r.received;
+            worker.complete(r, st);
+        }
+        while (s.bufHead != null) {
+            final TagMessage c = s.bufHead;
+            s.bufHead = c.anext;
+            worker.unexpected.release(c);
+        }
+        s.bufTail = null;
+        s.buffered = 0;
+        for (int i = 0; i < readyCount; i++) {
+            if (ready[i] == ep) {
+                ready[i] = ready[--readyCount];
+                ready[readyCount] = null;
+                break;
+            }
+        }
+        s.ready = false;
+    }
+
+    /** Writes one STREAM_DATA bcopy message; one per worker, set right before each call. */
+    private static final class StreamPacker implements Packer {
+        private long dst;
+        private MemorySegment src;
+        private long at;
+        private long len;
+
+        void set(final long dstEp, final MemorySegment s, final long from, final long n) {
+            dst = dstEp;
+            src = s;
+            at = from;
+            len = n;
+        }
+
+        @Override
+        public long pack(final MemorySegment d, final long o, final long capacity) {
+            d.set(LONG, o, dst);
+            MemorySegment.copy(src, at, d, o + AmId.STREAM_HEADER, len);
+            return AmId.STREAM_HEADER + len;
+        }
+    }
+}

@@ -1,0 +1,132 @@
+package weft.ucp;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Test;
+import weft.ucs.Status;
+import weft.ucs.config.Config;
+import weft.ucp.conformance.AmScenarios;
+import weft.uct.AllocationMeter;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * 8-byte active messages and stream sends/receives allocate nothing in steady state. One subclass per
+ * transport set, so that each runs in its own fresh JVM (the surefire "allocation" execution forks per
+ * class): a JVM that ran shm first has megamorphic segment slicing, and then tcp's errno-capturing socket
+ * calls allocate (docs/ARCHITECTURE.md, errno capture), which is a uct matter, not this path's.
+ */
+@Timeout(120)
+@Tag("allocation")
+abstract class AmStreamAllocationTest {
+    private static final int N = 20_000;
+    private static final long LIMIT = 400;
+
+    private static Endpoint wire(final Worker a, final Worker b) {
+        final Endpoint ab = a.connect(b.address());
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while ((ab.remoteId < 0 || b.endpoints().isEmpty()) && System.nanoTime() < deadline) {
+            a.progress();
+            b.progress();
+        }
+        assertTrue(ab.remoteId >= 0, "wireup");
+        return ab;
+    }
+
+    private static void spin(final Worker a, final Worker b, final long deadline) {
+        a.progress();
+        b.progress();
+        if (System.nanoTime() > deadline) {
+            throw new AssertionError("no progress before the deadline");
+        }
+    }
+
+    /** Sends 8-byte AMs to a handler that keeps nothing, then 8-byte stream send/receive pairs. */
+    private static long[] run(final Worker a, final Worker b, final Endpoint ab, final Endpoint ba,
+                              final AmScenarios.Counter counter, final MemorySegment src, final MemorySegment dst,
+                              final int n) {
+        final long deadline = System.nanoTime() + 60_000_000_000L;
+        final long t0 = AllocationMeter.allocatedBytes();
+        for (int i = 0; i < n; i++) {
+            src.set(ValueLayout.JAVA_LONG, 0, i);
+            final long want = counter.count + 1;
+            final Request q = ab.sendAm(3, src, 0, 8, 0); // queued (pooled request) if the lane is full
+            while (!q.isCompleted()) {
+                spin(a, b, deadline);
+            }
+            assertSame(Status.OK, q.status());
+            q.release();
+            while (counter.count < want) {
+                spin(a, b, deadline);
+            }
+        }
+        final long t1 = AllocationMeter.allocatedBytes();
+        for (int i = 0; i < n; i++) {
+            src.set(ValueLayout.JAVA_LONG, 0, i);
+            final Request s;
+            final Request r;
+            if ((i & 1) == 0) { // receive posted first
+                r = ba.recvStream(dst, 0, 8, true);
+                s = ab.sendStream(src, 0, 8);
+            } else {            // bytes arrive first, then the receive
+                s = ab.sendStream(src, 0, 8);
+                r = ba.recvStream(dst, 0, 8, true);
+            }
+            while (!s.isCompleted() || !r.isCompleted()) {
+                spin(a, b, deadline);
+            }
+            s.release();
+            r.release();
+            if (dst.get(ValueLayout.JAVA_LONG, 0) != i) {
+                throw new AssertionError("stream byte order at " + i);
+            }
+        }
+        final long t2 = AllocationMeter.allocatedBytes();
+        return new long[] {t1 - t0, t2 - t1};
+    }
+
+    /** Over shm (+self). */
+    static final class Shm extends AmStreamAllocationTest {
+        @Test
+        void eightByteAmAndStreamAllocateNothing() {
+            check("shm,self");
+        }
+    }
+
+    /** Over tcp (+self). */
+    static final class Tcp extends AmStreamAllocationTest {
+        @Test
+        void eightByteAmAndStreamAllocateNothing() {
+            check("tcp,self");
+        }
+    }
+
+    void check(final String tls) {
+        try (Context ctx = Context.builder().features(Feature.TAG, Feature.AM, Feature.STREAM).transports(tls.split(","))
+            // the shm peer-liveness poll (every 200 ms) makes an errno-capturing read that allocates 40 B in a
+            // JVM where segment slicing went megamorphic (docs/ARCHITECTURE.md, errno capture): not this path
+            .config(Config.global().with("SHM_KEEPALIVE_INTERVAL", "inf")).build();
+             Worker a = ctx.newWorker(); Worker b = ctx.newWorker(); Arena arena = Arena.ofConfined()) {
+            final AmScenarios.Counter counter = new AmScenarios.Counter();
+            b.setAmHandler(3, counter, 0);
+            final Endpoint ab = wire(a, b);
+            final Endpoint ba = b.endpoints().getFirst();
+            final MemorySegment src = arena.allocate(8, 8);
+            final MemorySegment dst = arena.allocate(8, 8);
+            run(a, b, ab, ba, counter, src, dst, N); // warm up
+            final long[] bytes = run(a, b, ab, ba, counter, src, dst, N);
+            System.out.println(tls + ": AM 8 B allocated " + bytes[0] + " B, stream 8 B allocated " + bytes[1]
+                + " B over " + N + " messages");
+            assertEquals(2L * N, counter.count, "every AM handled");
+            assertTrue(bytes[0] < LIMIT, tls + ": 8-byte AM send+receive allocated " + bytes[0] + " bytes");
+            assertTrue(bytes[1] < LIMIT, tls + ": 8-byte stream send+receive allocated " + bytes[1] + " bytes");
+            assertSame(ab.worker(), a);
+        }
+    }
+}

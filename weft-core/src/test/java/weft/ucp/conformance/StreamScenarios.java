@@ -1,0 +1,136 @@
+package weft.ucp.conformance;
+
+import weft.ucs.Status;
+import weft.ucp.Endpoint;
+import weft.ucp.Request;
+
+import java.lang.foreign.MemorySegment;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Stream scenarios; each is run by {@link StreamConformanceTest} over every transport set and mode. */
+public final class StreamScenarios {
+    private StreamScenarios() {
+    }
+
+    /** Receives exactly {@code n} bytes into {@code dst} with receives of at most {@code piece} (not wait-all). */
+    static void recvInPieces(final Pe pe, final MemorySegment dst, final long n, final long piece) {
+        long got = 0;
+        while (got < n) {
+            final long want = Math.min(piece, n - got);
+            final Request q = pe.ep().recvStream(dst, got, want, false);
+            assertEquals(Status.OK, pe.await(q), "stream piece at " + got);
+            final long k = q == Request.done(Status.OK) ? want : q.length();
+            assertTrue(k > 0 && k <= want, "partial length " + k + " of " + want);
+            q.release();
+            got += k;
+        }
+    }
+
+    /**
+     * Many small sends received by one wait-all receive; one large send received by many small partial
+     * receives; a partial receive completing with fewer bytes than asked; bytes that arrived before the
+     * receive (pollStreams lists the endpoint); both directions. Byte order is checked everywhere.
+     */
+    public static final class PartialAndWaitAll implements Scenario {
+        @Override
+        public void run(final Pe pe) {
+            final Endpoint ep = pe.ep();
+            final Endpoint[] ready = new Endpoint[4];
+            for (int dir = 0; dir < 2; dir++) {
+                final boolean sender = pe.rank() == dir;
+                final int seed = 40 + dir;
+                // 1. many small sends (sizes 1..300, mixed short and bcopy), one wait-all receive
+                final long total = 200 * 151;
+                if (sender) {
+                    final MemorySegment src = pe.pattern(total, seed);
+                    long at = 0;
+                    for (int i = 0; at < total; i++) {
+                        final long n = Math.min(total - at, 1 + (i * 37) % 300);
+                        final Request q = ep.sendStream(src, at, n);
+                        assertEquals(Status.OK, pe.await(q), "small send " + i);
+                        q.release();
+                        at += n;
+                    }
+                } else {
+                    final MemorySegment dst = pe.arena().allocate(total, 64);
+                    final Request q = ep.recvStream(dst, 0, total, true);
+                    assertEquals(Status.OK, pe.await(q), "wait-all receive");
+                    if (q != Request.done(Status.OK)) {
+                        assertEquals(total, q.length(), "wait-all length");
+                    }
+                    q.release();
+                    Pe.checkPattern(dst, total, seed, "many small sends");
+                }
+                pe.barrier();
+                // 2. one large send (several windows), received in partial pieces of 1000
+                final long big = (3L << 20) + 17;
+                if (sender) {
+                    final Request q = ep.sendStream(pe.pattern(big, seed + 1), 0, big);
+                    assertEquals(Status.OK, pe.await(q), "large send");
+                    q.release();
+                } else {
+                    final MemorySegment dst = pe.arena().allocate(big, 64);
+                    recvInPieces(pe, dst, big, 1000);
+                    Pe.checkPattern(dst, big, seed + 1, "large send in pieces");
+                }
+                pe.barrier();
+                // 3. bytes before the receive: pollStreams lists the endpoint; a partial receive gets them
+                if (sender) {
+                    final Request q = ep.sendStream(pe.pattern(10, seed + 2), 0, 10);
+                    assertEquals(Status.OK, pe.await(q), "10-byte send");
+                    q.release();
+                    pe.barrier();
+                } else {
+                    pe.barrier();
+                    final long deadline = System.nanoTime() + 20_000_000_000L;
+                    int n;
+                    while ((n = pe.worker().pollStreams(ready)) == 0 && System.nanoTime() < deadline) {
+                        pe.worker().progress();
+                    }
+                    assertEquals(1, n, "endpoints with stream data");
+                    assertSame(ep, ready[0], "the ready endpoint");
+                    final MemorySegment dst = pe.arena().allocate(100, 64);
+                    final Request q = ep.recvStream(dst, 0, 100, false);
+                    assertTrue(q.isCompleted(), "buffered bytes complete a partial receive at once");
+                    assertEquals(10, q.length(), "partial length");
+                    q.release();
+                    Pe.checkPattern(dst, 10, seed + 2, "partial receive");
+                    assertEquals(0, pe.worker().pollStreams(ready), "no stream data left");
+                }
+                // 4. a posted partial receive, then a wait-all one spanning two sends
+                final MemorySegment dst = pe.arena().allocate(64, 64);
+                Request posted = null;
+                if (!sender) {
+                    posted = ep.recvStream(dst, 0, 64, false);
+                }
+                pe.barrier();
+                if (sender) {
+                    final MemorySegment src = pe.pattern(40, seed + 3);
+                    Request q = ep.sendStream(src, 0, 7);
+                    pe.await(q);
+                    q.release();
+                    pe.barrier(); // the receiver saw 7 bytes
+                    q = ep.sendStream(src, 7, 20);
+                    pe.await(q);
+                    q.release();
+                    q = ep.sendStream(src, 27, 13);
+                    pe.await(q);
+                    q.release();
+                } else {
+                    assertEquals(Status.OK, pe.await(posted), "posted partial receive");
+                    assertEquals(7, posted.length(), "posted partial length");
+                    posted.release();
+                    pe.barrier();
+                    final Request q = ep.recvStream(dst, 7, 33, true);
+                    assertEquals(Status.OK, pe.await(q), "wait-all over two sends");
+                    q.release();
+                    Pe.checkPattern(dst, 40, seed + 3, "partial then wait-all");
+                }
+                pe.barrier();
+            }
+        }
+    }
+}
