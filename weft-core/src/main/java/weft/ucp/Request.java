@@ -72,6 +72,15 @@ public class Request {
     boolean acked;
     boolean localDone;
 
+    // datatype of the user data (Datatypes): contiguous buffer/offset, an iov, or a generic pack/unpack
+    byte dt;
+    weft.uct.IoVector iov;
+    GenericDatatype generic;
+    Object dtState;
+    int dtIdx;     // iov cursor: entry index ...
+    long dtBase;   // ... and the message position where that entry starts
+    boolean dtFailed;
+
     // intrusive links: expected queue / worker completion queue / endpoint send queue
     Request prev;
     Request next;
@@ -195,6 +204,13 @@ public class Request {
         ep = null;
         id = -1;
         sync = acked = localDone = false;
+        dt = Datatypes.CONTIG;
+        iov = null;
+        generic = null;
+        dtState = null;
+        dtIdx = 0;
+        dtBase = 0;
+        dtFailed = false;
         prev = next = nextDone = nextSend = null;
         queuedDone = false;
         handles = null;

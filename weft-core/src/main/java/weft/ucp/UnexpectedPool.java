@@ -65,6 +65,10 @@ final class UnexpectedPool implements AutoCloseable {
         return inUse > budget;
     }
 
+    long budget() {
+        return budget;
+    }
+
     long inUse() {
         return inUse;
     }

@@ -38,6 +38,12 @@ public final class ScenarioRunner {
 
     private static final HexFormat HEX = HexFormat.of();
 
+    static {
+        // Files.createTempFile (cross-process runs) seeds a SecureRandom, whose provider keeps
+        // /dev/random and /dev/urandom open for the JVM's life: open them before any fd snapshot.
+        new java.security.SecureRandom().nextLong();
+    }
+
     private ScenarioRunner() {
     }
 
