@@ -685,4 +685,47 @@ public final class TagScenarios {
             pe.barrier();
         }
     }
+
+    /**
+     * One message of 2 GiB + 4 KiB (lengths are longs end to end): contiguous (rendezvous get where a
+     * get lane exists) and then the same bytes sent from an iov (rendezvous over AM). Slow: run with
+     * {@code -Dweft.slow=true}.
+     */
+    public static final class Huge implements Scenario {
+        static final long SIZE = (2L << 30) + 4096;
+
+        @Override
+        public void run(final Pe pe) {
+            final MemorySegment buf = pe.arena().allocate(SIZE, 4096);
+            for (int round = 0; round < 2; round++) {
+                final long tag = 0xF000 + round;
+                if (pe.rank() == 0) {
+                    if (round == 0) {
+                        for (long i = 0; i < SIZE; i += 8) {
+                            buf.set(ValueLayout.JAVA_LONG, i, i * 0x9E3779B97F4A7C15L);
+                        }
+                    }
+                    final Request q = round == 0 ? pe.ep().sendTag(tag, buf, 0, SIZE)
+                        : pe.ep().sendTag(tag, new IoVector(2).add(buf, 0, 1L << 30).add(buf, 1L << 30, SIZE - (1L << 30)),
+                        null);
+                    assertEquals(Status.OK, pe.await(q, 300), "send of " + SIZE);
+                    assertEquals(SIZE, q.length());
+                    q.release();
+                } else {
+                    buf.fill((byte) 0);
+                    final TagInfo info = new TagInfo();
+                    final Request q = pe.worker().recvTag(buf, 0, SIZE, tag, -1L, info, null);
+                    assertEquals(Status.OK, pe.await(q, 300), "receive of " + SIZE);
+                    q.release();
+                    assertEquals(SIZE, info.length(), "TagInfo.length");
+                    for (long i = 0; i < SIZE; i += 8) {
+                        if (buf.get(ValueLayout.JAVA_LONG, i) != i * 0x9E3779B97F4A7C15L) {
+                            throw new AssertionError("round " + round + ": wrong data at byte " + i + " of " + SIZE);
+                        }
+                    }
+                }
+                pe.barrier();
+            }
+        }
+    }
 }
