@@ -26,8 +26,12 @@ import java.util.List;
  * <p>Why STOP/GO and not per-message credits: an eager short message names only its tag (the header
  * of the fastest path), so the receiver cannot tell which peer to credit without adding bytes and
  * work to every message; STOP/GO costs nothing until a receiver is actually flooded, and the
- * ping-pong fast path pays one boolean test. A program that waits for a message queued behind
- * messages it never receives can stall, as MPI allows for standard-mode sends beyond buffering.
+ * ping-pong fast path pays one boolean test.
+ *
+ * <p>Liveness: a receive posted while stopped that finds nothing buffered sends GO (see
+ * {@link #wanted()}), so messages that are never received cannot stall a worker whose application
+ * keeps receiving. A program that waits for one message queued behind more than the budget of
+ * messages it never receives can still stall, as MPI allows for standard-mode sends beyond buffering.
  *
  * <p>Wire: {@link AmId#FLOW}, am short, header = the receiving worker's endpoint id, payload
  * {@code [u64 1 = stop, 0 = go]}.
@@ -61,6 +65,19 @@ final class FlowControl {
     /** After an unexpected message was consumed by a receive. */
     void released() {
         if (stopped && worker.unexpected.inUse() <= low) {
+            stopped = false;
+            broadcast(GO);
+        }
+    }
+
+    /**
+     * A receive was posted that no buffered message matches: the application waits for something
+     * new, so let the peers go on even though the budget is still exceeded (the next unexpected
+     * arrival stops them again). Without this, messages nobody ever receives could hold the pool
+     * above the low mark and stall a worker whose application receives everything else.
+     */
+    void wanted() {
+        if (stopped) {
             stopped = false;
             broadcast(GO);
         }

@@ -349,6 +349,7 @@ public final class Worker implements AutoCloseable {
             r.tag = tag;
             r.mask = mask;
             matcher.addExpected(r);
+            flow.wanted();
             return r;
         }
         return receiveUnexpected(m, r);

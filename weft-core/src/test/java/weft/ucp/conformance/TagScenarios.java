@@ -605,6 +605,32 @@ public final class TagScenarios {
             }
             iovTruncation(pe);
             genericFailure(pe);
+            syncDatatypes(pe);
+        }
+
+        /** Synchronous sends from an iov and a generic type: complete once matched, data intact. */
+        private static void syncDatatypes(final Pe pe) {
+            final long[] sizes = {8, 8193, pe.ep().rendezvousThreshold() + 3};
+            final List<Request> rs = new ArrayList<>();
+            final MemorySegment[] dst = new MemorySegment[2 * sizes.length];
+            for (int i = 0; i < 2 * sizes.length; i++) {
+                final long n = sizes[i % sizes.length];
+                if (pe.rank() == 0) {
+                    final MemorySegment src = pe.pattern(n, 800 + i);
+                    rs.add(i < sizes.length ? pe.ep().sendTagSync(0xE100 + i, split(src, n, true), null)
+                        : pe.ep().sendTagSync(0xE100 + i, TYPE, new SegmentType.State(src), n, null));
+                } else {
+                    dst[i] = pe.arena().allocate(n);
+                    rs.add(pe.worker().recvTag(dst[i], 0, n, 0xE100 + i, -1L));
+                }
+            }
+            await(pe, rs, "sync datatype sends");
+            if (pe.rank() == 1) {
+                for (int i = 0; i < 2 * sizes.length; i++) {
+                    Pe.checkPattern(dst[i], sizes[i % sizes.length], 800 + i, "sync datatype " + i);
+                }
+            }
+            pe.barrier();
         }
 
         private static void post(final Pe pe, final String kind, final long[] sizes, final MemorySegment[] dst,
