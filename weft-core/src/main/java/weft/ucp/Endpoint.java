@@ -59,6 +59,10 @@ public final class Endpoint implements AutoCloseable {
     TagMessage rxMessage;
     // the peer is flooded with unexpected messages: start no new tag message (FlowControl)
     private boolean flowStopped;
+    private boolean flowBlocked; // the last progressSend refused because of flowStopped (not the lane)
+    private boolean bypassFull;  // progressBypass stopped on a full lane
+    // stopped with nothing that may bypass: the worker stops polling this queue until GO or a new control
+    boolean parked;
 
     private final SendPacker packer = new SendPacker();
     private final MemorySegment ctl;
@@ -306,6 +310,12 @@ public final class Endpoint implements AutoCloseable {
             sqTail.nextSend = r;
         }
         sqTail = r;
+        if (parked && (r.kind == Request.CONTROL || r.sendStage == ST_DATA)) { // may bypass the stopped head
+            parked = false;
+            if (!worker.sendPending.contains(this)) {
+                worker.sendPending.add(this);
+            }
+        }
     }
 
     boolean sendQueueEmpty() {
@@ -314,13 +324,19 @@ public final class Endpoint implements AutoCloseable {
 
     /** Sends queued requests in order until the queue is empty or a lane is out of resources. */
     int progressSendQueue() {
+        if (parked) {
+            return 0; // stopped by the peer, nothing may bypass: a new send changes neither
+        }
         int work = 0;
         while (sqHead != null) {
             final Request r = sqHead;
+            flowBlocked = false;
             final Status st = progressSend(r);
             if (st == Status.NO_RESOURCE) {
                 if (flowStopped) {
+                    final boolean headStopped = flowBlocked;
                     work += progressBypass();
+                    parked = headStopped && !bypassFull; // nothing to do until GO: do not walk the queue again
                 }
                 break;
             }
@@ -353,6 +369,7 @@ public final class Endpoint implements AutoCloseable {
             }
             case Request.SEND -> {
                 if (flowStopped && r.sendStage != ST_MIDDLES) {
+                    flowBlocked = true;
                     return Status.NO_RESOURCE; // the peer is flooded: no new message (FlowControl)
                 }
                 final Status st = sendEager(r);
@@ -366,7 +383,11 @@ public final class Endpoint implements AutoCloseable {
             }
             case Request.RNDV_SEND -> {
                 if (r.sendStage == ST_RTS) {
-                    return flowStopped ? Status.NO_RESOURCE : sendRts(r);
+                    if (flowStopped) {
+                        flowBlocked = true;
+                        return Status.NO_RESOURCE;
+                    }
+                    return sendRts(r);
                 }
                 if (r.sendStage == ST_DATA) {
                     final Status st = sendRndvData(r);
@@ -425,6 +446,7 @@ public final class Endpoint implements AutoCloseable {
      */
     private int progressBypass() {
         int work = 0;
+        bypassFull = false;
         Request prev = sqHead;
         Request r = prev.nextSend;
         while (r != null) {
@@ -432,6 +454,7 @@ public final class Endpoint implements AutoCloseable {
             if (r.kind == Request.CONTROL || (r.kind == Request.RNDV_SEND && r.sendStage == ST_DATA)) {
                 final Status st = progressSend(r);
                 if (st == Status.NO_RESOURCE) {
+                    bypassFull = true;
                     break; // the lane is full: keep the rest in order
                 }
                 prev.nextSend = next;
@@ -454,6 +477,9 @@ public final class Endpoint implements AutoCloseable {
     /** FlowControl: the peer tells us to stop starting messages, or to go on. */
     void setFlowStopped(final boolean stop) {
         flowStopped = stop;
+        if (!stop) {
+            parked = false;
+        }
         if (!stop && sqHead != null && !worker.sendPending.contains(this)) {
             worker.sendPending.add(this);
         }

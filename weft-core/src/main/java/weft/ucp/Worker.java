@@ -565,7 +565,7 @@ public final class Worker implements AutoCloseable {
         for (int i = 0; i < sendPending.size(); ) {
             final Endpoint ep = sendPending.get(i);
             work += ep.progressSendQueue();
-            if (ep.sendQueueEmpty()) {
+            if (ep.sendQueueEmpty() || ep.parked) { // parked: stopped by its peer (FlowControl) until GO
                 sendPending.remove(i);
             } else {
                 i++;
