@@ -28,10 +28,12 @@ import java.util.List;
  * work to every message; STOP/GO costs nothing until a receiver is actually flooded, and the
  * ping-pong fast path pays one boolean test.
  *
- * <p>Liveness: a receive posted while stopped that finds nothing buffered sends GO (see
- * {@link #wanted()}), so messages that are never received cannot stall a worker whose application
- * keeps receiving. A program that waits for one message queued behind more than the budget of
- * messages it never receives can still stall, as MPI allows for standard-mode sends beyond buffering.
+ * <p>Liveness: STOP is sent only while no receive is posted, and a receive posted while stopped
+ * that finds nothing buffered sends GO (see {@link #wanted()}). A receive therefore always gets its
+ * message even when it is queued at the sender behind more than the budget of messages nobody
+ * receives (those are then accepted over the budget), and messages that are never received cannot
+ * stall a worker whose application keeps receiving. The budget bounds what a worker holds while its
+ * application is not waiting for a message.
  *
  * <p>Wire: {@link AmId#FLOW}, am short, header = the receiving worker's endpoint id, payload
  * {@code [u64 1 = stop, 0 = go]}.
@@ -53,9 +55,13 @@ final class FlowControl {
         this.low = high / 2;
     }
 
-    /** After a message was queued as unexpected. */
+    /**
+     * After a message was queued as unexpected. No STOP while a receive is posted: the message it
+     * waits for may be queued at a sender behind the ones arriving now, and a posted receive whose
+     * send was started must complete (MPI's progress rule), so those are accepted over the budget.
+     */
     void added() {
-        if (!stopped && worker.unexpected.inUse() > high) {
+        if (!stopped && worker.unexpected.inUse() > high && worker.matcher.expectedCount() == 0) {
             stopped = true;
             stops++;
             broadcast(STOP);
@@ -72,9 +78,8 @@ final class FlowControl {
 
     /**
      * A receive was posted that no buffered message matches: the application waits for something
-     * new, so let the peers go on even though the budget is still exceeded (the next unexpected
-     * arrival stops them again). Without this, messages nobody ever receives could hold the pool
-     * above the low mark and stall a worker whose application receives everything else.
+     * that may be queued at a sender, so let the peers go on although the budget is exceeded (STOP
+     * again once no receive is posted and more unexpected messages arrive).
      */
     void wanted() {
         if (stopped) {

@@ -247,6 +247,19 @@ public final class Worker implements AutoCloseable {
         return liveEps;
     }
 
+    /**
+     * Bytes this worker holds for unexpected messages (arrived before a matching receive). Bounded by
+     * about {@code WEFT_UNEXPECTED_BUDGET}: past it, peers are told to stop sending new messages.
+     */
+    public long unexpectedBytes() {
+        guard.enter();
+        try {
+            return unexpected.inUse();
+        } finally {
+            guard.exit();
+        }
+    }
+
     /** Endpoints open on this worker (including ones peers created toward it). */
     public List<Endpoint> endpoints() {
         guard.enter();

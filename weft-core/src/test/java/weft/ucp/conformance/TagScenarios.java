@@ -754,4 +754,84 @@ public final class TagScenarios {
             }
         }
     }
+
+    /**
+     * Backpressure across the PEs (run with {@code weft.unexpected_budget} = {@link #BUDGET}): rank 0
+     * sends 32x the budget without waiting while rank 1 progresses but posts nothing; rank 1 holds the
+     * budget plus what the transport had in flight, rank 0's sends wait; then every message arrives
+     * intact, in order.
+     */
+    public static final class Backpressure implements Scenario {
+        public static final long BUDGET = 1 << 20;
+        // in flight when STOP lands: shm cells, and for tcp the kernel's socket buffers (several MiB on lo)
+        static final long SLACK = 8L << 20;
+        static final long FLOOD = 32L << 20;
+        private static final long[] SIZES = {8, 3000, 8000, 30_000};
+
+        @Override
+        public void run(final Pe pe) {
+            int count = 0;
+            for (long sent = 0; sent < FLOOD; count++) {
+                sent += SIZES[count % SIZES.length];
+            }
+            final List<Request> rs = new ArrayList<>();
+            final MemorySegment[] bufs = new MemorySegment[count];
+            if (pe.rank() == 0) {
+                for (int i = 0; i < count; i++) { // generated first: the flood itself is fast
+                    bufs[i] = pe.pattern(SIZES[i % SIZES.length], i);
+                }
+            }
+            pe.barrier();
+            if (pe.rank() == 0) {
+                for (int i = 0; i < count; i++) {
+                    rs.add(pe.ep().sendTag(0x3000 + i, bufs[i], 0, SIZES[i % SIZES.length]));
+                    pe.worker().progress();
+                }
+                pe.progressFor(300);
+                int waiting = 0;
+                Status failed = null;
+                for (final Request q : rs) {
+                    waiting += q.isCompleted() ? 0 : 1;
+                    failed = q.isCompleted() && q.status() != Status.OK ? q.status() : failed;
+                }
+                assertNull(failed, "a flood send failed");
+                assertTrue(waiting > 0, "no send waits although the receiver took nothing");
+                assertFalse(rs.get(count - 1).isCompleted(), "the last send should wait");
+            } else {
+                long peak = 0;
+                long last = -1;
+                long changed = System.nanoTime();
+                final long start = changed;
+                // progress, post nothing, until the flood has been quiet for 300 ms (at most 10 s)
+                while (System.nanoTime() - changed < 300_000_000L && System.nanoTime() - start < 10_000_000_000L) {
+                    pe.worker().progress();
+                    final long now = pe.worker().unexpectedBytes();
+                    if (now != last) {
+                        last = now;
+                        changed = System.nanoTime();
+                    }
+                    peak = Math.max(peak, now);
+                }
+                System.out.println(pe.tls() + (pe.crossProcess() ? " cross-process" : " in-JVM")
+                    + ": receiver held at most " + peak + " bytes of unexpected messages for a budget of " + BUDGET);
+                assertTrue(peak >= BUDGET / 2, "the flood did not arrive: " + peak);
+                assertTrue(peak <= BUDGET + SLACK, "receiver held " + peak + " bytes for a budget of " + BUDGET);
+            }
+            pe.barrier();
+            if (pe.rank() == 1) {
+                for (int i = 0; i < count; i++) {
+                    final long n = SIZES[i % SIZES.length];
+                    bufs[i] = pe.arena().allocate(n);
+                    rs.add(pe.worker().recvTag(bufs[i], 0, n, 0x3000 + i, -1L));
+                }
+            }
+            await(pe, rs, "backpressure");
+            if (pe.rank() == 1) {
+                for (int i = 0; i < count; i++) {
+                    Pe.checkPattern(bufs[i], SIZES[i % SIZES.length], i, "message " + i + " after backpressure");
+                }
+            }
+            pe.barrier();
+        }
+    }
 }
