@@ -180,12 +180,12 @@ public final class Endpoint implements AutoCloseable {
      * @param callback called from progress on completion (may be null); see {@link Request}
      */
     public Request sendTag(final long tag, final IoVector iov, final RequestCallback callback) {
-        return sendDt(tag, Datatypes.IOV, iov, null, null, iov.totalLength(), false, callback);
+        return sendDt(tag, Datatypes.IOV, iov, null, null, iov == null ? 0 : iov.totalLength(), false, callback);
     }
 
     /** A synchronous {@link #sendTag(long, IoVector, RequestCallback)}: completes once a receive matched it. */
     public Request sendTagSync(final long tag, final IoVector iov, final RequestCallback callback) {
-        return sendDt(tag, Datatypes.IOV, iov, null, null, iov.totalLength(), true, callback);
+        return sendDt(tag, Datatypes.IOV, iov, null, null, iov == null ? 0 : iov.totalLength(), true, callback);
     }
 
     /**
@@ -212,8 +212,9 @@ public final class Endpoint implements AutoCloseable {
             if (failure != null || closed) {
                 return failedSend(callback);
             }
-            if (length < 0) {
-                throw new WeftException(Status.INVALID_PARAM, "negative message length " + length);
+            if (length < 0 || (dt == Datatypes.GENERIC ? generic == null : iov == null)) {
+                throw new WeftException(Status.INVALID_PARAM, length < 0 ? "negative message length " + length
+                    : "null datatype or IoVector");
             }
             worker.checkOpen();
             final Request r = worker.acquire(Request.SEND);

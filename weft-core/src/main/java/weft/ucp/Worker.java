@@ -319,6 +319,9 @@ public final class Worker implements AutoCloseable {
         guard.enter();
         try {
             checkOpen();
+            if (iov == null) {
+                throw new WeftException(Status.INVALID_PARAM, "null IoVector");
+            }
             final Request r = acquire(Request.RECV);
             r.dt = Datatypes.IOV;
             r.iov = iov;
@@ -339,8 +342,9 @@ public final class Worker implements AutoCloseable {
         guard.enter();
         try {
             checkOpen();
-            if (capacity < 0) {
-                throw new WeftException(Status.INVALID_PARAM, "negative receive capacity " + capacity);
+            if (capacity < 0 || datatype == null) {
+                throw new WeftException(Status.INVALID_PARAM, datatype == null ? "null datatype"
+                    : "negative receive capacity " + capacity);
             }
             final Request r = acquire(Request.RECV);
             r.dt = Datatypes.GENERIC;
