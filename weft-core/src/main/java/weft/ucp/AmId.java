@@ -25,6 +25,7 @@ package weft.ucp;
  *  streams (Streams)
  *  STREAM_DATA   [u64 dst ep][data]                              (am short: header = dst ep)
  *  STREAM_ACK    am short, header = dst ep, [u64 bytes the receiver consumed so far]
+ *  FLOW          am short, header = dst ep, [u64 1 = stop, 0 = go]     (FlowControl)
  * </pre>
  *
  * "dst ep" is the receiver's id for its endpoint to the sender, learned during wireup, so the receiver
@@ -47,6 +48,7 @@ final class AmId {
     static final int AM_RTS = 17;
     static final int STREAM_DATA = 18;
     static final int STREAM_ACK = 19;
+    static final int FLOW = 27;
 
     static final int FIRST_HEADER = 32;
     static final int MIDDLE_HEADER = 16;

@@ -60,6 +60,12 @@ public final class Endpoint implements AutoCloseable {
     // active messages: a multi-fragment message being reassembled; stream state (created on first use)
     AmMessage amRx;
     Streams.State stream;
+    // the peer is flooded with unexpected messages: start no new tag message (FlowControl)
+    private boolean flowStopped;
+    private boolean flowBlocked; // the last progressSend refused because of flowStopped (not the lane)
+    private boolean bypassFull;  // progressBypass stopped on a full lane
+    // stopped with nothing that may bypass: the worker stops polling this queue until GO or a new control
+    boolean parked;
 
     private final SendPacker packer = new SendPacker();
     private final MemorySegment ctl;
@@ -169,6 +175,62 @@ public final class Endpoint implements AutoCloseable {
         return send(tag, buf, offset, length, true, callback);
     }
 
+    /**
+     * Sends the bytes described by {@code iov} (gathered in list order) as one message with {@code tag};
+     * the receiver sees one contiguous message of {@code iov.totalLength()} bytes, whatever datatype it
+     * receives with. The list and its segments must stay unchanged until the request completes.
+     *
+     * @param callback called from progress on completion (may be null); see {@link Request}
+     */
+    public Request sendTag(final long tag, final IoVector iov, final RequestCallback callback) {
+        return sendDt(tag, Datatypes.IOV, iov, null, null, iov == null ? 0 : iov.totalLength(), false, callback);
+    }
+
+    /** A synchronous {@link #sendTag(long, IoVector, RequestCallback)}: completes once a receive matched it. */
+    public Request sendTagSync(final long tag, final IoVector iov, final RequestCallback callback) {
+        return sendDt(tag, Datatypes.IOV, iov, null, null, iov == null ? 0 : iov.totalLength(), true, callback);
+    }
+
+    /**
+     * Sends a message of {@code length} bytes produced by {@code datatype}'s pack with {@code state}
+     * (see {@link GenericDatatype}). {@code state} must stay valid until the request completes.
+     *
+     * @param callback called from progress on completion (may be null); see {@link Request}
+     */
+    public Request sendTag(final long tag, final GenericDatatype datatype, final Object state, final long length,
+                           final RequestCallback callback) {
+        return sendDt(tag, Datatypes.GENERIC, null, datatype, state, length, false, callback);
+    }
+
+    /** A synchronous {@link #sendTag(long, GenericDatatype, Object, long, RequestCallback)}. */
+    public Request sendTagSync(final long tag, final GenericDatatype datatype, final Object state, final long length,
+                               final RequestCallback callback) {
+        return sendDt(tag, Datatypes.GENERIC, null, datatype, state, length, true, callback);
+    }
+
+    private Request sendDt(final long tag, final byte dt, final IoVector iov, final GenericDatatype generic,
+                           final Object state, final long length, final boolean sync, final RequestCallback callback) {
+        worker.guard.enter();
+        try {
+            if (failure != null || closed) {
+                return failedSend(callback);
+            }
+            if (length < 0 || (dt == Datatypes.GENERIC ? generic == null : iov == null)) {
+                throw new WeftException(Status.INVALID_PARAM, length < 0 ? "negative message length " + length
+                    : "null datatype or IoVector");
+            }
+            worker.checkOpen();
+            final Request r = worker.acquire(Request.SEND);
+            r.dt = dt;
+            r.iov = iov;
+            r.generic = generic;
+            r.dtState = state;
+            return startSend(r, tag, length, sync, callback);
+        } finally {
+            worker.guard.exit();
+        }
+    }
+
     private Request send(final long tag, final MemorySegment buf, final long offset, final long length,
                          final boolean sync, final RequestCallback callback) {
         final Worker w = worker;
@@ -177,7 +239,7 @@ public final class Endpoint implements AutoCloseable {
             if (failure != null || closed) {
                 return failedSend(callback);
             }
-            if (length <= thresholds.maxShort && !sync && callback == null && sqHead == null) {
+            if (length <= thresholds.maxShort && !sync && callback == null && sqHead == null && !flowStopped) {
                 final Status st = amEp.amShort(AmId.EAGER, tag, buf, offset, (int) length);
                 if (st == Status.OK) {
                     return Request.done(Status.OK);
@@ -210,9 +272,14 @@ public final class Endpoint implements AutoCloseable {
         worker.checkOpen();
         Worker.checkRange(buf, offset, length);
         final Request r = worker.acquire(Request.SEND);
-        r.ep = this;
         r.buffer = buf;
         r.offset = offset;
+        return startSend(r, tag, length, sync, callback);
+    }
+
+    private Request startSend(final Request r, final long tag, final long length, final boolean sync,
+                              final RequestCallback callback) {
+        r.ep = this;
         r.capacity = length;
         r.length = length;
         r.tag = tag;
@@ -223,7 +290,7 @@ public final class Endpoint implements AutoCloseable {
             r.sendStage = ST_RTS;
         } else if (sync || length > thresholds.maxBcopy - 8) {
             r.sendStage = ST_FRAGMENTS;
-        } else if (length <= thresholds.maxShort) {
+        } else if (length <= thresholds.maxShort && r.dt == Datatypes.CONTIG) {
             r.sendStage = ST_SHORT;
         } else {
             r.sendStage = ST_SINGLE;
@@ -247,6 +314,12 @@ public final class Endpoint implements AutoCloseable {
             sqTail.nextSend = r;
         }
         sqTail = r;
+        if (parked && (r.kind == Request.CONTROL || r.sendStage == ST_DATA)) { // may bypass the stopped head
+            parked = false;
+            if (!worker.sendPending.contains(this)) {
+                worker.sendPending.add(this);
+            }
+        }
     }
 
     boolean sendQueueEmpty() {
@@ -255,11 +328,20 @@ public final class Endpoint implements AutoCloseable {
 
     /** Sends queued requests in order until the queue is empty or a lane is out of resources. */
     int progressSendQueue() {
+        if (parked) {
+            return 0; // stopped by the peer, nothing may bypass: a new send changes neither
+        }
         int work = 0;
         while (sqHead != null) {
             final Request r = sqHead;
+            flowBlocked = false;
             final Status st = progressSend(r);
             if (st == Status.NO_RESOURCE) {
+                if (flowStopped) {
+                    final boolean headStopped = flowBlocked;
+                    work += progressBypass();
+                    parked = headStopped && !bypassFull; // nothing to do until GO: do not walk the queue again
+                }
                 break;
             }
             sqHead = r.nextSend;
@@ -283,9 +365,17 @@ public final class Endpoint implements AutoCloseable {
         switch (r.kind) {
             case Request.CONTROL -> {
                 ctl.set(LONG, 0, r.length);
-                return amEp.amShort((int) r.tag, r.remoteReqId, ctl, 0, 8);
+                final Status st = amEp.amShort((int) r.tag, r.remoteReqId, ctl, 0, 8);
+                if (st == Status.OK) {
+                    worker.complete(r, Status.OK); // released at creation: back to the pool
+                }
+                return st;
             }
             case Request.SEND -> {
+                if (flowStopped && r.sendStage != ST_MIDDLES) {
+                    flowBlocked = true;
+                    return Status.NO_RESOURCE; // the peer is flooded: no new message (FlowControl)
+                }
                 final Status st = sendEager(r);
                 if (st == Status.OK) {
                     r.localDone = true;
@@ -303,6 +393,10 @@ public final class Endpoint implements AutoCloseable {
             }
             case Request.RNDV_SEND -> {
                 if (r.sendStage == ST_RTS) {
+                    if (flowStopped) {
+                        flowBlocked = true;
+                        return Status.NO_RESOURCE;
+                    }
                     return r.am ? worker.ams.sendRts(this, r) : sendRts(r);
                 }
                 if (r.sendStage == ST_DATA) {
@@ -442,6 +536,52 @@ public final class Endpoint implements AutoCloseable {
         return worker.streams.recv(this, buf, offset, length, waitAll, callback);
     }
 
+    /**
+     * While the peer has stopped us (FlowControl) the head of the queue is a new message that must
+     * wait; the control messages and asked-for rendezvous data behind it must not, or the peer could
+     * never drain. Sends those, in order, out of the queue.
+     */
+    private int progressBypass() {
+        int work = 0;
+        bypassFull = false;
+        Request prev = sqHead;
+        Request r = prev.nextSend;
+        while (r != null) {
+            final Request next = r.nextSend;
+            if (r.kind == Request.CONTROL || (r.kind == Request.RNDV_SEND && r.sendStage == ST_DATA)) {
+                final Status st = progressSend(r);
+                if (st == Status.NO_RESOURCE) {
+                    bypassFull = true;
+                    break; // the lane is full: keep the rest in order
+                }
+                prev.nextSend = next;
+                if (sqTail == r) {
+                    sqTail = prev;
+                }
+                r.nextSend = null;
+                work++;
+                if (st.isError()) {
+                    worker.complete(r, st);
+                }
+            } else {
+                prev = r;
+            }
+            r = next;
+        }
+        return work;
+    }
+
+    /** FlowControl: the peer tells us to stop starting messages, or to go on. */
+    void setFlowStopped(final boolean stop) {
+        flowStopped = stop;
+        if (!stop) {
+            parked = false;
+        }
+        if (!stop && sqHead != null && !worker.sendPending.contains(this)) {
+            worker.sendPending.add(this);
+        }
+    }
+
     // ------------------------------------------------------------------ rendezvous (sender)
 
     private Status sendRts(final Request r) {
@@ -449,12 +589,13 @@ public final class Endpoint implements AutoCloseable {
             return Status.NO_RESOURCE;
         }
         if (r.handles == null) {
-            final boolean get = thresholds.rndvGet && r.capacity > 0;
+            // non-contiguous data has no region to register: the receiver asks for it over AM (RTR)
+            final boolean get = thresholds.rndvGet && r.capacity > 0 && r.dt == Datatypes.CONTIG;
             r.handles = new MemoryHandle[get ? rndv.length : 0];
             final byte[][] keys = new byte[r.handles.length][];
-            final MemorySegment region = r.buffer.asSlice(r.offset, r.capacity);
             try {
                 for (int i = 0; i < r.handles.length; i++) {
+                    final MemorySegment region = r.buffer.asSlice(r.offset, r.capacity);
                     r.handles[i] = rndv[i].local.md.register(region);
                     keys[i] = rndv[i].local.md.packRkey(r.handles[i]);
                 }
@@ -528,7 +669,7 @@ public final class Endpoint implements AutoCloseable {
             worker.complete(r, r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
             return;
         }
-        if (keys.length == 0 || keys.length != rndv.length) {
+        if (keys.length == 0 || keys.length != rndv.length || r.dt != Datatypes.CONTIG) {
             worker.registerInflight(r);
             sendControl(AmId.RNDV_RTR, sreq, r.id);
             return;
@@ -628,6 +769,7 @@ public final class Endpoint implements AutoCloseable {
     void onRemoteId(final long rid) {
         if (remoteId < 0) {
             remoteId = rid;
+            worker.flow.onWired(this);
         }
         if (sqHead != null && !worker.sendPending.contains(this)) {
             worker.sendPending.add(this);
@@ -767,7 +909,7 @@ public final class Endpoint implements AutoCloseable {
             switch (mode) {
                 case EAGER -> {
                     d.set(LONG, o, r.tag);
-                    MemorySegment.copy(r.buffer, r.offset + pos, d, o + 8, len);
+                    Datatypes.pack(r, pos, d, o + 8, len);
                     return 8 + len;
                 }
                 case FIRST -> {
@@ -775,19 +917,19 @@ public final class Endpoint implements AutoCloseable {
                     d.set(LONG, o + 8, r.ep.remoteId);
                     d.set(LONG, o + 16, r.capacity);
                     d.set(LONG, o + 24, r.sync ? r.id : -1L);
-                    MemorySegment.copy(r.buffer, r.offset + pos, d, o + AmId.FIRST_HEADER, len);
+                    Datatypes.pack(r, pos, d, o + AmId.FIRST_HEADER, len);
                     return AmId.FIRST_HEADER + len;
                 }
                 case MIDDLE -> {
                     d.set(LONG, o, r.ep.remoteId);
                     d.set(LONG, o + 8, pos);
-                    MemorySegment.copy(r.buffer, r.offset + pos, d, o + AmId.MIDDLE_HEADER, len);
+                    Datatypes.pack(r, pos, d, o + AmId.MIDDLE_HEADER, len);
                     return AmId.MIDDLE_HEADER + len;
                 }
                 case DATA -> {
                     d.set(LONG, o, r.remoteReqId);
                     d.set(LONG, o + 8, pos);
-                    MemorySegment.copy(r.buffer, r.offset + pos, d, o + AmId.DATA_HEADER, len);
+                    Datatypes.pack(r, pos, d, o + AmId.DATA_HEADER, len);
                     return AmId.DATA_HEADER + len;
                 }
                 case RTS -> {
@@ -795,7 +937,7 @@ public final class Endpoint implements AutoCloseable {
                     d.set(LONG, o + 8, r.ep.remoteId);
                     d.set(LONG, o + 16, r.capacity);
                     d.set(LONG, o + 24, r.id);
-                    d.set(LONG, o + 32, r.buffer.address() + r.offset);
+                    d.set(LONG, o + 32, r.buffer == null ? 0 : r.buffer.address() + r.offset);
                     final byte[][] k = keys == null ? new byte[0][] : keys;
                     d.set(ValueLayout.JAVA_INT_UNALIGNED, o + 40, k.length);
                     long p = o + AmId.RTS_HEADER;

@@ -76,6 +76,15 @@ public class Request {
     boolean acked;
     boolean localDone;
 
+    // datatype of the user data (Datatypes): contiguous buffer/offset, an iov, or a generic pack/unpack
+    byte dt;
+    weft.uct.IoVector iov;
+    GenericDatatype generic;
+    Object dtState;
+    int dtIdx;     // iov cursor: entry index ...
+    long dtBase;   // ... and the message position where that entry starts
+    boolean dtFailed;
+
     // intrusive links: expected queue / worker completion queue / endpoint send queue
     Request prev;
     Request next;
@@ -93,7 +102,7 @@ public class Request {
     weft.uct.AtomicOp atomicOp;
     long value;
     long compare;
-    final weft.uct.IoVector iov = new weft.uct.IoVector(1);
+    final weft.uct.IoVector rmaIov = new weft.uct.IoVector(1); // one piece of an RMA op in flight
     Request parent;
     final Completion completion;
     long remoteAddress;
@@ -217,6 +226,13 @@ public class Request {
         ep = null;
         id = -1;
         sync = acked = localDone = false;
+        dt = Datatypes.CONTIG;
+        iov = null;
+        generic = null;
+        dtState = null;
+        dtIdx = 0;
+        dtBase = 0;
+        dtFailed = false;
         prev = next = nextDone = nextSend = null;
         queuedDone = false;
         handles = null;
@@ -225,7 +241,7 @@ public class Request {
         rkeyRef = null;
         atomicOp = null;
         value = compare = 0;
-        iov.clear();
+        rmaIov.clear();
         parent = null;
         remoteAddress = remoteReqId = 0;
         sendStage = 0;

@@ -72,9 +72,9 @@ final class Rma {
                 }
                 while (r.received < r.capacity) {
                     final long n = Math.min(r.capacity - r.received, a.putMaxZcopy());
-                    r.iov.clear().add(r.buffer, r.offset + r.received, n);
+                    r.rmaIov.clear().add(r.buffer, r.offset + r.received, n);
                     r.completion.expect(1);
-                    final Status st = lane.uct.putZcopy(r.iov, r.remoteAddress + r.received, k.rmaKey, r.completion);
+                    final Status st = lane.uct.putZcopy(r.rmaIov, r.remoteAddress + r.received, k.rmaKey, r.completion);
                     if (!piece(r, st, n)) {
                         return st == Status.NO_RESOURCE ? st : Status.OK;
                     }
@@ -89,9 +89,9 @@ final class Rma {
                 final long max = lane.local.attrs.getMaxZcopy();
                 while (r.received < r.capacity) {
                     final long n = Math.min(r.capacity - r.received, max);
-                    r.iov.clear().add(r.buffer, r.offset + r.received, n);
+                    r.rmaIov.clear().add(r.buffer, r.offset + r.received, n);
                     r.completion.expect(1);
-                    final Status st = lane.uct.getZcopy(r.iov, r.remoteAddress + r.received, k.rmaKey, r.completion);
+                    final Status st = lane.uct.getZcopy(r.rmaIov, r.remoteAddress + r.received, k.rmaKey, r.completion);
                     if (!piece(r, st, n)) {
                         return st == Status.NO_RESOURCE ? st : Status.OK;
                     }

@@ -23,6 +23,7 @@ final class UnexpectedPool implements AutoCloseable {
     private final long budget;
     private long inUse;
     private long peak;
+    private long reserved;
 
     UnexpectedPool(final long budget) {
         this.budget = budget;
@@ -39,7 +40,12 @@ final class UnexpectedPool implements AutoCloseable {
             throw new WeftException(Status.NO_MEMORY, "unexpected message of " + size + " bytes is too large");
         }
         ArrayDeque<MemorySegment> q = free[c];
-        m.data = q == null || q.isEmpty() ? arena.allocate(1L << c, 64) : q.pop();
+        if (q == null || q.isEmpty()) {
+            m.data = arena.allocate(1L << c, 64);
+            reserved += 1L << c;
+        } else {
+            m.data = q.pop();
+        }
         m.sizeClass = c;
         inUse += 1L << c;
         peak = Math.max(peak, inUse);
@@ -65,8 +71,17 @@ final class UnexpectedPool implements AutoCloseable {
         return inUse > budget;
     }
 
+    long budget() {
+        return budget;
+    }
+
     long inUse() {
         return inUse;
+    }
+
+    /** Bytes ever taken from the arena (buffers in use plus the free lists). */
+    long reserved() {
+        return reserved;
     }
 
     long peak() {

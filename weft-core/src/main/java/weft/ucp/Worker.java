@@ -50,6 +50,7 @@ public final class Worker implements AutoCloseable {
     final UnexpectedPool unexpected;
     final ActiveMessages ams;
     final Streams streams;
+    final FlowControl flow;
     private final Arena arena = Arena.ofShared();
 
     // endpoints by id: slot | generation << 32
@@ -93,6 +94,7 @@ public final class Worker implements AutoCloseable {
         this.unexpected = new UnexpectedPool(context.unexpectedBudget);
         this.ams = new ActiveMessages(this);
         this.streams = new Streams(this, Math.min(context.config().get(Streams.WINDOW), context.unexpectedBudget));
+        this.flow = new FlowControl(this);
         final List<WorkerIface> list = new ArrayList<>();
         final InterfaceParams params = InterfaceParams.defaults().withConfig(context.config())
             .withErrorHandler(this::onTransportError);
@@ -122,6 +124,7 @@ public final class Worker implements AutoCloseable {
                 i.setAmHandler(AmId.RNDV_DATA, this::onRndvData);
                 ams.register(i);
                 streams.register(i);
+                i.setAmHandler(AmId.FLOW, flow::onFlow);
             }
         }
         final List<WorkerAddress.Entry> entries = new ArrayList<>();
@@ -245,6 +248,24 @@ public final class Worker implements AutoCloseable {
         }
     }
 
+    /** The live endpoints, not copied (flow control walks them). */
+    List<Endpoint> liveEndpoints() {
+        return liveEps;
+    }
+
+    /**
+     * Bytes this worker holds for unexpected messages (arrived before a matching receive). Bounded by
+     * about {@code WEFT_UNEXPECTED_BUDGET}: past it, peers are told to stop sending new messages.
+     */
+    public long unexpectedBytes() {
+        guard.enter();
+        try {
+            return unexpected.inUse();
+        } finally {
+            guard.exit();
+        }
+    }
+
     /** Endpoints open on this worker (including ones peers created toward it). */
     public List<Endpoint> endpoints() {
         guard.enter();
@@ -283,23 +304,78 @@ public final class Worker implements AutoCloseable {
         try {
             checkOpen();
             checkRange(buf, offset, length);
-            final TagMessage m = matcher.matchUnexpected(tag, mask, true);
-            if (m == null) {
-                final Request r = acquire(Request.RECV);
-                r.buffer = buf;
-                r.offset = offset;
-                r.capacity = length;
-                r.tag = tag;
-                r.mask = mask;
-                r.info = info;
-                r.callback = callback;
-                matcher.addExpected(r);
-                return r;
-            }
-            return receiveUnexpected(m, buf, offset, length, info, callback);
+            final Request r = acquire(Request.RECV);
+            r.buffer = buf;
+            r.offset = offset;
+            r.capacity = length;
+            return postRecv(r, tag, mask, info, callback);
         } finally {
             guard.exit();
         }
+    }
+
+    /**
+     * Posts a tag receive that scatters the message over {@code iov} (filled in list order, up to its
+     * total length; a longer message completes with MESSAGE_TRUNCATED). The list and its segments must
+     * stay unchanged until the request completes. Otherwise as
+     * {@link #recvTag(MemorySegment, long, long, long, long, TagInfo, RequestCallback)}.
+     */
+    public Request recvTag(final weft.uct.IoVector iov, final long tag, final long mask, final TagInfo info,
+                           final RequestCallback callback) {
+        guard.enter();
+        try {
+            checkOpen();
+            if (iov == null) {
+                throw new WeftException(Status.INVALID_PARAM, "null IoVector");
+            }
+            final Request r = acquire(Request.RECV);
+            r.dt = Datatypes.IOV;
+            r.iov = iov;
+            r.capacity = iov.totalLength();
+            return postRecv(r, tag, mask, info, callback);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * Posts a tag receive whose data is handed to {@code datatype}'s unpack with {@code state}, at most
+     * {@code capacity} bytes (a longer message completes with MESSAGE_TRUNCATED). Otherwise as
+     * {@link #recvTag(MemorySegment, long, long, long, long, TagInfo, RequestCallback)}.
+     */
+    public Request recvTag(final GenericDatatype datatype, final Object state, final long capacity, final long tag,
+                           final long mask, final TagInfo info, final RequestCallback callback) {
+        guard.enter();
+        try {
+            checkOpen();
+            if (capacity < 0 || datatype == null) {
+                throw new WeftException(Status.INVALID_PARAM, datatype == null ? "null datatype"
+                    : "negative receive capacity " + capacity);
+            }
+            final Request r = acquire(Request.RECV);
+            r.dt = Datatypes.GENERIC;
+            r.generic = datatype;
+            r.dtState = state;
+            r.capacity = capacity;
+            return postRecv(r, tag, mask, info, callback);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    private Request postRecv(final Request r, final long tag, final long mask, final TagInfo info,
+                             final RequestCallback callback) {
+        r.info = info;
+        r.callback = callback;
+        final TagMessage m = matcher.matchUnexpected(tag, mask, true);
+        if (m == null) {
+            r.tag = tag;
+            r.mask = mask;
+            matcher.addExpected(r);
+            flow.wanted();
+            return r;
+        }
+        return receiveUnexpected(m, r);
     }
 
     /**
@@ -340,7 +416,13 @@ public final class Worker implements AutoCloseable {
                     + "or was already received");
             }
             message.probedOut = false;
-            return receiveUnexpected(message, buf, offset, length, info, callback);
+            final Request r = acquire(Request.RECV);
+            r.buffer = buf;
+            r.offset = offset;
+            r.capacity = length;
+            r.info = info;
+            r.callback = callback;
+            return receiveUnexpected(message, r);
         } finally {
             guard.exit();
         }
@@ -369,16 +451,10 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    private Request receiveUnexpected(final TagMessage m, final MemorySegment buf, final long offset,
-                                      final long length, final TagInfo info, final RequestCallback callback) {
-        final Request r = acquire(Request.RECV);
-        r.buffer = buf;
-        r.offset = offset;
-        r.capacity = length;
+    private Request receiveUnexpected(final TagMessage m, final Request r) {
+        final long length = r.capacity;
         r.tag = m.tag;
         r.mask = -1;
-        r.info = info;
-        r.callback = callback;
         r.length = m.length;
         if (m.rts) {
             r.kind = Request.RNDV_RECV;
@@ -387,21 +463,23 @@ public final class Worker implements AutoCloseable {
             final long addr = m.rtsAddress;
             final byte[][] keys = m.rkeys;
             unexpected.release(m);
+            flow.released();
             ep.startRndvReceive(r, sreq, addr, keys);
         } else {
-            final long n = Math.min(m.received, length);
-            MemorySegment.copy(m.data, 0, buf, offset, n);
+            Datatypes.unpack(r, 0, m.data, 0, m.received);
             r.received = m.received;
             if (m.syncReqId >= 0 && m.ep != null) {
                 m.ep.sendControl(AmId.SYNC_ACK, m.syncReqId, 0);
             }
             if (m.isComplete()) {
                 unexpected.release(m);
+                flow.released();
                 complete(r, r.length > length ? Status.MESSAGE_TRUNCATED : Status.OK);
             } else { // fragments still arriving: they go straight into the user's buffer from now on
                 m.ep.rxRequest = r;
                 m.ep.rxMessage = null;
                 unexpected.release(m);
+                flow.released();
                 return r;
             }
         }
@@ -601,7 +679,7 @@ public final class Worker implements AutoCloseable {
         for (int i = 0; i < sendPending.size(); ) {
             final Endpoint ep = sendPending.get(i);
             work += ep.progressSendQueue();
-            if (ep.sendQueueEmpty()) {
+            if (ep.sendQueueEmpty() || ep.parked) { // parked: stopped by its peer (FlowControl) until GO
                 sendPending.remove(i);
             } else {
                 i++;
@@ -680,10 +758,11 @@ public final class Worker implements AutoCloseable {
     }
 
     /** Completes {@code r}: callbacks and futures run from progress, never from the caller's call. */
-    void complete(final Request r, final Status st) {
+    void complete(final Request r, final Status status) {
         if (r.completed) {
             return;
         }
+        final Status st = r.dtFailed && !status.isError() ? Status.IO_ERROR : status; // a user pack/unpack threw
         r.status = st;
         if (r.id >= 0) {
             releaseInflight(r);
@@ -751,7 +830,7 @@ public final class Worker implements AutoCloseable {
         if (r.kind == Request.RNDV_RECV) {
             r.ep.finishRndvReceive(r, st);
         } else if (r.kind == Request.RMA) {
-            r.iov.clear();
+            r.rmaIov.clear();
             complete(r, st);
         }
     }
@@ -799,8 +878,7 @@ public final class Worker implements AutoCloseable {
         final long plen = len - 8;
         final Request r = matcher.matchExpected(tag);
         if (r != null) {
-            final long n = Math.min(plen, r.capacity);
-            MemorySegment.copy(data, off + 8, r.buffer, r.offset, n);
+            Datatypes.unpack(r, 0, data, off + 8, plen);
             r.tag = tag;
             r.length = plen;
             complete(r, plen > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
@@ -812,6 +890,7 @@ public final class Worker implements AutoCloseable {
         m.length = plen;
         m.received = plen;
         matcher.addUnexpected(m);
+        flow.added();
         return Status.OK;
     }
 
@@ -830,8 +909,7 @@ public final class Worker implements AutoCloseable {
         if (r != null) {
             r.tag = tag;
             r.length = total;
-            final long n = Math.min(plen, r.capacity);
-            MemorySegment.copy(data, src, r.buffer, r.offset, n);
+            Datatypes.unpack(r, 0, data, src, plen);
             r.received = plen;
             if (sync >= 0) {
                 ep.sendControl(AmId.SYNC_ACK, sync, 0);
@@ -854,6 +932,7 @@ public final class Worker implements AutoCloseable {
             ep.rxMessage = m;
         }
         matcher.addUnexpected(m);
+        flow.added();
         return Status.OK;
     }
 
@@ -866,9 +945,7 @@ public final class Worker implements AutoCloseable {
         }
         final Request r = ep.rxRequest;
         if (r != null) {
-            if (at < r.capacity) {
-                MemorySegment.copy(data, off + AmId.MIDDLE_HEADER, r.buffer, r.offset + at, Math.min(plen, r.capacity - at));
-            }
+            Datatypes.unpack(r, at, data, off + AmId.MIDDLE_HEADER, plen);
             r.received += plen;
             if (r.received >= r.length) {
                 ep.rxRequest = null;
@@ -932,6 +1009,7 @@ public final class Worker implements AutoCloseable {
         m.rtsAddress = addr;
         m.rkeys = keys;
         matcher.addUnexpected(m);
+        flow.added();
         return Status.OK;
     }
 
@@ -960,9 +1038,7 @@ public final class Worker implements AutoCloseable {
         if (r == null || r.kind != Request.RNDV_RECV) {
             return Status.OK;
         }
-        if (at < r.capacity) {
-            MemorySegment.copy(data, off + AmId.DATA_HEADER, r.buffer, r.offset + at, Math.min(plen, r.capacity - at));
-        }
+        Datatypes.unpack(r, at, data, off + AmId.DATA_HEADER, plen);
         r.received += plen;
         if (r.received >= r.length) {
             complete(r, r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);

@@ -143,10 +143,16 @@ public final class ScenarioRunner {
     private static void runCrossProcess(final Class<? extends Scenario> scenario, final String tls, final int timeout)
         throws Exception {
         final Path err = Files.createTempFile("ucp-peer-", ".err");
-        final List<String> cmd = List.of(ProcessHandle.current().info().command().orElseThrow(),
+        final List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
             "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx512m",
-            "-Xshare:auto", "-cp", System.getProperty("java.class.path"), ScenarioPeerMain.class.getName(),
-            scenario.getName(), tls);
+            "-Xshare:auto", "-cp", System.getProperty("java.class.path")));
+        // weft.* configuration set by the test (e.g. weft.unexpected_budget) applies to both PEs
+        for (final String k : System.getProperties().stringPropertyNames()) {
+            if (k.startsWith("weft.")) {
+                cmd.add("-D" + k + "=" + System.getProperty(k));
+            }
+        }
+        cmd.addAll(List.of(ScenarioPeerMain.class.getName(), scenario.getName(), tls));
         final Process child = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
         final CompletableFuture<byte[]> childAddr = new CompletableFuture<>();
         final CompletableFuture<String> childResult = new CompletableFuture<>();

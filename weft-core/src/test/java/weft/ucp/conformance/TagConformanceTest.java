@@ -26,4 +26,33 @@ class TagConformanceTest {
     void sizesAroundEveryThreshold(final String tls, final ScenarioRunner.Mode mode) throws Exception {
         ScenarioRunner.run(TagScenarios.Thresholds.class, tls, mode, 60);
     }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("sets")
+    void matchingOrderingProbeCancelCallbacks(final String tls, final ScenarioRunner.Mode mode) throws Exception {
+        ScenarioRunner.run(TagScenarios.Matching.class, tls, mode, 60);
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("sets")
+    void syncTruncationUnexpected(final String tls, final ScenarioRunner.Mode mode) throws Exception {
+        ScenarioRunner.run(TagScenarios.SyncTruncationUnexpected.class, tls, mode, 60);
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("sets")
+    void datatypes(final String tls, final ScenarioRunner.Mode mode) throws Exception {
+        ScenarioRunner.run(TagScenarios.Datatypes.class, tls, mode, 60);
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("sets")
+    void backpressure(final String tls, final ScenarioRunner.Mode mode) throws Exception {
+        System.setProperty("weft.unexpected_budget", Long.toString(TagScenarios.Backpressure.BUDGET));
+        try {
+            ScenarioRunner.run(TagScenarios.Backpressure.class, tls, mode, 60);
+        } finally {
+            System.clearProperty("weft.unexpected_budget");
+        }
+    }
 }

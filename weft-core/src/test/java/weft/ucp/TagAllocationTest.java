@@ -1,0 +1,114 @@
+package weft.ucp;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import weft.ucs.Status;
+import weft.ucs.config.Config;
+import weft.uct.AllocationMeter;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * An 8-byte tag send and receive allocates nothing in steady state, on the expected path (receive
+ * posted first) and the unexpected path (message first, then receive), over shm and tcp. Two workers
+ * in one JVM, one thread progressing both (so the meter sees both sides).
+ */
+@Timeout(60)
+@Tag("allocation") // runs in a fresh JVM: see the surefire "allocation" execution
+class TagAllocationTest {
+    private static final int N = 20_000;
+    private static final long LIMIT = 400;   // bytes for a whole measured round (2N pairs): steady state
+    private static final long CEILING = 2000; // any round after warm-up: 0.05 byte per pair (JIT transients)
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm,self", "tcp,self"})
+    void shortTagSendReceiveAllocatesNothing(final String tls) {
+        // shm's liveness check (every 200 ms, not per operation) reads /proc and allocates a few hundred
+        // bytes each time: pushed out of the measured window so that what is left is per-operation cost
+        final Config cfg = Config.global().with("SHM_KEEPALIVE_INTERVAL", "100s");
+        try (Context ctx = Context.builder().transports(tls.split(",")).config(cfg).build();
+             Worker a = ctx.newWorker(); Worker b = ctx.newWorker(); Arena arena = Arena.ofConfined()) {
+            final Endpoint ab = a.connect(b.address());
+            final MemorySegment src = arena.allocate(8);
+            final MemorySegment dst = arena.allocate(8);
+            final TagInfo info = new TagInfo();
+            long best = Long.MAX_VALUE;
+            for (int round = 0; round < 5; round++) { // the first two rounds warm up (JIT, pools)
+                final long before = AllocationMeter.allocatedBytes();
+                final long sum1 = expected(a, b, ab, src, dst);
+                final long mid = AllocationMeter.allocatedBytes();
+                final long sum = sum1 + unexpected(a, b, ab, src, dst, info);
+                final long allocated = AllocationMeter.allocatedBytes() - before;
+                System.out.printf("%s round %d: expected %d bytes, unexpected %d bytes%n", tls, round, mid - before,
+                    AllocationMeter.allocatedBytes() - mid);
+                assertEquals(2L * N * (N - 1) / 2, sum, "payloads");
+                if (round >= 2) {
+                    System.out.printf("%s: %d bytes allocated for %d tag send/receive pairs (%.4f per pair)%n",
+                        tls, allocated, 2 * N, allocated / (2.0 * N));
+                    assertTrue(allocated < CEILING, tls + ": " + allocated + " bytes allocated for " + 2 * N
+                        + " 8-byte tag send/receive pairs");
+                    best = Math.min(best, allocated);
+                }
+            }
+            assertTrue(best < LIMIT, tls + ": no round of " + 2 * N + " 8-byte tag send/receive pairs allocated less"
+                + " than " + LIMIT + " bytes (best " + best + ")");
+        }
+    }
+
+    private static long expected(final Worker a, final Worker b, final Endpoint ab, final MemorySegment src,
+                                 final MemorySegment dst) {
+        long sum = 0;
+        for (int i = 0; i < N; i++) {
+            final Request r = b.recvTag(dst, 0, 8, 5, -1L);
+            src.set(ValueLayout.JAVA_LONG, 0, i);
+            final Request s = ab.sendTag(5, src, 0, 8);
+            long spins = 0;
+            while (!r.isCompleted()) {
+                a.progress();
+                b.progress();
+                if (++spins > 100_000_000L) {
+                    throw new AssertionError("expected receive " + i + " did not complete");
+                }
+            }
+            if (r.status() != Status.OK || s.status() != Status.OK) {
+                throw new AssertionError("expected " + i + ": " + r.status() + " " + s.status());
+            }
+            r.release();
+            s.release();
+            sum += dst.get(ValueLayout.JAVA_LONG, 0);
+        }
+        return sum;
+    }
+
+    private static long unexpected(final Worker a, final Worker b, final Endpoint ab, final MemorySegment src,
+                                   final MemorySegment dst, final TagInfo info) {
+        long sum = 0;
+        for (int i = 0; i < N; i++) {
+            src.set(ValueLayout.JAVA_LONG, 0, i);
+            final Request s = ab.sendTag(6, src, 0, 8);
+            long spins = 0;
+            while (b.probeTag(6, -1L, false) == null) {
+                a.progress();
+                b.progress();
+                if (++spins > 100_000_000L) {
+                    throw new AssertionError("unexpected message " + i + " did not arrive");
+                }
+            }
+            final Request r = b.recvTag(dst, 0, 8, 6, -1L, info, null);
+            if (!r.isCompleted() || r.status() != Status.OK || info.length() != 8) {
+                throw new AssertionError("unexpected " + i + ": " + r);
+            }
+            r.release();
+            s.release();
+            sum += dst.get(ValueLayout.JAVA_LONG, 0);
+        }
+        return sum;
+    }
+}
