@@ -46,6 +46,8 @@ public class Request {
     static final byte RNDV_SEND = 3;
     static final byte RNDV_RECV = 4;
     static final byte CONTROL = 5;
+    static final byte CONNECT = 20; // the gate of a sockaddr endpoint: holds its send queue until accepted
+    static final byte CLOSE = 21;   // an endpoint close in FLUSH mode
 
     final Worker worker;
     byte kind;
