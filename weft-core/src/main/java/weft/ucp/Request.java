@@ -159,9 +159,14 @@ public class Request {
         if (worker == null || released) {
             return;
         }
-        released = true;
-        if (completed) {
-            worker.recycle(this);
+        worker.guard.enter(); // the pool belongs to the worker: MULTI threads release concurrently
+        try {
+            released = true;
+            if (completed && !queuedDone) {
+                worker.recycle(this);
+            }
+        } finally {
+            worker.guard.exit();
         }
     }
 

@@ -153,4 +153,53 @@ class ListenerTest {
             assertEquals(Status.UNREACHABLE, e.status());
         }
     }
+
+    static java.util.List<String> sets() {
+        return ScenarioRunner.TRANSPORT_SETS;
+    }
+
+    /** Across processes: the child listens and accepts; data flows; killing it fails the endpoint. */
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.MethodSource("sets")
+    void crossProcessListenerAcceptsAndItsDeathFailsTheEndpoint(final String tls) throws Exception {
+        final Resources.Snapshot before = Resources.take();
+        try (PeerProcess child = new PeerProcess("listen", tls, "s3cret-for-tests", "accept");
+             var ctx = Two.context(tls, SECRET); var w = ctx.newWorker(); Arena arena = Arena.ofConfined()) {
+            final int port = Integer.parseInt(child.expect("PORT "));
+            child.expect("READY");
+            final Endpoint ep = w.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            final AtomicReference<Status> err = new AtomicReference<>();
+            ep.onError((e, st) -> err.set(st));
+            final MemorySegment buf = arena.allocate(4096);
+            buf.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, 0xFEEDL);
+            final Request echo = w.recvTag(buf, 1024, 8, 2, -1L);
+            final Request ping = ep.sendTag(1, buf, 0, 8); // queued until the child accepts
+            PeerFailureConformanceTest.await(w, echo, 20, "echo through the accepted endpoint");
+            assertEquals(0xFEEDL, buf.get(java.lang.foreign.ValueLayout.JAVA_LONG, 1024));
+            assertEquals(Status.OK, ep.connectRequest().status());
+            final String lanes = ep.describe();
+            assertTrue(lanes.contains(tls.startsWith("shm") ? "shm" : "tcp"), "lanes: " + lanes);
+            ping.release();
+            echo.release();
+            child.kill();
+            PeerFailureConformanceTest.await(w, () -> err.get() != null, 5, "the error handler");
+            ep.close();
+        }
+        Resources.assertBackTo(before, "cross-process listener over " + tls, 3000);
+    }
+
+    @Test
+    void crossProcessRejectFailsTheClientEndpoint() throws Exception {
+        try (PeerProcess child = new PeerProcess("listen", "shm,self", "s3cret-for-tests", "reject");
+             var ctx = Two.context("shm,self", SECRET); var w = ctx.newWorker()) {
+            final int port = Integer.parseInt(child.expect("PORT "));
+            final Endpoint ep = w.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            final AtomicReference<Status> err = new AtomicReference<>();
+            ep.onError((e, st) -> err.set(st));
+            PeerFailureConformanceTest.await(w, ep.connectRequest(), 20, "the decision");
+            assertEquals(Status.REJECTED, ep.connectRequest().status());
+            assertEquals(Status.REJECTED, err.get());
+            ep.close();
+        }
+    }
 }
