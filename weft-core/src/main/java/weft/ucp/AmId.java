@@ -14,6 +14,7 @@ package weft.ucp;
  *  RNDV_RTR      am short, header = sender request id, [u64 receiver request id]
  *  RNDV_DATA     [u64 receiver request id][u64 offset][data]
  *  EP_REMOVED    am short, header = receiver's ep id, [u64 0]: the sender closed its endpoint
+ *  KEEPALIVE     am short, header = receiver's ep id, [u64 0]: the sender is alive and progressing
  * </pre>
  *
  * "dst ep" is the receiver's id for its endpoint to the sender, learned during wireup, so the receiver
@@ -30,6 +31,7 @@ final class AmId {
     static final int RNDV_RTR = 11;
     static final int RNDV_DATA = 12;
     static final int EP_REMOVED = 29;
+    static final int KEEPALIVE = 30;
 
     static final int FIRST_HEADER = 32;
     static final int MIDDLE_HEADER = 16;

@@ -53,6 +53,7 @@ public final class Endpoint implements AutoCloseable {
     // sockaddr client: first in the send queue until the server accepts (see Lifecycle)
     Request gate;
     boolean removedNoticeSent;
+    long lastHeard = System.nanoTime(); // last keepalive from the peer (Lifecycle)
 
     // send queue: requests wait here, in order, when a lane is out of resources or wireup is not done
     private Request sqHead;
@@ -667,6 +668,14 @@ public final class Endpoint implements AutoCloseable {
         removedNoticeSent = true;
         ctl.set(LONG, 0, 0L);
         amEp.amShort(AmId.EP_REMOVED, remoteId, ctl, 0, 8); // NO_RESOURCE: the peer learns it from keepalive
+    }
+
+    /** Tells the peer we are alive (best effort: a busy lane skips one round). */
+    void sendKeepalive() {
+        if (failure == null && !closed && remoteId >= 0) {
+            ctl.set(LONG, 0, 0L);
+            amEp.amShort(AmId.KEEPALIVE, remoteId, ctl, 0, 8);
+        }
     }
 
     /** Package view for Lifecycle. */

@@ -31,16 +31,20 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 final class Lifecycle {
     private static final System.Logger LOG = System.getLogger(Lifecycle.class.getName());
-    static final int SERVICE_EVERY = 16;
+    static final int SERVICE_EVERY = 32;
 
     static final ConfigVar<Long> KEEPALIVE_INTERVAL = ConfigRegistry.register("KEEPALIVE_INTERVAL", ConfigType.TIME,
         "500ms", "How often each endpoint's peer is checked (pid liveness, tcp reset/EOF); a dead peer fails its "
             + "endpoint within about this time plus the transport's own detection.");
+    static final ConfigVar<Long> KEEPALIVE_TIMEOUT = ConfigRegistry.register("KEEPALIVE_TIMEOUT", ConfigType.TIME,
+        "30s", "An endpoint whose peer sent no keepalive for this long fails with ENDPOINT_TIMEOUT (a hung or "
+            + "unreachable peer, or one that stopped progressing); inf = never.");
     static final ConfigVar<Long> EP_CLOSE_TIMEOUT = ConfigRegistry.register("EP_CLOSE_TIMEOUT", ConfigType.TIME,
         "2s", "Longest an endpoint close in FLUSH mode waits for outstanding operations before canceling them.");
 
     private final Worker worker;
     private final long keepaliveNs;
+    private final long keepaliveTimeoutNs;
     private final long closeTimeoutNs;
     private long lastKeepalive = System.nanoTime();
 
@@ -56,6 +60,8 @@ final class Lifecycle {
     Lifecycle(final Worker worker) {
         this.worker = worker;
         this.keepaliveNs = Math.max(1_000_000L, worker.context.config().get(KEEPALIVE_INTERVAL));
+        final long kt = worker.context.config().get(KEEPALIVE_TIMEOUT);
+        this.keepaliveTimeoutNs = kt <= 0 ? Long.MAX_VALUE : kt;
         this.closeTimeoutNs = Math.max(0L, worker.context.config().get(EP_CLOSE_TIMEOUT));
     }
 
@@ -68,9 +74,12 @@ final class Lifecycle {
     int service() {
         int work = 0;
         final long now = System.nanoTime();
-        if (now - lastKeepalive >= keepaliveNs) {
+        final long gap = now - lastKeepalive;
+        if (gap >= keepaliveNs) {
             lastKeepalive = now;
-            work += keepalive();
+            // if this worker itself was not progressed for a while, the peers' keepalives may be waiting
+            // unread: restart their clocks instead of timing them out
+            work += keepalive(now, gap > 4 * keepaliveNs);
         }
         if (!removed.isEmpty()) {
             work += handleRemoved();
@@ -89,17 +98,30 @@ final class Lifecycle {
 
     // ------------------------------------------------------------------ keepalive and failures
 
-    private int keepalive() {
+    private int keepalive(final long now, final boolean wasAway) {
         int failed = 0;
-        for (final Endpoint ep : worker.endpoints()) {
+        final ArrayList<Endpoint> eps = worker.liveEndpoints();
+        for (int i = eps.size() - 1; i >= 0; i--) { // backwards: a failure may remove an endpoint
+            if (i >= eps.size()) {
+                continue;
+            }
+            final Endpoint ep = eps.get(i);
             if (ep.status() != Status.OK) {
                 continue;
             }
+            if (wasAway) {
+                ep.lastHeard = now;
+            }
             final Lane lane = ep.keepaliveLane();
-            final Status st = lane == null ? Status.OK : lane.uct.check();
+            Status st = lane == null ? Status.OK : lane.uct.check();
+            if (!st.isError() && keepaliveTimeoutNs != Long.MAX_VALUE && now - ep.lastHeard > keepaliveTimeoutNs) {
+                st = Status.ENDPOINT_TIMEOUT;
+            }
             if (st.isError()) {
                 fail(ep, st);
                 failed++;
+            } else {
+                ep.sendKeepalive();
             }
         }
         return failed;

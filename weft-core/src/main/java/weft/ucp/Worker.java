@@ -121,6 +121,7 @@ public final class Worker implements AutoCloseable {
                 i.setAmHandler(AmId.RNDV_RTR, this::onRtr);
                 i.setAmHandler(AmId.RNDV_DATA, this::onRndvData);
                 i.setAmHandler(AmId.EP_REMOVED, this::onEpRemoved);
+                i.setAmHandler(AmId.KEEPALIVE, this::onKeepalive);
             }
         }
         final List<WorkerAddress.Entry> entries = new ArrayList<>();
@@ -1044,6 +1045,19 @@ public final class Worker implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    private Status onKeepalive(final MemorySegment data, final long off, final long len, final int flags) {
+        final Endpoint ep = endpointById(data.get(LONG, off));
+        if (ep != null) {
+            ep.lastHeard = System.nanoTime(); // slow path: one message per keepalive interval
+        }
+        return Status.OK;
+    }
+
+    /** The live endpoints themselves (not a copy), for Lifecycle's allocation-free scans. */
+    ArrayList<Endpoint> liveEndpoints() {
+        return liveEps;
     }
 
     private Status onEpRemoved(final MemorySegment data, final long off, final long len, final int flags) {

@@ -162,4 +162,35 @@ class LifecycleConformanceTest {
         }
         Resources.assertBackTo(before, "worker close over " + tls, 3000);
     }
+
+    @Test
+    void aPeerThatStopsProgressingTimesOutWhileOthersAreServed() {
+        final Config cfg = Config.global().with("KEEPALIVE_INTERVAL", "100ms").with("KEEPALIVE_TIMEOUT", "600ms");
+        try (Two t = new Two("shm,self", cfg); Arena arena = Arena.ofConfined()) {
+            final Endpoint[] e = t.connectByAddress();
+            final AtomicReference<Status> err = new AtomicReference<>();
+            e[0].onError((ep, st) -> err.set(st));
+            // both progressing for longer than the timeout: keepalives flow, nothing fails
+            final long until = System.nanoTime() + 1_000_000_000L;
+            t.progressUntil(() -> System.nanoTime() > until, 5, "a quiet second");
+            assertEquals(Status.OK, e[0].status());
+            assertEquals(Status.OK, e[1].status());
+            // b hangs (alive, but never progresses again): a's endpoint times out
+            final long t0 = System.nanoTime();
+            final long deadline = t0 + 5_000_000_000L;
+            while (err.get() == null && System.nanoTime() < deadline) {
+                t.a.progress();
+            }
+            final long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals(Status.ENDPOINT_TIMEOUT, err.get(), "after " + ms + " ms");
+            assertTrue(ms >= 400 && ms < 2000, "timed out after " + ms + " ms");
+            // b was away: when it progresses again it does not time a out at once (its clock restarts)
+            final long until2 = System.nanoTime() + 300_000_000L;
+            while (System.nanoTime() < until2) {
+                t.b.progress();
+            }
+            assertTrue(e[1].status() == Status.OK || e[1].status() == Status.CONNECTION_RESET,
+                "b learns the close or nothing yet: " + e[1].status());
+        }
+    }
 }
