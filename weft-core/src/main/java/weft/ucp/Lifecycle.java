@@ -53,7 +53,8 @@ final class Lifecycle {
     private final List<Listener> listeners = new ArrayList<>();
     private final List<Endpoint> connecting = new ArrayList<>();
     private final List<SockaddrHandshake.Client> connectingHs = new ArrayList<>();
-    private final List<Endpoint> removed = new ArrayList<>();
+    private final List<Endpoint> failing = new ArrayList<>();
+    private final List<Status> failingStatus = new ArrayList<>();
     private final List<Request> closing = new ArrayList<>();
     private ProgressThread progressThread;
 
@@ -81,8 +82,8 @@ final class Lifecycle {
             // unread: restart their clocks instead of timing them out
             work += keepalive(now, gap > 4 * keepaliveNs);
         }
-        if (!removed.isEmpty()) {
-            work += handleRemoved();
+        if (!failing.isEmpty()) {
+            work += handleFailures();
         }
         if (!connecting.isEmpty()) {
             work += pollConnecting(now);
@@ -138,21 +139,32 @@ final class Lifecycle {
     /** The peer closed its endpoint (EP_REMOVED, from a transport callback): fail ours from progress. */
     void peerRemoved(final Endpoint ep) {
         ep.removedNoticeSent = true; // the peer's side is gone: do not answer with a notice
-        if (!removed.contains(ep)) {
-            removed.add(ep);
+        failLater(ep, Status.CONNECTION_RESET);
+    }
+
+    /**
+     * A transport reported a failed lane (from inside its progress): the endpoint fails on the next
+     * progress call, outside the transport's callback, so an error handler may close the endpoint.
+     */
+    void failLater(final Endpoint ep, final Status st) {
+        if (!failing.contains(ep)) {
+            failing.add(ep);
+            failingStatus.add(st);
         }
         worker.serviceCountdown = 0;
     }
 
-    private int handleRemoved() {
-        final Endpoint[] eps = removed.toArray(new Endpoint[0]);
-        removed.clear();
-        for (final Endpoint ep : eps) {
+    private int handleFailures() {
+        final int n = failing.size();
+        for (int i = 0; i < failing.size(); i++) { // a handler may add more: they are handled too
+            final Endpoint ep = failing.get(i);
             if (!ep.isClosed()) {
-                fail(ep, Status.CONNECTION_RESET);
+                fail(ep, failingStatus.get(i));
             }
         }
-        return eps.length;
+        failing.clear();
+        failingStatus.clear();
+        return n;
     }
 
     // ------------------------------------------------------------------ listeners (server side)
@@ -368,6 +380,7 @@ final class Lifecycle {
             worker.complete(c, Status.CANCELED);
         }
         closing.clear();
-        removed.clear();
+        failing.clear();
+        failingStatus.clear();
     }
 }

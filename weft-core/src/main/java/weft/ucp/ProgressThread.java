@@ -27,13 +27,17 @@ final class ProgressThread {
 
     private void run() {
         final boolean wakeup = worker.hasWakeup();
+        int idle = 0;
         while (running) {
             try {
-                if (worker.progress() == 0 && running) {
+                if (worker.progress() != 0) {
+                    idle = 0;
+                } else if (running) {
                     if (wakeup) {
                         worker.waitForEvents(IDLE_SLEEP_MS);
                     } else {
-                        LockSupport.parkNanos(50_000L);
+                        // no event fd to sleep on: back off from 20 us to 1 ms while nothing happens
+                        LockSupport.parkNanos(Math.min(1_000_000L, 20_000L << Math.min(idle++, 6)));
                     }
                 }
             } catch (final WeftException e) {

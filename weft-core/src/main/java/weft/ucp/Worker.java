@@ -1009,7 +1009,7 @@ public final class Worker implements AutoCloseable {
     private void onTransportError(final weft.uct.Endpoint uctEp, final Status st) {
         for (final Endpoint ep : new ArrayList<>(liveEps)) {
             if (ep.usesUct(uctEp)) {
-                ep.fail(st);
+                lifecycle.failLater(ep, st); // next progress call, outside the transport's callback
             }
         }
     }
