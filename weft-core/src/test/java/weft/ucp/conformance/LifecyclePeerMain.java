@@ -29,8 +29,11 @@ import java.util.List;
  *   (and echoes as above on the accepted endpoint) or rejects every request.</li>
  * </ul>
  * It prints {@code READY} when serving, runs until killed, and halts when stdin closes (parent gone).
+ * The line {@code STOP} on stdin makes it stop progressing (alive but deaf: its senders back up).
  */
 public final class LifecyclePeerMain {
+    private static volatile boolean stopped;
+
     private LifecyclePeerMain() {
     }
 
@@ -68,8 +71,11 @@ public final class LifecyclePeerMain {
             }
             Thread.ofPlatform().daemon().start(() -> { // parent gone (stdin EOF) -> exit
                 try {
-                    while (in.read() >= 0) {
-                        Thread.onSpinWait();
+                    String cmd;
+                    while ((cmd = in.readLine()) != null) {
+                        if (cmd.equals("STOP")) {
+                            stopped = true;
+                        }
                     }
                 } catch (final java.io.IOException e) {
                     System.err.println("stdin: " + e);
@@ -80,6 +86,10 @@ public final class LifecyclePeerMain {
             final MemorySegment buf = arena.allocate(1 << 16);
             Request r = w.recvTag(buf, 0, buf.byteSize(), 1, -1L);
             while (true) {
+                if (stopped) {
+                    Thread.sleep(10);
+                    continue;
+                }
                 w.progress();
                 if (r.isCompleted()) {
                     final long n = Math.min(r.length(), buf.byteSize());

@@ -67,13 +67,25 @@ class PeerFailureConformanceTest {
             assertEquals(0x1234_5678L, buf.get(ValueLayout.JAVA_LONG, 4096));
             ping.release();
             echo.release();
-            // outstanding work toward the peer: a sync send (never matched), a rendezvous (never received)
+            // outstanding work toward the peer: a sync send (never matched) and a rendezvous (never
+            // received) in flight, then sends queued behind a full lane (the peer stops reading)
             final Request sync = ep.sendTagSync(50, buf, 0, 64);
             final Request rndv = ep.sendTag(51, buf, 0, Math.max(ep.rendezvousThreshold(), 8192) * 2);
             for (int i = 0; i < 1000; i++) {
                 w.progress();
             }
             assertTrue(!sync.isCompleted() && !rndv.isCompleted(), "both wait for the peer");
+            child.send("STOP");
+            Thread.sleep(100);
+            final List<Request> queued = new java.util.ArrayList<>();
+            for (int i = 0; i < 50_000 && queued.size() < 4; i++) {
+                final Request q = ep.sendTag(60, buf, 0, 4096);
+                if (!q.isCompleted()) {
+                    queued.add(q); // the lane is full: this one waits in the endpoint's send queue
+                }
+                w.progress();
+            }
+            assertTrue(!queued.isEmpty(), "the lane never filled up");
             final long t0 = System.nanoTime();
             child.kill();
             await(w, () -> err.get() != null, 10, "the error handler");
@@ -84,6 +96,10 @@ class PeerFailureConformanceTest {
             await(w, () -> sync.isCompleted() && rndv.isCompleted(), 2, "outstanding requests");
             assertTrue(sync.status().isError(), "sync send: " + sync.status());
             assertTrue(rndv.status().isError(), "rendezvous send: " + rndv.status());
+            for (final Request q : queued) {
+                assertTrue(q.isCompleted() && q.status().isError(), "queued send: " + q.status());
+                q.release();
+            }
             assertEquals(err.get(), ep.status());
             assertTrue(ep.sendTag(1, buf, 0, 8).status().isError(), "sends to a failed endpoint fail at once");
             sync.release();
