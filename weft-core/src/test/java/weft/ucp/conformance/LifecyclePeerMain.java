@@ -29,10 +29,13 @@ import java.util.List;
  *   (and echoes as above on the accepted endpoint) or rejects every request.</li>
  * </ul>
  * It prints {@code READY} when serving, runs until killed, and halts when stdin closes (parent gone).
- * The line {@code STOP} on stdin makes it stop progressing (alive but deaf: its senders back up).
+ * The line {@code STOP} on stdin makes it stop progressing (alive but deaf: its senders back up);
+ * {@code CLOSEWORKER} closes its worker (printing {@code WORKERCLOSED}). When its endpoint fails it prints
+ * {@code EPFAILED <status>}.
  */
 public final class LifecyclePeerMain {
     private static volatile boolean stopped;
+    private static volatile boolean closeWorker;
 
     private LifecyclePeerMain() {
     }
@@ -57,7 +60,8 @@ public final class LifecyclePeerMain {
                 if (line == null || !line.startsWith("ADDR ")) {
                     throw new IllegalStateException("no address from the parent: " + line);
                 }
-                eps.add(w.connect(HexFormat.of().parseHex(line.substring(5).trim())));
+                eps.add(w.connect(HexFormat.of().parseHex(line.substring(5).trim()))
+                    .onError((e, st) -> out.println("EPFAILED " + st)));
             } else {
                 final boolean accept = args[3].equals("accept");
                 listener = w.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), r -> {
@@ -75,6 +79,8 @@ public final class LifecyclePeerMain {
                     while ((cmd = in.readLine()) != null) {
                         if (cmd.equals("STOP")) {
                             stopped = true;
+                        } else if (cmd.equals("CLOSEWORKER")) {
+                            closeWorker = true;
                         }
                     }
                 } catch (final java.io.IOException e) {
@@ -86,6 +92,12 @@ public final class LifecyclePeerMain {
             final MemorySegment buf = arena.allocate(1 << 16);
             Request r = w.recvTag(buf, 0, buf.byteSize(), 1, -1L);
             while (true) {
+                if (closeWorker) {
+                    w.close();
+                    out.println("WORKERCLOSED");
+                    closeWorker = false;
+                    stopped = true;
+                }
                 if (stopped) {
                     Thread.sleep(10);
                     continue;

@@ -124,6 +124,51 @@ class PeerFailureConformanceTest {
         Resources.assertBackTo(before, "peer failure over " + tls, 3000);
     }
 
+    /** Across processes: each side's close (endpoint, then worker) fails the other side's endpoint. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("sets")
+    void crossProcessCloseIsSeenByThePeer(final String tls) throws Exception {
+        final Resources.Snapshot before = Resources.take();
+        try (PeerProcess child = new PeerProcess("address", tls);
+             Context ctx = Two.context(tls, Config.global());
+             Worker w = ctx.newWorker();
+             Arena arena = Arena.ofConfined()) {
+            final byte[] childAddr = HexFormat.of().parseHex(child.expect("ADDR "));
+            child.send("ADDR " + HexFormat.of().formatHex(w.address()));
+            child.expect("READY");
+            final MemorySegment buf = arena.allocate(64);
+            final Endpoint ep = w.connect(childAddr);
+            final Request echo = w.recvTag(buf, 8, 8, 2, -1L);
+            ep.sendTag(1, buf, 0, 8);
+            await(w, echo, 20, "echo");
+            echo.release();
+            // our endpoint close (flush) -> the child's endpoint fails at once (EP_REMOVED)
+            final long t0 = System.nanoTime();
+            ep.close();
+            assertEquals("CONNECTION_RESET", child.expect("EPFAILED "));
+            System.out.println("close over " + tls + ": the peer saw it after " + (System.nanoTime() - t0) / 1_000_000
+                + " ms");
+            // a second endpoint; the child's worker closes -> ours fails within the bound
+            final Endpoint ep2 = w.connect(childAddr);
+            final AtomicReference<Status> err = new AtomicReference<>();
+            ep2.onError((e, st) -> err.set(st));
+            final Request sync = ep2.sendTagSync(9, buf, 0, 8); // matched by nobody: in flight until the close
+            for (int i = 0; i < 2000; i++) {
+                w.progress();
+            }
+            child.send("CLOSEWORKER");
+            child.expect("WORKERCLOSED");
+            final long t1 = System.nanoTime();
+            await(w, () -> err.get() != null, 5, "our endpoint to fail after the peer's worker closed");
+            assertTrue(System.nanoTime() - t1 < 2_000_000_000L);
+            await(w, sync, 2, "the sync send");
+            assertTrue(sync.status().isError(), "sync send: " + sync.status());
+            sync.release();
+            ep2.close();
+        }
+        Resources.assertBackTo(before, "cross-process close over " + tls, 3000);
+    }
+
     static void await(final Worker w, final Request r, final double s, final String what) {
         await(w, r::isCompleted, s, what);
     }
