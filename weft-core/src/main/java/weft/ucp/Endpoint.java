@@ -687,10 +687,6 @@ public final class Endpoint implements AutoCloseable {
         return failure;
     }
 
-    ErrorHandler errorHandler() {
-        return errorHandler;
-    }
-
     Lane keepaliveLane() {
         final int k = selection.keepalive();
         return k >= 0 ? lanes[k] : null;

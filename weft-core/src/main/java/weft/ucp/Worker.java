@@ -609,8 +609,8 @@ public final class Worker implements AutoCloseable {
             } finally {
                 guard.exit();
             }
-            final long left = timeoutMs < 0 ? Long.MAX_VALUE : deadline - System.nanoTime();
-            final int slice = (int) Math.max(0, Math.min(lifecycle.sleepSliceMs(), (left + 999_999) / 1_000_000));
+            final long leftMs = timeoutMs < 0 ? Integer.MAX_VALUE : (deadline - System.nanoTime() + 999_999) / 1_000_000;
+            final int slice = (int) Math.max(0, Math.min(lifecycle.sleepSliceMs(), leftMs));
             final int n = events.await(slice);
             signalFd.drain();
             if (n > 0) {
