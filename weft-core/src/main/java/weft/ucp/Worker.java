@@ -262,13 +262,10 @@ public final class Worker implements AutoCloseable {
     /** The server side of an accepted connection request: the endpoint, paired by the client's number. */
     Endpoint acceptedEndpoint(final WorkerAddress remote, final long sn) {
         checkOpen();
-        final Peer peer = peers.computeIfAbsent(remote.uuid(), k -> new Peer());
-        if (peer.bySn.containsKey(sn)) {
-            throw new WeftException(Status.INVALID_PARAM, "connection number " + sn + " from " + remote + " is in use");
-        }
+        // not entered in the peer's connection table: only the client's endpoint is found by this number
+        // (when our WIREUP_REQUEST reaches it), which also lets a worker connect to its own listener
         final Endpoint ep = newEndpoint(remote, sn);
         ep.userOwned = true;
-        peer.bySn.put(sn, ep);
         ep.sendWireup(AmId.WIREUP_REQUEST, -1); // tells the client it was accepted and gives it our id
         return ep;
     }

@@ -117,6 +117,32 @@ class ListenerTest {
     }
 
     @Test
+    void aWorkerCanConnectToItsOwnListener() {
+        try (Two t = new Two("shm,self", SECRET); Arena arena = Arena.ofConfined()) {
+            final List<Endpoint> served = new ArrayList<>();
+            try (Listener l = t.a.listen(ANY_PORT, req -> served.add(req.accept()))) {
+                final Endpoint client = t.a.connect(l.address());
+                final MemorySegment buf = arena.allocate(16);
+                buf.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, 99);
+                final Request r = t.a.recvTag(buf, 8, 8, 4, -1L);
+                final Request s = client.sendTag(4, buf, 0, 8);
+                t.await(r, 10, "loopback message");
+                assertEquals(99, buf.get(java.lang.foreign.ValueLayout.JAVA_LONG, 8));
+                assertEquals(1, served.size());
+                assertTrue(client.describe().contains("self"), client.describe());
+                // the server side answers through its own endpoint (needs the ids learned by wireup)
+                final Request r2 = t.a.recvTag(buf, 0, 8, 5, -1L);
+                final Request s2 = served.get(0).sendTagSync(5, buf, 8, 8);
+                t.await(s2, 10, "sync send back");
+                assertEquals(Status.OK, r2.status());
+                for (final Request x : List.of(r, s, r2, s2)) {
+                    x.release();
+                }
+            }
+        }
+    }
+
+    @Test
     void wrongSecretIsRefusedWithAClearError() {
         try (Two t = new Two("shm,self", SECRET);
              var other = Two.context("shm,self", Config.global().with("JOB_SECRET", "wrong"));
