@@ -26,6 +26,8 @@ package weft.ucp;
  *  STREAM_DATA   [u64 dst ep][data]                              (am short: header = dst ep)
  *  STREAM_ACK    am short, header = dst ep, [u64 bytes the receiver consumed so far]
  *  FLOW          am short, header = dst ep, [u64 1 = stop, 0 = go]     (FlowControl)
+ *  EP_REMOVED    am short, header = receiver's ep id, [u64 0]: the sender closed its endpoint
+ *  KEEPALIVE     am short, header = receiver's ep id, [u64 0]: the sender is alive and progressing
  * </pre>
  *
  * "dst ep" is the receiver's id for its endpoint to the sender, learned during wireup, so the receiver
@@ -49,6 +51,8 @@ final class AmId {
     static final int STREAM_DATA = 18;
     static final int STREAM_ACK = 19;
     static final int FLOW = 27;
+    static final int EP_REMOVED = 29;
+    static final int KEEPALIVE = 30;
 
     static final int FIRST_HEADER = 32;
     static final int MIDDLE_HEADER = 16;

@@ -50,6 +50,10 @@ public final class Endpoint implements AutoCloseable {
     private Status failure;
     private boolean closed;
     private ErrorHandler errorHandler;
+    // sockaddr client: first in the send queue until the server accepts (see Lifecycle)
+    Request gate;
+    boolean removedNoticeSent;
+    long lastHeard = System.nanoTime(); // last keepalive from the peer (Lifecycle)
 
     // send queue: requests wait here, in order, when a lane is out of resources or wireup is not done
     private Request sqHead;
@@ -124,6 +128,15 @@ public final class Endpoint implements AutoCloseable {
     public Endpoint onError(final ErrorHandler handler) {
         this.errorHandler = handler;
         return this;
+    }
+
+    /**
+     * For an endpoint made by {@link Worker#connect(java.net.InetSocketAddress)}: a request that completes
+     * with OK when the server accepts, or with the failure ({@link Status#REJECTED}, TIMED_OUT, ...).
+     * Null for endpoints made from a worker address or accepted by a listener. Release it when done.
+     */
+    public Request connectRequest() {
+        return gate;
     }
 
     /** The lanes and the protocol thresholds, as {@code weft info -e} prints them. */
@@ -363,6 +376,9 @@ public final class Endpoint implements AutoCloseable {
             return failure;
         }
         switch (r.kind) {
+            case Request.CONNECT -> {
+                return Status.NO_RESOURCE; // Lifecycle removes the gate when the server accepts
+            }
             case Request.CONTROL -> {
                 ctl.set(LONG, 0, r.length);
                 final Status st = amEp.amShort((int) r.tag, r.remoteReqId, ctl, 0, 8);
@@ -771,6 +787,9 @@ public final class Endpoint implements AutoCloseable {
             remoteId = rid;
             worker.flow.onWired(this);
         }
+        if (gate != null && !gate.completed) {
+            worker.lifecycle.accepted(this); // the server's wireup request is its acceptance too
+        }
         if (sqHead != null && !worker.sendPending.contains(this)) {
             worker.sendPending.add(this);
         }
@@ -831,6 +850,7 @@ public final class Endpoint implements AutoCloseable {
         if (closed) {
             return;
         }
+        sendRemovedNotice();
         abortAll(st);
         closed = true;
         for (final Lane l : lanes) {
@@ -844,8 +864,10 @@ public final class Endpoint implements AutoCloseable {
     }
 
     /**
-     * Closes the endpoint: waits (progressing the worker) until queued sends have left, then releases
-     * the lanes. Operations still in flight complete with CANCELED.
+     * Closes the endpoint in {@link CloseMode#FLUSH} mode and waits (progressing the worker) until it is
+     * closed, at most {@code WEFT_EP_CLOSE_TIMEOUT}: queued and in-flight operations finish first, then
+     * the peer is told, then the lanes are released. What is still outstanding at the timeout completes
+     * with CANCELED. Idempotent; a closed endpoint's operations fail with {@link Status#CLOSED}.
      */
     @Override
     public void close() {
@@ -854,14 +876,91 @@ public final class Endpoint implements AutoCloseable {
             if (closed) {
                 return;
             }
-            final long deadline = System.nanoTime() + 2_000_000_000L;
-            while (sqHead != null && failure == null && System.nanoTime() < deadline) {
+            final Request r = closeNonBlocking(CloseMode.FLUSH);
+            while (!r.isCompleted()) { // bounded: the close request times out by itself
                 worker.progress();
             }
-            closeForce(Status.CANCELED);
+            r.release();
         } finally {
             worker.guard.exit();
         }
+    }
+
+    /**
+     * Starts closing the endpoint. {@link CloseMode#FORCE} releases everything now: outstanding
+     * operations complete with {@link Status#CANCELED} and the returned request is done. FLUSH returns a
+     * request that completes (from progress) with OK once every operation of this endpoint has finished
+     * and the peer was told, or with TIMED_OUT after {@code WEFT_EP_CLOSE_TIMEOUT} (then what was left
+     * completes with CANCELED). Do not start operations on an endpoint being closed.
+     */
+    public Request closeNonBlocking(final CloseMode mode) {
+        worker.guard.enter();
+        try {
+            if (closed) {
+                return Request.done(Status.OK);
+            }
+            if (mode == CloseMode.FORCE || failure != null) {
+                closeForce(Status.CANCELED);
+                return Request.done(Status.OK);
+            }
+            return worker.lifecycle.startClose(this);
+        } finally {
+            worker.guard.exit();
+        }
+    }
+
+    /** Tells the peer (best effort) that this endpoint is going away, so its endpoint fails at once. */
+    void sendRemovedNotice() {
+        if (removedNoticeSent || failure != null || remoteId < 0) {
+            return;
+        }
+        removedNoticeSent = true;
+        ctl.set(LONG, 0, 0L);
+        amEp.amShort(AmId.EP_REMOVED, remoteId, ctl, 0, 8); // NO_RESOURCE: the peer learns it from keepalive
+    }
+
+    /** Tells the peer we are alive (best effort: a busy lane skips one round). */
+    void sendKeepalive() {
+        if (failure == null && !closed && remoteId >= 0) {
+            ctl.set(LONG, 0, 0L);
+            amEp.amShort(AmId.KEEPALIVE, remoteId, ctl, 0, 8);
+        }
+    }
+
+    /** Package view for Lifecycle. */
+    boolean isClosed() {
+        return closed;
+    }
+
+    Status failure() {
+        return failure;
+    }
+
+    Lane keepaliveLane() {
+        final int k = selection.keepalive();
+        return k >= 0 ? lanes[k] : null;
+    }
+
+    /** Removes the connect gate from the head of the send queue (the server accepted). */
+    void openGate() {
+        if (sqHead == gate && gate != null) {
+            sqHead = gate.nextSend;
+            if (sqHead == null) {
+                sqTail = null;
+            }
+            gate.nextSend = null;
+            worker.complete(gate, Status.OK);
+            if (sqHead != null && !worker.sendPending.contains(this)) {
+                worker.sendPending.add(this);
+            }
+        }
+    }
+
+    /** Puts the connect gate in the (empty) send queue: sends wait behind it. */
+    void closeGate(final Request g) {
+        gate = g;
+        g.ep = this;
+        enqueue(g);
     }
 
     @Override

@@ -50,6 +50,8 @@ public class Request {
     static final byte AM_SEND = 20;       // active message, eager (ActiveMessages)
     static final byte STREAM_SEND = 21;   // stream send (Streams)
     static final byte STREAM_RECV = 22;   // stream receive (Streams)
+    static final byte CONNECT = 23; // the gate of a sockaddr endpoint: holds its send queue until accepted
+    static final byte CLOSE = 24;   // an endpoint close in FLUSH mode
 
     final Worker worker;
     byte kind;
@@ -188,9 +190,14 @@ public class Request {
         if (worker == null || released) {
             return;
         }
-        released = true;
-        if (completed) {
-            worker.recycle(this);
+        worker.guard.enter(); // the pool belongs to the worker: MULTI threads release concurrently
+        try {
+            released = true;
+            if (completed && !queuedDone) {
+                worker.recycle(this);
+            }
+        } finally {
+            worker.guard.exit();
         }
     }
 

@@ -78,6 +78,10 @@ public final class Worker implements AutoCloseable {
     private final EventSet events;
     private final EventFd signalFd;
     private boolean closed;
+    // lifecycle services (keepalive, listeners, sockaddr connects, endpoint closes): run from progress
+    // every Lifecycle.SERVICE_EVERY calls, so the fast path pays one decrement and compare
+    final Lifecycle lifecycle;
+    int serviceCountdown;
 
     /** The peer-worker record used to pair endpoints created from both sides (by connection number). */
     private static final class Peer {
@@ -125,6 +129,8 @@ public final class Worker implements AutoCloseable {
                 ams.register(i);
                 streams.register(i);
                 i.setAmHandler(AmId.FLOW, flow::onFlow);
+                i.setAmHandler(AmId.EP_REMOVED, this::onEpRemoved);
+                i.setAmHandler(AmId.KEEPALIVE, this::onKeepalive);
             }
         }
         final List<WorkerAddress.Entry> entries = new ArrayList<>();
@@ -145,6 +151,7 @@ public final class Worker implements AutoCloseable {
             events = null;
             signalFd = null;
         }
+        this.lifecycle = new Lifecycle(this);
     }
 
     /** The context this worker belongs to. */
@@ -202,6 +209,102 @@ public final class Worker implements AutoCloseable {
         }
     }
 
+    /**
+     * Connects to a {@link Listener} at {@code address} (possibly in another process or on another node).
+     * The worker addresses travel in an authenticated handshake ({@code WEFT_JOB_SECRET}) on a socket
+     * used only for that; the endpoint then uses the lanes chosen from both addresses (shm on the same
+     * node). This call blocks for the handshake (bounded by {@code WEFT_CONNECT_TIMEOUT}), not for the
+     * server's decision: the endpoint is returned at once and sends wait in its queue until the server
+     * accepts. If it rejects, the endpoint fails with {@link Status#REJECTED}: its error handler runs and
+     * {@link Endpoint#connectRequest()} completes with REJECTED.
+     *
+     * <pre>{@code
+     * Endpoint ep = worker.connect(new InetSocketAddress("10.0.0.2", 13337)).onError((e, st) -> ...);
+     * ep.sendTag(1, buf).await();
+     * }</pre>
+     *
+     * @throws WeftException UNREACHABLE if nothing listens there, REJECTED on a wrong job secret,
+     *                       TIMED_OUT if the handshake does not finish in time
+     */
+    public Endpoint connect(final java.net.InetSocketAddress address) {
+        guard.enter();
+        try {
+            checkOpen();
+        } finally {
+            guard.exit();
+        }
+        final SockaddrHandshake.Client hs = SockaddrHandshake.connect(address, address(), context.config());
+        guard.enter();
+        try {
+            checkOpen();
+            final Peer peer = peers.computeIfAbsent(hs.remote().uuid(), k -> new Peer());
+            final Endpoint ep = newEndpoint(hs.remote(), hs.connSn());
+            ep.userOwned = true;
+            peer.bySn.put(hs.connSn(), ep);
+            lifecycle.connecting(ep, hs);
+            return ep;
+        } catch (final RuntimeException e) {
+            hs.close();
+            throw e;
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * Listens for {@link #connect(java.net.InetSocketAddress)} calls on {@code address} (port 0 picks
+     * a free port: see {@link Listener#address()}). {@code handler} runs from {@link #progress()} with
+     * each authenticated request and must {@link ConnectionRequest#accept()} or
+     * {@link ConnectionRequest#reject()} it (now or later, from this worker's thread). Sockets are
+     * accepted and the handshake answered by one thread per listener, never by the worker's thread.
+     */
+    public Listener listen(final java.net.InetSocketAddress address, final ConnectionHandler handler) {
+        guard.enter();
+        try {
+            checkOpen();
+            return lifecycle.listen(address, handler);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /** The server side of an accepted connection request: the endpoint, paired by the client's number. */
+    Endpoint acceptedEndpoint(final WorkerAddress remote, final long sn) {
+        checkOpen();
+        // not entered in the peer's connection table: only the client's endpoint is found by this number
+        // (when our WIREUP_REQUEST reaches it), which also lets a worker connect to its own listener
+        final Endpoint ep = newEndpoint(remote, sn);
+        ep.userOwned = true;
+        ep.sendWireup(AmId.WIREUP_REQUEST, -1); // tells the client it was accepted and gives it our id
+        return ep;
+    }
+
+    /**
+     * Starts a thread that progresses this worker (and sleeps in {@link #waitForEvents} when idle if the
+     * context has {@link Feature#WAKEUP}), for users who do not want to call {@link #progress()}
+     * themselves. Needs {@link ThreadMode#MULTI}: the thread and the user's threads take the worker's
+     * lock in turn. Callbacks then run on that thread. Stopped by {@link #stopProgressThread()} or
+     * {@link #close()}.
+     */
+    public void startProgressThread() {
+        if (guard.mode() != ThreadMode.MULTI) {
+            throw new WeftException(Status.INVALID_PARAM, "a progress thread needs a worker in ThreadMode.MULTI, "
+                + "this one is " + guard.mode());
+        }
+        guard.enter();
+        try {
+            checkOpen();
+            lifecycle.startProgressThread();
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /** Stops the progress thread started by {@link #startProgressThread()} and waits for it to end. */
+    public void stopProgressThread() {
+        lifecycle.stopProgressThread(); // not under the worker lock: the thread needs it to finish
+    }
+
     private Endpoint newEndpoint(final WorkerAddress remote, final long sn) {
         final LaneSelector.Selection sel = LaneSelector.select(ifaces, remote, context);
         final int slot = allocEpSlot();
@@ -246,11 +349,6 @@ public final class Worker implements AutoCloseable {
         if (p != null) {
             p.bySn.remove(ep.connSn, ep);
         }
-    }
-
-    /** The live endpoints, not copied (flow control walks them). */
-    List<Endpoint> liveEndpoints() {
-        return liveEps;
     }
 
     /**
@@ -600,6 +698,10 @@ public final class Worker implements AutoCloseable {
                 return 0;
             }
             int work = drainDone();
+            if (--serviceCountdown < 0) {
+                serviceCountdown = Lifecycle.SERVICE_EVERY;
+                work += lifecycle.service();
+            }
             work += uct.progress();
             if (!sendPending.isEmpty()) {
                 work += progressPendingSends();
@@ -640,30 +742,51 @@ public final class Worker implements AutoCloseable {
 
     /**
      * Blocks until an interface has an event or {@link #signal()} is called, or {@code timeoutMs} passes
-     * (-1 = no limit). Returns at once if there is work to do. Needs {@link Feature#WAKEUP}.
+     * (-1 = no limit). Returns at once if there is work to do. Needs {@link Feature#WAKEUP}. While it
+     * sleeps it wakes every keepalive interval to check the peers (so a dead peer still fails its
+     * endpoint), and returns true if that produced work. Does not spin: an idle worker costs a few
+     * wakeups per second.
      *
-     * @return true if woken by an event, false on timeout
+     * <pre>{@code
+     * while (running) {
+     *     if (worker.progress() == 0) worker.waitForEvents(-1);
+     * }
+     * }</pre>
+     *
+     * @return true if woken by an event (call {@link #progress()}), false on timeout
      */
     public boolean waitForEvents(final int timeoutMs) {
         if (events == null) {
             throw new WeftException(Status.UNSUPPORTED, "waitForEvents needs Feature.WAKEUP in the context");
         }
-        guard.enter();
-        try {
-            if (doneHead != null || !sendPending.isEmpty() || !getPending.isEmpty()) {
+        final long deadline = System.nanoTime() + Math.max(0, timeoutMs) * 1_000_000L;
+        while (true) {
+            guard.enter();
+            try {
+                checkOpen();
+                serviceCountdown = 0; // whatever woke us may be a lifecycle event: the next progress looks
+                if (lifecycle.service() > 0 || doneHead != null || !sendPending.isEmpty() || !getPending.isEmpty()) {
+                    return true;
+                }
+                for (final WorkerIface wi : ifaces) {
+                    if (wi.iface.eventFd() >= 0 && wi.iface.arm() != Status.OK) {
+                        return true; // events are pending: progress instead of sleeping
+                    }
+                }
+            } finally {
+                guard.exit();
+            }
+            final long leftMs = timeoutMs < 0 ? Integer.MAX_VALUE : (deadline - System.nanoTime() + 999_999) / 1_000_000;
+            final int slice = (int) Math.max(0, Math.min(lifecycle.sleepSliceMs(), leftMs));
+            final int n = events.await(slice);
+            signalFd.drain();
+            if (n > 0) {
                 return true;
             }
-            for (final WorkerIface wi : ifaces) {
-                if (wi.iface.eventFd() >= 0 && wi.iface.arm() != Status.OK) {
-                    return true; // events are pending: progress instead of sleeping
-                }
+            if (timeoutMs >= 0 && System.nanoTime() - deadline >= 0) {
+                return false;
             }
-        } finally {
-            guard.exit();
         }
-        final boolean woke = events.await(timeoutMs) > 0;
-        signalFd.drain();
-        return woke;
     }
 
     /** Wakes a thread blocked in {@link #waitForEvents}; callable from any thread. */
@@ -671,7 +794,15 @@ public final class Worker implements AutoCloseable {
         if (signalFd == null) {
             throw new WeftException(Status.UNSUPPORTED, "signal needs Feature.WAKEUP in the context");
         }
+        if (closed) {
+            throw new WeftException(Status.CLOSED, "worker is closed");
+        }
         signalFd.signal();
+    }
+
+    /** True if this worker can sleep in {@link #waitForEvents} (its context has {@link Feature#WAKEUP}). */
+    public boolean hasWakeup() {
+        return events != null;
     }
 
     private int progressPendingSends() {
@@ -1099,7 +1230,7 @@ public final class Worker implements AutoCloseable {
     private void onTransportError(final weft.uct.Endpoint uctEp, final Status st) {
         for (final Endpoint ep : new ArrayList<>(liveEps)) {
             if (ep.usesUct(uctEp)) {
-                ep.fail(st);
+                lifecycle.failLater(ep, st); // next progress call, outside the transport's callback
             }
         }
     }
@@ -1113,12 +1244,49 @@ public final class Worker implements AutoCloseable {
             }
         }
         for (int i = getPending.size() - 1; i >= 0; i--) {
-            final Request r = getPending.get(i);
-            if (r.ep == ep) {
-                getPending.remove(i);
-                r.completion.complete(st); // drops our reference: completes once issued gets finish
+            if (getPending.get(i).ep == ep) {
+                // drop the receive's own reference on its gets: it completes (with st) when the gets
+                // already issued have failed too, so a request is never completed twice or recycled early
+                getPending.remove(i).completion.complete(st);
             }
         }
+    }
+
+    /** True while a request of {@code ep} is still in flight (waiting for the peer or for gets). */
+    boolean hasInflight(final Endpoint ep) {
+        for (int i = 0; i < inflightHigh; i++) {
+            final Request r = inflight[i];
+            if (r != null && r.ep == ep) {
+                return true;
+            }
+        }
+        for (int i = 0; i < getPending.size(); i++) {
+            if (getPending.get(i).ep == ep) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private Status onKeepalive(final MemorySegment data, final long off, final long len, final int flags) {
+        final Endpoint ep = endpointById(data.get(LONG, off));
+        if (ep != null) {
+            ep.lastHeard = System.nanoTime(); // slow path: one message per keepalive interval
+        }
+        return Status.OK;
+    }
+
+    /** The live endpoints themselves (not a copy), for allocation-free scans (Lifecycle, FlowControl). */
+    ArrayList<Endpoint> liveEndpoints() {
+        return liveEps;
+    }
+
+    private Status onEpRemoved(final MemorySegment data, final long off, final long len, final int flags) {
+        final Endpoint ep = endpointById(data.get(LONG, off));
+        if (ep != null) {
+            lifecycle.peerRemoved(ep); // handled from progress, outside this transport callback
+        }
+        return Status.OK;
     }
 
     Arena arena() {
@@ -1150,11 +1318,13 @@ public final class Worker implements AutoCloseable {
      */
     @Override
     public void close() {
+        lifecycle.stopProgressThread(); // first, and without the lock the thread may be waiting for
         guard.enter();
         try {
             if (closed) {
                 return;
             }
+            lifecycle.close();
             for (final Endpoint ep : new ArrayList<>(liveEps)) {
                 ep.closeForce(Status.CANCELED);
             }

@@ -1,0 +1,386 @@
+package weft.ucp;
+
+import weft.ucs.Status;
+import weft.ucs.WeftException;
+import weft.ucs.config.ConfigRegistry;
+import weft.ucs.config.ConfigType;
+import weft.ucs.config.ConfigVar;
+import weft.uct.Completion;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * The slow-path services of a worker, run from {@link Worker#progress()} once every
+ * {@link #SERVICE_EVERY} calls (so the fast path pays one decrement and compare) and from
+ * {@link Worker#waitForEvents}:
+ * <ul>
+ *   <li>keepalive: every {@code WEFT_KEEPALIVE_INTERVAL} each endpoint's keepalive lane is checked
+ *   ({@code uct check()}: pid liveness on shm/cma, a keepalive frame plus reset/EOF detection on tcp);
+ *   a dead peer fails the endpoint, which completes everything outstanding with the error and calls
+ *   its error handler;</li>
+ *   <li>peer notices: an EP_REMOVED message (the peer closed its endpoint) fails ours;</li>
+ *   <li>listeners: connection requests queued by listener threads go to their handlers;</li>
+ *   <li>sockaddr clients: the server's accept/reject decision opens the endpoint's gate or fails it;</li>
+ *   <li>endpoint closes in FLUSH mode: wait for the endpoint's operations, tell the peer, flush the
+ *   lanes, release them;</li>
+ *   <li>the optional progress thread.</li>
+ * </ul>
+ * Everything here runs with the worker's guard held, except {@link #incoming} (listener threads).
+ */
+final class Lifecycle {
+    private static final System.Logger LOG = System.getLogger(Lifecycle.class.getName());
+    static final int SERVICE_EVERY = 32;
+
+    static final ConfigVar<Long> KEEPALIVE_INTERVAL = ConfigRegistry.register("KEEPALIVE_INTERVAL", ConfigType.TIME,
+        "500ms", "How often each endpoint's peer is checked (pid liveness, tcp reset/EOF); a dead peer fails its "
+            + "endpoint within about this time plus the transport's own detection.");
+    static final ConfigVar<Long> KEEPALIVE_TIMEOUT = ConfigRegistry.register("KEEPALIVE_TIMEOUT", ConfigType.TIME,
+        "30s", "An endpoint whose peer sent no keepalive for this long fails with ENDPOINT_TIMEOUT (a hung or "
+            + "unreachable peer, or one that stopped progressing); inf = never.");
+    static final ConfigVar<Long> EP_CLOSE_TIMEOUT = ConfigRegistry.register("EP_CLOSE_TIMEOUT", ConfigType.TIME,
+        "2s", "Longest an endpoint close in FLUSH mode waits for outstanding operations before canceling them.");
+
+    private final Worker worker;
+    private final long keepaliveNs;
+    private final long keepaliveTimeoutNs;
+    private final long closeTimeoutNs;
+    private long lastKeepalive = System.nanoTime();
+
+    private final ConcurrentLinkedQueue<ConnectionRequest> incoming = new ConcurrentLinkedQueue<>();
+    private final List<ConnectionRequest> undecided = new ArrayList<>();
+    private final List<Listener> listeners = new ArrayList<>();
+    private final List<Endpoint> connecting = new ArrayList<>();
+    private final List<SockaddrHandshake.Client> connectingHs = new ArrayList<>();
+    private final List<Endpoint> failing = new ArrayList<>();
+    private final List<Status> failingStatus = new ArrayList<>();
+    private final List<Request> closing = new ArrayList<>();
+    private ProgressThread progressThread;
+
+    Lifecycle(final Worker worker) {
+        this.worker = worker;
+        this.keepaliveNs = Math.max(1_000_000L, worker.context.config().get(KEEPALIVE_INTERVAL));
+        final long kt = worker.context.config().get(KEEPALIVE_TIMEOUT);
+        this.keepaliveTimeoutNs = kt <= 0 ? Long.MAX_VALUE : kt;
+        this.closeTimeoutNs = Math.max(0L, worker.context.config().get(EP_CLOSE_TIMEOUT));
+    }
+
+    /** Longest a sleeping worker waits before checking its peers again (ms). */
+    int sleepSliceMs() {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, keepaliveNs / 1_000_000L));
+    }
+
+    /** Runs every service that is due; returns the work done. */
+    int service() {
+        int work = 0;
+        final long now = System.nanoTime();
+        final long gap = now - lastKeepalive;
+        if (gap >= keepaliveNs) {
+            lastKeepalive = now;
+            // if this worker itself was not progressed for a while, the peers' keepalives may be waiting
+            // unread: restart their clocks instead of timing them out
+            work += keepalive(now, gap > 4 * keepaliveNs);
+        }
+        if (!failing.isEmpty()) {
+            work += handleFailures();
+        }
+        if (!connecting.isEmpty()) {
+            work += pollConnecting(now);
+        }
+        if (!incoming.isEmpty()) {
+            work += deliverRequests();
+        }
+        if (!closing.isEmpty()) {
+            work += progressCloses(now);
+        }
+        return work;
+    }
+
+    // ------------------------------------------------------------------ keepalive and failures
+
+    private int keepalive(final long now, final boolean wasAway) {
+        int failed = 0;
+        final ArrayList<Endpoint> eps = worker.liveEndpoints();
+        for (int i = eps.size() - 1; i >= 0; i--) { // backwards: a failure may remove an endpoint
+            if (i >= eps.size()) {
+                continue;
+            }
+            final Endpoint ep = eps.get(i);
+            if (ep.status() != Status.OK) {
+                continue;
+            }
+            if (wasAway) {
+                ep.lastHeard = now;
+            }
+            final Lane lane = ep.keepaliveLane();
+            Status st = lane == null ? Status.OK : lane.uct.check();
+            if (!st.isError() && keepaliveTimeoutNs != Long.MAX_VALUE && now - ep.lastHeard > keepaliveTimeoutNs) {
+                st = Status.ENDPOINT_TIMEOUT;
+            }
+            if (st.isError()) {
+                fail(ep, st);
+                failed++;
+            } else {
+                ep.sendKeepalive();
+            }
+        }
+        return failed;
+    }
+
+    /** Fails {@code ep} (outstanding operations, error handler) and drops it if no user holds it. */
+    private void fail(final Endpoint ep, final Status st) {
+        ep.fail(st);
+        if (!ep.userOwned) {
+            ep.closeForce(st); // made by a peer's wireup and never claimed: nobody else will close it
+        }
+    }
+
+    /** The peer closed its endpoint (EP_REMOVED, from a transport callback): fail ours from progress. */
+    void peerRemoved(final Endpoint ep) {
+        ep.removedNoticeSent = true; // the peer's side is gone: do not answer with a notice
+        failLater(ep, Status.CONNECTION_RESET);
+    }
+
+    /**
+     * A transport reported a failed lane (from inside its progress): the endpoint fails on the next
+     * progress call, outside the transport's callback, so an error handler may close the endpoint.
+     */
+    void failLater(final Endpoint ep, final Status st) {
+        if (!failing.contains(ep)) {
+            failing.add(ep);
+            failingStatus.add(st);
+        }
+        worker.serviceCountdown = 0;
+    }
+
+    private int handleFailures() {
+        final int n = failing.size();
+        for (int i = 0; i < failing.size(); i++) { // a handler may add more: they are handled too
+            final Endpoint ep = failing.get(i);
+            if (!ep.isClosed()) {
+                fail(ep, failingStatus.get(i));
+            }
+        }
+        failing.clear();
+        failingStatus.clear();
+        return n;
+    }
+
+    // ------------------------------------------------------------------ listeners (server side)
+
+    Listener listen(final java.net.InetSocketAddress address, final ConnectionHandler handler) {
+        if (handler == null) {
+            throw new WeftException(Status.INVALID_PARAM, "a listener needs a connection handler");
+        }
+        final Listener l = new Listener(worker, address, handler);
+        listeners.add(l);
+        return l;
+    }
+
+    /** From a listener thread: an authenticated request for the handler. */
+    void incoming(final ConnectionRequest r) {
+        incoming.add(r);
+        if (worker.hasWakeup()) {
+            try {
+                worker.signal();
+            } catch (final WeftException e) {
+                r.abandon(); // the worker closed meanwhile
+            }
+        }
+    }
+
+    private int deliverRequests() {
+        int n = 0;
+        ConnectionRequest r;
+        while ((r = incoming.poll()) != null) {
+            n++;
+            if (r.listener().isClosed()) {
+                r.abandon();
+                continue;
+            }
+            undecided.add(r);
+            r.listener().handler.onConnectionRequest(r); // may throw: progress rethrows, nothing is lost
+        }
+        return n;
+    }
+
+    void decided(final ConnectionRequest r) {
+        undecided.remove(r);
+    }
+
+    void listenerClosed(final Listener l) {
+        worker.guard.enter();
+        try {
+            listeners.remove(l);
+            for (final ConnectionRequest r : new ArrayList<>(undecided)) {
+                if (r.listener() == l) {
+                    undecided.remove(r);
+                    r.abandon();
+                }
+            }
+            incoming.removeIf(r -> {
+                if (r.listener() == l) {
+                    r.abandon();
+                    return true;
+                }
+                return false;
+            });
+        } finally {
+            worker.guard.exit();
+        }
+    }
+
+    // ------------------------------------------------------------------ sockaddr clients
+
+    void connecting(final Endpoint ep, final SockaddrHandshake.Client hs) {
+        final Request gate = worker.acquire(Request.CONNECT);
+        ep.closeGate(gate);
+        connecting.add(ep);
+        connectingHs.add(hs);
+    }
+
+    /** The server accepted (decision byte or its wireup request): let the queued sends go. */
+    void accepted(final Endpoint ep) {
+        final int i = connecting.indexOf(ep);
+        if (i >= 0) {
+            connecting.remove(i);
+            connectingHs.remove(i).close();
+        }
+        ep.openGate();
+    }
+
+    private int pollConnecting(final long now) {
+        int work = 0;
+        for (int i = connecting.size() - 1; i >= 0; i--) {
+            final Endpoint ep = connecting.get(i);
+            final SockaddrHandshake.Client hs = connectingHs.get(i);
+            if (ep.isClosed() || ep.failure() != null) {
+                connecting.remove(i);
+                connectingHs.remove(i).close();
+                continue;
+            }
+            final int d = hs.pollDecision();
+            if (d == 0 && now - hs.deadline() < 0) {
+                continue;
+            }
+            work++;
+            if (d == SockaddrHandshake.DECISION_ACCEPT) {
+                accepted(ep);
+                continue;
+            }
+            connecting.remove(i);
+            connectingHs.remove(i).close();
+            final Status st = d == SockaddrHandshake.DECISION_REJECT ? Status.REJECTED
+                : d == 0 ? Status.TIMED_OUT : Status.CONNECTION_RESET;
+            LOG.log(System.Logger.Level.DEBUG, "connect to " + hs.server() + " failed: " + st);
+            ep.fail(st);
+        }
+        return work;
+    }
+
+    // ------------------------------------------------------------------ endpoint close (FLUSH)
+
+    Request startClose(final Endpoint ep) {
+        for (final Request c : closing) {
+            if (c.ep == ep) {
+                throw new WeftException(Status.BUSY, "endpoint " + ep + " is already closing");
+            }
+        }
+        final Request r = worker.acquire(Request.CLOSE);
+        r.ep = ep;
+        r.remoteAddress = System.nanoTime() + closeTimeoutNs; // the deadline
+        r.sendStage = 0;
+        closing.add(r);
+        worker.serviceCountdown = 0;
+        return r;
+    }
+
+    private int progressCloses(final long now) {
+        int work = 0;
+        for (int i = closing.size() - 1; i >= 0; i--) {
+            final Request r = closing.get(i);
+            final Endpoint ep = r.ep;
+            final boolean late = now - r.remoteAddress >= 0;
+            if (ep.isClosed() || ep.failure() != null) {
+                closing.remove(i);
+                ep.closeForce(Status.CANCELED);
+                worker.complete(r, Status.OK);
+                work++;
+                continue;
+            }
+            if (r.sendStage == 0) {
+                if (!late && (!ep.sendQueueEmpty() || worker.hasInflight(ep))) {
+                    continue; // operations still running
+                }
+                ep.sendRemovedNotice();
+                r.completion.reset(1); // our reference
+                for (final Lane l : ep.lanes) {
+                    r.completion.expect(1);
+                    final Status st = l.uct.flush(0, r.completion);
+                    if (st != Status.IN_PROGRESS) {
+                        r.completion.complete(Status.OK); // done, or cannot flush: the close proceeds anyway
+                    }
+                }
+                r.completion.complete(Status.OK);
+                r.sendStage = 1;
+            }
+            if (r.completion.isDone() || late) {
+                closing.remove(i);
+                ep.closeForce(Status.CANCELED);
+                worker.complete(r, late ? Status.TIMED_OUT : Status.OK);
+                work++;
+            }
+        }
+        return work;
+    }
+
+    // ------------------------------------------------------------------ progress thread
+
+    synchronized void startProgressThread() {
+        if (progressThread != null) {
+            throw new WeftException(Status.BUSY, "the worker already has a progress thread");
+        }
+        progressThread = new ProgressThread(worker);
+    }
+
+    void stopProgressThread() {
+        final ProgressThread t;
+        synchronized (this) {
+            t = progressThread;
+            progressThread = null;
+        }
+        if (t != null) {
+            t.stop();
+        }
+    }
+
+    // ------------------------------------------------------------------ worker close
+
+    /** Worker close: listeners, pending connects and closes, undecided requests (guard held). */
+    void close() {
+        for (final Listener l : new ArrayList<>(listeners)) {
+            l.close();
+        }
+        for (final SockaddrHandshake.Client hs : connectingHs) {
+            hs.close();
+        }
+        connecting.clear();
+        connectingHs.clear();
+        for (final ConnectionRequest r : undecided) {
+            r.abandon();
+        }
+        undecided.clear();
+        ConnectionRequest r;
+        while ((r = incoming.poll()) != null) {
+            r.abandon();
+        }
+        for (final Request c : closing) {
+            c.ep.closeForce(Status.CANCELED);
+            worker.complete(c, Status.CANCELED);
+        }
+        closing.clear();
+        failing.clear();
+        failingStatus.clear();
+    }
+}

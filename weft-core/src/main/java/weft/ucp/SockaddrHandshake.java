@@ -1,0 +1,367 @@
+package weft.ucp;
+
+import weft.ucs.Status;
+import weft.ucs.WeftException;
+import weft.ucs.config.Config;
+import weft.ucs.config.ConfigRegistry;
+import weft.ucs.config.ConfigType;
+import weft.ucs.config.ConfigVar;
+import weft.uct.Transports;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The connection handshake between {@link Worker#connect(InetSocketAddress)} and a {@link Listener}:
+ * it authenticates both sides with the job secret (never sent: HMAC-SHA256 over a fresh server nonce,
+ * so a recorded handshake cannot be replayed) and exchanges the worker addresses. The socket carries
+ * nothing else; the endpoints then talk over the lanes chosen from the two addresses. Little endian.
+ *
+ * <pre>
+ *  HELLO    server -> client  [u64 magic "WEFTUCPL"][u16 version][u16 0][u32 0][16 B nonce]            32 B
+ *  REQUEST  client -> server  [u64 magic][u16 version][u16 0][u32 address length][u64 connection number]
+ *                             [32 B mac_c][client worker address]                               56 B + address
+ *  REPLY    server -> client  [u8 result][3 B 0][u32 address length][32 B mac_s][server worker address]
+ *                                                                                               40 B + address
+ *  DECISION server -> client  [u8 1 = accepted, 2 = rejected]   (later, from the server's handler)
+ *
+ *  key   = SHA-256("weft-ucp-listener-v1:" || WEFT_JOB_SECRET)
+ *  mac_c = HMAC-SHA256(key, "C" || nonce || connection number || client address)
+ *  mac_s = HMAC-SHA256(key, "S" || nonce || mac_c || server address)
+ *  result: 0 ok, 1 wrong secret, 2 malformed request (both close the socket)
+ * </pre>
+ *
+ * The connection number (high bit 62 set, unique in this process) names the pair of endpoints in both
+ * workers, apart from the numbers of address-based connects.
+ */
+final class SockaddrHandshake {
+    private static final System.Logger LOG = System.getLogger(SockaddrHandshake.class.getName());
+    static final long MAGIC = 0x4C50435554464557L; // "WEFTUCPL" read as LE
+    static final int VERSION = 1;
+    static final int HELLO = 32;
+    static final int REQUEST_FIXED = 56;
+    static final int REPLY_FIXED = 40;
+    static final int MAX_ADDRESS = 1 << 16;
+    static final int NONCE = 16;
+    static final int RESULT_OK = 0;
+    static final int RESULT_BAD_SECRET = 1;
+    static final int RESULT_BAD_REQUEST = 2;
+    static final int DECISION_ACCEPT = 1;
+    static final int DECISION_REJECT = 2;
+    static final long LISTENER_SN = 1L << 62;
+
+    static final ConfigVar<Long> CONNECT_TIMEOUT = ConfigRegistry.register("CONNECT_TIMEOUT", ConfigType.TIME, "10s",
+        "How long a connect to a listener may take: the handshake, then the server's accept or reject.");
+
+    private static final AtomicLong NEXT_SN = new AtomicLong();
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private SockaddrHandshake() {
+    }
+
+    // ------------------------------------------------------------------ secret
+
+    /** The HMAC key derived from {@code WEFT_JOB_SECRET} (the variable the tcp transport registers). */
+    static byte[] key(final Config config) {
+        Transports.all(); // make sure the transports registered their variables
+        String secret = "";
+        for (final ConfigVar<?> v : ConfigRegistry.all()) {
+            if (v.name().equals("JOB_SECRET")) {
+                final Object o = config.get(v);
+                secret = o == null ? "" : o.toString();
+            }
+        }
+        try {
+            final MessageDigest md = MessageDigest.getInstance("SHA-256");
+            md.update("weft-ucp-listener-v1:".getBytes(StandardCharsets.US_ASCII));
+            md.update(secret.getBytes(StandardCharsets.UTF_8));
+            return md.digest();
+        } catch (final GeneralSecurityException e) {
+            throw new IllegalStateException("SHA-256 is not available", e);
+        }
+    }
+
+    static boolean hasSecret(final Config config) {
+        Transports.all();
+        for (final ConfigVar<?> v : ConfigRegistry.all()) {
+            if (v.name().equals("JOB_SECRET")) {
+                final Object o = config.get(v);
+                return o != null && !o.toString().isEmpty();
+            }
+        }
+        return false;
+    }
+
+    private static byte[] mac(final byte[] key, final byte role, final byte[] nonce, final byte[] middle,
+                              final byte[] address) {
+        try {
+            final Mac m = Mac.getInstance("HmacSHA256");
+            m.init(new SecretKeySpec(key, "HmacSHA256"));
+            m.update(role);
+            m.update(nonce);
+            m.update(middle);
+            m.update(address);
+            return m.doFinal();
+        } catch (final GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is not available", e);
+        }
+    }
+
+    private static byte[] le64(final long v) {
+        return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(v).array();
+    }
+
+    // ------------------------------------------------------------------ server (listener thread)
+
+    /** What the server learned from an authenticated client. */
+    record Incoming(WorkerAddress remote, long connSn) {
+    }
+
+    /**
+     * Runs the server side on a blocking socket (read timeout set by the caller).
+     *
+     * @return the client's address and number, or null if it was refused (the reason is logged and sent)
+     */
+    static Incoming serve(final Socket s, final byte[] key, final byte[] localAddress) throws IOException {
+        final OutputStream out = s.getOutputStream();
+        final DataInputStream in = new DataInputStream(s.getInputStream());
+        final byte[] nonce = new byte[NONCE];
+        RANDOM.nextBytes(nonce);
+        final ByteBuffer hello = le(HELLO).putLong(MAGIC).putShort((short) VERSION).putShort((short) 0).putInt(0)
+            .put(nonce);
+        out.write(hello.array());
+        out.flush();
+        final byte[] fixed = new byte[REQUEST_FIXED];
+        in.readFully(fixed);
+        final ByteBuffer req = ByteBuffer.wrap(fixed).order(ByteOrder.LITTLE_ENDIAN);
+        final long magic = req.getLong();
+        final int version = req.getShort() & 0xffff;
+        req.getShort();
+        final int len = req.getInt();
+        final long sn = req.getLong();
+        final byte[] macC = new byte[32];
+        req.get(macC);
+        if (magic != MAGIC || version != VERSION || len <= 0 || len > MAX_ADDRESS || (sn & LISTENER_SN) == 0) {
+            refuse(out, RESULT_BAD_REQUEST);
+            LOG.log(System.Logger.Level.WARNING, "listener: malformed connection request from "
+                + s.getRemoteSocketAddress() + " (magic, version " + version + " or address length " + len + ")");
+            return null;
+        }
+        final byte[] addr = new byte[len];
+        in.readFully(addr);
+        if (!MessageDigest.isEqual(macC, mac(key, (byte) 'C', nonce, le64(sn), addr))) { // constant time
+            refuse(out, RESULT_BAD_SECRET);
+            LOG.log(System.Logger.Level.WARNING, "listener: refused a connection from " + s.getRemoteSocketAddress()
+                + ": it does not know the job secret (WEFT_JOB_SECRET)");
+            return null;
+        }
+        final WorkerAddress remote;
+        try {
+            remote = WorkerAddress.unpack(addr);
+        } catch (final WeftException e) {
+            refuse(out, RESULT_BAD_REQUEST);
+            LOG.log(System.Logger.Level.WARNING, "listener: bad worker address from " + s.getRemoteSocketAddress()
+                + ": " + e.getMessage());
+            return null;
+        }
+        final byte[] macS = mac(key, (byte) 'S', nonce, macC, localAddress);
+        final ByteBuffer reply = le(REPLY_FIXED + localAddress.length).put((byte) RESULT_OK).put((byte) 0)
+            .putShort((short) 0).putInt(localAddress.length).put(macS).put(localAddress);
+        out.write(reply.array());
+        out.flush();
+        return new Incoming(remote, sn);
+    }
+
+    private static void refuse(final OutputStream out, final int result) throws IOException {
+        out.write(le(REPLY_FIXED).put((byte) result).array());
+        out.flush();
+    }
+
+    private static ByteBuffer le(final int n) {
+        return ByteBuffer.allocate(n).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /** Writes the decision and closes the socket (the client sees EOF if the write fails). */
+    static void sendDecision(final Socket s, final int decision) {
+        try (s) {
+            s.getOutputStream().write(decision);
+            s.getOutputStream().flush();
+        } catch (final IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, "listener: could not tell " + s.getRemoteSocketAddress()
+                + " the decision (it will see the socket close): " + e);
+        }
+    }
+
+    // ------------------------------------------------------------------ client
+
+    /** A client after a successful handshake, waiting for the server's decision. */
+    static final class Client implements AutoCloseable {
+        private final SocketChannel ch;
+        private final WorkerAddress remote;
+        private final long connSn;
+        private final long deadline;
+        private final InetSocketAddress server;
+        private final ByteBuffer one = ByteBuffer.allocate(1);
+
+        Client(final SocketChannel ch, final WorkerAddress remote, final long connSn, final long deadline,
+               final InetSocketAddress server) {
+            this.ch = ch;
+            this.remote = remote;
+            this.connSn = connSn;
+            this.deadline = deadline;
+            this.server = server;
+        }
+
+        WorkerAddress remote() {
+            return remote;
+        }
+
+        long connSn() {
+            return connSn;
+        }
+
+        InetSocketAddress server() {
+            return server;
+        }
+
+        long deadline() {
+            return deadline;
+        }
+
+        /** Non-blocking: the decision byte, 0 if none yet, -1 if the socket closed without one. */
+        int pollDecision() {
+            try {
+                one.clear();
+                final int n = ch.read(one);
+                if (n < 0) {
+                    return -1;
+                }
+                return n == 0 ? 0 : one.get(0) & 0xff;
+            } catch (final IOException e) {
+                return -1;
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                ch.close();
+            } catch (final IOException e) {
+                LOG.log(System.Logger.Level.DEBUG, "closing the handshake socket: " + e);
+            }
+        }
+    }
+
+    /** Runs the client side (blocking, with a deadline; the socket is non-blocking underneath). */
+    static Client connect(final InetSocketAddress server, final byte[] localAddress, final Config config) {
+        final long timeout = Math.max(1_000_000L, config.get(CONNECT_TIMEOUT));
+        final long deadline = System.nanoTime() + timeout;
+        final byte[] key = key(config);
+        SocketChannel ch = null;
+        try {
+            ch = SocketChannel.open();
+            ch.configureBlocking(false);
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            if (!ch.connect(server)) {
+                while (!ch.finishConnect()) {
+                    waitOrTimeout(deadline, server, "connecting");
+                }
+            }
+            final ByteBuffer hello = le(HELLO);
+            readFully(ch, hello, deadline, server);
+            hello.flip();
+            if (hello.getLong() != MAGIC || (hello.getShort() & 0xffff) != VERSION) {
+                throw new WeftException(Status.UNREACHABLE, "connect to " + server + ": not a weft listener "
+                    + "(or another version)");
+            }
+            hello.getShort();
+            hello.getInt();
+            final byte[] nonce = new byte[NONCE];
+            hello.get(nonce);
+            final long sn = LISTENER_SN | NEXT_SN.getAndIncrement();
+            final byte[] macC = mac(key, (byte) 'C', nonce, le64(sn), localAddress);
+            final ByteBuffer req = le(REQUEST_FIXED + localAddress.length).putLong(MAGIC).putShort((short) VERSION)
+                .putShort((short) 0).putInt(localAddress.length).putLong(sn).put(macC).put(localAddress);
+            req.flip();
+            while (req.hasRemaining()) {
+                if (ch.write(req) == 0) {
+                    waitOrTimeout(deadline, server, "sending the request");
+                }
+            }
+            final ByteBuffer rep = le(REPLY_FIXED);
+            readFully(ch, rep, deadline, server);
+            rep.flip();
+            final int result = rep.get() & 0xff;
+            rep.get();
+            rep.getShort();
+            final int len = rep.getInt();
+            final byte[] macS = new byte[32];
+            rep.get(macS);
+            if (result == RESULT_BAD_SECRET) {
+                throw new WeftException(Status.REJECTED, "connect to " + server + ": refused, the job secret "
+                    + "(WEFT_JOB_SECRET) differs from the listener's");
+            }
+            if (result != RESULT_OK || len <= 0 || len > MAX_ADDRESS) {
+                throw new WeftException(Status.REJECTED, "connect to " + server + ": the listener refused the "
+                    + "request as malformed (result " + result + ")");
+            }
+            final ByteBuffer addr = ByteBuffer.allocate(len);
+            readFully(ch, addr, deadline, server);
+            final byte[] remoteAddr = addr.array();
+            if (!MessageDigest.isEqual(macS, mac(key, (byte) 'S', nonce, macC, remoteAddr))) {
+                throw new WeftException(Status.REJECTED, "connect to " + server + ": the listener could not prove "
+                    + "it knows the job secret (WEFT_JOB_SECRET)");
+            }
+            final WorkerAddress remote = WorkerAddress.unpack(remoteAddr);
+            final Client c = new Client(ch, remote, sn, deadline, server);
+            ch = null;
+            return c;
+        } catch (final IOException e) {
+            throw new WeftException(Status.UNREACHABLE, "connect to " + server + ": " + e.getMessage(), e);
+        } finally {
+            if (ch != null) {
+                try {
+                    ch.close();
+                } catch (final IOException e) {
+                    LOG.log(System.Logger.Level.DEBUG, "closing the handshake socket: " + e);
+                }
+            }
+        }
+    }
+
+    private static void readFully(final SocketChannel ch, final ByteBuffer b, final long deadline,
+                                  final InetSocketAddress server) throws IOException {
+        while (b.hasRemaining()) {
+            final int n = ch.read(b);
+            if (n < 0) {
+                throw new WeftException(Status.REJECTED, "connect to " + server + ": the listener closed the "
+                    + "connection during the handshake");
+            }
+            if (n == 0) {
+                waitOrTimeout(deadline, server, "waiting for the listener");
+            }
+        }
+    }
+
+    private static void waitOrTimeout(final long deadline, final InetSocketAddress server, final String what) {
+        if (System.nanoTime() - deadline > 0) {
+            throw new WeftException(Status.TIMED_OUT, "connect to " + server + ": timed out " + what);
+        }
+        LockSupport.parkNanos(50_000); // the handshake is a few round trips: poll gently, bounded
+    }
+}

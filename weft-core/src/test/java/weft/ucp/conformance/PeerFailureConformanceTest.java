@@ -1,0 +1,185 @@
+package weft.ucp.conformance;
+
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import weft.ucp.Context;
+import weft.ucp.Endpoint;
+import weft.ucp.Request;
+import weft.ucp.Worker;
+import weft.ucs.Status;
+import weft.ucs.config.Config;
+import weft.uct.conformance.Resources;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Error handling on by default: a peer process killed with SIGKILL fails its endpoint within 2 s over
+ * every transport set, every outstanding request to it completes with an error, its error handler runs,
+ * and the worker goes on serving another peer.
+ */
+@Timeout(90)
+class PeerFailureConformanceTest {
+    static {
+        Two.warmUp();
+    }
+
+    static List<String> sets() {
+        return ScenarioRunner.TRANSPORT_SETS;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("sets")
+    void sigkilledPeerFailsItsEndpointAndEverythingOutstanding(final String tls) throws Exception {
+        final Resources.Snapshot before = Resources.take();
+        try (PeerProcess child = new PeerProcess("address", tls);
+             Context ctx = Two.context(tls, Config.global());
+             Worker w = ctx.newWorker();
+             Context ctx2 = Two.context(tls, Config.global());
+             Worker other = ctx2.newWorker();
+             Arena arena = Arena.ofConfined()) {
+            final byte[] childAddr = HexFormat.of().parseHex(child.expect("ADDR "));
+            child.send("ADDR " + HexFormat.of().formatHex(w.address()));
+            child.expect("READY");
+            final Endpoint ep = w.connect(childAddr);
+            final AtomicReference<Status> err = new AtomicReference<>();
+            final AtomicLong errAt = new AtomicLong();
+            ep.onError((e, st) -> {
+                errAt.set(System.nanoTime());
+                err.set(st);
+            });
+            // the echo proves the endpoint works (and both sides are wired)
+            final MemorySegment buf = arena.allocate(1 << 20);
+            buf.set(ValueLayout.JAVA_LONG, 0, 0x1234_5678L);
+            final Request echo = w.recvTag(buf, 4096, 8, 2, -1L);
+            final Request ping = ep.sendTag(1, buf, 0, 8);
+            await(w, echo, 20, "echo from the peer");
+            assertEquals(0x1234_5678L, buf.get(ValueLayout.JAVA_LONG, 4096));
+            ping.release();
+            echo.release();
+            // outstanding work toward the peer: a sync send (never matched) and a rendezvous (never
+            // received) in flight, then sends queued behind a full lane (the peer stops reading)
+            final Request sync = ep.sendTagSync(50, buf, 0, 64);
+            final Request rndv = ep.sendTag(51, buf, 0, Math.max(ep.rendezvousThreshold(), 8192) * 2);
+            for (int i = 0; i < 1000; i++) {
+                w.progress();
+            }
+            assertTrue(!sync.isCompleted() && !rndv.isCompleted(), "both wait for the peer");
+            child.send("STOP");
+            Thread.sleep(100);
+            final List<Request> queued = new java.util.ArrayList<>();
+            for (int i = 0; i < 50_000 && queued.size() < 4; i++) {
+                final Request q = ep.sendTag(60, buf, 0, 4096);
+                if (!q.isCompleted()) {
+                    queued.add(q); // the lane is full: this one waits in the endpoint's send queue
+                }
+                w.progress();
+            }
+            assertTrue(!queued.isEmpty(), "the lane never filled up");
+            final long t0 = System.nanoTime();
+            child.kill();
+            await(w, () -> err.get() != null, 10, "the error handler");
+            final long ms = (errAt.get() - t0) / 1_000_000;
+            System.out.println("peer SIGKILL over " + tls + ": endpoint failed with " + err.get() + " after " + ms + " ms");
+            assertTrue(ms <= 2000, "detected after " + ms + " ms (want <= 2 s)");
+            assertTrue(err.get().isError());
+            await(w, () -> sync.isCompleted() && rndv.isCompleted(), 2, "outstanding requests");
+            assertTrue(sync.status().isError(), "sync send: " + sync.status());
+            assertTrue(rndv.status().isError(), "rendezvous send: " + rndv.status());
+            for (final Request q : queued) {
+                assertTrue(q.isCompleted() && q.status().isError(), "queued send: " + q.status());
+                q.release();
+            }
+            assertEquals(err.get(), ep.status());
+            assertTrue(ep.sendTag(1, buf, 0, 8).status().isError(), "sends to a failed endpoint fail at once");
+            sync.release();
+            rndv.release();
+            // the worker still serves other peers
+            final Endpoint toOther = w.connect(other.address());
+            final Endpoint back = other.connect(w.address());
+            final Request rr = other.recvTag(buf, 8192, 8, 7, -1L);
+            final Request ss = toOther.sendTag(7, buf, 0, 8);
+            final long deadline = System.nanoTime() + 10_000_000_000L;
+            while (!rr.isCompleted() && System.nanoTime() < deadline) {
+                w.progress();
+                other.progress();
+            }
+            assertEquals(Status.OK, rr.status(), "another peer is still served");
+            assertEquals(0x1234_5678L, buf.get(ValueLayout.JAVA_LONG, 8192));
+            ss.release();
+            rr.release();
+            assertNotNull(back);
+            ep.close(); // closing a failed endpoint is fine
+        }
+        Resources.assertBackTo(before, "peer failure over " + tls, 3000);
+    }
+
+    /** Across processes: each side's close (endpoint, then worker) fails the other side's endpoint. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("sets")
+    void crossProcessCloseIsSeenByThePeer(final String tls) throws Exception {
+        final Resources.Snapshot before = Resources.take();
+        try (PeerProcess child = new PeerProcess("address", tls);
+             Context ctx = Two.context(tls, Config.global());
+             Worker w = ctx.newWorker();
+             Arena arena = Arena.ofConfined()) {
+            final byte[] childAddr = HexFormat.of().parseHex(child.expect("ADDR "));
+            child.send("ADDR " + HexFormat.of().formatHex(w.address()));
+            child.expect("READY");
+            final MemorySegment buf = arena.allocate(64);
+            final Endpoint ep = w.connect(childAddr);
+            final Request echo = w.recvTag(buf, 8, 8, 2, -1L);
+            ep.sendTag(1, buf, 0, 8);
+            await(w, echo, 20, "echo");
+            echo.release();
+            // our endpoint close (flush) -> the child's endpoint fails at once (EP_REMOVED)
+            final long t0 = System.nanoTime();
+            ep.close();
+            assertEquals("CONNECTION_RESET", child.expect("EPFAILED "));
+            System.out.println("close over " + tls + ": the peer saw it after " + (System.nanoTime() - t0) / 1_000_000
+                + " ms");
+            // a second endpoint; the child's worker closes -> ours fails within the bound
+            final Endpoint ep2 = w.connect(childAddr);
+            final AtomicReference<Status> err = new AtomicReference<>();
+            ep2.onError((e, st) -> err.set(st));
+            final Request sync = ep2.sendTagSync(9, buf, 0, 8); // matched by nobody: in flight until the close
+            for (int i = 0; i < 2000; i++) {
+                w.progress();
+            }
+            child.send("CLOSEWORKER");
+            child.expect("WORKERCLOSED");
+            final long t1 = System.nanoTime();
+            await(w, () -> err.get() != null, 5, "our endpoint to fail after the peer's worker closed");
+            assertTrue(System.nanoTime() - t1 < 2_000_000_000L);
+            await(w, sync, 2, "the sync send");
+            assertTrue(sync.status().isError(), "sync send: " + sync.status());
+            sync.release();
+            ep2.close();
+        }
+        Resources.assertBackTo(before, "cross-process close over " + tls, 3000);
+    }
+
+    static void await(final Worker w, final Request r, final double s, final String what) {
+        await(w, r::isCompleted, s, what);
+    }
+
+    static void await(final Worker w, final java.util.function.BooleanSupplier c, final double s, final String what) {
+        final long deadline = System.nanoTime() + (long) (s * 1e9);
+        while (!c.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + s + " s waiting for " + what);
+            }
+            w.progress();
+        }
+    }
+}
