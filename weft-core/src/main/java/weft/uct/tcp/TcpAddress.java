@@ -108,13 +108,17 @@ final class TcpAddress {
         return new WeftException(Status.INVALID_ADDRESS, "tcp: " + why);
     }
 
+    /**
+     * Who "this host" is for a loopback address: the boot id plus the network namespace, since two
+     * network namespaces of one machine (containers, `ip netns`) each have their own 127.0.0.1.
+     */
     private static byte[] bootId() {
-        final byte[] boot = NodeIdentity.bootId();
-        if (boot != null) {
-            return boot;
+        byte[] boot = NodeIdentity.bootId();
+        if (boot == null) {
+            // no boot id (not Linux?): use the host name hash so that loopback stays host-local
+            final String host = String.valueOf(System.getenv("HOSTNAME"));
+            boot = ByteBuffer.allocate(16).putLong(host.hashCode()).putLong(0x5746L).array();
         }
-        // no boot id (not Linux?): use the host name hash so that loopback stays host-local
-        final String host = String.valueOf(System.getenv("HOSTNAME"));
-        return ByteBuffer.allocate(16).putLong(host.hashCode()).putLong(0x5746L).array();
+        return ByteBuffer.allocate(boot.length + 8).put(boot).putLong(NodeIdentity.namespaceInode("net")).array();
     }
 }

@@ -12,7 +12,7 @@ import java.nio.file.Path;
  * can check afterwards that no PE outlived the job.
  * <ul>
  *   <li>{@code exchange PIDDIR}: put/commit/fence/get with every rank, a ring through the
- *       key-value service, allgather and barrier; prints its place in the job.</li>
+ *       key-value service, a ring of ucp tagged messages, allgather and barrier; prints its place in the job.</li>
  *   <li>{@code fail PIDDIR RANK CODE}: after a fence, RANK exits with CODE; the others sleep.</li>
  *   <li>{@code kill PIDDIR RANK}: after a fence, every PE creates /dev/shm/&lt;job id&gt;-&lt;rank&gt;
  *       (a crashed PE's leftover), then RANK kills itself with SIGKILL; the others sleep.</li>
@@ -94,6 +94,8 @@ public final class LaunchTestPe {
             }
             final String ring = ringOverKeyValue(rt);
             check(ring.equals(expectedRing(n)), "ring token '" + ring + "'");
+            final String tagRing = ringOverTags(rt);
+            check(tagRing.equals(expectedRing(me == 0 ? n : me + 1)), "tag ring token '" + tagRing + "'");
             final byte[] mine = new byte[me + 1]; // a different length per rank
             java.util.Arrays.fill(mine, (byte) me);
             final byte[][] all = rt.allgather(mine);
@@ -125,6 +127,42 @@ public final class LaunchTestPe {
             rt.fence();
         }
         return new String(rt.get(rt.size() - 1, "ring"), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The same token passed around a ring of tagged messages between ucp workers whose addresses came
+     * from {@code allgather}: rank k receives from k-1, appends its rank and sends to k+1; rank 0
+     * starts and finally receives the whole token (the others return what they forwarded).
+     */
+    static String ringOverTags(final Runtime rt) {
+        final int n = rt.size();
+        final int me = rt.rank();
+        try (weft.ucp.Context ctx = weft.ucp.Context.create(weft.ucp.Feature.TAG);
+             weft.ucp.Worker w = ctx.newWorker(); java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            final byte[][] addrs = rt.allgather(w.address());
+            final weft.ucp.Endpoint next = w.connect(addrs[(me + 1) % n]);
+            final java.lang.foreign.MemorySegment buf = arena.allocate(4096);
+            String token = me == 0 ? "0" : receiveToken(w, buf) + "," + me;
+            final byte[] out = token.getBytes(StandardCharsets.UTF_8);
+            java.lang.foreign.MemorySegment.copy(java.lang.foreign.MemorySegment.ofArray(out), 0, buf, 0, out.length);
+            final weft.ucp.Request s = next.sendTag(77, buf, 0, out.length);
+            check(s.await() == weft.ucs.Status.OK, "ring send");
+            s.release();
+            if (me == 0) {
+                token = receiveToken(w, buf);
+            }
+            rt.barrier(); // every token delivered before any worker closes
+            return token;
+        }
+    }
+
+    private static String receiveToken(final weft.ucp.Worker w, final java.lang.foreign.MemorySegment buf) {
+        final weft.ucp.TagInfo info = new weft.ucp.TagInfo();
+        final weft.ucp.Request r = w.recvTag(buf, 0, buf.byteSize(), 77, -1L, info, null);
+        check(r.await() == weft.ucs.Status.OK, "ring receive");
+        r.release();
+        return new String(buf.asSlice(0, info.length()).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+            StandardCharsets.UTF_8);
     }
 
     static String expectedRing(final int n) {
