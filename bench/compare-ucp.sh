@@ -15,7 +15,11 @@ run() { # label, compare-ucp args...
     echo "== $label"
     python3 bench/compare-ucp.py --label "$label" --pairs "$PAIRS" "$@" 2>&1
 }
-echo "# $(date -u +%FT%TZ) $(uname -m) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); weft $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- weft-core weft-tools || echo +changes); $(ucx_info -v 2>/dev/null | sed -n 's/^# *//p' | head -1)"
+REV=$(git rev-parse --short HEAD 2>/dev/null || echo "${WEFT_REV:-unknown}")
+if git rev-parse --git-dir >/dev/null 2>&1 && ! git diff --quiet HEAD -- weft-core weft-tools; then REV="$REV+changes"; fi
+echo "# $(date -u +%FT%TZ) $(uname -m) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); weft $REV; $(ucx_info -v 2>/dev/null | sed -n 's/^# *//p' | head -1)"
+# ./weft rebuilds when sources change: run from a snapshot (git archive HEAD | tar -x -C DIR; WEFT_REV=...)
+# if you edit the tree while this runs
 SHM=(--weft-env "WEFT_TLS=shm" --ucx-env "UCX_TLS=sm")
 TCP=(--weft-env "WEFT_TLS=tcp" --ucx-env "UCX_TLS=tcp")
 run "shm tag_lat 8 B"      --test tag_lat --size 8 --iters 1000000 --warmup 200000 "${SHM[@]}" --max-ratio 1.2
