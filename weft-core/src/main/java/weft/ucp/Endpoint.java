@@ -380,10 +380,15 @@ public final class Endpoint implements AutoCloseable {
                 return Status.NO_RESOURCE; // Lifecycle removes the gate when the server accepts
             }
             case Request.CONTROL -> {
-                ctl.set(LONG, 0, r.length);
-                final Status st = amEp.amShort((int) r.tag, r.remoteReqId, ctl, 0, 8);
+                final Status st;
+                if (r.tag == AmId.WIREUP) {
+                    st = trySendWireup(AmId.WIREUP_REPLY, r.remoteReqId);
+                } else {
+                    ctl.set(LONG, 0, r.length);
+                    st = amEp.amShort((int) r.tag, r.remoteReqId, ctl, 0, 8);
+                }
                 if (st == Status.OK) {
-                    worker.complete(r, Status.OK); // released at creation: back to the pool
+                    worker.complete(r, st); // released: back to the pool
                 }
                 return st;
             }
@@ -773,13 +778,26 @@ public final class Endpoint implements AutoCloseable {
     }
 
     void sendWireup(final byte type, final long dst) {
+        final Status st = trySendWireup(type, dst);
+        if (st == Status.NO_RESOURCE && type == AmId.WIREUP_REPLY) {
+            // the lane is full (e.g. this side is streaming to the peer): the reply waits in the send queue
+            final Request r = worker.acquire(Request.CONTROL);
+            r.ep = this;
+            r.tag = AmId.WIREUP;
+            r.remoteReqId = dst;
+            r.released = true; // nobody waits for it: recycled when sent
+            enqueue(r);
+        } else if (st != Status.OK) {
+            throw new WeftException(st, "cannot send the wireup message to " + remote + " on " + am.name() + ": "
+                + st);
+        }
+    }
+
+    private Status trySendWireup(final byte type, final long dst) {
         final byte[] addr = type == AmId.WIREUP_REQUEST ? worker.address() : new byte[0];
         packer.wireup(type, id, dst, connSn, addr);
         final long n = amEp.amBcopy(AmId.WIREUP, packer);
-        if (n < 0) {
-            throw new WeftException(Status.ofLength(n), "cannot send the wireup message to " + remote
-                + " on " + am.name() + ": " + Status.ofLength(n));
-        }
+        return n < 0 ? Status.ofLength(n) : Status.OK;
     }
 
     void onRemoteId(final long rid) {
@@ -858,6 +876,7 @@ public final class Endpoint implements AutoCloseable {
         }
         for (final Lane l : extraLanes) {
             l.uct.close();
+            l.local.lanes--; // adaptive progress: the interface may go idle
         }
         extraLanes.clear();
         worker.removeEndpoint(this);
@@ -1323,6 +1342,7 @@ public final class Endpoint implements AutoCloseable {
                 if (e.transport().equals(transport) && wi.iface.isReachable(e.deviceAddress(), e.interfaceAddress())) {
                     final Lane l = new Lane(wi, e, wi.iface.connect(e.deviceAddress(), e.interfaceAddress()));
                     extraLanes.add(l);
+                    wi.lanes++; // adaptive progress: completions on this lane need its interface progressed
                     return l;
                 }
             }

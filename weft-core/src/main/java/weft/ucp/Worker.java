@@ -82,6 +82,8 @@ public final class Worker implements AutoCloseable {
     // every Lifecycle.SERVICE_EVERY calls, so the fast path pays one decrement and compare
     final Lifecycle lifecycle;
     int serviceCountdown;
+    /** Counts progress calls; idle interfaces get their turn when its low bits are zero. */
+    private int progressTick;
 
     /** The peer-worker record used to pair endpoints created from both sides (by connection number). */
     private static final class Peer {
@@ -312,6 +314,9 @@ public final class Worker implements AutoCloseable {
         final Endpoint ep = new Endpoint(this, id, remote, sn, sel);
         eps[slot] = ep;
         liveEps.add(ep);
+        for (final Lane l : ep.lanes) {
+            l.local.lanes++; // the interface is now in use: progressed on every call
+        }
         return ep;
     }
 
@@ -343,7 +348,11 @@ public final class Worker implements AutoCloseable {
             eps[slot] = null;
             epGen[slot]++;
         }
-        liveEps.remove(ep);
+        if (liveEps.remove(ep)) {
+            for (final Lane l : ep.lanes) {
+                l.local.lanes--;
+            }
+        }
         sendPending.remove(ep);
         final Peer p = peers.get(ep.remote.uuid());
         if (p != null) {
@@ -702,7 +711,7 @@ public final class Worker implements AutoCloseable {
                 serviceCountdown = Lifecycle.SERVICE_EVERY;
                 work += lifecycle.service();
             }
-            work += uct.progress();
+            work += progressInterfaces();
             if (!sendPending.isEmpty()) {
                 work += progressPendingSends();
             }
@@ -720,6 +729,33 @@ public final class Worker implements AutoCloseable {
             guard.exit();
         }
     }
+
+    /**
+     * Adaptive progress (UCX's idea): interfaces that carry a lane of some endpoint are progressed on
+     * every call; idle ones (no lane: e.g. tcp when every peer is reached over shm, whose progress is an
+     * epoll_wait syscall) once every {@link #IDLE_PERIOD} calls, which is enough to notice a peer's
+     * first message (wireup, a connection). An idle interface that did work stays "hot", progressed on
+     * every call, for {@link #HOT_CALLS} calls, so that traffic on it is never throttled for long.
+     */
+    private int progressInterfaces() {
+        final boolean idleTurn = (++progressTick & (IDLE_PERIOD - 1)) == 0;
+        int work = 0;
+        for (final WorkerIface wi : ifaces) {
+            if (wi.lanes > 0) {
+                work += wi.iface.progress();
+            } else if (idleTurn || wi.hot > 0) {
+                final int n = wi.iface.progress();
+                wi.hot = n > 0 ? HOT_CALLS : wi.hot - (wi.hot > 0 ? 1 : 0);
+                work += n;
+            }
+        }
+        return work;
+    }
+
+    /** An idle interface is progressed once in this many calls (a power of two). */
+    static final int IDLE_PERIOD = 32;
+    /** Calls for which an idle interface that did work is progressed every time. */
+    static final int HOT_CALLS = 4096;
 
     /** Progresses until {@code r} completes. */
     void await(final Request r) {
@@ -781,6 +817,14 @@ public final class Worker implements AutoCloseable {
             final int n = events.await(slice);
             signalFd.drain();
             if (n > 0) {
+                guard.enter();
+                try {
+                    for (final WorkerIface wi : ifaces) {
+                        wi.hot = HOT_CALLS; // the event may be on an idle interface: progress it at once
+                    }
+                } finally {
+                    guard.exit();
+                }
                 return true;
             }
             if (timeoutMs >= 0 && System.nanoTime() - deadline >= 0) {

@@ -16,6 +16,10 @@ final class WorkerIface {
     final InterfaceAttributes attrs;
     final MemoryDomain md;
     final MemoryDomainAttributes mdAttrs;
+    /** Lanes of this worker's endpoints on this interface; 0 = idle (progressed sparsely, see Worker). */
+    int lanes;
+    /** Progress calls left during which an idle interface that just did work is progressed every time. */
+    int hot;
 
     WorkerIface(final int index, final Transport transport, final Device device, final Interface iface) {
         this.index = index;

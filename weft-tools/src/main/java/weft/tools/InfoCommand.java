@@ -2,6 +2,12 @@ package weft.tools;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import weft.ucp.Context;
+import weft.ucp.Endpoint;
+import weft.ucp.Feature;
+import weft.ucp.Worker;
+import weft.ucp.WorkerAddress;
+import weft.ucs.WeftException;
 import weft.ucs.config.Config;
 import weft.ucs.config.ConfigRegistry;
 import weft.ucs.config.ConfigVar;
@@ -16,6 +22,8 @@ import weft.uct.Transports;
 import weft.uct.UctWorker;
 
 import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 /** {@code weft info}: like ucx_info. */
@@ -31,10 +39,24 @@ public final class InfoCommand implements Callable<Integer> {
     @Option(names = "-v", description = "version and build")
     boolean version;
 
+    @Option(names = "-e", description = "the lanes and protocol thresholds chosen for an endpoint to a peer of the "
+        + "kind given by --peer (transports from WEFT_TLS)")
+    boolean endpoint;
+
+    @Option(names = "--peer", paramLabel = "KIND", defaultValue = "node",
+        description = {"with -e, the kind of peer (default: ${DEFAULT-VALUE}):",
+            "  self    the same worker",
+            "  node    another process on this node; shown with a second worker of this process, which the "
+                + "same-node transports reach exactly as they reach another process",
+            "  remote  a process on another node; shown with a second worker that opens only the network "
+                + "transports (tcp), whose address is given without its loopback devices: only inter-node "
+                + "resources can be chosen, as for a peer on another host"})
+    String peer;
+
     @Override
     public Integer call() {
         final PrintStream out = System.out;
-        if (!devices && !config) {
+        if (!devices && !config && !endpoint) {
             version = true;
         }
         if (version) {
@@ -47,7 +69,98 @@ public final class InfoCommand implements Callable<Integer> {
         if (config) {
             printConfig(out);
         }
+        if (endpoint) {
+            try {
+                printEndpoint(out, peer);
+            } catch (final IllegalArgumentException | WeftException e) {
+                System.err.println("weft info: " + e.getMessage());
+                return 1;
+            }
+        }
         return 0;
+    }
+
+    /**
+     * Prints the lanes and protocol thresholds of an endpoint from a worker (transports from
+     * WEFT_TLS) to a peer of the given kind: self, node or remote (see the --peer help).
+     */
+    /**
+     * The address without its loopback-device entries: what a worker on another node would publish
+     * and be reachable by (a loopback device reaches only its own host).
+     */
+    static byte[] withoutLoopback(final byte[] address) {
+        final WorkerAddress a = WorkerAddress.unpack(address);
+        final List<WorkerAddress.Entry> kept = new ArrayList<>();
+        for (final WorkerAddress.Entry e : a.entries()) {
+            boolean loopback;
+            try {
+                final java.net.NetworkInterface ni = java.net.NetworkInterface.getByName(e.device());
+                loopback = ni != null && ni.isLoopback();
+            } catch (final java.net.SocketException ex) {
+                loopback = false;
+            }
+            if (!loopback) {
+                kept.add(e);
+            }
+        }
+        if (kept.isEmpty()) {
+            throw new IllegalArgumentException("the network transports have only loopback devices here: "
+                + "nothing reaches a peer on another node");
+        }
+        return new WorkerAddress(a.uuid(), kept).pack();
+    }
+
+    static void printEndpoint(final PrintStream out, final String kind) {
+        if (!List.of("self", "node", "remote").contains(kind)) {
+            throw new IllegalArgumentException("unknown peer kind '" + kind + "' for --peer: use self, node or remote");
+        }
+        try (Context ctx = Context.builder().features(Feature.TAG).name("info").build();
+             Worker w = ctx.newWorker()) {
+            Context peerCtx = null;
+            try {
+                final Worker peerWorker;
+                if (kind.equals("self")) {
+                    peerWorker = w;
+                } else if (kind.equals("node")) {
+                    peerWorker = ctx.newWorker();
+                } else {
+                    final List<String> net = new ArrayList<>();
+                    for (final Transport t : ctx.transports()) {
+                        if (t.devices().stream().allMatch(d -> d.type() == Device.Type.NET)) {
+                            net.add(t.name());
+                        }
+                    }
+                    if (net.isEmpty()) {
+                        throw new IllegalArgumentException("no network transport among " + ctx.transports().stream()
+                            .map(Transport::name).toList() + " (WEFT_TLS): nothing reaches a peer on another node");
+                    }
+                    peerCtx = Context.builder().features(Feature.TAG).transports(net.toArray(new String[0]))
+                        .name("info-remote-peer").build();
+                    peerWorker = peerCtx.newWorker();
+                }
+                byte[] peerAddress = peerWorker.address();
+                if (kind.equals("remote")) {
+                    peerAddress = withoutLoopback(peerAddress);
+                }
+                final Endpoint ep = w.connect(peerAddress);
+                out.println("#");
+                out.println("# Endpoint to a " + switch (kind) {
+                    case "self" -> "peer in the same worker (self)";
+                    case "node" -> "peer on the same node (node)";
+                    default -> "peer on another node (remote)";
+                });
+                out.println("#   local resources: " + w.resources());
+                out.println("#   peer resources:  " + WorkerAddress.unpack(peerAddress).entries().stream()
+                    .map(e -> e.transport() + "/" + e.device()).toList());
+                for (final String line : ep.describe().split("\n")) {
+                    out.println("#   " + line);
+                }
+            } finally {
+                if (peerCtx != null) {
+                    peerCtx.close();
+                }
+            }
+        }
     }
 
     static void printDevices(final PrintStream out) {

@@ -12,7 +12,7 @@ import java.lang.foreign.MemorySegment;
  * the iteration in the {@link PerfMeter}. Nothing here allocates once the loops run: the
  * operations, handlers and completions are preallocated, waits spin on fields.
  */
-final class Initiator {
+final class Initiator implements PerfLoop {
     private static final String SENDING = "sending";
     private static final String WAITING_REPLY = "waiting for the peer's reply";
     private static final String WAITING_COMPLETION = "waiting for completions";
@@ -64,12 +64,14 @@ final class Initiator {
         }
     }
 
-    /** One round of progress: the worker's interfaces, and the loopback responder. */
-    /** The measuring side's interface (its counters are printed at the end). */
-    weft.uct.Interface iface() {
-        return side.iface;
+    /** The measuring side's interface and its counters. */
+    @Override
+    public String describe() {
+        return "counters " + side.iface.transport().name() + "/" + side.iface.device().name() + ": "
+            + side.iface.counters();
     }
 
+    /** One round of progress: the worker's interfaces, and the loopback responder. */
     private void progress() {
         worker.progress();
         if (loopback != null) {
@@ -82,7 +84,8 @@ final class Initiator {
      * measured phase) it ends with the drain (outstanding operations, flush, last credit), timed
      * too. Returns the meter's final figures (null without meter).
      */
-    PerfResult run(final long n, final PerfMeter meter, final boolean drain) {
+    @Override
+    public PerfResult run(final long n, final PerfMeter meter, final boolean drain) {
         if (meter != null) {
             meter.start(System.nanoTime());
         }

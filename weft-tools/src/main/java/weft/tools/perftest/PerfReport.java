@@ -33,9 +33,9 @@ public final class PerfReport {
     public static String openBox(final PerfParams p) {
         final StringBuilder sb = new StringBuilder();
         sb.append(BOX_RULE).append('\n');
-        row(sb, "API:", "transport layer");
+        row(sb, "API:", p.test().isUcp() ? "protocol layer" : "transport layer");
         row(sb, "Test:", p.test().description());
-        row(sb, "Data layout:", p.layout().label());
+        row(sb, "Data layout:", p.test().isUcp() ? "(automatic)" : p.layout().label());
         row(sb, "Send memory:", "host");
         row(sb, "Recv memory:", "host");
         row(sb, "Message size:", Long.toString(p.messageSize()));

@@ -40,6 +40,9 @@ final class PerfRun {
 
     /** Both parts in this process; returns the final result. */
     PerfResult loopback(final PerfParams p, final boolean finalOnly, final boolean csv) {
+        if (p.test().isUcp()) {
+            return new UcpRun(this, out, timeoutNs).loopback(p, finalOnly, csv);
+        }
         try (UctWorker worker = new UctWorker()) {
             final Interface iface = open(worker, p, null);
             try (PerfSide client = new PerfSide(iface, p); PerfSide server = new PerfSide(iface, p)) {
@@ -56,7 +59,7 @@ final class PerfRun {
         }
     }
 
-    private PerfResult measure(final PerfParams p, final Initiator initiator, final PerfOutput output) {
+    PerfResult measure(final PerfParams p, final PerfLoop initiator, final PerfOutput output) {
         // the warm-up is timed too (not reported), so that the measured loop runs warm code
         initiator.run(p.warmup(), new PerfMeter(null, p, REPORT_INTERVAL_NS), false);
         // let the compiles the warm-up started finish before the clock starts (see JitSettle)
@@ -75,8 +78,9 @@ final class PerfRun {
             measuredMs);
         err.printf(java.util.Locale.ROOT, "# allocated bytes/op: %.3f (%d bytes in %d iterations)%n",
             meter.allocatedBytes() / (double) p.iterations(), meter.allocatedBytes(), p.iterations());
-        err.println("# counters " + initiator.iface().transport().name() + "/" + initiator.iface().device().name()
-            + ": " + initiator.iface().counters());
+        for (final String line : initiator.describe().split("\n")) {
+            err.println("# " + line);
+        }
         err.flush();
         return r;
     }
@@ -99,6 +103,10 @@ final class PerfRun {
             }
             out.print(PerfReport.box(p, false));
             out.flush();
+            if (p.test().isUcp()) {
+                new UcpRun(this, out, timeoutNs).serve(control, p);
+                return;
+            }
             try (UctWorker worker = new UctWorker()) {
                 final Watchdog watchdog = new Watchdog(control, timeoutNs);
                 try (PerfSide side = setup(control, worker, p, watchdog, "server")) {
@@ -131,6 +139,9 @@ final class PerfRun {
             control.send(ControlChannel.PARAMS, p.encode());
             final PerfOutput output = new PerfOutput(out, p, finalOnly, csv);
             output.header(false);
+            if (p.test().isUcp()) {
+                return new UcpRun(this, out, timeoutNs).client(control, p, output);
+            }
             try (UctWorker worker = new UctWorker()) {
                 final Watchdog watchdog = new Watchdog(control, timeoutNs);
                 try (PerfSide side = setup(control, worker, p, watchdog, "client")) {

@@ -145,6 +145,8 @@ final class PerfSide implements AutoCloseable {
             case FADD -> "atomic fetch-and-add";
             case SWAP -> "atomic swap";
             case CSWAP -> "atomic compare-and-swap";
+            case TAG, TAG_SYNC -> throw new PerfException(t.testName() + " is a protocol-layer test: it runs on "
+                + "a worker, not on one interface");
         };
         if (t.isAtomic()) {
             if (size != 4 && size != 8) {

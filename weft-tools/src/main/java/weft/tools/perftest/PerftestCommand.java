@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * {@code -l} = both in this process.
  */
 @Command(name = "perftest", sortOptions = false,
-    description = {"Transport-level benchmarks, ucx_perftest-compatible.",
+    description = {"Transport- and protocol-level benchmarks, ucx_perftest-compatible.",
         "Server: weft perftest [-p PORT] [-c CPU]    client: weft perftest HOST -t TEST [options]",
         "Loopback in one process: weft perftest -l -t TEST [options]"})
 public final class PerftestCommand implements Callable<Integer> {
@@ -26,7 +26,8 @@ public final class PerftestCommand implements Callable<Integer> {
     String host;
 
     @Option(names = "-t", paramLabel = "TEST", description = "test: am_lat, am_bw, put_lat, put_bw, get, add_lat, "
-        + "fadd, swap, cswap, add_mr (default: ${DEFAULT-VALUE})", defaultValue = "am_lat")
+        + "fadd, swap, cswap, add_mr (transport layer); tag_lat, tag_bw, tag_sync_lat, tag_sync_bw (protocol "
+        + "layer, transports from WEFT_TLS or -x) (default: ${DEFAULT-VALUE})", defaultValue = "am_lat")
     String test;
 
     @Option(names = "-s", paramLabel = "SIZE[,SIZE...]", defaultValue = "8",
@@ -71,7 +72,8 @@ public final class PerftestCommand implements Callable<Integer> {
     @Option(names = "-v", description = "print CSV-formatted output")
     boolean csv;
 
-    @Option(names = "-x", paramLabel = "TL", description = "transport (default: the first of WEFT_TLS, else shm)")
+    @Option(names = "-x", paramLabel = "TL", description = "transport (default: the first of WEFT_TLS, else shm); "
+        + "protocol-layer tests: the transport set, as WEFT_TLS (shm = shm+cma+self; default: WEFT_TLS)")
     String transport;
 
     @Option(names = "-d", paramLabel = "DEVICE", description = "device (default: the transport's first)")
@@ -125,9 +127,10 @@ public final class PerftestCommand implements Callable<Integer> {
     /** The test parameters from the options. */
     PerfParams params() {
         final PerfTestKind kind = PerfTestKind.byName(test);
+        // protocol-layer tests without -x: each side takes its own WEFT_TLS, as ucx_perftest's take UCX_TLS
+        final String tl = transport != null ? transport : kind.isUcp() ? "" : defaultTransport();
         return new PerfParams(kind, PerfParams.parseSizes(sizes), iterations, warmup, PerfParams.Layout.parse(layout),
-            outstanding, window, percentile, transport != null ? transport : defaultTransport(),
-            device != null ? device : "");
+            outstanding, window, percentile, tl, device != null ? device : "");
     }
 
     /** The first transport named in WEFT_TLS, or shm. */

@@ -61,9 +61,13 @@ class PerfParamsTest {
             () -> parse("-t", "nosuch").params());
         assertTrue(unknown.getMessage().contains("unknown test 'nosuch'"), unknown.getMessage());
         assertTrue(unknown.getMessage().contains("am_lat"), unknown.getMessage());
+        // UCP tests not implemented yet are named as such; the tag tests run
         final IllegalArgumentException ucp = assertThrows(IllegalArgumentException.class,
-            () -> parse("-t", "tag_lat").params());
+            () -> parse("-t", "ucp_am_bw").params());
         assertTrue(ucp.getMessage().contains("UCP"), ucp.getMessage());
+        final PerfParams tag = parse("-t", "tag_lat").params();
+        assertTrue(tag.test().isUcp() && tag.transport().isEmpty(), "tag_lat without -x: transports from WEFT_TLS");
+        assertEquals("shm", parse("-t", "tag_bw", "-x", "shm").params().transport());
         assertThrows(IllegalArgumentException.class, () -> parse("-D", "shortiov").params());
         assertThrows(IllegalArgumentException.class, () -> parse("-s", "8,x").params());
         assertThrows(IllegalArgumentException.class, () -> parse("-n", "0").params());

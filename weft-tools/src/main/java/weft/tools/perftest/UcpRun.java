@@ -1,0 +1,166 @@
+package weft.tools.perftest;
+
+import weft.ucp.Context;
+import weft.ucp.Feature;
+import weft.ucs.WeftException;
+import weft.ucs.config.Config;
+import weft.uct.Transports;
+
+import java.io.PrintStream;
+
+/**
+ * Runs a protocol-layer (UCP) perftest in one of the three roles. Each side has a {@link Context}
+ * whose transports come from {@code WEFT_TLS} ({@code shm} meaning shm+cma+self), or from -x when
+ * given (then sent to the server, so both sides use the same set), and one worker; the two worker
+ * addresses travel over the control connection, and both sides connect (the endpoints pair up in
+ * wireup). Loopback runs two workers of one context in this thread.
+ */
+final class UcpRun {
+    private final PerfRun run;
+    private final PrintStream out;
+    private final long timeoutNs;
+
+    UcpRun(final PerfRun run, final PrintStream out, final long timeoutNs) {
+        this.run = run;
+        this.out = out;
+        this.timeoutNs = timeoutNs;
+    }
+
+    /** The context of a run: WEFT_TLS, or -x in its place. */
+    static Context context(final PerfParams p) {
+        if (!p.device().isEmpty()) {
+            throw new PerfException("-d is not used by protocol-layer tests: devices are chosen per transport with "
+                + "WEFT_<TL>_DEVICES (e.g. WEFT_TCP_DEVICES=lo)");
+        }
+        Config c = Config.global();
+        if (!p.transport().isEmpty()) {
+            c = c.with(Transports.TLS.name(), p.transport());
+        }
+        try {
+            return Context.builder().features(Feature.TAG).config(c).name("perftest").build();
+        } catch (final WeftException e) {
+            throw new PerfException("cannot create the protocol-layer context: " + e.getMessage(), e);
+        }
+    }
+
+    PerfResult loopback(final PerfParams p, final boolean finalOnly, final boolean csv) {
+        try (Context ctx = context(p);
+             UcpSide client = new UcpSide(ctx, p);
+             UcpSide server = new UcpSide(ctx, p)) {
+            final Watchdog watchdog = new Watchdog(null, timeoutNs);
+            client.connect(server.setupMessage(), watchdog);
+            server.connect(client.setupMessage(), watchdog);
+            final UcpResponder responder = new UcpResponder(server, p.warmup() + p.iterations());
+            final UcpInitiator initiator = new UcpInitiator(client, responder, watchdog);
+            final PerfOutput output = new PerfOutput(out, p, finalOnly, csv);
+            out.print(csv ? PerfReport.openBox(p) : PerfReport.box(p, true));
+            output.header(true);
+            try {
+                return run.measure(p, initiator, output);
+            } finally {
+                initiator.abandon();
+                responder.abandon();
+            }
+        }
+    }
+
+    /** The server's part: responds until the client says it is done. */
+    void serve(final ControlChannel control, final PerfParams p) {
+        final Watchdog watchdog = new Watchdog(control, timeoutNs);
+        try (Context ctx = contextFor(control, p, "server");
+             UcpSide side = setup(control, ctx, p, watchdog, "server")) {
+            final long total = p.warmup() + p.iterations();
+            final UcpResponder responder = new UcpResponder(side, total);
+            try {
+                watchdog.begin();
+                while (watchdog.lastFrame() != ControlChannel.DONE) {
+                    responder.poll();
+                    watchdog.checkPeer("serving the test");
+                }
+                control.receive(ControlChannel.DONE, timeoutNs, "the end of the test");
+                // the last replies may still wait for the client's acknowledgement (sync sends)
+                final long deadline = System.nanoTime() + 1_000_000_000L;
+                while (!responder.finished() && System.nanoTime() < deadline) {
+                    responder.poll();
+                }
+                if (!responder.finished()) {
+                    throw new PerfException("the client ended the test early (server handled "
+                        + responder.received() + " of " + total + " messages)");
+                }
+                control.send(ControlChannel.FIN);
+            } finally {
+                responder.abandon();
+            }
+        }
+    }
+
+    /** The client's part: measures, then ends the test with the server. */
+    PerfResult client(final ControlChannel control, final PerfParams p, final PerfOutput output) {
+        final Watchdog watchdog = new Watchdog(control, timeoutNs);
+        try (Context ctx = contextFor(control, p, "client");
+             UcpSide side = setup(control, ctx, p, watchdog, "client")) {
+            final UcpInitiator initiator = new UcpInitiator(side, null, watchdog);
+            final PerfResult r;
+            try {
+                r = run.measure(p, initiator, output);
+            } catch (final PerfException e) {
+                control.sendErrorQuietly("client: " + e.getMessage());
+                throw e;
+            } finally {
+                initiator.abandon();
+            }
+            control.send(ControlChannel.DONE);
+            // keep progressing while the server finishes: it may wait for this side's acknowledgements
+            final long deadline = System.nanoTime() + timeoutNs;
+            while (control.poll() == 0) {
+                side.worker.progress();
+                if (System.nanoTime() - deadline > 0) {
+                    throw new PerfException("the server did not acknowledge the end of the test");
+                }
+                Thread.onSpinWait();
+            }
+            control.receive(ControlChannel.FIN, timeoutNs, "the server's acknowledgement of the end");
+            return r;
+        }
+    }
+
+    private static Context contextFor(final ControlChannel control, final PerfParams p, final String role) {
+        try {
+            return context(p);
+        } catch (final PerfException e) {
+            control.sendErrorQuietly(role + ": " + e.getMessage());
+            throw e;
+        }
+    }
+
+    /** Creates the worker, exchanges worker addresses, connects, and agrees that both sides are ready. */
+    private UcpSide setup(final ControlChannel control, final Context ctx, final PerfParams p,
+                          final Watchdog watchdog, final String role) {
+        final UcpSide side;
+        try {
+            side = new UcpSide(ctx, p);
+        } catch (final PerfException e) {
+            control.sendErrorQuietly(role + ": " + e.getMessage());
+            throw e;
+        }
+        boolean ok = false;
+        try {
+            control.send(ControlChannel.SETUP, side.setupMessage());
+            final byte[] peer = control.receive(ControlChannel.SETUP, timeoutNs, "the peer's worker address");
+            try {
+                side.connect(peer, watchdog);
+            } catch (final PerfException e) {
+                control.sendErrorQuietly(role + ": " + e.getMessage());
+                throw e;
+            }
+            control.send(ControlChannel.STATUS);
+            control.receive(ControlChannel.STATUS, timeoutNs, "the peer's readiness");
+            ok = true;
+            return side;
+        } finally {
+            if (!ok) {
+                side.close();
+            }
+        }
+    }
+}
