@@ -94,6 +94,17 @@ public final class Context implements AutoCloseable {
         return Transports.selected(config.with(Transports.TLS.name(), String.join(",", expanded)));
     }
 
+    /**
+     * Every configuration variable of the protocol layer (loading the classes that declare them), for
+     * tools such as {@code weft info -c}.
+     */
+    public static List<weft.ucs.config.ConfigVar<?>> configVars() {
+        return List.of(UcpConfig.RNDV_THRESH, UcpConfig.ZCOPY_THRESH, UcpConfig.MAX_SHORT, UcpConfig.MAX_RNDV_RAILS,
+            UcpConfig.MULTI_LANE_MAX_RATIO, UcpConfig.RNDV_CHUNK, UcpConfig.RNDV_SCHEME, UcpConfig.UNEXPECTED_BUDGET,
+            Lifecycle.KEEPALIVE_INTERVAL, Lifecycle.KEEPALIVE_TIMEOUT, Lifecycle.EP_CLOSE_TIMEOUT,
+            SockaddrHandshake.CONNECT_TIMEOUT, Streams.WINDOW);
+    }
+
     /** A context with the given features and the configuration from the environment. */
     public static Context create(final Feature... features) {
         return builder().features(features).build();

@@ -202,6 +202,7 @@ public final class InfoCommand implements Callable<Integer> {
     static void printConfig(final PrintStream out) {
         Transports.all(); // loads every transport, registering its variables
         weft.runtime.RuntimeConfig.all(); // and the runtime's and launcher's
+        weft.ucp.Context.configVars(); // and the protocol layer's
         final Config c = Config.global();
         for (final ConfigVar<?> v : ConfigRegistry.all()) {
             out.println("#");
