@@ -120,6 +120,18 @@ class LaunchTest {
         assertEquals(n, job.out().lines().filter(l -> l.endsWith(" ring " + ring)).count(), job.toString());
     }
 
+    /** The README's first program, a single-file source run by two PEs over the default transports. */
+    @Test
+    void shouldRunTheExampleProgram() {
+        final java.nio.file.Path example = java.nio.file.Path.of("..", "examples", "HelloWeft.java").toAbsolutePath();
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(example), "no " + example);
+        final List<String> a = new ArrayList<>(FAST_JVM);
+        a.addAll(List.of("-n", "2", example.toString()));
+        final Job job = run(a.toArray(String[]::new));
+        assertEquals(0, job.rc(), job.toString());
+        assertTrue(job.out().contains("rank 1 got \"hello from rank 0\" and 42 in its heap"), job.toString());
+    }
+
     @Test
     void shouldPropagateTheFirstNonZeroExitCodeAndStopTheOthers() {
         // A long grace: the others must leave on the service's ABORT, not on SIGTERM.
