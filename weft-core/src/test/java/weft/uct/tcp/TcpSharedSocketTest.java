@@ -178,6 +178,41 @@ class TcpSharedSocketTest {
     }
 
     @Test
+    void shouldKeepOneSocketPerDirectionWithAPeerThatDoesNotShare() {
+        final UctWorker w3 = new UctWorker();
+        try {
+            final TcpInterface c = (TcpInterface) TcpTestSupport.open(w3,
+                Config.global().with("TCP_SHARED_SOCKET", "n"), (ep, st) -> errorsB.add(st));
+            final List<Long> atC = new ArrayList<>();
+            c.setAmHandler(5, (d, o, l, f) -> {
+                atC.add(d.get(TcpFrame.I64, o));
+                return Status.OK;
+            });
+            final Endpoint ac = a.connect(c.deviceAddress(), c.interfaceAddress());
+            final Endpoint ca = c.connect(a.deviceAddress(), a.interfaceAddress());
+            for (long i = 0; i < 50; i++) {
+                send(ac, i, a, c);
+                send(ca, i, a, c);
+            }
+            progressUntil(() -> atA.size() == 50 && atC.size() == 50 && a.serverConnections() == 1
+                && c.serverConnections() == 1, 5000, "traffic both ways", a, c);
+            for (int i = 0; i < 50; i++) {
+                assertEquals(i, atA.get(i));
+                assertEquals(i, atC.get(i));
+            }
+            assertEquals(2, a.connections(), "no sharing with a peer that does not share");
+            assertEquals(2, c.connections());
+            assertEquals(0, a.sharedSwitches() + c.sharedSwitches());
+            ac.close();
+            ca.close();
+            progressUntil(() -> a.connections() == 0 && c.connections() == 0, 5000, "closed", a, c);
+            assertTrue(errorsA.isEmpty() && errorsB.isEmpty(), "no errors: " + errorsA + " " + errorsB);
+        } finally {
+            w3.close();
+        }
+    }
+
+    @Test
     void shouldUseTheAcceptedSocketWhenConnectingAfterThePeer() {
         final Endpoint ab = a.connect(b.deviceAddress(), b.interfaceAddress());
         send(ab, 0);
@@ -295,6 +330,67 @@ class TcpSharedSocketTest {
         }
         assertEquals(1, a.connections());
         assertEquals(1, b.connections());
+    }
+
+    @Test
+    void shouldCompleteRmaIssuedAcrossTheSwitch() {
+        final boolean aLarger = key(a) > key(b);
+        final Endpoint[] eps = connectBoth(!aLarger);
+        final Endpoint mover = aLarger ? eps[0] : eps[1];
+        final TcpInterface moverIface = aLarger ? a : b;
+        final MemoryHandle target = mem(4096);
+        final RemoteKey k = md.unpackRkey(md.packRkey(target));
+        final MemorySegment src = arena.allocate(8, 8);
+        final MemorySegment res = arena.allocate(8 * 4000L, 8);
+        final MemorySegment got = arena.allocate(8 * 4000L, 8);
+        final Completion c = new Completion();
+        int switchedAt = -1;
+        for (int i = 0; i < 4000; i++) {
+            src.set(ValueLayout.JAVA_LONG, 0, i);
+            final int slot = i % 64;
+            final long off = 8L * slot;
+            Status st;
+            final long dl = System.nanoTime() + 10_000_000_000L;
+            while ((st = mover.putShort(src, 0, 8, k.base() + off, k)) == Status.NO_RESOURCE) {
+                assertTrue(System.nanoTime() < dl);
+                a.progress();
+                b.progress();
+            }
+            assertEquals(Status.OK, st);
+            // a get right behind the put must see it (order), whichever socket each one took
+            c.expect(1);
+            while ((st = mover.getZcopy(IoVector.of(got, 8L * i, 8), k.base() + off, k, c)) == Status.NO_RESOURCE) {
+                assertTrue(System.nanoTime() < dl);
+                a.progress();
+                b.progress();
+            }
+            assertEquals(Status.IN_PROGRESS, st);
+            c.expect(1);
+            while ((st = mover.atomic64Fetch(AtomicOp.ADD, 1, res, 8L * i, k.base() + 4000, k, c))
+                == Status.NO_RESOURCE) {
+                assertTrue(System.nanoTime() < dl);
+                a.progress();
+                b.progress();
+            }
+            assertEquals(Status.IN_PROGRESS, st);
+            if (switchedAt < 0 && moverIface.sharedSwitches() == 1) {
+                switchedAt = i;
+            }
+            if ((i & 3) == 0) {
+                a.progress();
+                b.progress();
+            }
+        }
+        final Completion f = new Completion().reset(1);
+        assertEquals(Status.OK, await(f, mover.flush(Interface.FLUSH_REMOTE, f), a, b));
+        progressUntil(() -> c.count() == 0, 10_000, "gets and atomics", a, b);
+        assertEquals(Status.OK, c.status());
+        for (int i = 0; i < 4000; i++) {
+            assertEquals(i, got.get(ValueLayout.JAVA_LONG, 8L * i), "get " + i + " saw the put before it");
+            assertEquals(i, res.get(ValueLayout.JAVA_LONG, 8L * i), "fetch-add " + i + " in order");
+        }
+        assertTrue(switchedAt > 0, "the switch happened during the run (at " + switchedAt + ")");
+        awaitOneSocket();
     }
 
     @Test
