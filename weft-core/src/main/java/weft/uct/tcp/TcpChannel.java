@@ -10,7 +10,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * One non-blocking TCP socket with its buffers: a bounded tx buffer, a ring of iovecs describing
  * what is still to be written, and an rx buffer. Knows nothing about frames; the owner (an
- * endpoint on the connecting side, a {@link TcpServerConnection} on the accepting side) parses.
+ * {@link TcpConnection}) parses.
  *
  * <p>Transmit path: small frames are built in the tx buffer ({@link #reserve} then
  * {@link #commit}); zero-copy data is described by iovec entries that point straight at the user's
@@ -39,7 +39,7 @@ final class TcpChannel {
     }
 
     final TcpInterface iface;
-    final Owner owner;
+    Owner owner;
     final int fd;
     private final Arena arena;
 
@@ -65,6 +65,8 @@ final class TcpChannel {
 
     /** The socket is connected: writes may go out. */
     boolean connected;
+    /** Queue but do not transmit (a requester moving here waits for its old socket). */
+    boolean held;
     /** The owner asked not to read (it cannot queue replies). */
     boolean readPaused;
     private boolean wantOut;
@@ -137,7 +139,7 @@ final class TcpChannel {
     int commit(final int off, final int len) {
         txTail = off + len;
         bytesQueued += len;
-        if (iovCount == 0 && connected) {
+        if (iovCount == 0 && connected && !held) {
             long n = LibC.send(fd, txBase + off, len, LibC.MSG_DONTWAIT | LibC.MSG_NOSIGNAL);
             if (n == len) {
                 bytesWritten += len;
@@ -222,6 +224,10 @@ final class TcpChannel {
      */
     int flushTx() {
         if (!connected) {
+            return 0;
+        }
+        if (held) {
+            setWantOut(false); // nothing may leave now: no writability wake-ups either
             return 0;
         }
         while (iovCount > 0) {

@@ -14,7 +14,6 @@ import weft.uct.PendingRequest;
 import weft.uct.RemoteKey;
 import weft.uct.Unpacker;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -22,9 +21,19 @@ import static weft.uct.tcp.TcpFrame.I32;
 import static weft.uct.tcp.TcpFrame.I64;
 
 /**
- * The connecting side: an endpoint owns one socket to the peer interface. Requests and active
- * messages go out on it; replies (put acks, get data, atomic results, keepalive acks) come back
- * on it in request order.
+ * The requester role towards one peer interface: requests and active messages go out on one
+ * {@link TcpConnection}; replies (put acks, get data, atomic results, keepalive acks) come back on
+ * it in request order. The connection is the socket this endpoint opened, or, with one socket
+ * per peer pair, a socket the peer opened (at connect, or by a switch: {@link #beginSwitch}).
+ *
+ * <p>On a shared socket the peer's server answers on the same socket as its own requester
+ * sends, so both sides must be able to queue every reply they owe at any time, or two saturated
+ * sides could stop reading each other (deadlock). This requester therefore (1) leaves
+ * {@link #REPLY_RESERVE} bytes and {@link #IOV_RESERVE} iovec entries of its tx buffer to the
+ * local server's replies, (2) keeps the reply bytes it may cause at the peer below
+ * {@link #REPLY_BUDGET}, and (3) sends nothing after a get larger than the peer copies into its
+ * tx buffer until that get completes (the peer serves nothing after such a get until the data
+ * left, so a request behind it would stop the peer's reading).
  *
  * <p>Bookkeeping without allocation: gets and fetching atomics sit in a ring of op slots and are
  * matched with their replies in order (the request id only double-checks); puts and post atomics
@@ -32,7 +41,7 @@ import static weft.uct.tcp.TcpFrame.I64;
  * written", "acked up to seq" and "replies up to op n" (zcopy, putZcopy, flush) sit in a FIFO of
  * waiters whose three targets only ever grow.
  */
-final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
+final class TcpEndpoint extends AbstractEndpoint {
     private static final System.Logger LOG = System.getLogger("weft.uct.tcp");
 
     private static final int OPS_CAP = 1024;
@@ -46,8 +55,38 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
     private static final byte W_PUT = 1;
     private static final byte W_FLUSH = 2;
 
+    /** Reply bytes a requester may cause at the peer's server at once (shared sockets). */
+    static final int REPLY_BUDGET = 32 * 1024;
+    /** Tx bytes a requester leaves to its own side's replies on a shared socket (wrap slack included). */
+    static final int REPLY_RESERVE = 2 * REPLY_BUDGET + 2 * (TcpServerConnection.GET_COPY_MAX + 64);
+    /** Iovec entries a requester leaves to replies on a shared socket. */
+    static final int IOV_RESERVE = 160 + TcpInterface.MAX_IOV + 1;
+
     private final TcpInterface iface;
-    final TcpChannel ch;
+    /** The socket this endpoint's requests go to (changes once at most, by a switch). */
+    TcpConnection conn;
+    TcpChannel ch;
+    final int targetIp;
+    final int targetPort;
+    /** The socket requests go to is shared: they go through {@link #reserveGated}. */
+    private boolean gate;
+    /** The accepted socket this endpoint moves to, or null. */
+    private TcpConnection switchTo;
+    /** 0 none, 1 waiting for the old tx queue to drain, 2 new requests held on the new socket. */
+    private int switchPhase;
+    private long switchKa;
+    private long opsAtSwitch;
+    private long putAtSwitch;
+    private long kaSent;
+    private long kaAcked;
+    /** A request went out on this endpoint's current socket (beyond the hello). */
+    private boolean sentAny;
+    /** Stream position after this endpoint's last frame: what a flush waits to see written. */
+    private long ownTx;
+    /** Reply bytes the outstanding gets and atomics will cause (credits, see the class comment). */
+    private long opReplyBytes;
+    /** Outstanding gets larger than the peer copies (sent alone on shared sockets). */
+    private int bigGets;
 
     /** null while usable; the error every operation returns once failed or closed. */
     private Status failStatus;
@@ -68,6 +107,8 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
     private final MemorySegment[] opResult = new MemorySegment[OPS_CAP];
     private final long[] opResultOff = new long[OPS_CAP];
     private final byte[] opSize = new byte[OPS_CAP];
+    /** Reply bytes of the op; negative for a large get. */
+    private final int[] opReply = new int[OPS_CAP];
 
     private long waitHead;
     private long waitTail;
@@ -80,56 +121,33 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
 
     /** Streaming GET_REP into the iov of the head op. */
     private boolean streaming;
-    /** Bytes of the handshake: a flush does not wait for them if no operation followed. */
-    private final long handshakeLen;
     private long streamLeft;
     private int streamEntry;
     private long streamEntryOff;
 
-    TcpEndpoint(final TcpInterface iface, final int ip, final int port, final byte[] secretDigest) {
+    /** An endpoint on a socket of its own (queues the hello; operations queue behind it). */
+    TcpEndpoint(final TcpInterface iface, final int ip, final int port, final byte[] secretDigest,
+                final byte[] acceptDigest) {
         this.iface = iface;
-        final int fd = LibC.socket(LibC.AF_INET, LibC.SOCK_STREAM | LibC.SOCK_NONBLOCK | LibC.SOCK_CLOEXEC, 0);
-        if (fd < 0) {
-            throw new WeftException(Status.NO_RESOURCE, "tcp: socket: " + LibC.strerror(-fd));
+        this.targetIp = ip;
+        this.targetPort = port;
+        this.conn = TcpConnection.connect(iface, this, ip, port, secretDigest, acceptDigest);
+        this.ch = conn.ch;
+        if (conn.closed) {
+            connectionLost(Status.CONNECTION_RESET, false);
         }
-        TcpChannel c = null;
-        try {
-            iface.configureSocket(fd);
-            c = new TcpChannel(iface, this, fd, iface.rxBufSize, iface.txBufSize);
-            final int r;
-            try (Arena a = Arena.ofConfined()) {
-                final MemorySegment sa = TcpInterface.sockaddr(a, ip, port);
-                r = LibC.connect(fd, sa, (int) LibC.SOCKADDR_IN_SIZE);
-            }
-            if (r < 0 && r != -LibC.EINPROGRESS) {
-                throw new WeftException(Status.UNREACHABLE, "tcp: connect to " + TcpAddress.ipString(ip) + ":"
-                    + port + ": " + LibC.strerror(-r));
-            }
-            c.connected = r == 0;
-            iface.register(c);
-        } catch (final RuntimeException e) {
-            if (c != null) {
-                c.close();
-            } else {
-                LibC.close(fd);
-            }
-            throw e;
-        }
-        this.ch = c;
-        // the handshake is the first thing in the stream; operations queue behind it
-        final byte[] own = iface.interfaceAddress();
-        final int len = TcpFrame.HANDSHAKE_FIXED + own.length;
-        this.handshakeLen = len;
-        final int off = c.reserve(len);
-        c.tx.set(I64, off, TcpFrame.MAGIC);
-        c.tx.set(TcpFrame.I16, off + 8, (short) TcpFrame.VERSION);
-        c.tx.set(TcpFrame.I16, off + 10, (short) own.length);
-        c.tx.set(I32, off + 12, 0);
-        MemorySegment.copy(secretDigest, 0, c.tx, ValueLayout.JAVA_BYTE, off + 16, 32);
-        MemorySegment.copy(own, 0, c.tx, ValueLayout.JAVA_BYTE, off + TcpFrame.HANDSHAKE_FIXED, own.length);
-        if (c.commit(off, len) < 0) {
-            fail(Status.CONNECTION_RESET, false);
-        }
+    }
+
+    /** An endpoint on a socket the peer interface opened (shared, authenticated both ways). */
+    TcpEndpoint(final TcpInterface iface, final TcpConnection accepted, final int ip, final int port) {
+        this.iface = iface;
+        this.targetIp = ip;
+        this.targetPort = port;
+        this.conn = accepted;
+        this.ch = accepted.ch;
+        accepted.requester = this;
+        accepted.hadRequester = true;
+        this.gate = accepted.shared;
     }
 
     @Override
@@ -139,9 +157,34 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
 
     @Override
     protected boolean hasResources() {
-        return failStatus != null
-            || (ch.txFree() > iface.segSize + 64 && ch.iovFree() > 16 && opsIssued - opsDone < OPS_CAP
-            && waitTail - waitHead < WAIT_CAP);
+        if (failStatus != null) {
+            return true;
+        }
+        if (gate && (bigGets != 0 || !replyRoom(64))) {
+            return false;
+        }
+        final int reserve = gate ? REPLY_RESERVE : 0;
+        return ch.txFree() > iface.segSize + 64 + reserve && ch.iovFree() > 16 + (gate ? IOV_RESERVE : 0)
+            && opsIssued - opsDone < OPS_CAP && waitTail - waitHead < WAIT_CAP;
+    }
+
+    /** Reserves tx room for a request frame ({@link TcpChannel#reserve}) within the sharing rules. */
+    private int reserveReq(final int len, final int replyBytes) {
+        return gate ? reserveGated(len, replyBytes) : ch.reserve(len);
+    }
+
+    /** The sharing rules of the class comment. */
+    private int reserveGated(final int len, final int replyBytes) {
+        if (bigGets != 0 || ch.txFree() < len + REPLY_RESERVE || ch.iovFree() < IOV_RESERVE
+            || !replyRoom(replyBytes)) {
+            return -1;
+        }
+        return ch.reserve(len);
+    }
+
+    /** True if the peer can owe {@code bytes} more reply bytes within the budget. */
+    private boolean replyRoom(final int bytes) {
+        return opReplyBytes + 16 * (putSeq - ackedSeq) + 8 * (kaSent - kaAcked) + bytes <= REPLY_BUDGET;
     }
 
     // ---------------------------------------------------------------- send helpers
@@ -153,10 +196,12 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
 
     /** Commits a frame; on a socket error fails the endpoint and returns false. */
     private boolean commit(final int off, final int len) {
+        sentAny = true;
         if (ch.commit(off, len) < 0) {
-            fail(Status.CONNECTION_RESET, false);
+            conn.fail(Status.CONNECTION_RESET, false);
             return false;
         }
+        ownTx = ch.bytesQueued;
         return true;
     }
 
@@ -211,7 +256,7 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
             return Status.INVALID_PARAM;
         }
         final int total = TcpFrame.HEADER + 8 + length;
-        final int off = ch.reserve(total);
+        final int off = reserveReq(total, 0);
         if (off < 0) {
             return noResource();
         }
@@ -232,7 +277,7 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
             return Status.INVALID_PARAM.code();
         }
         final int seg = iface.segSize;
-        final int off = ch.reserve(TcpFrame.HEADER + seg);
+        final int off = reserveReq(TcpFrame.HEADER + seg, 0);
         if (off < 0) {
             return noResource().code();
         }
@@ -256,7 +301,7 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
             || data > TcpFrame.MAX_AM_ZCOPY || iov.count() > TcpInterface.MAX_IOV || !nativeIov(iov)) {
             return Status.INVALID_PARAM;
         }
-        final int off = ch.reserve(TcpFrame.HEADER + headerLength);
+        final int off = reserveReq(TcpFrame.HEADER + headerLength, 0);
         if (off < 0 || ch.iovFree() < iov.count() + 1 || waitTail - waitHead == WAIT_CAP) {
             return noResource();
         }
@@ -274,12 +319,14 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
     private Status sendWithIov(final int off, final int hdrLen, final IoVector iov, final byte kind, final long seq,
                                final Completion completion) {
         final boolean wasEmpty = ch.txEmpty();
+        sentAny = true;
         ch.queue(off, hdrLen);
         for (int i = 0; i < iov.count(); i++) {
             ch.appendUser(iov.segment(i).address() + iov.offset(i), iov.length(i));
         }
+        ownTx = ch.bytesQueued;
         if (wasEmpty && ch.flushTx() < 0) {
-            fail(Status.CONNECTION_RESET, false);
+            conn.fail(Status.CONNECTION_RESET, false);
             return failStatus;
         }
         if (kind == W_TX && ch.bytesWritten >= ch.bytesQueued) {
@@ -312,7 +359,7 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
             return Status.INVALID_PARAM;
         }
         final int total = TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED + length;
-        final int off = ch.reserve(total);
+        final int off = reserveReq(total, 16);
         if (off < 0) {
             return noResource();
         }
@@ -339,7 +386,7 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
         }
         final int seg = iface.segSize;
         final int fixed = TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED;
-        final int off = ch.reserve(fixed + seg);
+        final int off = reserveReq(fixed + seg, 16);
         if (off < 0) {
             return noResource().code();
         }
@@ -367,7 +414,7 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
             return Status.INVALID_PARAM;
         }
         final int fixed = TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED;
-        final int off = ch.reserve(fixed);
+        final int off = reserveReq(fixed, 16);
         if (off < 0 || ch.iovFree() < iov.count() + 1 || waitTail - waitHead == WAIT_CAP) {
             return noResource();
         }
@@ -418,13 +465,20 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
     private int getRequest(final long len, final long address, final TcpMemoryDomain.Key k, final byte kind,
                            final Completion completion) {
         final int total = TcpFrame.HEADER + TcpFrame.GET_REQ_LEN;
-        final int off = ch.reserve(total);
+        final boolean big = len > TcpServerConnection.GET_COPY_MAX;
+        final int reply = TcpFrame.HEADER + TcpFrame.GET_REP_FIXED + (big ? 0 : (int) len);
+        final int off = reserveReq(total, reply);
         if (off < 0 || opsIssued - opsDone == OPS_CAP) {
             return -1;
         }
         final long n = opsIssued++;
         final int slot = (int) (n & OPS_MASK);
         opKind[slot] = kind;
+        opReply[slot] = big ? -reply : reply;
+        opReplyBytes += reply;
+        if (big) {
+            bigGets++;
+        }
         opComp[slot] = completion;
         opLen[slot] = len;
         final MemorySegment tx = ch.tx;
@@ -451,7 +505,7 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
             return Status.INVALID_PARAM;
         }
         final int total = TcpFrame.HEADER + TcpFrame.ATOMIC_REQ_LEN;
-        final int off = ch.reserve(total);
+        final int off = reserveReq(total, 16);
         if (off < 0) {
             return noResource();
         }
@@ -483,13 +537,16 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
             return Status.INVALID_PARAM;
         }
         final int total = TcpFrame.HEADER + TcpFrame.ATOMIC_REQ_LEN;
-        final int off = ch.reserve(total);
+        final int reply = TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN;
+        final int off = reserveReq(total, reply);
         if (off < 0 || opsIssued - opsDone == OPS_CAP) {
             return noResource();
         }
         final long n = opsIssued++;
         final int slot = (int) (n & OPS_MASK);
         opKind[slot] = OP_ATOMIC;
+        opReply[slot] = reply;
+        opReplyBytes += reply;
         opComp[slot] = completion;
         opResult[slot] = result;
         opResultOff[slot] = resultOffset;
@@ -556,13 +613,13 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
             return failStatus;
         }
         if ((flags & Interface.FLUSH_CANCEL) != 0) {
-            fail(Status.CANCELED, false);
+            cancel();
             return Status.OK;
         }
         if (!pending.isEmpty()) {
             return noResource();
         }
-        if ((ch.txEmpty() || ch.bytesQueued == handshakeLen) && ackedSeq == putSeq && opsDone == opsIssued && waitHead == waitTail) {
+        if (ch.bytesWritten >= ownTx && ackedSeq == putSeq && opsDone == opsIssued && waitHead == waitTail) {
             final Status e = putError;
             putError = null;
             return e == null ? Status.OK : e;
@@ -570,13 +627,14 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
         if (waitTail - waitHead == WAIT_CAP) {
             return noResource();
         }
-        addWaiter(W_FLUSH, ch.bytesQueued, putSeq, opsIssued, completion);
+        addWaiter(W_FLUSH, ownTx, putSeq, opsIssued, completion);
         return Status.IN_PROGRESS;
     }
 
     @Override
     public Status fence() {
-        // one ordered stream, served in order by the target: later operations cannot pass earlier ones
+        // one ordered stream, served in order by the target: later operations cannot pass earlier
+        // ones (a switch to another socket waits until the old one was served: see beginSwitch)
         return failStatus != null ? failStatus : Status.OK;
     }
 
@@ -586,9 +644,10 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
         if (failStatus != null) {
             return failStatus;
         }
-        final int off = ch.reserve(TcpFrame.HEADER);
+        final int off = reserveReq(TcpFrame.HEADER, TcpFrame.HEADER);
         if (off >= 0) {
             TcpFrame.header(ch.tx, off, TcpFrame.KEEPALIVE, 0, 0, 0);
+            kaSent++;
             if (!commit(off, TcpFrame.HEADER)) {
                 return failStatus;
             }
@@ -598,25 +657,29 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
 
     // ---------------------------------------------------------------- progress side
 
-    @Override
-    public void onWritable() {
+    /** The connection wrote some of its queue (progress): completes what waited for it. */
+    void txProgress() {
         if (failStatus != null) {
             return;
         }
-        if (!ch.connected) {
-            final int err = iface.socketError(ch.fd);
-            if (err != 0) {
-                fail(Status.UNREACHABLE, true);
-                return;
-            }
-            ch.connected = true;
-            ch.updateInterest();
-        }
-        if (ch.flushTx() < 0) {
-            fail(Status.CONNECTION_RESET, true);
-            return;
-        }
         completeWaiters();
+        if (switchTo != null) {
+            maybeSwitch(true);
+        }
+    }
+
+    /** The connection handled a batch of frames (progress). */
+    void afterRead() {
+        if (switchTo != null && failStatus == null) {
+            maybeSwitch(true);
+        }
+    }
+
+    /** The connection's ACCEPT frame checked out: the socket may now be shared. */
+    void accepted() {
+        if (switchPhase != 2) {
+            gate = conn.shared;
+        }
     }
 
     /** Dispatches pending requests when resources are back; returns the number dispatched. */
@@ -633,128 +696,203 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
         return !pending.isEmpty();
     }
 
-    @Override
-    public void onReadable() {
-        if (failStatus != null) {
+    // ---------------------------------------------------------------- switching sockets
+
+    /**
+     * Moves this endpoint from the socket it opened to {@code target}, a shared socket the peer
+     * interface opened (the peer's address is the smaller: its socket carries both directions).
+     * The peer reads its two sockets in whatever order epoll reports them, so a request sent on
+     * the new socket could overtake one still in flight on the old one. Hence, without ever
+     * refusing an operation:
+     * <ol>
+     * <li>requests go on as before until the old socket's tx queue is empty (so that every
+     * completion waiting for "bytes written" is due: none refers to the old stream after);</li>
+     * <li>a KEEPALIVE goes out on the old socket, and later requests are queued on the new
+     * socket, which holds its transmission ({@link TcpChannel#held});</li>
+     * <li>once that KEEPALIVE's ack and every reply owed on the old socket are in (the peer
+     * serves each socket in order: the ack proves that everything before it was served), the
+     * new socket transmits and the old one is left (DETACH).</li>
+     * </ol>
+     * Replies keep their order: those of the old socket all arrive before any request on the
+     * new one leaves. An endpoint that sent nothing yet moves at once.
+     */
+    void beginSwitch(final TcpConnection target) {
+        switchTo = target;
+        switchPhase = 1;
+        target.requester = this; // claimed: no other endpoint attaches to it meanwhile
+        target.hadRequester = true;
+        maybeSwitch(true);
+    }
+
+    private void maybeSwitch(final boolean fromProgress) {
+        final TcpConnection t = switchTo;
+        if (t.closed) {
+            switchTargetLost(t, fromProgress);
             return;
         }
-        for (int i = 0; i < 16; i++) {
-            if (streaming) {
-                final int r = streamIn();
-                if (r < 0) {
-                    return;
-                }
-                if (r == 0) {
-                    break;
-                }
-                if (streaming) {
-                    continue;
-                }
-            }
-            final long n = ch.fill();
-            if (n == -LibC.EAGAIN) {
-                break;
-            }
-            if (n <= 0) {
-                fail(ch.connected ? Status.CONNECTION_RESET : Status.UNREACHABLE, true);
+        if (switchPhase == 1) {
+            if (!sentAny && waitHead == waitTail && opsDone == opsIssued && ackedSeq == putSeq && !streaming) {
+                final TcpConnection old = conn;
+                conn = t;
+                ch = t.ch;
+                ownTx = 0;
+                endSwitch(old);
                 return;
             }
-            if (!parse()) {
+            if (!ch.txEmpty() || bigGets != 0) {
+                return; // retried when the old socket drained (a large get: when it completed)
+            }
+            final int off = ch.reserve(TcpFrame.HEADER);
+            if (off < 0) {
                 return;
             }
-            if (!streaming && n < ch.lastAsk) {
-                break;
+            TcpFrame.header(ch.tx, off, TcpFrame.KEEPALIVE, 0, 0, 0);
+            switchKa = ++kaSent;
+            if (ch.commit(off, TcpFrame.HEADER) < 0) {
+                conn.fail(Status.CONNECTION_RESET, fromProgress);
+                return;
             }
+            // the old tx queue was empty before the KEEPALIVE: every "bytes written" wait is due
+            for (long w = waitHead; w < waitTail; w++) {
+                wTx[(int) (w & WAIT_MASK)] = 0;
+            }
+            opsAtSwitch = opsIssued;
+            putAtSwitch = putSeq;
+            t.ch.held = true;
+            ch = t.ch;
+            ownTx = 0;
+            sentAny = false;
+            gate = t.shared;
+            switchPhase = 2;
+        }
+        if (kaAcked < switchKa || opsDone < opsAtSwitch || ackedSeq < putAtSwitch || streaming) {
+            return;
+        }
+        final TcpConnection old = conn;
+        conn = t;
+        t.ch.held = false;
+        if (t.ch.flushTx() < 0) {
+            endSwitch(old);
+            t.fail(Status.CONNECTION_RESET, fromProgress);
+            return;
+        }
+        endSwitch(old);
+        completeWaiters();
+    }
+
+    private void endSwitch(final TcpConnection old) {
+        switchTo = null;
+        switchPhase = 0;
+        gate = conn.shared;
+        iface.countSwitch();
+        old.detach(this);
+    }
+
+    /**
+     * The socket this endpoint was moving to closed before the switch: stay where it is, or
+     * fail if requests were already queued on it.
+     */
+    void switchTargetLost(final TcpConnection t, final boolean fromProgress) {
+        if (switchTo != t) {
+            return;
+        }
+        final boolean queued = switchPhase == 2;
+        switchTo = null;
+        switchPhase = 0;
+        if (queued) {
+            ch = conn.ch;
+            connectionLost(Status.CONNECTION_RESET, fromProgress);
+        } else {
+            gate = conn.shared;
         }
     }
 
-    /** Handles the buffered replies; false if the endpoint failed. */
-    private boolean parse() {
-        final TcpChannel c = ch;
-        while (!streaming) {
-            final int avail = c.rxTail - c.rxHead;
-            if (avail < TcpFrame.HEADER) {
-                return more(TcpFrame.HEADER);
+    /** True while moving to another socket. */
+    boolean switching() {
+        return switchTo != null;
+    }
+
+    // ---------------------------------------------------------------- replies
+
+    /** Handles the reply frame at rxHead: CONT, MORE, DEAD or STREAM (GET_REP larger than rx). */
+    int reply(final int avail, final long hdr) {
+        final TcpChannel c = conn.ch;
+        final int h = c.rxHead;
+        final int type = TcpFrame.type(hdr);
+        final long len = TcpFrame.length(hdr);
+        if (TcpFrame.op(hdr) != 0 || TcpFrame.flags(hdr) != 0) {
+            return conn.malformed();
+        }
+        switch (type) {
+            case TcpFrame.PUT_ACK -> {
+                if (len != TcpFrame.PUT_ACK_LEN) {
+                    return conn.malformed();
+                }
+                if (avail < TcpFrame.HEADER + TcpFrame.PUT_ACK_LEN) {
+                    return more(TcpFrame.HEADER + TcpFrame.PUT_ACK_LEN);
+                }
+                final long seq = ackedSeq + ((c.rx.get(I32, h + 8) - (int) ackedSeq) & 0xFFFFFFFFL);
+                final Status st = Status.of(c.rx.get(I32, h + 12));
+                if (seq > putSeq || !isReplyStatus(st)) {
+                    return conn.malformed();
+                }
+                c.rxHead = h + TcpFrame.HEADER + TcpFrame.PUT_ACK_LEN;
+                ackedSeq = seq;
+                if (st != Status.OK) {
+                    putFailed(seq, st);
+                }
+                completeWaiters();
             }
-            final int h = c.rxHead;
-            final long hdr = c.rx.get(I64, h);
-            final int type = TcpFrame.type(hdr);
-            final long len = TcpFrame.length(hdr);
-            if (TcpFrame.op(hdr) != 0 || TcpFrame.flags(hdr) != 0) {
-                return malformed();
-            }
-            switch (type) {
-                case TcpFrame.PUT_ACK -> {
-                    if (len != TcpFrame.PUT_ACK_LEN) {
-                        return malformed();
-                    }
-                    if (avail < TcpFrame.HEADER + TcpFrame.PUT_ACK_LEN) {
-                        return more(TcpFrame.HEADER + TcpFrame.PUT_ACK_LEN);
-                    }
-                    final long seq = ackedSeq + ((c.rx.get(I32, h + 8) - (int) ackedSeq) & 0xFFFFFFFFL);
-                    final Status st = Status.of(c.rx.get(I32, h + 12));
-                    if (seq > putSeq || !isReplyStatus(st)) {
-                        return malformed();
-                    }
-                    c.rxHead = h + TcpFrame.HEADER + TcpFrame.PUT_ACK_LEN;
-                    ackedSeq = seq;
-                    if (st != Status.OK) {
-                        putFailed(seq, st);
-                    }
-                    completeWaiters();
+            case TcpFrame.GET_REP -> {
+                if (len < TcpFrame.GET_REP_FIXED) {
+                    return conn.malformed();
                 }
-                case TcpFrame.GET_REP -> {
-                    if (len < TcpFrame.GET_REP_FIXED) {
-                        return malformed();
-                    }
-                    if (avail < TcpFrame.HEADER + TcpFrame.GET_REP_FIXED) {
-                        return more(TcpFrame.HEADER + TcpFrame.GET_REP_FIXED);
-                    }
-                    if (!getReply(avail, len - TcpFrame.GET_REP_FIXED)) {
-                        return failStatus == null;
-                    }
+                if (avail < TcpFrame.HEADER + TcpFrame.GET_REP_FIXED) {
+                    return more(TcpFrame.HEADER + TcpFrame.GET_REP_FIXED);
                 }
-                case TcpFrame.ATOMIC_REP -> {
-                    if (len != TcpFrame.ATOMIC_REP_LEN) {
-                        return malformed();
-                    }
-                    if (avail < TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN) {
-                        return more(TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN);
-                    }
-                    final int slot = (int) (opsDone & OPS_MASK);
-                    if (opsDone == opsIssued || opKind[slot] != OP_ATOMIC || c.rx.get(I32, h + 8) != (int) opsDone) {
-                        return malformed();
-                    }
-                    final Status st = Status.of(c.rx.get(I32, h + 12));
-                    if (!isReplyStatus(st)) {
-                        return malformed();
-                    }
-                    if (st == Status.OK) {
-                        final long old = c.rx.get(I64, h + 16);
-                        if (opSize[slot] == 8) {
-                            opResult[slot].set(ValueLayout.JAVA_LONG_UNALIGNED, opResultOff[slot], old);
-                        } else {
-                            opResult[slot].set(ValueLayout.JAVA_INT_UNALIGNED, opResultOff[slot], (int) old);
-                        }
-                    }
-                    c.rxHead = h + TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN;
-                    completeOp(slot, st);
-                }
-                case TcpFrame.KEEPALIVE_ACK -> {
-                    if (len != 0) {
-                        return malformed();
-                    }
-                    c.rxHead = h + TcpFrame.HEADER;
-                }
-                default -> {
-                    return malformed();
+                final int r = getReply(avail, len - TcpFrame.GET_REP_FIXED);
+                if (r != TcpConnection.CONT) {
+                    return r;
                 }
             }
-            if (failStatus != null) {
-                return false;
+            case TcpFrame.ATOMIC_REP -> {
+                if (len != TcpFrame.ATOMIC_REP_LEN) {
+                    return conn.malformed();
+                }
+                if (avail < TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN) {
+                    return more(TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN);
+                }
+                final int slot = (int) (opsDone & OPS_MASK);
+                if (opsDone == opsIssued || opKind[slot] != OP_ATOMIC || c.rx.get(I32, h + 8) != (int) opsDone) {
+                    return conn.malformed();
+                }
+                final Status st = Status.of(c.rx.get(I32, h + 12));
+                if (!isReplyStatus(st)) {
+                    return conn.malformed();
+                }
+                if (st == Status.OK) {
+                    final long old = c.rx.get(I64, h + 16);
+                    if (opSize[slot] == 8) {
+                        opResult[slot].set(ValueLayout.JAVA_LONG_UNALIGNED, opResultOff[slot], old);
+                    } else {
+                        opResult[slot].set(ValueLayout.JAVA_INT_UNALIGNED, opResultOff[slot], (int) old);
+                    }
+                }
+                c.rxHead = h + TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN;
+                completeOp(slot, st);
+            }
+            case TcpFrame.KEEPALIVE_ACK -> {
+                if (len != 0 || kaAcked == kaSent) {
+                    return conn.malformed();
+                }
+                c.rxHead = h + TcpFrame.HEADER;
+                kaAcked++;
+            }
+            default -> {
+                return conn.malformed();
             }
         }
-        return true;
+        return conn.closed ? TcpConnection.DEAD : TcpConnection.CONT;
     }
 
     /** A reply carries OK or an error, never IN_PROGRESS / NO_RESOURCE / BUSY. */
@@ -762,36 +900,29 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
         return st == Status.OK || st.isError();
     }
 
-    private boolean more(final int need) {
-        ch.need(need);
-        return true;
+    private int more(final int need) {
+        conn.ch.need(need);
+        return TcpConnection.MORE;
     }
 
-    private boolean malformed() {
-        iface.countMalformed();
-        fail(Status.CONNECTION_RESET, true);
-        return false;
-    }
-
-    /** GET_REP at rxHead; false when the frame is incomplete (or malformed: then failed). */
-    private boolean getReply(final int avail, final long data) {
-        final TcpChannel c = ch;
+    /** GET_REP at rxHead: CONT when handled, MORE when incomplete, STREAM, or DEAD (malformed). */
+    private int getReply(final int avail, final long data) {
+        final TcpChannel c = conn.ch;
         final int h = c.rxHead;
         final int slot = (int) (opsDone & OPS_MASK);
         final byte kind = opKind[slot];
         if (opsDone == opsIssued || (kind != OP_GET_BCOPY && kind != OP_GET_ZCOPY)
             || c.rx.get(I32, h + 8) != (int) opsDone) {
-            return malformed();
+            return conn.malformed();
         }
         final Status st = Status.of(c.rx.get(I32, h + 12));
         if (!isReplyStatus(st) || (st == Status.OK ? data != opLen[slot] : data != 0)) {
-            return malformed();
+            return conn.malformed();
         }
         final int fixed = TcpFrame.HEADER + TcpFrame.GET_REP_FIXED;
         final boolean whole = fixed + data <= c.rxCap;
         if (whole && avail < fixed + data) {
-            more(fixed + (int) data);
-            return false;
+            return more(fixed + (int) data);
         }
         iface.countersInternal().add(Counter.RX_BYTES, data);
         if (whole) {
@@ -804,7 +935,7 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
                 }
             }
             completeOp(slot, st);
-            return true;
+            return TcpConnection.CONT;
         }
         // only zcopy gets exceed the rx buffer: scatter what is here, receive the rest in place
         final int take = avail - fixed;
@@ -814,7 +945,16 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
         streamEntry = 0;
         streamEntryOff = 0;
         scatterStream(c.rxBase + h + fixed, take);
-        return true;
+        return streaming ? TcpConnection.STREAM : TcpConnection.CONT;
+    }
+
+    boolean streaming() {
+        return streaming;
+    }
+
+    /** Bytes of the streamed GET_REP still to come (when the endpoint leaves mid-stream). */
+    long streamRemaining() {
+        return streaming ? streamLeft : 0;
     }
 
     /** Copies {@code n} bytes at {@code address} into the iov of the head op at the stream cursor. */
@@ -841,26 +981,26 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
         streamLeft -= n;
         if (streamLeft == 0) {
             streaming = false;
-            ch.rxHead = 0;
-            ch.rxTail = 0;
+            conn.ch.rxHead = 0;
+            conn.ch.rxTail = 0;
             completeOp((int) (opsDone & OPS_MASK), Status.OK);
         }
     }
 
     /** Receives streamed get data straight into the user's iov: 1 progress, 0 none, -1 failed. */
-    private int streamIn() {
+    int streamIn() {
         final IoVector iov = opIov[(int) (opsDone & OPS_MASK)];
         while (iov.length(streamEntry) == streamEntryOff) {
             streamEntry++;
             streamEntryOff = 0;
         }
         final long room = Math.min(iov.length(streamEntry) - streamEntryOff, streamLeft);
-        final long n = ch.recv(iov.segment(streamEntry).address() + iov.offset(streamEntry) + streamEntryOff, room);
+        final long n = conn.ch.recv(iov.segment(streamEntry).address() + iov.offset(streamEntry) + streamEntryOff, room);
         if (n == -LibC.EAGAIN) {
             return 0;
         }
         if (n <= 0) {
-            fail(Status.CONNECTION_RESET, true);
+            conn.fail(Status.CONNECTION_RESET, true);
             return -1;
         }
         streamEntryOff += n;
@@ -874,6 +1014,12 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
         opIov[slot] = null;
         opUnpacker[slot] = null;
         opResult[slot] = null;
+        int reply = opReply[slot];
+        if (reply < 0) {
+            bigGets--;
+            reply = -reply;
+        }
+        opReplyBytes -= reply;
         opsDone++;
         if (st != Status.OK) {
             iface.countersInternal().increment(Counter.ERRORS);
@@ -925,21 +1071,46 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
     // ---------------------------------------------------------------- failure and close
 
     /**
-     * Marks the endpoint failed and closes its socket. From progress, outstanding operations
+     * The socket failed: marks the endpoint failed. From progress, outstanding operations
      * complete and the error handler runs now; from an operation call they are deferred to the
      * next progress.
      */
-    void fail(final Status st, final boolean fromProgress) {
+    void connectionLost(final Status st, final boolean fromProgress) {
         if (failStatus != null) {
             return;
         }
         failStatus = st;
         LOG.log(System.Logger.Level.INFO, "tcp: endpoint failed: {0}", st);
-        ch.close();
+        leaveSwitchTarget();
         if (fromProgress) {
             notifyFailure();
         } else {
             iface.deferFailure(this);
+        }
+    }
+
+    /** FLUSH_CANCEL: fails this endpoint alone (a shared socket goes on serving the peer). */
+    private void cancel() {
+        if (failStatus != null) {
+            return;
+        }
+        failStatus = Status.CANCELED;
+        leaveSwitchTarget();
+        conn.detach(this);
+        iface.deferFailure(this);
+    }
+
+    private void leaveSwitchTarget() {
+        final TcpConnection t = switchTo;
+        if (t != null) {
+            switchTo = null;
+            if (switchPhase == 2) {
+                ch = conn.ch;
+                t.ch.held = false; // what was queued there goes out; its replies are dropped
+                t.ch.flushTx();
+            }
+            switchPhase = 0;
+            t.detach(this);
         }
     }
 
@@ -956,6 +1127,8 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
 
     private void drain(final Status st) {
         streaming = false;
+        bigGets = 0;
+        opReplyBytes = 0;
         while (opsDone != opsIssued) {
             final int slot = (int) (opsDone & OPS_MASK);
             final Completion c = opComp[slot];
@@ -992,7 +1165,8 @@ final class TcpEndpoint extends AbstractEndpoint implements TcpChannel.Owner {
         if (failStatus == null) {
             failStatus = Status.CLOSED;
         }
-        ch.close();
+        leaveSwitchTarget();
+        conn.detach(this); // closes the socket unless the peer may still use it
         closed = true;
         drain(Status.CANCELED);
         iface.removeEndpoint(this);

@@ -8,15 +8,20 @@ import java.nio.ByteOrder;
  * The wire format of the tcp transport: the connection handshake and the frames that follow it.
  * All integers are little endian.
  *
- * <p>Handshake, sent once by the connecting side before anything else:
+ * <p>Handshake (version 2), sent once by the connecting side before anything else:
  * <pre>
  *  0                 8          10          12          16                          48
  *  +-----------------+----------+-----------+-----------+---------------------------+-------------+
- *  | magic "WEFTTCP\0"| version  | addr len  | reserved  | SHA-256(context, secret)  | connector's |
+ *  | magic "WEFTTCP\0"| version  | addr len  |  flags    | SHA-256(context, secret)  | connector's |
  *  |       u64       |   u16    |    u16    |    u32    |         32 bytes          | iface addr  |
  *  +-----------------+----------+-----------+-----------+---------------------------+-------------+
  * </pre>
- * The acceptor reads nothing else from a connection until the handshake checks out.
+ * The acceptor reads nothing else from a connection until the handshake checks out. The address
+ * is the connector's interface address without its token (the acceptor needs its ip:port only, to
+ * recognise the peer interface; the token would let a rogue acceptor connect back). Flag
+ * {@link #HELLO_SHARE}: the connector serves requests on this socket too (one socket per peer pair),
+ * once the acceptor has proven the secret with the ACCEPT frame, which is the acceptor's first
+ * frame on every connection.
  *
  * <p>Every frame then starts with the same 8-byte header; {@code length} counts the bytes after
  * it (type-specific fields plus payload):
@@ -42,7 +47,14 @@ import java.nio.ByteOrder;
  *  ATOMIC_REP  0        8: req id u32 | 12: status i32 | 16: old value u64 (len 16) reply
  *  KEEPALIVE   0        (length 0)                                                 req
  *  KEEPALIVE_ACK 0      (length 0)                                                 reply
+ *  ACCEPT      0        8: SHA-256(accept context, secret) (length 32); flags:     first frame
+ *                       {@link #HELLO_SHARE} = the acceptor shares the socket      acceptor -&gt;
+ *  DETACH      0        (length 0): the sender's requester left this socket:       either way
+ *                       no more requests from it (the socket closes when both
+ *                       sides are detached)
  * </pre>
+ * On a shared socket both sides are requester and server at once: a frame's type says which
+ * role it belongs to ({@link #isRequest}).
  * Requests flow from the connecting endpoint to the accepting interface; replies come back on
  * the same socket, in request order (PUT_ACKs are cumulative: an ack for seq n acknowledges
  * every put up to n, and its status is that of put n). Anything else (unknown type, a length
@@ -51,10 +63,14 @@ import java.nio.ByteOrder;
  */
 final class TcpFrame {
     static final long MAGIC = 0x0050435454464557L; // "WEFTTCP\0" read as LE
-    static final int VERSION = 1;
+    static final int VERSION = 2;
+    /** Hello / ACCEPT flag: this side takes part in one socket per peer pair. */
+    static final int HELLO_SHARE = 1;
     static final int HANDSHAKE_FIXED = 48;
     static final int MAX_ADDR = 64;
     static final String SECRET_CONTEXT = "weft-tcp-v1:";
+    /** A different context, so that the acceptor's proof is not the connector's digest echoed back. */
+    static final String ACCEPT_CONTEXT = "weft-tcp-v2-accept:";
 
     static final int HEADER = 8;
 
@@ -67,6 +83,9 @@ final class TcpFrame {
     static final int ATOMIC_REP = 7;
     static final int KEEPALIVE = 8;
     static final int KEEPALIVE_ACK = 9;
+    static final int ACCEPT = 10;
+    static final int DETACH = 11;
+    static final int ACCEPT_LEN = 32;
 
     /** Atomic flags. */
     static final int FLAG_64 = 1;

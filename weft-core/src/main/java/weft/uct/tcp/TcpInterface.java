@@ -33,8 +33,10 @@ import java.util.List;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 /**
- * A tcp interface: a listening socket on one IPv4 address, the endpoints it created, the
- * connections it accepted, and one epoll set over all of their sockets. The epoll descriptor is
+ * A tcp interface: a listening socket on one IPv4 address, the endpoints it created, its
+ * connections (opened or accepted: {@link TcpConnection}), and one epoll set over all of their
+ * sockets. With {@code TCP_SHARED_SOCKET} (default on) one socket serves both directions of a
+ * peer pair (see {@link TcpConnection}). The epoll descriptor is
  * also the wakeup descriptor ({@link #eventFd()}): it is readable exactly when some socket is.
  *
  * <p>Sockets are driven with FFM system calls ({@link LibC}) rather than {@code java.nio}: the
@@ -63,6 +65,11 @@ final class TcpInterface implements Interface {
     private final String jobSecret;
     /** What a connecting peer must present. */
     final byte[] secretDigest;
+    /** What this side presents in its ACCEPT frame. */
+    final byte[] acceptDigest;
+    /** This interface takes part in one socket per peer pair. */
+    final boolean shareEnabled;
+    private final byte[] helloAddress;
     private final byte[] ifaceAddress;
     private final byte[] deviceAddress;
     private final ErrorHandler errorHandler;
@@ -85,7 +92,8 @@ final class TcpInterface implements Interface {
 
     private final List<TcpEndpoint> endpointList = new ArrayList<>();
     private TcpEndpoint[] endpoints = new TcpEndpoint[0];
-    private final List<TcpServerConnection> servers = new ArrayList<>();
+    private final List<TcpConnection> conns = new ArrayList<>();
+    private long switches;
     private TcpChannel[] slots = new TcpChannel[16];
     private int[] slotGen = new int[16];
     private final List<TcpEndpoint> deferred = new ArrayList<>();
@@ -119,10 +127,15 @@ final class TcpInterface implements Interface {
             token = new byte[TcpAddress.TOKEN_LEN];
             new SecureRandom().nextBytes(token);
             secretDigest = digest(token);
+            acceptDigest = digest(TcpFrame.ACCEPT_CONTEXT, token);
         } else {
             token = null;
             secretDigest = digest(jobSecret.getBytes(StandardCharsets.UTF_8));
+            acceptDigest = digest(TcpFrame.ACCEPT_CONTEXT, jobSecret.getBytes(StandardCharsets.UTF_8));
         }
+        // a shared socket keeps tx room for the replies it owes: only with buffers big enough
+        this.shareEnabled = cfg.get(TcpTransport.SHARED_SOCKET)
+            && txBufSize >= 2 * TcpEndpoint.REPLY_RESERVE + 2 * (segSize + 64);
         this.scratch = arena.allocate(16, 8);
         this.events = new EventSet(MAX_EVENTS);
         int fd = -1;
@@ -152,6 +165,7 @@ final class TcpInterface implements Interface {
         this.listenFd = fd;
         this.deviceAddress = TcpAddress.device(ip);
         this.ifaceAddress = TcpAddress.iface(ip, port, token);
+        this.helloAddress = TcpAddress.iface(ip, port, null); // no token: see TcpFrame
         final long caps = Capability.AM_SHORT | Capability.AM_BCOPY | Capability.AM_ZCOPY | Capability.PENDING
             | Capability.PUT_SHORT | Capability.PUT_BCOPY | Capability.PUT_ZCOPY
             | Capability.GET_BCOPY | Capability.GET_ZCOPY | Capability.ATOMIC32 | Capability.ATOMIC64
@@ -167,9 +181,13 @@ final class TcpInterface implements Interface {
     }
 
     static byte[] digest(final byte[] secret) {
+        return digest(TcpFrame.SECRET_CONTEXT, secret);
+    }
+
+    static byte[] digest(final String context, final byte[] secret) {
         try {
             final MessageDigest md = MessageDigest.getInstance("SHA-256");
-            md.update(TcpFrame.SECRET_CONTEXT.getBytes(StandardCharsets.US_ASCII));
+            md.update(context.getBytes(StandardCharsets.US_ASCII));
             md.update(secret);
             return md.digest();
         } catch (final NoSuchAlgorithmException e) {
@@ -282,15 +300,29 @@ final class TcpInterface implements Interface {
         }
         final TcpAddress.Iface a = TcpAddress.parseIface(interfaceAddress);
         final byte[] digest;
+        final byte[] accept;
         if (a.token() != null) {
             digest = digest(a.token());
+            accept = digest(TcpFrame.ACCEPT_CONTEXT, a.token());
         } else if (jobSecret != null) {
             digest = secretDigest;
+            accept = acceptDigest;
         } else {
             throw new WeftException(Status.UNREACHABLE, "tcp: the peer expects the job secret (WEFT_JOB_SECRET), "
                 + "which is not set here");
         }
-        final TcpEndpoint ep = new TcpEndpoint(this, a.ip(), a.port(), digest);
+        TcpEndpoint ep = null;
+        if (shareEnabled) {
+            for (final TcpConnection c : conns) {
+                if (c.attachableFrom(a.ip(), a.port())) {
+                    ep = new TcpEndpoint(this, c, a.ip(), a.port()); // the peer's socket: both ways
+                    break;
+                }
+            }
+        }
+        if (ep == null) {
+            ep = new TcpEndpoint(this, a.ip(), a.port(), digest, accept);
+        }
         endpointList.add(ep);
         endpoints = endpointList.toArray(new TcpEndpoint[0]);
         return ep;
@@ -302,8 +334,54 @@ final class TcpInterface implements Interface {
         }
     }
 
-    void removeServer(final TcpServerConnection c) {
-        servers.remove(c);
+    void addConnection(final TcpConnection c) {
+        conns.add(c);
+    }
+
+    void removeConnection(final TcpConnection c) {
+        conns.remove(c);
+    }
+
+    /** Address sent in hellos: this interface's ip:port, without the token. */
+    byte[] helloAddress() {
+        return helloAddress;
+    }
+
+    /**
+     * An accepted shared socket from {@code c}'s peer interface checked out. If one of our
+     * endpoints to that interface still uses a socket it opened itself, both sides opened one:
+     * the socket opened by the smaller interface address (ip, port: the peer applies the same
+     * rule) carries both directions, so our endpoint moves to the peer's socket if the peer's
+     * address is the smaller, and stays (the peer moves) otherwise.
+     */
+    void sharedHello(final TcpConnection c) {
+        final long self = (ip & 0xFFFFFFFFL) << 16 | port;
+        final long peer = (c.peerIp & 0xFFFFFFFFL) << 16 | c.peerPort;
+        if (peer >= self) {
+            return;
+        }
+        for (final TcpEndpoint ep : endpoints) {
+            final TcpConnection own = ep.conn;
+            if (ep.targetIp == c.peerIp && ep.targetPort == c.peerPort && own.connector && own.requester == ep
+                && !ep.switching() && ep.failStatus() == null) {
+                ep.beginSwitch(c);
+                return;
+            }
+        }
+    }
+
+    void countSwitch() {
+        switches++;
+    }
+
+    /** Endpoints moved to a socket the peer opened (one socket per peer pair). */
+    long sharedSwitches() {
+        return switches;
+    }
+
+    /** Open sockets (opened and accepted). */
+    int connections() {
+        return conns.size();
     }
 
     @Override
@@ -392,8 +470,8 @@ final class TcpInterface implements Interface {
                 LibC.close(fd); // the peer reset before we could set it up
                 continue;
             }
-            final TcpServerConnection c = new TcpServerConnection(this, fd);
-            servers.add(c);
+            final TcpConnection c = new TcpConnection(this, fd);
+            conns.add(c);
             handshaking++;
             register(c.ch);
         }
@@ -405,11 +483,11 @@ final class TcpInterface implements Interface {
 
     private void expireHandshakes() {
         final long now = System.nanoTime();
-        for (int i = servers.size() - 1; i >= 0; i--) {
-            final TcpServerConnection c = servers.get(i);
-            if (!c.open && now - c.acceptedNs > handshakeTimeoutNs) {
+        for (int i = conns.size() - 1; i >= 0; i--) {
+            final TcpConnection c = conns.get(i);
+            if (!c.helloDone && now - c.createdNs > handshakeTimeoutNs) {
                 countRejected();
-                c.close();
+                c.closeNow();
             }
         }
     }
@@ -438,8 +516,15 @@ final class TcpInterface implements Interface {
         return malformed;
     }
 
+    /** Sockets on which this side serves the peer's requests. */
     int serverConnections() {
-        return servers.size();
+        int n = 0;
+        for (final TcpConnection c : conns) {
+            if (c.serving()) {
+                n++;
+            }
+        }
+        return n;
     }
 
     void deferFailure(final TcpEndpoint ep) {
@@ -551,8 +636,8 @@ final class TcpInterface implements Interface {
         for (final TcpEndpoint ep : endpointList.toArray(new TcpEndpoint[0])) {
             ep.close();
         }
-        for (final TcpServerConnection c : servers.toArray(new TcpServerConnection[0])) {
-            c.close();
+        for (final TcpConnection c : conns.toArray(new TcpConnection[0])) {
+            c.closeNow();
         }
         deferred.clear();
         LibC.close(listenFd);

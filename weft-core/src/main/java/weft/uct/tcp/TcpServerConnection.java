@@ -3,42 +3,43 @@ package weft.uct.tcp;
 import weft.ucs.Status;
 import weft.ucs.stats.Counter;
 import weft.ucs.sys.LibC;
-import weft.uct.AmHandler;
 import weft.uct.AtomicOp;
 import weft.uct.Interface;
 import weft.uct.MemoryAtomics;
 
 import java.lang.foreign.MemorySegment;
-import java.security.MessageDigest;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static weft.uct.tcp.TcpFrame.I32;
 import static weft.uct.tcp.TcpFrame.I64;
 
 /**
- * The accepting side of one connection: checks the handshake, then serves the peer endpoint's
- * requests in order: delivers active messages to the handlers, applies puts (large payloads are
- * received straight into the target memory), answers gets and atomics, acknowledges puts.
+ * The server role of one {@link TcpConnection}: serves the peer endpoint's requests in order:
+ * delivers active messages to the handlers, applies puts (large payloads are received straight
+ * into the target memory), answers gets and atomics, acknowledges puts. On an accepted socket it
+ * serves the connecting endpoint; on a shared socket it also serves the peer's requester on the
+ * socket this side opened.
  *
  * <p>Every remote access is checked against the process-wide region table of
  * {@link TcpMemoryDomain} (incarnation, region id, bounds); a failed check is answered with an
  * error status and touches no memory. When the tx buffer cannot take a reply, parsing stops and
  * reading pauses until the socket drains: a peer that never reads its replies cannot make this
- * side buffer without bound.
+ * side buffer without bound. On a shared socket a well-behaved peer never causes that pause
+ * (its requester bounds the reply bytes it may cause, and this side's requester leaves room for
+ * them: see {@link TcpEndpoint}), so two saturated requesters cannot deadlock on each other.
  */
-final class TcpServerConnection implements TcpChannel.Owner {
-    private static final int MORE = 0;
-    private static final int BLOCKED = 1;
-    private static final int DEAD = 2;
-    private static final int STREAM = 3;
+final class TcpServerConnection {
+    private static final int CONT = TcpConnection.CONT;
+    private static final int MORE = TcpConnection.MORE;
+    private static final int BLOCKED = TcpConnection.BLOCKED;
+    private static final int DEAD = TcpConnection.DEAD;
+    private static final int STREAM = TcpConnection.STREAM;
     /** Gets up to this size are copied into the tx buffer; larger ones are written from the region. */
-    private static final int GET_COPY_MAX = 4096;
+    static final int GET_COPY_MAX = 4096;
     private static final AtomicOp[] OPS = AtomicOp.values();
 
+    final TcpConnection conn;
     final TcpInterface iface;
     final TcpChannel ch;
-    final long acceptedNs;
-    boolean open;
 
     private boolean ackPending;
     private int ackSeq;
@@ -48,161 +49,89 @@ final class TcpServerConnection implements TcpChannel.Owner {
     private long streamLeft;
     private int streamSeq;
     private boolean streamOk;
+    /** Stream position up to which a large get reply is read from its region by the socket. */
+    private long largeReplyEnd;
 
     /** Set by {@link #check}: the region memory and offset of the access. */
     private MemorySegment target;
     private long targetOff;
 
-    TcpServerConnection(final TcpInterface iface, final int fd) {
-        this.iface = iface;
-        this.ch = new TcpChannel(iface, this, fd, iface.rxBufSize, iface.txBufSize);
-        this.ch.connected = true;
-        this.acceptedNs = System.nanoTime();
+    TcpServerConnection(final TcpConnection conn) {
+        this.conn = conn;
+        this.iface = conn.iface;
+        this.ch = conn.ch;
     }
 
-    @Override
-    public void onWritable() {
-        if (ch.closed) {
-            return;
-        }
-        if (ch.flushTx() < 0 || !flushAck() && ch.closed) {
-            close();
-            return;
-        }
-        if (ch.readPaused && ch.txEmpty()) {
-            ch.readPaused = false; // replies drained: serve the requests still buffered
-            ch.updateInterest();
-            onReadable();
-        }
+    boolean streaming() {
+        return streaming;
     }
 
-    @Override
-    public void onReadable() {
-        if (ch.closed) {
-            return;
-        }
-        if (ch.rxTail > ch.rxHead && !streaming) {
-            final int p = parse();
-            if (p == DEAD || p == BLOCKED) {
-                return;
-            }
-        }
-        for (int i = 0; i < 16; i++) {
-            if (streaming) {
-                final int r = streamIn();
-                if (r < 0) {
-                    return;
-                }
-                if (r == 0) {
-                    break;
-                }
-                if (streaming) {
-                    continue;
-                }
-            }
-            final long n = ch.fill();
-            if (n == -LibC.EAGAIN) {
-                break;
-            }
-            if (n <= 0) {
-                close(); // the peer endpoint went away (or reset)
-                return;
-            }
-            final int p = parse();
-            if (p == DEAD || p == BLOCKED) {
-                return;
-            }
-            if (p != STREAM && n < ch.lastAsk) {
-                break; // short read: the socket is drained
-            }
-        }
-        flushAck();
-    }
-
-    /** Parses complete frames; returns MORE (need bytes), BLOCKED, DEAD or STREAM. */
-    private int parse() {
+    /** Serves the request frame at rxHead: CONT (go on), MORE, BLOCKED, DEAD or STREAM. */
+    int request(final int avail, final long h) {
         final TcpChannel c = ch;
-        while (true) {
-            final int avail = c.rxTail - c.rxHead;
-            if (!open) {
-                final int h = handshake(avail);
-                if (h != -1) {
-                    return h;
+        final int type = TcpFrame.type(h);
+        final int op = TcpFrame.op(h);
+        final int flags = TcpFrame.flags(h);
+        final long len = TcpFrame.length(h);
+        if (largeReplyEnd > c.bytesWritten) {
+            // a get reply is still read from its region as the socket takes it: serve nothing
+            // after it (a later put to the same bytes must not overtake it) until it is written
+            return BLOCKED;
+        }
+        switch (type) {
+            case TcpFrame.AM -> {
+                if (op >= Interface.AM_ID_COUNT || flags != 0 || len > TcpFrame.MAX_AM_PAYLOAD) {
+                    return malformed();
                 }
-                continue;
+                if (avail < TcpFrame.HEADER + len) {
+                    return more(TcpFrame.HEADER + (int) len);
+                }
+                return deliver(op, (int) len);
             }
-            if (avail < TcpFrame.HEADER) {
-                return more(TcpFrame.HEADER);
+            case TcpFrame.PUT_REQ -> {
+                if (op != 0 || flags != 0 || len < TcpFrame.PUT_REQ_FIXED
+                    || len - TcpFrame.PUT_REQ_FIXED > TcpFrame.MAX_RMA) {
+                    return malformed();
+                }
+                if (avail < TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED) {
+                    return more(TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED);
+                }
+                return put(avail, len - TcpFrame.PUT_REQ_FIXED);
             }
-            final long h = c.rx.get(I64, c.rxHead);
-            final int type = TcpFrame.type(h);
-            final int op = TcpFrame.op(h);
-            final int flags = TcpFrame.flags(h);
-            final long len = TcpFrame.length(h);
-            final int r;
-            switch (type) {
-                case TcpFrame.AM -> {
-                    if (op >= Interface.AM_ID_COUNT || flags != 0 || len > TcpFrame.MAX_AM_PAYLOAD) {
-                        return malformed();
-                    }
-                    if (avail < TcpFrame.HEADER + len) {
-                        return more(TcpFrame.HEADER + (int) len);
-                    }
-                    r = deliver(op, (int) len);
+            case TcpFrame.GET_REQ -> {
+                if (op != 0 || flags != 0 || len != TcpFrame.GET_REQ_LEN) {
+                    return malformed();
                 }
-                case TcpFrame.PUT_REQ -> {
-                    if (op != 0 || flags != 0 || len < TcpFrame.PUT_REQ_FIXED
-                        || len - TcpFrame.PUT_REQ_FIXED > TcpFrame.MAX_RMA) {
-                        return malformed();
-                    }
-                    if (avail < TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED) {
-                        return more(TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED);
-                    }
-                    r = put(avail, len - TcpFrame.PUT_REQ_FIXED);
+                if (avail < TcpFrame.HEADER + len) {
+                    return more(TcpFrame.HEADER + (int) len);
                 }
-                case TcpFrame.GET_REQ -> {
-                    if (op != 0 || flags != 0 || len != TcpFrame.GET_REQ_LEN) {
-                        return malformed();
-                    }
-                    if (avail < TcpFrame.HEADER + len) {
-                        return more(TcpFrame.HEADER + (int) len);
-                    }
-                    r = get();
-                }
-                case TcpFrame.ATOMIC_REQ -> {
-                    final boolean post = (flags & TcpFrame.FLAG_POST) != 0;
-                    if (op >= OPS.length || (flags & ~(TcpFrame.FLAG_64 | TcpFrame.FLAG_POST)) != 0
-                        || len != TcpFrame.ATOMIC_REQ_LEN || (post && op > AtomicOp.XOR.ordinal())) {
-                        return malformed();
-                    }
-                    if (avail < TcpFrame.HEADER + len) {
-                        return more(TcpFrame.HEADER + (int) len);
-                    }
-                    r = atomic(OPS[op], (flags & TcpFrame.FLAG_64) != 0 ? 8 : 4, post);
-                }
-                case TcpFrame.KEEPALIVE -> {
-                    if (op != 0 || flags != 0 || len != 0) {
-                        return malformed();
-                    }
-                    final int off = c.reserve(TcpFrame.HEADER);
-                    if (off < 0) {
-                        r = BLOCKED;
-                    } else {
-                        TcpFrame.header(c.tx, off, TcpFrame.KEEPALIVE_ACK, 0, 0, 0);
-                        c.rxHead += TcpFrame.HEADER;
-                        r = c.commit(off, TcpFrame.HEADER) < 0 ? fail() : -1;
-                    }
-                }
-                default -> {
-                    return malformed(); // replies or unknown types never come this way
-                }
+                return get();
             }
-            if (r == BLOCKED) {
-                pause();
-                return BLOCKED;
+            case TcpFrame.ATOMIC_REQ -> {
+                final boolean post = (flags & TcpFrame.FLAG_POST) != 0;
+                if (op >= OPS.length || (flags & ~(TcpFrame.FLAG_64 | TcpFrame.FLAG_POST)) != 0
+                    || len != TcpFrame.ATOMIC_REQ_LEN || (post && op > AtomicOp.XOR.ordinal())) {
+                    return malformed();
+                }
+                if (avail < TcpFrame.HEADER + len) {
+                    return more(TcpFrame.HEADER + (int) len);
+                }
+                return atomic(OPS[op], (flags & TcpFrame.FLAG_64) != 0 ? 8 : 4, post);
             }
-            if (r != -1) {
-                return r;
+            case TcpFrame.KEEPALIVE -> {
+                if (op != 0 || flags != 0 || len != 0) {
+                    return malformed();
+                }
+                final int off = c.reserve(TcpFrame.HEADER);
+                if (off < 0) {
+                    return BLOCKED;
+                }
+                TcpFrame.header(c.tx, off, TcpFrame.KEEPALIVE_ACK, 0, 0, 0);
+                c.rxHead += TcpFrame.HEADER;
+                return c.commit(off, TcpFrame.HEADER) < 0 ? fail() : CONT;
+            }
+            default -> {
+                return malformed();
             }
         }
     }
@@ -212,52 +141,12 @@ final class TcpServerConnection implements TcpChannel.Owner {
         return MORE;
     }
 
-    private void pause() {
-        if (!ch.readPaused) {
-            ch.readPaused = true;
-            ch.updateInterest();
-        }
-    }
-
-    /** Checks the handshake; -1 when accepted (continue parsing), else a parse result. */
-    private int handshake(final int avail) {
-        final TcpChannel c = ch;
-        if (avail < TcpFrame.HANDSHAKE_FIXED) {
-            return more(TcpFrame.HANDSHAKE_FIXED);
-        }
-        final long magic = c.rx.get(I64, c.rxHead);
-        final int ver = c.rx.get(TcpFrame.I16, c.rxHead + 8) & 0xFFFF;
-        final int alen = c.rx.get(TcpFrame.I16, c.rxHead + 10) & 0xFFFF;
-        if (magic != TcpFrame.MAGIC || ver != TcpFrame.VERSION || alen > TcpFrame.MAX_ADDR) {
-            return reject();
-        }
-        if (avail < TcpFrame.HANDSHAKE_FIXED + alen) {
-            return more(TcpFrame.HANDSHAKE_FIXED + alen);
-        }
-        final byte[] digest = c.rx.asSlice(c.rxHead + 16, 32).toArray(JAVA_BYTE);
-        if (!MessageDigest.isEqual(digest, iface.secretDigest)) { // constant time
-            return reject();
-        }
-        c.rxHead += TcpFrame.HANDSHAKE_FIXED + alen;
-        open = true;
-        iface.handshakeDone();
-        return -1;
-    }
-
-    private int reject() {
-        iface.countRejected();
-        close();
-        return DEAD;
-    }
-
     private int malformed() {
-        iface.countMalformed();
-        close();
-        return DEAD;
+        return conn.malformed();
     }
 
     private int fail() {
-        close();
+        conn.fail(Status.CONNECTION_RESET, true);
         return DEAD;
     }
 
@@ -266,7 +155,7 @@ final class TcpServerConnection implements TcpChannel.Owner {
         final int off = c.rxHead + TcpFrame.HEADER;
         c.rxHead = off + len; // consumed before the handler runs: it may re-enter the transport
         iface.deliver(id, c.rx, off, len);
-        return c.closed || iface.isClosedInternal() ? DEAD : -1;
+        return c.closed || conn.closed || iface.isClosedInternal() ? DEAD : CONT;
     }
 
     /**
@@ -319,7 +208,7 @@ final class TcpServerConnection implements TcpChannel.Owner {
                 ackSeq = seq;
             }
             c.rxHead = h + fixed + (int) payload;
-            return -1;
+            return CONT;
         }
         // larger than the rx buffer: take what is buffered, then receive the rest in place
         final int take = avail - fixed; // < payload, since the frame does not fit
@@ -336,7 +225,7 @@ final class TcpServerConnection implements TcpChannel.Owner {
     }
 
     /** Receives streamed put payload: &gt;0 progress, 0 nothing now, -1 connection gone. */
-    private int streamIn() {
+    int streamIn() {
         final TcpChannel c = ch;
         final long n = streamAddr != 0 ? c.recv(streamAddr, streamLeft)
             : c.recv(c.rxBase, Math.min(streamLeft, c.rxCap)); // rejected payload: read and drop
@@ -344,7 +233,7 @@ final class TcpServerConnection implements TcpChannel.Owner {
             return 0;
         }
         if (n <= 0) {
-            close();
+            conn.fail(Status.CONNECTION_RESET, true);
             return -1;
         }
         streamLeft -= n;
@@ -374,9 +263,6 @@ final class TcpServerConnection implements TcpChannel.Owner {
         final Status st = len > TcpFrame.MAX_RMA ? Status.INVALID_PARAM : check(inc, region, addr, len);
         final int hdr = TcpFrame.HEADER + TcpFrame.GET_REP_FIXED;
         final boolean copy = st != Status.OK || len <= GET_COPY_MAX;
-        if (!copy && !c.txEmpty()) {
-            return BLOCKED; // a large reply is written from the region: send it alone, in order
-        }
         final int off = c.reserve(copy && st == Status.OK ? hdr + (int) len : hdr);
         if (off < 0 || c.iovFree() < 2) {
             return BLOCKED;
@@ -393,7 +279,7 @@ final class TcpServerConnection implements TcpChannel.Owner {
             if (data > 0) {
                 MemorySegment.copy(target, targetOff, c.tx, off + hdr, data);
             }
-            return c.commit(off, hdr + (int) data) < 0 ? fail() : -1;
+            return c.commit(off, hdr + (int) data) < 0 ? fail() : CONT;
         }
         if (c.commit(off, hdr) < 0) {
             return fail();
@@ -402,9 +288,9 @@ final class TcpServerConnection implements TcpChannel.Owner {
         if (c.flushTx() < 0) {
             return fail();
         }
-        // the reply is read from the region as the socket takes it: serve nothing after this get
-        // (a later put to the same bytes must not overtake it) until it is all written
-        return c.txEmpty() ? -1 : BLOCKED;
+        // the reply is read from the region as the socket takes it: the next request waits
+        largeReplyEnd = c.bytesQueued;
+        return CONT;
     }
 
     private int atomic(final AtomicOp op, final int size, final boolean post) {
@@ -442,19 +328,19 @@ final class TcpServerConnection implements TcpChannel.Owner {
             if (st == Status.OK) {
                 ackPending = true;
                 ackSeq = reqId;
-                return -1;
+                return CONT;
             }
-            return flushAck() && emitAck(reqId, st) ? -1 : fail();
+            return flushAck() && emitAck(reqId, st) ? CONT : fail();
         }
         TcpFrame.header(c.tx, off, TcpFrame.ATOMIC_REP, 0, 0, TcpFrame.ATOMIC_REP_LEN);
         c.tx.set(I32, off + 8, reqId);
         c.tx.set(I32, off + 12, st.code());
         c.tx.set(I64, off + 16, old);
-        return c.commit(off, TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN) < 0 ? fail() : -1;
+        return c.commit(off, TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN) < 0 ? fail() : CONT;
     }
 
     /** Sends the coalesced OK ack if one is due; false if there was no room (or the socket died). */
-    private boolean flushAck() {
+    boolean flushAck() {
         if (!ackPending) {
             return true;
         }
@@ -478,20 +364,9 @@ final class TcpServerConnection implements TcpChannel.Owner {
         c.tx.set(I32, off + 8, seq);
         c.tx.set(I32, off + 12, st.code());
         if (c.commit(off, TcpFrame.HEADER + TcpFrame.PUT_ACK_LEN) < 0) {
-            close();
+            conn.fail(Status.CONNECTION_RESET, true);
             return false;
         }
         return true;
-    }
-
-    void close() {
-        if (ch.closed) {
-            return;
-        }
-        if (!open) {
-            iface.handshakeDone();
-        }
-        ch.close();
-        iface.removeServer(this);
     }
 }

@@ -56,6 +56,9 @@ public final class TcpTransport implements Transport {
         "Unanswered keepalive probes before the connection is declared dead.");
     static final ConfigVar<Long> USER_TIMEOUT = ConfigRegistry.register("TCP_USER_TIMEOUT", ConfigType.TIME, "20s",
         "How long sent data may stay unacknowledged before the connection is declared dead.");
+    static final ConfigVar<Boolean> SHARED_SOCKET = ConfigRegistry.register("TCP_SHARED_SOCKET", ConfigType.BOOL,
+        "y", "One socket per peer pair: requests and replies of both directions share the socket that the "
+            + "smaller interface address opened (fewer segments per message than one socket per direction).");
     static final ConfigVar<Long> HANDSHAKE_TIMEOUT = ConfigRegistry.register("TCP_HANDSHAKE_TIMEOUT",
         ConfigType.TIME, "10s", "An accepted connection that has not authenticated by then is closed.");
 

@@ -143,6 +143,30 @@ class TcpProcessTest {
             assertEquals(i, echoed.get(i));
             assertEquals(i % 257, sizes.get(i));
         }
+        // both directions (our requests, the peer's echoes) on one socket
+        progressUntil(() -> ((TcpInterface) iface).connections() == 1, 5000, "one socket per pair", iface);
+        assertEquals(1, ((TcpInterface) iface).serverConnections());
+    }
+
+    @Test
+    void shouldFailBothRolesOfTheSharedSocketWhenThePeerIsKilled() throws Exception {
+        connectBack();
+        final List<Long> echoed = new ArrayList<>();
+        iface.setAmHandler(2, (d, o, l, f) -> {
+            echoed.add(d.get(TcpFrame.I64, o));
+            return Status.OK;
+        });
+        final Endpoint ep = iface.connect(peerDevice, peerIface);
+        final TcpInterface ti = (TcpInterface) iface;
+        assertEquals(Status.OK, ep.amShort(1, 7, arena.allocate(8), 0, 0));
+        progressUntil(() -> echoed.size() == 1 && ti.connections() == 1 && ti.serverConnections() == 1, 10_000,
+            "echo over one shared socket", iface);
+        child.destroyForcibly();
+        progressUntil(() -> !errors.isEmpty(), 10_000, "peer failure", iface);
+        assertEquals(Status.CONNECTION_RESET, errors.get(0));
+        assertEquals(Status.CONNECTION_RESET, ep.amShort(1, 8, arena.allocate(8), 0, 0), "requester role failed");
+        assertEquals(0, ti.serverConnections(), "server role gone with the socket");
+        assertEquals(0, ti.connections());
     }
 
     @Test
