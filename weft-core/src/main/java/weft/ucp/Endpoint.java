@@ -73,6 +73,7 @@ public final class Endpoint implements AutoCloseable {
 
     private final SendPacker packer = new SendPacker();
     private final MemorySegment ctl;
+    private final MemorySegment zhdr; // RNDV_DATA header of a zero-copy piece (the transport copies it)
 
     /** Called when the endpoint fails (peer died, connection reset, keepalive timeout). */
     @FunctionalInterface
@@ -112,6 +113,7 @@ public final class Endpoint implements AutoCloseable {
         this.rndvWeights = sel.rndvWeights();
         this.thresholds = new ProtocolThresholds(worker.context, am, rndv, rndvWeights);
         this.ctl = worker.arena().allocate(8, 8);
+        this.zhdr = worker.arena().allocate(AmId.DATA_HEADER, 8);
     }
 
     /** The worker this endpoint belongs to. */
@@ -422,8 +424,8 @@ public final class Endpoint implements AutoCloseable {
                 }
                 if (r.sendStage == ST_DATA) {
                     final Status st = sendRndvData(r);
-                    if (st == Status.OK) {
-                        worker.complete(r, Status.OK);
+                    if (st == Status.OK && !r.zdata) {
+                        worker.complete(r, Status.OK); // copied out: done (zero-copy completes by its count)
                     }
                     return st;
                 }
@@ -640,11 +642,19 @@ public final class Endpoint implements AutoCloseable {
     void startRndvData(final Request r) {
         r.sendStage = ST_DATA;
         r.received = 0;
+        r.zdata = r.dt == Datatypes.CONTIG && am.local.attrs.has(weft.uct.Capability.AM_ZCOPY)
+            && (am.remote.capabilities() & weft.uct.Capability.AM_ZCOPY) != 0;
+        if (r.zdata) {
+            r.completion.reset(1); // our reference, dropped when the last piece is issued
+        }
         enqueue(r);
         progressSendQueue();
     }
 
     private Status sendRndvData(final Request r) {
+        if (r.zdata) {
+            return sendRndvDataZcopy(r);
+        }
         final long frag = thresholds.maxBcopy - AmId.DATA_HEADER;
         while (r.received < r.capacity) {
             final long n = Math.min(frag, r.capacity - r.received);
@@ -655,6 +665,36 @@ public final class Endpoint implements AutoCloseable {
             }
             r.received += n;
         }
+        return Status.OK;
+    }
+
+    /**
+     * Streams the data from the user's buffer (no copy at the sender) in pieces of the lane's zero-copy
+     * limit. Returns OK once every piece is issued or the send failed (its fate is then in its completion
+     * count), NO_RESOURCE to be called again.
+     */
+    private Status sendRndvDataZcopy(final Request r) {
+        final long frag = Math.min(am.local.attrs.amMaxZcopy(), worker.context.rndvChunk);
+        while (r.received < r.capacity) {
+            final long n = Math.min(frag, r.capacity - r.received);
+            zhdr.set(LONG, 0, r.remoteReqId);
+            zhdr.set(LONG, 8, r.received);
+            r.rmaIov.clear().add(r.buffer, r.offset + r.received, n);
+            r.completion.expect(1);
+            final Status st = amEp.amZcopy(AmId.RNDV_DATA, zhdr, 0, AmId.DATA_HEADER, r.rmaIov, r.completion);
+            if (st == Status.NO_RESOURCE) {
+                r.completion.expect(-1);
+                return st;
+            }
+            if (st != Status.IN_PROGRESS) {
+                r.completion.complete(st);
+            }
+            if (st.isError()) {
+                break;
+            }
+            r.received += n;
+        }
+        r.completion.complete(Status.OK); // drop our reference: the request completes with the last piece
         return Status.OK;
     }
 
@@ -846,7 +886,12 @@ public final class Endpoint implements AutoCloseable {
             final Request r = sqHead;
             sqHead = r.nextSend;
             r.nextSend = null;
-            worker.complete(r, st);
+            if (r.kind == Request.RMA || r.zdata) {
+                // pieces may be in flight: drop our reference, the count completes it once they fail too
+                r.completion.complete(st);
+            } else {
+                worker.complete(r, st);
+            }
         }
         sqTail = null;
         worker.sendPending.remove(this);

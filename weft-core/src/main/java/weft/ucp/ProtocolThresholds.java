@@ -30,7 +30,7 @@ final class ProtocolThresholds {
         final long laneShort = Math.min(am.local.attrs.amMaxShort(), am.remote.amMaxShort());
         maxShort = ctx.maxShort >= 0 ? Math.min(ctx.maxShort, laneShort) : laneShort;
         maxBcopy = Math.min(am.local.attrs.amMaxBcopy(), am.remote.amMaxBcopy());
-        rndvGet = rndv.length > 0;
+        rndvGet = rndv.length > 0 && getPaysOff(am, rndv);
         if (ctx.rndvThresh >= 0) {
             rndvThresh = Math.max(ctx.rndvThresh, 0);
         } else if (!rndvGet) {
@@ -59,6 +59,26 @@ final class ProtocolThresholds {
                 rndvThresh = Math.max(maxShort + 1, (long) Math.ceil(cross));
             }
         }
+    }
+
+    /**
+     * A get pays off when it brings a data path the AM lane does not have (another transport, such as
+     * cma beside shm), or when the AM lane cannot send from user memory. When every rendezvous lane is the
+     * AM lane's own transport and that lane sends zero-copy, the get would be served by the same peer
+     * over the same kind of connection: streaming the data on the AM lane after clear-to-send saves the
+     * get round trips and lets the sender pipeline (tcp).
+     */
+    static boolean getPaysOff(final Lane am, final Lane[] rndv) {
+        if (!am.local.attrs.has(weft.uct.Capability.AM_ZCOPY)
+            || (am.remote.capabilities() & weft.uct.Capability.AM_ZCOPY) == 0) {
+            return true;
+        }
+        for (final Lane l : rndv) {
+            if (l.local.transport != am.local.transport) {
+                return true;
+            }
+        }
+        return false;
     }
 
     String describe() {

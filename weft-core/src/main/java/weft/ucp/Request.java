@@ -77,6 +77,7 @@ public class Request {
     boolean sync;
     boolean acked;
     boolean localDone;
+    boolean zdata; // rendezvous data streamed zero-copy: completes by its completion count
 
     // datatype of the user data (Datatypes): contiguous buffer/offset, an iov, or a generic pack/unpack
     byte dt;
@@ -232,7 +233,7 @@ public class Request {
         info = null;
         ep = null;
         id = -1;
-        sync = acked = localDone = false;
+        sync = acked = localDone = zdata = false;
         dt = Datatypes.CONTIG;
         iov = null;
         generic = null;

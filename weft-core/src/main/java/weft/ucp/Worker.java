@@ -1004,7 +1004,7 @@ public final class Worker implements AutoCloseable {
     void onTransportCompletion(final Request r, final Status st) {
         if (r.kind == Request.RNDV_RECV) {
             r.ep.finishRndvReceive(r, st);
-        } else if (r.kind == Request.RMA) {
+        } else if (r.kind == Request.RMA || (r.kind == Request.RNDV_SEND && r.zdata)) {
             r.rmaIov.clear();
             complete(r, st);
         }
@@ -1283,7 +1283,7 @@ public final class Worker implements AutoCloseable {
     void failInflight(final Endpoint ep, final Status st) {
         for (int i = 0; i < inflightHigh; i++) {
             final Request r = inflight[i];
-            if (r != null && r.ep == ep) {
+            if (r != null && r.ep == ep && !r.zdata) { // zero-copy pieces complete it when they fail
                 complete(r, st);
             }
         }

@@ -28,6 +28,24 @@ public final class AllocationMeter {
     private AllocationMeter() {
     }
 
+    /**
+     * Runs {@code round} until one run of it allocates at most {@code quietBytes} (the JIT has compiled
+     * the path: steady state) or {@code maxMillis} pass. Zero-allocation tests measure after this, so
+     * that a compiler thread starved on a loaded machine does not make them measure interpreted code.
+     *
+     * @return the bytes the last warm-up round allocated
+     */
+    public static long warmUntilQuiet(final Runnable round, final long quietBytes, final long maxMillis) {
+        final long deadline = System.nanoTime() + maxMillis * 1_000_000L;
+        long last;
+        do {
+            final long before = allocatedBytes();
+            round.run();
+            last = allocatedBytes() - before;
+        } while (last > quietBytes && System.nanoTime() < deadline);
+        return last;
+    }
+
     /** Bytes allocated so far by the calling thread. */
     public static long allocatedBytes() {
         try {
