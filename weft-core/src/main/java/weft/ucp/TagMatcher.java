@@ -173,6 +173,19 @@ final class TagMatcher {
         return m;
     }
 
+    /**
+     * Removes and returns the earliest unexpected message matching (tag, mask) if it is a whole eager
+     * message (not rendezvous, not still arriving); null otherwise, leaving the queue as it was.
+     */
+    TagMessage matchUnexpectedComplete(final long tag, final long mask) {
+        final TagMessage m = matchUnexpected(tag, mask, false);
+        if (m == null || m.rts || m.received != m.length) {
+            return null;
+        }
+        removeUnexpected(m);
+        return m;
+    }
+
     void removeUnexpected(final TagMessage m) {
         if (m.bucket < 0) {
             return;

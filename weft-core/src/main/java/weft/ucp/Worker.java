@@ -411,6 +411,12 @@ public final class Worker implements AutoCloseable {
         try {
             checkOpen();
             checkRange(buf, offset, length);
+            if (callback == null) { // a whole eager message already here: copy it out, no request at all
+                final TagMessage m = matcher.matchUnexpectedComplete(tag, mask);
+                if (m != null) {
+                    return receiveBuffered(m, buf, offset, length, info);
+                }
+            }
             final Request r = acquire(Request.RECV);
             r.buffer = buf;
             r.offset = offset;
@@ -591,6 +597,23 @@ public final class Worker implements AutoCloseable {
             }
         }
         return finishImmediate(r);
+    }
+
+    /** Receives a complete eager unexpected message into a contiguous buffer (already removed from the queue). */
+    private Request receiveBuffered(final TagMessage m, final MemorySegment buf, final long offset, final long length,
+                                    final TagInfo info) {
+        final long n = Math.min(m.received, length);
+        MemorySegment.copy(m.data, 0, buf, offset, n);
+        if (m.syncReqId >= 0 && m.ep != null) {
+            m.ep.sendControl(AmId.SYNC_ACK, m.syncReqId, 0);
+        }
+        if (info != null) {
+            info.set(m.tag, m.length);
+        }
+        final Status st = m.length > length ? Status.MESSAGE_TRUNCATED : Status.OK;
+        unexpected.release(m);
+        flow.released();
+        return Request.done(st);
     }
 
     /** Returns a shared done request for an operation that completed inside its call, if allowed. */
