@@ -767,6 +767,9 @@ public final class TagScenarios {
         static final long SLACK = 8L << 20;
         static final long FLOOD = 32L << 20;
         private static final long[] SIZES = {8, 3000, 8000, 30_000};
+        /** How long the receiver sees no new bytes before it posts receives again (GO): ten times the
+         *  sender's check window, so the sender checks its held sends before GO on a loaded machine. */
+        static final long QUIET_MS = 1000;
 
         @Override
         public void run(final Pe pe) {
@@ -787,7 +790,9 @@ public final class TagScenarios {
                     rs.add(pe.ep().sendTag(0x3000 + i, bufs[i], 0, SIZES[i % SIZES.length]));
                     pe.worker().progress();
                 }
-                pe.progressFor(300);
+                // short: the receiver goes on to post a receive (which sends GO) once it has seen
+                // the flood quiet for QUIET_MS, so this check must come well before that
+                pe.progressFor(100);
                 int waiting = 0;
                 Status failed = null;
                 for (final Request q : rs) {
@@ -802,8 +807,9 @@ public final class TagScenarios {
                 long last = -1;
                 long changed = System.nanoTime();
                 final long start = changed;
-                // progress, post nothing, until the flood has been quiet for 300 ms (at most 10 s)
-                while (System.nanoTime() - changed < 300_000_000L && System.nanoTime() - start < 10_000_000_000L) {
+                // progress, post nothing, until the flood has been quiet for QUIET_MS (at most 10 s)
+                while (System.nanoTime() - changed < QUIET_MS * 1_000_000L
+                    && System.nanoTime() - start < 10_000_000_000L) {
                     pe.worker().progress();
                     final long now = pe.worker().unexpectedBytes();
                     if (now != last) {
