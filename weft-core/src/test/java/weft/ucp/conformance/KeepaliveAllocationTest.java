@@ -35,9 +35,11 @@ class KeepaliveAllocationTest {
             final Endpoint[] e = t.connectByAddress();
             final MemorySegment buf = arena.allocate(64);
             final TagInfo info = new TagInfo();
-            for (int i = 0; i < 20_000; i++) { // warm up (JIT, pools, wireup)
-                roundTrip(t, e, buf, info);
-            }
+            AllocationMeter.warmUntilQuiet(() -> { // warm up (JIT, pools, wireup) until compiled
+                for (int i = 0; i < 10_000; i++) {
+                    roundTrip(t, e, buf, info);
+                }
+            }, 512, 30_000);
             final long before = AllocationMeter.allocatedBytes();
             for (int i = 0; i < 10_000; i++) {
                 roundTrip(t, e, buf, info);
