@@ -46,7 +46,10 @@ class KeepaliveAllocationTest {
             }
             final long bytes = AllocationMeter.allocatedBytes() - before;
             System.out.printf("allocation over %s: %d bytes in 10000 round trips%n", tls, bytes);
-            assertTrue(bytes < 512, bytes + " bytes allocated in 10000 round trips");
+            // per message nothing: one object per round trip would be >= 160 KB here. What remains is the
+            // keepalive round every 500 ms (a liveness read through cold capturing downcalls, up to a
+            // few KB while the JIT has not compiled that rare path), which may fall in the window
+            assertTrue(bytes < 8192, bytes + " bytes allocated in 10000 round trips");
         }
     }
 
