@@ -111,7 +111,7 @@ abstract class AmStreamAllocationTest {
         try (Context ctx = Context.builder().features(Feature.TAG, Feature.AM, Feature.STREAM).transports(tls.split(","))
             // the shm peer-liveness poll (every 200 ms) makes an errno-capturing read that allocates 40 B in a
             // JVM where segment slicing went megamorphic (docs/ARCHITECTURE.md, errno capture): not this path
-            .config(Config.global().with("SHM_KEEPALIVE_INTERVAL", "inf")).build();
+            .config(Config.global().with("SHM_KEEPALIVE_INTERVAL", "inf").with("KEEPALIVE_INTERVAL", "10m")).build();
              Worker a = ctx.newWorker(); Worker b = ctx.newWorker(); Arena arena = Arena.ofConfined()) {
             final AmScenarios.Counter counter = new AmScenarios.Counter();
             b.setAmHandler(3, counter, 0);
