@@ -37,7 +37,6 @@ public final class Context implements AutoCloseable {
     private final int estimatedEndpoints;
     private final String name;
     final long rndvThresh;
-    final long zcopyThresh;
     final long maxShort;
     final int maxRndvRails;
     final double multiLaneMaxRatio;
@@ -66,7 +65,6 @@ public final class Context implements AutoCloseable {
         }
         this.transports = List.copyOf(sel);
         this.rndvThresh = config.get(UcpConfig.RNDV_THRESH);
-        this.zcopyThresh = config.get(UcpConfig.ZCOPY_THRESH);
         this.maxShort = config.get(UcpConfig.MAX_SHORT);
         this.maxRndvRails = Math.max(1, config.get(UcpConfig.MAX_RNDV_RAILS));
         this.multiLaneMaxRatio = config.get(UcpConfig.MULTI_LANE_MAX_RATIO);
@@ -99,7 +97,7 @@ public final class Context implements AutoCloseable {
      * tools such as {@code weft info -c}.
      */
     public static List<weft.ucs.config.ConfigVar<?>> configVars() {
-        return List.of(UcpConfig.RNDV_THRESH, UcpConfig.ZCOPY_THRESH, UcpConfig.MAX_SHORT, UcpConfig.MAX_RNDV_RAILS,
+        return List.of(UcpConfig.RNDV_THRESH, UcpConfig.MAX_SHORT, UcpConfig.MAX_RNDV_RAILS,
             UcpConfig.MULTI_LANE_MAX_RATIO, UcpConfig.RNDV_CHUNK, UcpConfig.RNDV_SCHEME, UcpConfig.UNEXPECTED_BUDGET,
             Lifecycle.KEEPALIVE_INTERVAL, Lifecycle.KEEPALIVE_TIMEOUT, Lifecycle.EP_CLOSE_TIMEOUT,
             SockaddrHandshake.CONNECT_TIMEOUT, Streams.WINDOW);

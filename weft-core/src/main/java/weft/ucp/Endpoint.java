@@ -111,7 +111,7 @@ public final class Endpoint implements AutoCloseable {
             rndv[i] = lanes[sel.rndv()[i]];
         }
         this.rndvWeights = sel.rndvWeights();
-        this.thresholds = new ProtocolThresholds(worker.context, am, rndv, rndvWeights);
+        this.thresholds = new ProtocolThresholds(worker.context, am, rndv);
         this.ctl = worker.arena().allocate(8, 8);
         this.zhdr = worker.arena().allocate(AmId.DATA_HEADER, 8);
     }
@@ -762,9 +762,20 @@ public final class Endpoint implements AutoCloseable {
         final long want = Math.min(r.length, r.capacity);
         final long chunk = worker.context.rndvChunk;
         while (r.received < want) {
-            // stripe: lane i takes its weight's share of each round of chunks
-            final int lane = (int) ((r.received / chunk) % rndv.length);
-            final long n = Math.min(chunk, want - r.received);
+            // stripe: lane i takes the contiguous share [want·W(i-1), want·W(i)) of the message, W being
+            // the running sum of the lanes' bandwidth weights, in pieces of at most one chunk
+            int lane = 0;
+            long end = want;
+            double w = 0;
+            for (; lane < rndv.length - 1; lane++) {
+                w += rndvWeights[lane];
+                end = (long) (want * w);
+                if (r.received < end) {
+                    break;
+                }
+                end = want;
+            }
+            final long n = Math.min(chunk, end - r.received);
             final IoVector iov = IoVector.of(r.buffer, r.offset + r.received, n);
             r.completion.expect(1);
             final Status st = rndv[lane].uct.getZcopy(iov, r.remoteAddress + r.received, r.rkeys[lane], r.completion);
@@ -1393,13 +1404,5 @@ public final class Endpoint implements AutoCloseable {
             }
         }
         return null;
-    }
-
-    List<String> laneNames() {
-        final List<String> l = new ArrayList<>();
-        for (final Lane x : lanes) {
-            l.add(x.name());
-        }
-        return l;
     }
 }

@@ -26,11 +26,11 @@ final class ProtocolThresholds {
     final long rndvThresh;
     final boolean rndvGet;
 
-    ProtocolThresholds(final Context ctx, final Lane am, final Lane[] rndv, final double[] weights) {
+    ProtocolThresholds(final Context ctx, final Lane am, final Lane[] rndv) {
         final long laneShort = Math.min(am.local.attrs.amMaxShort(), am.remote.amMaxShort());
         maxShort = ctx.maxShort >= 0 ? Math.min(ctx.maxShort, laneShort) : laneShort;
         maxBcopy = Math.min(am.local.attrs.amMaxBcopy(), am.remote.amMaxBcopy());
-        rndvGet = rndv.length > 0 && getPaysOff(am, rndv);
+        rndvGet = rndv.length > 0 && ("get".equals(ctx.rndvScheme) || getPaysOff(am, rndv));
         if (ctx.rndvThresh >= 0) {
             rndvThresh = Math.max(ctx.rndvThresh, 0);
         } else if (!rndvGet) {

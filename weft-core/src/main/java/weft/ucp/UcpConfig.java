@@ -8,8 +8,6 @@ import weft.ucs.config.ConfigVar;
 final class UcpConfig {
     static final ConfigVar<Long> RNDV_THRESH = ConfigRegistry.register("RNDV_THRESH", ConfigType.SIZE_OR_AUTO,
         "auto", "Message size from which tag and AM sends use rendezvous; auto = from the lanes' performance model.");
-    static final ConfigVar<Long> ZCOPY_THRESH = ConfigRegistry.register("ZCOPY_THRESH", ConfigType.SIZE_OR_AUTO,
-        "auto", "Message size from which eager sends are zero-copy where the lane can; auto = from the model.");
     static final ConfigVar<Long> MAX_SHORT = ConfigRegistry.register("MAX_SHORT", ConfigType.SIZE_OR_AUTO, "auto",
         "Largest payload sent inline (eager short); auto = the AM lane's limit.");
     static final ConfigVar<Integer> MAX_RNDV_RAILS = ConfigRegistry.register("MAX_RNDV_RAILS", ConfigType.INT, "2",
@@ -20,8 +18,8 @@ final class UcpConfig {
         "Largest piece one rendezvous get or put moves at once (per lane).");
     static final ConfigVar<String> RNDV_SCHEME = ConfigRegistry.register("RNDV_SCHEME",
         ConfigType.oneOf("auto", "get", "am"), "auto",
-        "Rendezvous data movement: get (receiver reads the sender's memory), am (sender streams on clear-to-send), "
-            + "auto (get where a lane can, else am).");
+        "Rendezvous data movement: get (receiver reads the sender's memory, striped over the rendezvous lanes), "
+            + "am (sender streams on clear-to-send), auto (get where it brings another data path, else am).");
     static final ConfigVar<Long> UNEXPECTED_BUDGET = ConfigRegistry.register("UNEXPECTED_BUDGET", ConfigType.SIZE,
         "64m", "Bytes a worker may hold for unexpected eager messages before it stops accepting more from the wire.");
 

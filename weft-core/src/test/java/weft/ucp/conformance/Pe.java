@@ -97,7 +97,11 @@ public final class Pe {
         r.release();
     }
 
-    /** A segment of {@code n} bytes filled with a pattern derived from {@code seed}. */
+    /**
+     * A segment of {@code n} bytes filled with a pattern derived from {@code seed}. Unlike
+     * {@link weft.uct.conformance.Patterns} the bytes do not depend on {@code n}, so a truncated receive
+     * can be checked against a prefix of the sender's pattern.
+     */
     public MemorySegment pattern(final long n, final int seed) {
         final MemorySegment m = arena.allocate(Math.max(1, n), 64);
         for (long i = 0; i < n; i++) {

@@ -55,4 +55,15 @@ class TagConformanceTest {
             System.clearProperty("weft.unexpected_budget");
         }
     }
+
+    @ParameterizedTest(name = "tcp,self {0}")
+    @org.junit.jupiter.params.provider.EnumSource(ScenarioRunner.Mode.class)
+    void rendezvousGetStripedOverTcpLanes(final ScenarioRunner.Mode mode) throws Exception {
+        System.setProperty("weft.rndv_scheme", "get");
+        try {
+            ScenarioRunner.run(TagScenarios.StripedGet.class, "tcp,self", mode, 60);
+        } finally {
+            System.clearProperty("weft.rndv_scheme");
+        }
+    }
 }

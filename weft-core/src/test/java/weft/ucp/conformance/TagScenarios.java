@@ -25,6 +25,26 @@ public final class TagScenarios {
     private TagScenarios() {
     }
 
+    /**
+     * Rendezvous forced to get ({@code weft.rndv_scheme=get}): the data is striped over every rendezvous
+     * lane by bandwidth weight (over tcp: lo and the other devices when there are any).
+     */
+    public static final class StripedGet implements Scenario {
+        @Override
+        public void run(final Pe pe) throws Exception {
+            final String d = pe.ep().describe();
+            if (!d.contains("rendezvous (get)")) {
+                throw new AssertionError("rendezvous does not use get: " + d);
+            }
+            final long tcpDevices = pe.worker().resources().stream().filter(n -> n.startsWith("tcp/")).count();
+            final long bwLanes = d.lines().filter(l -> l.contains("rma_bw")).count();
+            if (bwLanes != Math.min(tcpDevices, 2)) {
+                throw new AssertionError(tcpDevices + " tcp devices but " + bwLanes + " rendezvous lanes: " + d);
+            }
+            new Thresholds().run(pe);
+        }
+    }
+
     /** Sizes around every protocol threshold of the endpoint, both directions, expected receives. */
     public static final class Thresholds implements Scenario {
         @Override
