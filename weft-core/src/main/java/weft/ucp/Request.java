@@ -210,14 +210,18 @@ public class Request {
         if (worker == null) {
             return CompletableFuture.completedFuture(this);
         }
-        worker.checkThread();
-        if (future == null) {
-            future = new CompletableFuture<>();
-            if (completed) {
-                future.complete(this);
+        worker.guard.enter(); // the request belongs to the worker: same thread rules as its other calls
+        try {
+            if (future == null) {
+                future = new CompletableFuture<>();
+                if (completed) {
+                    future.complete(this);
+                }
             }
+            return future;
+        } finally {
+            worker.guard.exit();
         }
-        return future;
     }
 
     void reset() {

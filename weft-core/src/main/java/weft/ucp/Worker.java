@@ -1366,12 +1366,6 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    void checkThread() {
-        if (!guard.isHeldByCurrentThread() && guard.mode() == ThreadMode.SINGLE) {
-            guard.enter(); // throws with the explanation
-        }
-    }
-
     static void checkRange(final MemorySegment buf, final long offset, final long length) {
         if (offset < 0 || length < 0 || length > buf.byteSize() - offset) {
             throw new WeftException(Status.INVALID_PARAM, "buffer range [" + offset + ", +" + length
