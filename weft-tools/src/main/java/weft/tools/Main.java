@@ -2,13 +2,14 @@ package weft.tools;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import weft.tools.bench.BenchCommand;
 import weft.tools.perftest.PerftestCommand;
 import weft.tools.run.RunCommand;
 
 /** {@code weft} command line: dispatches to the subcommands. */
 @Command(name = "weft", mixinStandardHelpOptions = true, version = "weft 0.1.0",
     description = "Weft: a unified communication framework for the JVM.",
-    subcommands = {InfoCommand.class, PerftestCommand.class, RunCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {BenchCommand.class, InfoCommand.class, PerftestCommand.class, RunCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @Override
     public void run() {

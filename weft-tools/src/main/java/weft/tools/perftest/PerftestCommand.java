@@ -87,11 +87,29 @@ public final class PerftestCommand implements Callable<Integer> {
         description = "how long to wait for the peer to connect or answer (default: ${DEFAULT-VALUE})")
     long timeoutSeconds;
 
+    @Option(names = "--serve", paramLabel = "COUNT", defaultValue = "1",
+        description = "server: serve this many clients one after another, 0 = until killed; a failed test is "
+            + "reported and the next client served (default: ${DEFAULT-VALUE})")
+    int serve;
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
     boolean help;
 
     PrintStream out = System.out;
     PrintStream err = System.err;
+    private PerfResult result;
+
+    /** Sends the report and the diagnostics ("# ..." lines) to these streams instead of stdout/stderr. */
+    public PerftestCommand output(final PrintStream out, final PrintStream err) {
+        this.out = out;
+        this.err = err;
+        return this;
+    }
+
+    /** The final result of the last client or loopback run of this command object, or null. */
+    public PerfResult result() {
+        return result;
+    }
 
     @Override
     public Integer call() {
@@ -102,16 +120,11 @@ public final class PerftestCommand implements Callable<Integer> {
             }
             if (host == null && !loopback) {
                 pin();
-                run.server(port);
-                return 0;
+                return serve(run);
             }
             final PerfParams p = params();
             pin();
-            if (loopback) {
-                run.loopback(p, finalOnly, csv);
-            } else {
-                run.client(host, port, p, finalOnly, csv);
-            }
+            result = loopback ? run.loopback(p, finalOnly, csv) : run.client(host, port, p, finalOnly, csv);
             return 0;
         } catch (final PerfException | IllegalArgumentException e) {
             err.println("weft perftest: " + e.getMessage());
@@ -122,6 +135,27 @@ public final class PerftestCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
+    }
+
+    /** Serves {@link #serve} clients (0 = forever); with more than one, a failed test does not end the server. */
+    private int serve(final PerfRun run) {
+        if (serve < 0) {
+            throw new PerfException("--serve takes a count >= 0, got " + serve);
+        }
+        int failures = 0;
+        for (long i = 0; serve == 0 || i < serve; i++) {
+            try {
+                run.server(port);
+            } catch (final PerfException e) {
+                if (serve == 1) {
+                    throw e;
+                }
+                failures++;
+                err.println("weft perftest: server: " + e.getMessage());
+                err.flush();
+            }
+        }
+        return failures == 0 ? 0 : 1;
     }
 
     /** The test parameters from the options. */

@@ -58,6 +58,29 @@ class PerftestProcessTest {
     }
 
     @Test
+    @Timeout(120)
+    void serverServesSeveralClientsInTurnAndSurvivesAFailedTest(@org.junit.jupiter.api.io.TempDir final Path dir)
+        throws Exception {
+        final int port = freePort();
+        final Path so = dir.resolve("server.txt");
+        final Process server = spawn(so, "-p", "" + port, "--serve", "2", "--timeout", "30");
+        // first client: a test the transport cannot run across processes (self): fails on both sides
+        final Process bad = spawn(dir.resolve("c1.txt"), "127.0.0.1", "-p", "" + port, "-x", "self", "-t", "put_lat",
+            "-n", "100", "--timeout", "30");
+        assertEquals(1, exitOf(bad), Files.readString(dir.resolve("c1.txt")));
+        // the same server then runs a good one
+        final Path c2 = dir.resolve("c2.txt");
+        final Process good = spawn(c2, "127.0.0.1", "-p", "" + port, "-x", "shm", "-t", "am_lat", "-n", "2000",
+            "-w", "100", "-f", "--timeout", "30");
+        assertEquals(0, exitOf(good), Files.readString(c2));
+        assertEquals(1, exitOf(server), "one of the two tests failed: " + Files.readString(so));
+        final String sout = Files.readString(so);
+        assertEquals(2, sout.split("Accepted connection", -1).length - 1, sout);
+        assertTrue(Files.readString(c2).lines().anyMatch(l -> l.trim().startsWith("2000 ")), "the final figures: "
+            + Files.readString(c2));
+    }
+
+    @Test
     @Timeout(90)
     void shouldNegotiateAndFailCleanlyWhenSelfCannotReachThePeer(@org.junit.jupiter.api.io.TempDir final Path dir)
         throws Exception {

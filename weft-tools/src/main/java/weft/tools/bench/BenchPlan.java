@@ -1,0 +1,136 @@
+package weft.tools.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The suite {@code weft bench} runs: which tests at which sizes for each tier, and how many
+ * iterations each gets. Iterations come from a rough cost model of each transport so that every
+ * run lasts about the tier's time budget whatever its size: a fixed count would make the 8 B points
+ * too short to mean anything or the 1 MiB tcp points take minutes.
+ */
+final class BenchPlan {
+    /** How thorough the run is. */
+    enum Tier {
+        /** A few sizes and tests, for CI and a first look (~30 s). */
+        QUICK(80, 1),
+        /** The standard suite (under two minutes on a 2-core machine). */
+        DEFAULT(150, 1),
+        /** Every test at sizes 1 B .. 4 MiB in powers of 4, three alternating repeats. */
+        FULL(600, 3);
+
+        final long budgetMs;
+        final int repeats;
+
+        Tier(final long budgetMs, final int repeats) {
+            this.budgetMs = budgetMs;
+            this.repeats = repeats;
+        }
+    }
+
+    private static final long K = 1024;
+    private static final long M = K * K;
+
+    /** One test of the suite and its sizes per tier. */
+    private record Entry(String test, boolean pingPong, boolean streaming, long[] quick, long[] standard, long[] full) {
+    }
+
+    private static final long[] NONE = {};
+    private static final long[] SWEEP = {1, 4, 16, 64, 256, K, 4 * K, 16 * K, 64 * K, 256 * K, M, 4 * M};
+    private static final long[] EIGHT = {8};
+
+    private static final List<Entry> SUITE = List.of(
+        new Entry("tag_lat", true, false, new long[] {8, 4 * K, M}, new long[] {8, 256, 4 * K, 64 * K, M}, SWEEP),
+        new Entry("tag_bw", false, true, new long[] {8, 4 * K, M}, new long[] {8, 256, 4 * K, 64 * K, M}, SWEEP),
+        new Entry("ucp_am_lat", true, false, EIGHT, new long[] {8, 64 * K}, SWEEP),
+        new Entry("ucp_am_bw", false, true, NONE, new long[] {8, M}, SWEEP),
+        new Entry("stream_lat", true, false, NONE, EIGHT, SWEEP),
+        new Entry("stream_bw", false, true, new long[] {M}, new long[] {8, M}, SWEEP),
+        new Entry("ucp_put_lat", true, false, EIGHT, new long[] {8, 64 * K}, SWEEP),
+        new Entry("ucp_put_bw", false, true, NONE, new long[] {8, M}, SWEEP),
+        new Entry("ucp_get", false, false, EIGHT, new long[] {8, M}, SWEEP),
+        new Entry("ucp_add", false, true, NONE, EIGHT, EIGHT),
+        new Entry("ucp_fadd", false, false, EIGHT, EIGHT, EIGHT),
+        new Entry("ucp_swap", false, false, NONE, EIGHT, EIGHT),
+        new Entry("ucp_cswap", false, false, NONE, EIGHT, EIGHT));
+
+    private BenchPlan() {
+    }
+
+    /** Every test name the suite knows, in its order. */
+    static List<String> tests() {
+        return SUITE.stream().map(Entry::test).toList();
+    }
+
+    /**
+     * The points of a tier.
+     *
+     * @param transports the transport sets, in order
+     * @param only       test names to keep (empty = all)
+     * @param budgetMs   measured time per run, or 0 for the tier's
+     */
+    static List<BenchPoint> points(final Tier tier, final List<String> transports, final List<String> only,
+                                   final long budgetMs) {
+        final long budgetUs = (budgetMs > 0 ? budgetMs : tier.budgetMs) * 1000;
+        final List<BenchPoint> out = new ArrayList<>();
+        for (final String tl : transports) {
+            for (final Entry e : SUITE) {
+                if (!only.isEmpty() && !only.contains(e.test)) {
+                    continue;
+                }
+                final long[] sizes = switch (tier) {
+                    case QUICK -> e.quick;
+                    case DEFAULT -> e.standard;
+                    case FULL -> e.full;
+                };
+                for (final long size : sizes) {
+                    final Metric metric = e.streaming ? (size <= 8 ? Metric.RATE : Metric.BANDWIDTH)
+                        : Metric.LATENCY;
+                    final double est = costUs(tl, e, size);
+                    final long iters = Math.max(20, Math.min(2_000_000, (long) (budgetUs / est)));
+                    final long warmup = Math.min(iters, Math.max(iters / 4, 1000));
+                    // ucx_perftest's own tcp get and put_bw figures are artefacts of the tool (BENCHMARKS.md):
+                    // the anchors are one tcp tag round trip and tcp tag bandwidth instead
+                    String ucxTest = e.test;
+                    double factor = 1.0;
+                    if (tl.equals("tcp") && e.test.equals("ucp_get")) {
+                        ucxTest = "tag_lat";
+                        factor = 2.0;
+                    } else if (tl.equals("tcp") && e.test.equals("ucp_put_bw")) {
+                        ucxTest = "tag_bw";
+                    }
+                    out.add(new BenchPoint(tl, e.test, size, metric, iters, warmup, ucxTest, factor));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** A rough time per iteration (microseconds) of the slower of Weft and UCX, from figures seen on this kind of machine. */
+    static double costUs(final String transport, final String test, final long size) {
+        for (final Entry e : SUITE) {
+            if (e.test.equals(test)) {
+                return costUs(transport, e, size);
+            }
+        }
+        throw new IllegalArgumentException("unknown bench test '" + test + "'");
+    }
+
+    private static double costUs(final String transport, final Entry e, final long size) {
+        final boolean tcp = transport.toLowerCase(Locale.ROOT).contains("tcp");
+        final double perOp;
+        final double bytesPerUs;
+        if (e.pingPong) {
+            perOp = tcp ? 30 : 1.5;           // a round trip
+            bytesPerUs = tcp ? 500 : 2000;     // both directions copy
+        } else if (e.streaming) {
+            perOp = tcp ? 8 : 0.3;
+            bytesPerUs = tcp ? 600 : 4000;
+        } else {
+            perOp = tcp ? 30 : 0.5;            // one blocking operation: a round trip on tcp
+            bytesPerUs = tcp ? 500 : 3000;
+        }
+        return perOp + size / bytesPerUs;
+    }
+}

@@ -1,0 +1,134 @@
+package weft.tools.bench;
+
+import picocli.CommandLine;
+import weft.tools.perftest.PerfResult;
+import weft.tools.perftest.PerftestCommand;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Weft's side of the bench: one {@code weft perftest} server JVM, pinned to the server CPU, serving
+ * every point in turn ({@code --serve 0}), and the client run inside this JVM on the calling thread
+ * (pinned to the client CPU by perftest's {@code -c}), so that the client's JIT warms up once for the
+ * whole suite as a real application's would.
+ */
+final class WeftSide implements AutoCloseable {
+    private static final Pattern ALLOC = Pattern.compile("# allocated bytes/op: ([0-9.]+)");
+    /** The server's accept wait between points; the UCX runs in between take far less. */
+    private static final int SERVER_TIMEOUT_S = 300;
+
+    private final Path log;
+    private final int clientCpu;
+    private final int serverCpu;
+    private Process server;
+    private int port;
+
+    /**
+     * @param log       where the server's output goes
+     * @param clientCpu CPU of the measuring client thread, or -1 to leave it unpinned
+     * @param serverCpu CPU of the server, or -1
+     */
+    WeftSide(final Path log, final int clientCpu, final int serverCpu) {
+        this.log = log;
+        this.clientCpu = clientCpu;
+        this.serverCpu = serverCpu;
+    }
+
+    /** Starts (or restarts, if it died) the server JVM. */
+    private void ensureServer() throws IOException {
+        if (server != null && server.isAlive()) {
+            return;
+        }
+        port = freePort();
+        final List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+            "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xss2m", "-XX:-BackgroundCompilation",
+            "-cp", System.getProperty("java.class.path"), "weft.tools.Main", "perftest", "-p", Integer.toString(port),
+            "--serve", "0", "--timeout", Integer.toString(SERVER_TIMEOUT_S)));
+        if (serverCpu >= 0) {
+            cmd.add("-c");
+            cmd.add(Integer.toString(serverCpu));
+        }
+        server = new ProcessBuilder(cmd).redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    }
+
+    /** Runs one point; never throws for a failed test (the outcome says why). */
+    Outcome run(final BenchPoint p) {
+        try {
+            ensureServer();
+        } catch (final IOException e) {
+            return Outcome.failed("cannot start the weft perftest server: " + e.getMessage());
+        }
+        final List<String> args = new ArrayList<>(List.of("127.0.0.1", "-p", Integer.toString(port),
+            "-x", p.transport(), "-t", p.test(), "-s", Long.toString(p.size()),
+            "-n", Long.toString(p.iterations()), "-w", Long.toString(p.warmup()), "-f", "--timeout", "60"));
+        if (clientCpu >= 0) {
+            args.add("-c");
+            args.add(Integer.toString(clientCpu));
+        }
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final PerftestCommand cmd = new PerftestCommand().output(new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+        final CommandLine cl = new CommandLine(cmd);
+        cl.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
+        final int rc = cl.execute(args.toArray(String[]::new));
+        final PerfResult r = cmd.result();
+        final String diagnostics = err.toString(StandardCharsets.UTF_8);
+        if (rc != 0 || r == null) {
+            return Outcome.failed(lastLine(diagnostics.isBlank() ? out.toString(StandardCharsets.UTF_8) : diagnostics));
+        }
+        final Matcher m = ALLOC.matcher(diagnostics);
+        return Outcome.ok(r, m.find() ? Double.parseDouble(m.group(1)) : Double.NaN);
+    }
+
+    static String lastLine(final String text) {
+        final String[] lines = text.strip().split("\n");
+        for (int i = lines.length - 1; i >= 0; i--) {
+            if (!lines[i].isBlank() && !lines[i].startsWith("#")) {
+                return lines[i].strip();
+            }
+        }
+        return lines.length > 0 && !lines[0].isBlank() ? lines[lines.length - 1].strip() : "failed without a message";
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Stops the server (it serves until killed). */
+    @Override
+    public void close() {
+        if (server == null) {
+            return;
+        }
+        server.destroy();
+        try {
+            if (!server.waitFor(10, TimeUnit.SECONDS)) {
+                server.destroyForcibly();
+                server.waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (final InterruptedException e) {
+            server.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return String.format(Locale.ROOT, "weft perftest server on port %d", port);
+    }
+}
