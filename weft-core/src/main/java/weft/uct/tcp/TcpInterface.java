@@ -83,6 +83,9 @@ final class TcpInterface implements Interface {
     private final int keepIdleS;
     private final int keepIntvlS;
     private final int keepCnt;
+    /** SO_SNDBUF / SO_RCVBUF of data sockets, 0 = leave the kernel's autotuning. */
+    private final int sndBuf;
+    private final int rcvBuf;
     private final int userTimeoutMs;
     private final long handshakeTimeoutNs;
 
@@ -119,6 +122,8 @@ final class TcpInterface implements Interface {
         this.keepIdleS = (int) Math.max(1, cfg.get(TcpTransport.KEEPIDLE) / 1_000_000_000L);
         this.keepIntvlS = (int) Math.max(1, cfg.get(TcpTransport.KEEPINTVL) / 1_000_000_000L);
         this.keepCnt = Math.max(1, cfg.get(TcpTransport.KEEPCNT));
+        this.sndBuf = (int) Math.min(Integer.MAX_VALUE, cfg.get(TcpTransport.SNDBUF));
+        this.rcvBuf = (int) Math.min(Integer.MAX_VALUE, cfg.get(TcpTransport.RCVBUF));
         this.userTimeoutMs = (int) Math.min(Integer.MAX_VALUE, cfg.get(TcpTransport.USER_TIMEOUT) / 1_000_000L);
         this.handshakeTimeoutNs = cfg.get(TcpTransport.HANDSHAKE_TIMEOUT);
         final String secret = cfg.get(TcpTransport.JOB_SECRET);
@@ -213,6 +218,12 @@ final class TcpInterface implements Interface {
         LibC.check(LibC.setsockoptInt(fd, LibC.IPPROTO_TCP, LibC.TCP_KEEPCNT, keepCnt), "TCP_KEEPCNT");
         LibC.check(LibC.setsockoptInt(fd, LibC.IPPROTO_TCP, LibC.TCP_USER_TIMEOUT, userTimeoutMs),
             "TCP_USER_TIMEOUT");
+        if (sndBuf > 0) {
+            LibC.check(LibC.setsockoptInt(fd, LibC.SOL_SOCKET, LibC.SO_SNDBUF, sndBuf), "SO_SNDBUF");
+        }
+        if (rcvBuf > 0) {
+            LibC.check(LibC.setsockoptInt(fd, LibC.SOL_SOCKET, LibC.SO_RCVBUF, rcvBuf), "SO_RCVBUF");
+        }
     }
 
     /** The pending error of a socket (SO_ERROR), 0 if none. */

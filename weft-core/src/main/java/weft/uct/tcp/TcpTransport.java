@@ -59,6 +59,11 @@ public final class TcpTransport implements Transport {
     static final ConfigVar<Boolean> SHARED_SOCKET = ConfigRegistry.register("TCP_SHARED_SOCKET", ConfigType.BOOL,
         "y", "One socket per peer pair: requests and replies of both directions share the socket that the "
             + "smaller interface address opened (fewer segments per message than one socket per direction).");
+    static final ConfigVar<Long> SNDBUF = ConfigRegistry.register("TCP_SNDBUF", ConfigType.SIZE, "0",
+        "Kernel send buffer of each tcp socket (SO_SNDBUF); 0 = the kernel's autotuning (net.ipv4.tcp_wmem).");
+    static final ConfigVar<Long> RCVBUF = ConfigRegistry.register("TCP_RCVBUF", ConfigType.SIZE, "0",
+        "Kernel receive buffer of each tcp socket (SO_RCVBUF); 0 = the kernel's autotuning (net.ipv4.tcp_rmem, "
+            + "up to its maximum: what a flooded receiver may have in flight beyond its unexpected budget).");
     static final ConfigVar<Long> HANDSHAKE_TIMEOUT = ConfigRegistry.register("TCP_HANDSHAKE_TIMEOUT",
         ConfigType.TIME, "10s", "An accepted connection that has not authenticated by then is closed.");
 

@@ -49,10 +49,16 @@ class TagConformanceTest {
     @MethodSource("sets")
     void backpressure(final String tls, final ScenarioRunner.Mode mode) throws Exception {
         System.setProperty("weft.unexpected_budget", Long.toString(TagScenarios.Backpressure.BUDGET));
+        // bound what tcp can have in flight when STOP lands: the kernel's autotuning may grow a receive
+        // buffer to net.ipv4.tcp_rmem's maximum (32 MiB on some machines: a whole flood, seen here)
+        System.setProperty("weft.tcp_sndbuf", "256k");
+        System.setProperty("weft.tcp_rcvbuf", "256k");
         try {
             ScenarioRunner.run(TagScenarios.Backpressure.class, tls, mode, 60);
         } finally {
             System.clearProperty("weft.unexpected_budget");
+            System.clearProperty("weft.tcp_sndbuf");
+            System.clearProperty("weft.tcp_rcvbuf");
         }
     }
 

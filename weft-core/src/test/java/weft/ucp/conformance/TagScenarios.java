@@ -783,7 +783,8 @@ public final class TagScenarios {
      */
     public static final class Backpressure implements Scenario {
         public static final long BUDGET = 1 << 20;
-        // in flight when STOP lands: shm cells, and for tcp the kernel's socket buffers (several MiB on lo)
+        // in flight when STOP lands: shm cells, and for tcp the kernel's socket buffers (the test caps them
+        // with WEFT_TCP_SNDBUF/RCVBUF at 256 KiB, which the kernel doubles) and the endpoint's own buffers
         static final long SLACK = 8L << 20;
         static final long FLOOD = 32L << 20;
         private static final long[] SIZES = {8, 3000, 8000, 30_000};

@@ -57,8 +57,8 @@ final class UcxSide {
             p.waitFor(10, TimeUnit.SECONDS);
             for (final String line : text.split("\n")) {
                 final String l = line.replaceFirst("^#\\s*", "").strip();
-                if (l.startsWith("Library version:") || l.startsWith("UCT version")) {
-                    return "UCX " + l.substring(l.indexOf(':') + 1).strip();
+                if (l.startsWith("Version ")) { // "# Version 1.13.1"
+                    return "UCX " + l.substring("Version ".length()).strip();
                 }
             }
             return "";
