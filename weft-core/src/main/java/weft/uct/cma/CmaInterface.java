@@ -51,7 +51,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 final class CmaInterface implements Interface {
     static final int MAX_IOV = 16;
-    static final int DEVICE_ADDRESS_LENGTH = 16 + 8;
+    static final int DEVICE_ADDRESS_LENGTH = 16 + 8 + 8;
     static final int IFACE_ADDRESS_LENGTH = 4 + 8;
     private static final long IOVEC_SIZE = 16;
     private static final long REMOTE_IOV_OFFSET = IOVEC_SIZE * MAX_IOV;
@@ -406,7 +406,9 @@ final class CmaInterface implements Interface {
 
     @Override
     public boolean isReachable(final byte[] devAddr, final byte[] ifAddr) {
-        // same boot (same kernel) and same pid namespace, so that the pid means the same process
+        // same boot (same kernel) and same pid namespace, so that the pid means the same process; same
+        // network namespace too, as shm requires: Weft's node is one (kernel, pid ns, net ns), so that
+        // hosts emulated with network namespaces reach each other over tcp only, like real hosts
         return devAddr != null && ifAddr != null && devAddr.length == DEVICE_ADDRESS_LENGTH
             && ifAddr.length == IFACE_ADDRESS_LENGTH && Arrays.equals(devAddr, deviceAddress)
             && ByteBuffer.wrap(ifAddr).order(ByteOrder.LITTLE_ENDIAN).getInt() > 0;

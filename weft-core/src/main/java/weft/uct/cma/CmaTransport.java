@@ -130,13 +130,17 @@ public final class CmaTransport implements Transport {
         return s;
     }
 
-    /** Boot id + pid namespace inode: equal on both sides means the pid names the same process. */
+    /**
+     * Boot id + pid namespace inode (equal on both sides means the pid names the same process) + network
+     * namespace inode (the node boundary shm also keeps).
+     */
     byte[] deviceAddress() {
         byte[] a = deviceAddress;
         if (a == null) {
             final byte[] boot = NodeIdentity.bootId();
             a = ByteBuffer.allocate(CmaInterface.DEVICE_ADDRESS_LENGTH).order(java.nio.ByteOrder.LITTLE_ENDIAN)
-                .put(boot == null ? new byte[16] : boot).putLong(NodeIdentity.namespaceInode("pid")).array();
+                .put(boot == null ? new byte[16] : boot).putLong(NodeIdentity.namespaceInode("pid"))
+                .putLong(NodeIdentity.namespaceInode("net")).array();
             deviceAddress = a;
         }
         return a;

@@ -408,7 +408,7 @@ class CmaTransportTest {
     }
 
     @Test
-    void shouldJudgeReachabilityByBootIdAndPidNamespace() {
+    void shouldJudgeReachabilityByBootIdPidNamespaceAndNetworkNamespace() {
         final byte[] dev = b.deviceAddress();
         final byte[] ifa = b.interfaceAddress();
         assertTrue(a.isReachable(dev, ifa));
@@ -418,6 +418,9 @@ class CmaTransportTest {
         final byte[] otherNs = dev.clone();
         otherNs[20] ^= 1;
         assertFalse(a.isReachable(otherNs, ifa));
+        final byte[] otherNetNs = dev.clone();
+        otherNetNs[28] ^= 1; // a "host" emulated by a network namespace is another node, as for shm
+        assertFalse(a.isReachable(otherNetNs, ifa));
         assertFalse(a.isReachable(Arrays.copyOf(dev, 10), ifa));
         assertFalse(a.isReachable(dev, new byte[3]));
         assertFalse(a.isReachable(null, ifa));
