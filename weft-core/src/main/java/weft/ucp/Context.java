@@ -38,6 +38,7 @@ public final class Context implements AutoCloseable {
     private final String name;
     final long rndvThresh;
     final long maxShort;
+    final long zcopyThresh;
     final int maxRndvRails;
     final double multiLaneMaxRatio;
     final long rndvChunk;
@@ -66,6 +67,7 @@ public final class Context implements AutoCloseable {
         this.transports = List.copyOf(sel);
         this.rndvThresh = config.get(UcpConfig.RNDV_THRESH);
         this.maxShort = config.get(UcpConfig.MAX_SHORT);
+        this.zcopyThresh = config.get(UcpConfig.ZCOPY_THRESH);
         this.maxRndvRails = Math.max(1, config.get(UcpConfig.MAX_RNDV_RAILS));
         this.multiLaneMaxRatio = config.get(UcpConfig.MULTI_LANE_MAX_RATIO);
         this.rndvChunk = Math.max(4096, config.get(UcpConfig.RNDV_CHUNK));
@@ -98,7 +100,7 @@ public final class Context implements AutoCloseable {
      */
     public static List<weft.ucs.config.ConfigVar<?>> configVars() {
         return List.of(UcpConfig.RNDV_THRESH, UcpConfig.MAX_SHORT, UcpConfig.MAX_RNDV_RAILS,
-            UcpConfig.MULTI_LANE_MAX_RATIO, UcpConfig.RNDV_CHUNK, UcpConfig.RNDV_SCHEME, UcpConfig.UNEXPECTED_BUDGET,
+            UcpConfig.MULTI_LANE_MAX_RATIO, UcpConfig.RNDV_CHUNK, UcpConfig.ZCOPY_THRESH, UcpConfig.RNDV_SCHEME, UcpConfig.UNEXPECTED_BUDGET,
             Lifecycle.KEEPALIVE_INTERVAL, Lifecycle.KEEPALIVE_TIMEOUT, Lifecycle.EP_CLOSE_TIMEOUT,
             SockaddrHandshake.CONNECT_TIMEOUT, Streams.WINDOW);
     }

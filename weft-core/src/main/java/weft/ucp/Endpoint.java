@@ -74,6 +74,7 @@ public final class Endpoint implements AutoCloseable {
     private final SendPacker packer = new SendPacker();
     private final MemorySegment ctl;
     private final MemorySegment zhdr; // RNDV_DATA header of a zero-copy piece (the transport copies it)
+    private final MemorySegment ehdr; // EAGER_FIRST / EAGER_MIDDLE header of an eager zero-copy fragment
 
     /** Called when the endpoint fails (peer died, connection reset, keepalive timeout). */
     @FunctionalInterface
@@ -114,6 +115,7 @@ public final class Endpoint implements AutoCloseable {
         this.thresholds = new ProtocolThresholds(worker.context, am, rndv);
         this.ctl = worker.arena().allocate(8, 8);
         this.zhdr = worker.arena().allocate(AmId.DATA_HEADER, 8);
+        this.ehdr = worker.arena().allocate(AmId.FIRST_HEADER, 8);
     }
 
     /** The worker this endpoint belongs to. */
@@ -154,6 +156,20 @@ public final class Endpoint implements AutoCloseable {
     /** The largest payload sent inline. */
     public long maxShort() {
         return thresholds.maxShort;
+    }
+
+    /**
+     * The size from which eager tag sends of contiguous off-heap data go zero-copy (below
+     * {@link #rendezvousThreshold()}), or {@code Long.MAX_VALUE} when the AM lane cannot send from user
+     * memory. The buffer then belongs to the transport until the request completes.
+     */
+    public long zeroCopyThreshold() {
+        return thresholds.zcopyThresh;
+    }
+
+    /** The largest payload of one eager zero-copy fragment (0 when there is no eager zero-copy). */
+    public long maxZeroCopyFragment() {
+        return thresholds.maxZcopy;
     }
 
     // ------------------------------------------------------------------ tag send
@@ -303,6 +319,10 @@ public final class Endpoint implements AutoCloseable {
         if (length >= thresholds.rndvThresh) {
             r.kind = Request.RNDV_SEND;
             r.sendStage = ST_RTS;
+        } else if (length >= thresholds.zcopyThresh && r.dt == Datatypes.CONTIG && r.buffer.isNative()) {
+            r.zdata = true; // eager zero-copy: fragments sent from the user's buffer, done by their completions
+            r.completion.reset(1); // our reference, dropped once every fragment is issued
+            r.sendStage = ST_FRAGMENTS;
         } else if (sync || length > thresholds.maxBcopy - 8) {
             r.sendStage = ST_FRAGMENTS;
         } else if (length <= thresholds.maxShort && r.dt == Datatypes.CONTIG) {
@@ -399,6 +419,9 @@ public final class Endpoint implements AutoCloseable {
                     flowBlocked = true;
                     return Status.NO_RESOURCE; // the peer is flooded: no new message (FlowControl)
                 }
+                if (r.zdata) {
+                    return sendEagerZcopy(r);
+                }
                 final Status st = sendEager(r);
                 if (st == Status.OK) {
                     r.localDone = true;
@@ -473,6 +496,55 @@ public final class Endpoint implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * Eager zero-copy: the fragments of {@code r} (EAGER_FIRST then EAGER_MIDDLE, the receiver sees no
+     * difference from copied ones) go from the user's buffer in pieces of the lane's zero-copy limit.
+     * Returns NO_RESOURCE to be called again (the request stays at the head of the send queue, so the
+     * fragments stay back to back), or OK once every fragment is issued or the send failed: its fate is
+     * then in its completion count ({@link Worker#onTransportCompletion}).
+     */
+    private Status sendEagerZcopy(final Request r) {
+        if (remoteId < 0) {
+            return Status.NO_RESOURCE; // fragments name the peer's endpoint: wait for wireup
+        }
+        final long frag = thresholds.maxZcopy;
+        while (r.received < r.capacity) {
+            final long pos = r.received;
+            final boolean first = r.sendStage == ST_FRAGMENTS;
+            final long n = Math.min(r.capacity - pos, frag);
+            final int hlen;
+            if (first) {
+                ehdr.set(LONG, 0, r.tag);
+                ehdr.set(LONG, 8, remoteId);
+                ehdr.set(LONG, 16, r.capacity);
+                ehdr.set(LONG, 24, r.sync ? r.id : -1L);
+                hlen = AmId.FIRST_HEADER;
+            } else {
+                ehdr.set(LONG, 0, remoteId);
+                ehdr.set(LONG, 8, pos);
+                hlen = AmId.MIDDLE_HEADER;
+            }
+            r.rmaIov.clear().add(r.buffer, r.offset + pos, n);
+            r.completion.expect(1);
+            final Status st = amEp.amZcopy(first ? AmId.EAGER_FIRST : AmId.EAGER_MIDDLE, ehdr, 0, hlen, r.rmaIov,
+                r.completion);
+            if (st == Status.NO_RESOURCE) {
+                r.completion.expect(-1);
+                return st;
+            }
+            if (st != Status.IN_PROGRESS) {
+                r.completion.complete(st);
+            }
+            if (st.isError()) {
+                break;
+            }
+            r.sendStage = ST_MIDDLES;
+            r.received = pos + n;
+        }
+        r.completion.complete(Status.OK); // drop our reference: the send is locally done with the last piece
+        return Status.OK;
     }
 
     // ------------------------------------------------------------------ active messages and streams

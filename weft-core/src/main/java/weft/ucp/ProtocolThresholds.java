@@ -2,9 +2,13 @@ package weft.ucp;
 
 /**
  * Where an endpoint switches protocol as the message grows: eager short (inline) → eager bcopy
- * (copied, one or more fragments) → rendezvous. Computed from the lanes' performance model as the
- * crossover of two linear cost functions, unless {@code WEFT_MAX_SHORT} / {@code WEFT_RNDV_THRESH}
- * set them.
+ * (copied, one or more fragments) → eager zcopy (from the user's buffer, where the AM lane can) →
+ * rendezvous. Computed from the lanes' performance model as the crossover of two linear cost functions,
+ * unless {@code WEFT_MAX_SHORT} / {@code WEFT_ZCOPY_THRESH} / {@code WEFT_RNDV_THRESH} set them.
+ *
+ * <p>Eager zcopy: a copy costs s/memcpy and, past one bcopy fragment, a send per fragment; zero-copy costs
+ * a completion to track (the buffer stays the transport's until it fires) and sends fragments of the
+ * lane's larger zero-copy limit. So by default it starts where a copy would need a second fragment.
  *
  * <p>Model (times in ns for a message of s bytes):
  * <ul>
@@ -25,12 +29,28 @@ final class ProtocolThresholds {
     final long maxBcopy;
     final long rndvThresh;
     final boolean rndvGet;
+    /** First size sent eager zero-copy (contiguous data only); Long.MAX_VALUE when the AM lane cannot. */
+    final long zcopyThresh;
+    /** Limit of one zero-copy AM fragment (header + payload) on the AM lane. */
+    final long maxZcopy;
 
     ProtocolThresholds(final Context ctx, final Lane am, final Lane[] rndv) {
         final long laneShort = Math.min(am.local.attrs.amMaxShort(), am.remote.amMaxShort());
         maxShort = ctx.maxShort >= 0 ? Math.min(ctx.maxShort, laneShort) : laneShort;
         maxBcopy = Math.min(am.local.attrs.amMaxBcopy(), am.remote.amMaxBcopy());
         rndvGet = rndv.length > 0 && ("get".equals(ctx.rndvScheme) || getPaysOff(am, rndv));
+        final boolean zcopy = am.local.attrs.has(weft.uct.Capability.AM_ZCOPY)
+            && (am.remote.capabilities() & weft.uct.Capability.AM_ZCOPY) != 0;
+        // the peer's limit is not in its address: both sides of a lane run the same transport, whose zero-copy
+        // limit (tcp: its receive buffer) is the same where the configuration is (as the launcher makes it)
+        maxZcopy = zcopy && am.local.attrs.amMaxHeader() >= AmId.FIRST_HEADER ? am.local.attrs.amMaxZcopy() : 0;
+        if (maxZcopy <= AmId.FIRST_HEADER) {
+            zcopyThresh = Long.MAX_VALUE;
+        } else if (ctx.zcopyThresh >= 0) {
+            zcopyThresh = Math.max(ctx.zcopyThresh, maxShort + 1);
+        } else {
+            zcopyThresh = Math.max(maxBcopy - 8 + 1, maxShort + 1);
+        }
         if (ctx.rndvThresh >= 0) {
             rndvThresh = Math.max(ctx.rndvThresh, 0);
         } else if (!rndvGet) {
@@ -82,6 +102,12 @@ final class ProtocolThresholds {
     }
 
     String describe() {
+        if (zcopyThresh < rndvThresh) {
+            return String.format("tag_send: 0..%d eager short, ..%d eager bcopy (%s), ..%d eager zcopy (fragments "
+                    + "of %d), %d.. rendezvous (%s)%n", maxShort, zcopyThresh - 1,
+                zcopyThresh - 1 > maxBcopy ? "multi-fragment above " + maxBcopy : "single", rndvThresh - 1,
+                maxZcopy, rndvThresh, rndvGet ? "get" : "am");
+        }
         return String.format("tag_send: 0..%d eager short, ..%d eager bcopy (%s), %d.. rendezvous (%s)%n",
             maxShort, rndvThresh - 1, rndvThresh - 1 > maxBcopy ? "multi-fragment above " + maxBcopy : "single",
             rndvThresh, rndvGet ? "get" : "am");

@@ -10,6 +10,10 @@ final class UcpConfig {
         "auto", "Message size from which tag and AM sends use rendezvous; auto = from the lanes' performance model.");
     static final ConfigVar<Long> MAX_SHORT = ConfigRegistry.register("MAX_SHORT", ConfigType.SIZE_OR_AUTO, "auto",
         "Largest payload sent inline (eager short); auto = the AM lane's limit.");
+    static final ConfigVar<Long> ZCOPY_THRESH = ConfigRegistry.register("ZCOPY_THRESH", ConfigType.SIZE_OR_AUTO,
+        "auto", "Message size from which eager tag sends go zero-copy (sent from the user's buffer, in fragments "
+            + "of the lane's zero-copy limit) where the AM lane can; auto = where a copy would need more than "
+            + "one fragment.");
     static final ConfigVar<Integer> MAX_RNDV_RAILS = ConfigRegistry.register("MAX_RNDV_RAILS", ConfigType.INT, "2",
         "Most lanes a rendezvous transfer is striped over.");
     static final ConfigVar<Double> MULTI_LANE_MAX_RATIO = ConfigRegistry.register("MULTI_LANE_MAX_RATIO",

@@ -1030,6 +1030,16 @@ public final class Worker implements AutoCloseable {
         } else if (r.kind == Request.RMA || (r.kind == Request.RNDV_SEND && r.zdata)) {
             r.rmaIov.clear();
             complete(r, st);
+        } else if (r.kind == Request.SEND && r.zdata) {
+            // eager zero-copy: every fragment has left the user's buffer; a sync send also waits for its ack
+            r.rmaIov.clear();
+            r.localDone = true;
+            final Status failed = r.ep.failure();
+            if (st != Status.OK || !r.sync || r.acked) {
+                complete(r, st);
+            } else if (failed != null) {
+                complete(r, failed); // the ack cannot come any more
+            }
         }
     }
 
@@ -1306,7 +1316,9 @@ public final class Worker implements AutoCloseable {
     void failInflight(final Endpoint ep, final Status st) {
         for (int i = 0; i < inflightHigh; i++) {
             final Request r = inflight[i];
-            if (r != null && r.ep == ep && !r.zdata) { // zero-copy pieces complete it when they fail
+            // zero-copy pieces complete a request when they fail, unless they are all done (a sync send
+            // waiting for its ack)
+            if (r != null && r.ep == ep && (!r.zdata || (r.kind == Request.SEND && r.localDone))) {
                 complete(r, st);
             }
         }

@@ -51,7 +51,11 @@ public final class TagScenarios {
         public void run(final Pe pe) {
             final long s = pe.ep().maxShort();
             final long r = pe.ep().rendezvousThreshold();
-            final long[] sizes = {0, 1, 7, 8, s - 1, s, s + 1, 8191, 8192, 8193, 16384 + 5, r - 1, r, r + 1,
+            // eager zero-copy (where the lane can, below r): around its threshold and its fragment size
+            final long z = Math.min(pe.ep().zeroCopyThreshold(), r);
+            final long f = pe.ep().maxZeroCopyFragment();
+            final long[] sizes = {0, 1, 7, 8, s - 1, s, s + 1, 8191, 8192, 8193, 16384 + 5, z - 1, z, z + 1,
+                Math.min(r - 1, f), Math.min(r - 1, f + 1), Math.min(r - 1, 3 * f + 7), r - 1, r, r + 1,
                 3 * r + 17, 1 << 20};
             for (int dir = 0; dir < 2; dir++) {
                 for (final long n : sizes) {
@@ -496,7 +500,11 @@ public final class TagScenarios {
         private static void unexpected(final Pe pe) {
             final long s = pe.ep().maxShort();
             final long r = pe.ep().rendezvousThreshold();
-            final long[] sizes = {0, 1, 7, 8, s - 1, s, s + 1, 8191, 8192, 8193, 16384 + 5, r - 1, r, r + 1,
+            // eager zero-copy (where the lane can, below r): around its threshold and its fragment size
+            final long z = Math.min(pe.ep().zeroCopyThreshold(), r);
+            final long f = pe.ep().maxZeroCopyFragment();
+            final long[] sizes = {0, 1, 7, 8, s - 1, s, s + 1, 8191, 8192, 8193, 16384 + 5, z - 1, z, z + 1,
+                Math.min(r - 1, f), Math.min(r - 1, f + 1), Math.min(r - 1, 3 * f + 7), r - 1, r, r + 1,
                 3 * r + 17, 1 << 20};
             final List<Request> rs = new ArrayList<>();
             if (pe.rank() == 0) {
