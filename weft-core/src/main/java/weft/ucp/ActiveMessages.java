@@ -712,7 +712,7 @@ final class ActiveMessages {
                     d.set(LONG, o + 8, r.ep.remoteId);
                     d.set(LONG, o + 16, r.capacity);
                     d.set(LONG, o + 24, r.id);
-                    d.set(LONG, o + 32, r.capacity == 0 ? 0 : r.buffer.address() + r.offset);
+                    d.set(LONG, o + 32, r.capacity == 0 || !r.buffer.isNative() ? 0 : r.buffer.address() + r.offset);
                     d.set(ValueLayout.JAVA_INT_UNALIGNED, o + 40, keys.length);
                     long p = o + AmId.RTS_HEADER;
                     for (final byte[] key : keys) {

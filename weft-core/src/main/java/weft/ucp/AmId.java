@@ -13,6 +13,8 @@ package weft.ucp;
  *  RNDV_ATS      am short, header = sender request id, [u64 status code]
  *  RNDV_RTR      am short, header = sender request id, [u64 receiver request id]
  *  RNDV_DATA     [u64 receiver request id][u64 offset][data]
+ *  RNDV_RTR_PUT  [u64 sender req][u64 receiver req][u64 address][u64 length][u32 n]{[u16 len][rkey]}*n  (RndvPut)
+ *  RNDV_ATP      am short, header = receiver request id, [u64 status code]: the put data is in place
  *
  *  user active messages (ActiveMessages); "am word" = [u32 user id][u32 send flags]
  *  AM_SHORT      am short, header = am word, [data]             (no user header, no reply)
@@ -43,6 +45,8 @@ final class AmId {
     static final int RNDV_ATS = 10;
     static final int RNDV_RTR = 11;
     static final int RNDV_DATA = 12;
+    static final int RNDV_RTR_PUT = 22;
+    static final int RNDV_ATP = 23;
     static final int AM_SHORT = 13;
     static final int AM_SINGLE = 14;
     static final int AM_FIRST = 15;

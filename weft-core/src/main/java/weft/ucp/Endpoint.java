@@ -349,7 +349,8 @@ public final class Endpoint implements AutoCloseable {
             sqTail.nextSend = r;
         }
         sqTail = r;
-        if (parked && (r.kind == Request.CONTROL || r.sendStage == ST_DATA)) { // may bypass the stopped head
+        if (parked && (r.kind == Request.CONTROL || r.kind == Request.RNDV_RECV || r.sendStage == ST_DATA)) {
+            // may bypass the stopped head
             parked = false;
             if (!worker.sendPending.contains(this)) {
                 worker.sendPending.add(this);
@@ -456,6 +457,9 @@ public final class Endpoint implements AutoCloseable {
             }
             case Request.RMA -> {
                 return progressRma(r);
+            }
+            case Request.RNDV_RECV -> {
+                return RndvPut.sendRtr(this, r); // RTR_PUT: lets the sender finish, like control traffic
             }
             default -> {
                 return Status.INVALID_PARAM;
@@ -643,7 +647,8 @@ public final class Endpoint implements AutoCloseable {
         Request r = prev.nextSend;
         while (r != null) {
             final Request next = r.nextSend;
-            if (r.kind == Request.CONTROL || (r.kind == Request.RNDV_SEND && r.sendStage == ST_DATA)) {
+            if (r.kind == Request.CONTROL || r.kind == Request.RNDV_RECV
+                || (r.kind == Request.RNDV_SEND && r.sendStage == ST_DATA)) {
                 final Status st = progressSend(r);
                 if (st == Status.NO_RESOURCE) {
                     bypassFull = true;
@@ -714,7 +719,8 @@ public final class Endpoint implements AutoCloseable {
     void startRndvData(final Request r) {
         r.sendStage = ST_DATA;
         r.received = 0;
-        r.zdata = r.dt == Datatypes.CONTIG && am.local.attrs.has(weft.uct.Capability.AM_ZCOPY)
+        // zero-copy needs one off-heap region (a transport writes it with a native iovec); heap data is copied
+        r.zdata = r.dt == Datatypes.CONTIG && r.buffer.isNative() && am.local.attrs.has(weft.uct.Capability.AM_ZCOPY)
             && (am.remote.capabilities() & weft.uct.Capability.AM_ZCOPY) != 0;
         if (r.zdata) {
             r.completion.reset(1); // our reference, dropped when the last piece is issued
@@ -800,6 +806,11 @@ public final class Endpoint implements AutoCloseable {
         if (want == 0) {
             sendControl(AmId.RNDV_ATS, sreq, Status.OK.code());
             worker.complete(r, r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
+            return;
+        }
+        if (keys.length == 0 && thresholds.rndvPut && address != 0 && r.dt == Datatypes.CONTIG
+            && r.buffer.isNative()) {
+            RndvPut.requestPut(this, r, want); // the sender offered its contiguous data for a put
             return;
         }
         if (keys.length == 0 || keys.length != rndv.length || r.dt != Datatypes.CONTIG) {
@@ -1183,7 +1194,8 @@ public final class Endpoint implements AutoCloseable {
                     d.set(LONG, o + 8, r.ep.remoteId);
                     d.set(LONG, o + 16, r.capacity);
                     d.set(LONG, o + 24, r.id);
-                    d.set(LONG, o + 32, r.buffer == null ? 0 : r.buffer.address() + r.offset);
+                    // 0 = not offered for a put (the data is not one off-heap region)
+                    d.set(LONG, o + 32, r.buffer == null || !r.buffer.isNative() ? 0 : r.buffer.address() + r.offset);
                     final byte[][] k = keys == null ? new byte[0][] : keys;
                     d.set(ValueLayout.JAVA_INT_UNALIGNED, o + 40, k.length);
                     long p = o + AmId.RTS_HEADER;

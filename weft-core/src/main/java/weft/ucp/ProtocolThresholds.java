@@ -29,6 +29,8 @@ final class ProtocolThresholds {
     final long maxBcopy;
     final long rndvThresh;
     final boolean rndvGet;
+    /** Rendezvous by put ({@code WEFT_RNDV_SCHEME=put}, every rendezvous lane can put zero-copy and register). */
+    final boolean rndvPut;
     /** First size sent eager zero-copy (contiguous data only); Long.MAX_VALUE when the AM lane cannot. */
     final long zcopyThresh;
     /** Limit of one zero-copy AM fragment (header + payload) on the AM lane. */
@@ -38,7 +40,13 @@ final class ProtocolThresholds {
         final long laneShort = Math.min(am.local.attrs.amMaxShort(), am.remote.amMaxShort());
         maxShort = ctx.maxShort >= 0 ? Math.min(ctx.maxShort, laneShort) : laneShort;
         maxBcopy = Math.min(am.local.attrs.amMaxBcopy(), am.remote.amMaxBcopy());
-        rndvGet = rndv.length > 0 && ("get".equals(ctx.rndvScheme) || getPaysOff(am, rndv));
+        boolean put = rndv.length > 0 && "put".equals(ctx.rndvScheme);
+        for (final Lane l : rndv) {
+            put &= l.local.attrs.has(weft.uct.Capability.PUT_ZCOPY)
+                && l.local.mdAttrs.has(weft.uct.MemoryDomainAttributes.REG);
+        }
+        rndvPut = put;
+        rndvGet = !put && rndv.length > 0 && ("get".equals(ctx.rndvScheme) || getPaysOff(am, rndv));
         final boolean zcopy = am.local.attrs.has(weft.uct.Capability.AM_ZCOPY)
             && (am.remote.capabilities() & weft.uct.Capability.AM_ZCOPY) != 0;
         // the peer's limit is not in its address: both sides of a lane run the same transport, whose zero-copy
@@ -106,10 +114,10 @@ final class ProtocolThresholds {
             return String.format("tag_send: 0..%d eager short, ..%d eager bcopy (%s), ..%d eager zcopy (fragments "
                     + "of %d), %d.. rendezvous (%s)%n", maxShort, zcopyThresh - 1,
                 zcopyThresh - 1 > maxBcopy ? "multi-fragment above " + maxBcopy : "single", rndvThresh - 1,
-                maxZcopy, rndvThresh, rndvGet ? "get" : "am");
+                maxZcopy, rndvThresh, rndvGet ? "get" : rndvPut ? "put" : "am");
         }
         return String.format("tag_send: 0..%d eager short, ..%d eager bcopy (%s), %d.. rendezvous (%s)%n",
             maxShort, rndvThresh - 1, rndvThresh - 1 > maxBcopy ? "multi-fragment above " + maxBcopy : "single",
-            rndvThresh, rndvGet ? "get" : "am");
+            rndvThresh, rndvGet ? "get" : rndvPut ? "put" : "am");
     }
 }

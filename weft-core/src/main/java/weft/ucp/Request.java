@@ -110,6 +110,12 @@ public class Request {
     final Completion completion;
     long remoteAddress;
     long remoteReqId;
+    // rendezvous by put (RndvPut): receiver's packed keys until RTR_PUT is sent; bytes to move; sender's
+    // lanes that carried puts and still need a flush
+    byte[][] putKeys;
+    long rndvWant;
+    boolean rndvPut;
+    long putLanes;
     int sendStage;
 
     // active messages and streams (ActiveMessages, Streams)
@@ -237,7 +243,10 @@ public class Request {
         info = null;
         ep = null;
         id = -1;
-        sync = acked = localDone = zdata = false;
+        sync = acked = localDone = zdata = rndvPut = false;
+        putKeys = null;
+        rndvWant = 0;
+        putLanes = 0;
         dt = Datatypes.CONTIG;
         iov = null;
         generic = null;

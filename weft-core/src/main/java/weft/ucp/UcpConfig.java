@@ -21,8 +21,9 @@ final class UcpConfig {
     static final ConfigVar<Long> RNDV_CHUNK = ConfigRegistry.register("RNDV_CHUNK_SIZE", ConfigType.SIZE, "4m",
         "Largest piece one rendezvous get or put moves at once (per lane).");
     static final ConfigVar<String> RNDV_SCHEME = ConfigRegistry.register("RNDV_SCHEME",
-        ConfigType.oneOf("auto", "get", "am"), "auto",
+        ConfigType.oneOf("auto", "get", "put", "am"), "auto",
         "Rendezvous data movement: get (receiver reads the sender's memory, striped over the rendezvous lanes), "
+            + "put (sender writes into the receiver's registered buffer after its RTR, striped, then flushes), "
             + "am (sender streams on clear-to-send), auto (get where it brings another data path, else am).");
     static final ConfigVar<Long> UNEXPECTED_BUDGET = ConfigRegistry.register("UNEXPECTED_BUDGET", ConfigType.SIZE,
         "64m", "Bytes a worker may hold for unexpected eager messages before it stops accepting more from the wire.");

@@ -73,6 +73,8 @@ public final class Worker implements AutoCloseable {
     private Request doneTail;
     final ArrayList<Endpoint> sendPending = new ArrayList<>();
     final ArrayList<Request> getPending = new ArrayList<>();
+    /** Packs RTR_PUT messages (RndvPut); reused, the data path of one worker is single threaded. */
+    final RndvPut.RtrPacker rtrPacker = new RndvPut.RtrPacker();
     private RuntimeException callbackFailure;
 
     private final EventSet events;
@@ -128,6 +130,8 @@ public final class Worker implements AutoCloseable {
                 i.setAmHandler(AmId.RNDV_ATS, this::onAts);
                 i.setAmHandler(AmId.RNDV_RTR, this::onRtr);
                 i.setAmHandler(AmId.RNDV_DATA, this::onRndvData);
+                i.setAmHandler(AmId.RNDV_RTR_PUT, (d, o, l, f) -> RndvPut.onRtrPut(this, d, o, l));
+                i.setAmHandler(AmId.RNDV_ATP, (d, o, l, f) -> RndvPut.onAtp(this, d, o));
                 ams.register(i);
                 streams.register(i);
                 i.setAmHandler(AmId.FLOW, flow::onFlow);
@@ -890,7 +894,7 @@ public final class Worker implements AutoCloseable {
         int work = 0;
         for (int i = 0; i < getPending.size(); ) {
             final Request r = getPending.get(i);
-            if (r.ep.issueGets(r)) {
+            if (r.kind == Request.RNDV_SEND ? RndvPut.issuePuts(r) : r.ep.issueGets(r)) {
                 getPending.remove(i);
                 work++;
             } else {
@@ -1027,6 +1031,8 @@ public final class Worker implements AutoCloseable {
     void onTransportCompletion(final Request r, final Status st) {
         if (r.kind == Request.RNDV_RECV) {
             r.ep.finishRndvReceive(r, st);
+        } else if (r.kind == Request.RNDV_SEND && r.rndvPut) {
+            RndvPut.finishPut(this, r, st);
         } else if (r.kind == Request.RMA || (r.kind == Request.RNDV_SEND && r.zdata)) {
             r.rmaIov.clear();
             complete(r, st);

@@ -29,6 +29,17 @@ class TagConformanceTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("sets")
+    void rendezvousByPut(final String tls, final ScenarioRunner.Mode mode) throws Exception {
+        System.setProperty("weft.rndv_scheme", "put");
+        try {
+            ScenarioRunner.run(TagScenarios.RendezvousByPut.class, tls, mode, 90);
+        } finally {
+            System.clearProperty("weft.rndv_scheme");
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("sets")
     void matchingOrderingProbeCancelCallbacks(final String tls, final ScenarioRunner.Mode mode) throws Exception {
         ScenarioRunner.run(TagScenarios.Matching.class, tls, mode, 60);
     }

@@ -45,6 +45,40 @@ public final class TagScenarios {
         }
     }
 
+    /**
+     * Rendezvous forced to put ({@code weft.rndv_scheme=put}) where the rendezvous lanes can register
+     * memory (cma, tcp): the receiver registers its buffer, the sender puts and flushes, then ATP. Sizes
+     * around every threshold, sync sends, truncation and unexpected receives; a heap buffer (not one
+     * off-heap region) falls back to the AM data path.
+     */
+    public static final class RendezvousByPut implements Scenario {
+        @Override
+        public void run(final Pe pe) throws Exception {
+            final String d = pe.ep().describe();
+            final boolean registrable = pe.tls().contains("cma") || pe.tls().contains("tcp");
+            if (registrable != d.contains("rendezvous (put)")) {
+                throw new AssertionError("rendezvous by put expected " + registrable + " over " + pe.tls() + ": " + d);
+            }
+            new Thresholds().run(pe);
+            new SyncTruncationUnexpected().run(pe);
+            final long n = pe.ep().rendezvousThreshold() + 4096;
+            final byte[] heap = new byte[(int) n];
+            final int seed = 77;
+            if (pe.rank() == 0) {
+                MemorySegment.copy(pe.pattern(n, seed), 0, MemorySegment.ofArray(heap), 0, n);
+                final Request q = pe.ep().sendTag(0x7700, MemorySegment.ofArray(heap), 0, n);
+                assertEquals(Status.OK, pe.await(q), "heap rendezvous send");
+                q.release();
+            } else {
+                final Request q = pe.worker().recvTag(MemorySegment.ofArray(heap), 0, n, 0x7700, -1L);
+                assertEquals(Status.OK, pe.await(q), "heap rendezvous receive");
+                q.release();
+                Pe.checkPattern(MemorySegment.ofArray(heap), n, seed, "heap rendezvous");
+            }
+            pe.barrier();
+        }
+    }
+
     /** Sizes around every protocol threshold of the endpoint, both directions, expected receives. */
     public static final class Thresholds implements Scenario {
         @Override

@@ -1,0 +1,234 @@
+package weft.ucp;
+
+import weft.ucs.Status;
+import weft.ucs.WeftException;
+import weft.uct.Interface;
+import weft.uct.IoVector;
+import weft.uct.MemoryHandle;
+import weft.uct.Packer;
+import weft.uct.RemoteKey;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Rendezvous by put (RDMA-write style, {@code WEFT_RNDV_SCHEME=put}): the sender's RTS carries no key;
+ * the receiver that matches it registers its buffer on the rendezvous lanes and answers RTR_PUT with the
+ * address and keys; the sender puts the data in chunks striped over those lanes by bandwidth weight,
+ * flushes the lanes it used (remote completion: the data is in place), and sends ATP; the receiver
+ * completes on ATP. The copy work moves from the receiver to the sender.
+ *
+ * <p>Wire: {@code RNDV_RTR_PUT [u64 sender req][u64 receiver req][u64 address][u64 length][u32 n]
+ * {[u16 len][rkey]}*n} (am bcopy); {@code RNDV_ATP} am short, header = receiver request id,
+ * {@code [u64 status code]}.
+ */
+final class RndvPut {
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    static final int RTR_HEADER = 36;
+
+    private RndvPut() {
+    }
+
+    /**
+     * Receiver: a matched RTS whose sender offered its data for a put. Registers the receive buffer and
+     * queues the RTR_PUT on the endpoint (ordered, retried on NO_RESOURCE, like control messages).
+     */
+    static void requestPut(final Endpoint ep, final Request r, final long want) {
+        final Lane[] lanes = ep.rndv;
+        r.handles = new MemoryHandle[lanes.length];
+        r.putKeys = new byte[lanes.length][];
+        try {
+            final MemorySegment region = r.buffer.asSlice(r.offset, want);
+            for (int i = 0; i < lanes.length; i++) {
+                r.handles[i] = lanes[i].local.md.register(region);
+                r.putKeys[i] = lanes[i].local.md.packRkey(r.handles[i]);
+            }
+        } catch (final WeftException e) {
+            ep.releaseRendezvousResources(r);
+            ep.sendControl(AmId.RNDV_ATS, r.remoteReqId, e.status().code());
+            ep.worker.complete(r, e.status());
+            return;
+        }
+        r.remoteAddress = r.buffer.address() + r.offset;
+        r.rndvWant = want;
+        ep.worker.registerInflight(r);
+        ep.enqueue(r);
+        ep.progressSendQueue();
+    }
+
+    /** Receiver, from the send queue: sends the RTR_PUT of {@code r}. */
+    static Status sendRtr(final Endpoint ep, final Request r) {
+        final RtrPacker p = ep.worker.rtrPacker;
+        p.r = r;
+        final long n = ep.am.uct.amBcopy(AmId.RNDV_RTR_PUT, p);
+        p.r = null;
+        if (n < 0) {
+            return Status.ofLength(n);
+        }
+        r.putKeys = null;
+        return Status.OK; // the request waits for ATP (registered in flight)
+    }
+
+    /** AM handler (sender side): the receiver's buffer is ready; put the data there. */
+    static Status onRtrPut(final Worker w, final MemorySegment data, final long off, final long len) {
+        if (len < RTR_HEADER) {
+            return Status.OK;
+        }
+        final Request r = w.inflightById(data.get(LONG, off));
+        if (r == null || r.kind != Request.RNDV_SEND || r.buffer == null) {
+            return Status.OK;
+        }
+        final Endpoint ep = r.ep;
+        r.remoteReqId = data.get(LONG, off + 8);
+        r.remoteAddress = data.get(LONG, off + 16);
+        final long want = Math.min(data.get(LONG, off + 24), r.capacity);
+        final int n = data.get(ValueLayout.JAVA_INT_UNALIGNED, off + 32);
+        final Lane[] lanes = ep.rndv;
+        if (n != lanes.length) {
+            ep.sendControl(AmId.RNDV_ATP, r.remoteReqId, Status.UNSUPPORTED.code());
+            w.complete(r, Status.UNSUPPORTED);
+            return Status.OK;
+        }
+        final RemoteKey[] rk = new RemoteKey[n];
+        long p = off + RTR_HEADER;
+        try {
+            for (int i = 0; i < n; i++) {
+                final int kl = data.get(ValueLayout.JAVA_SHORT_UNALIGNED, p) & 0xffff;
+                if (p + 2 + kl > off + len) {
+                    throw new WeftException(Status.INVALID_RKEY, "truncated RTR_PUT");
+                }
+                rk[i] = lanes[i].local.md.unpackRkey(data.asSlice(p + 2, kl).toArray(ValueLayout.JAVA_BYTE));
+                p += 2 + kl;
+            }
+        } catch (final WeftException e) {
+            closeKeys(rk);
+            ep.sendControl(AmId.RNDV_ATP, r.remoteReqId, e.status().code());
+            w.complete(r, e.status());
+            return Status.OK;
+        }
+        r.rkeys = rk;
+        r.rndvWant = want;
+        r.received = 0;
+        r.zdata = true;      // completes by its count: the puts and the flushes of the lanes used
+        r.rndvPut = true;
+        r.completion.reset(1); // our reference, dropped once every put and flush is issued
+        if (!issuePuts(r)) {
+            w.getPending.add(r); // retried by progressPendingGets
+        }
+        return Status.OK;
+    }
+
+    /** Sender: issues the remaining puts of {@code r}, then flushes the lanes; false if a lane is full. */
+    static boolean issuePuts(final Request r) {
+        final Endpoint ep = r.ep;
+        final Lane[] lanes = ep.rndv;
+        final double[] weights = ep.rndvWeights;
+        final long want = r.rndvWant;
+        final long chunk = ep.worker.context.rndvChunk;
+        while (r.received < want) {
+            int lane = 0;
+            long end = want;
+            double w = 0;
+            for (; lane < lanes.length - 1; lane++) {
+                w += weights[lane];
+                end = (long) (want * w);
+                if (r.received < end) {
+                    break;
+                }
+                end = want;
+            }
+            final long n = Math.min(Math.min(chunk, end - r.received), lanes[lane].local.attrs.putMaxZcopy());
+            r.rmaIov.clear().add(r.buffer, r.offset + r.received, n);
+            r.completion.expect(1);
+            final Status st = lanes[lane].uct.putZcopy(r.rmaIov, r.remoteAddress + r.received, r.rkeys[lane],
+                r.completion);
+            if (st == Status.NO_RESOURCE) {
+                r.completion.expect(-1);
+                return false;
+            }
+            r.received += n;
+            r.putLanes |= 1L << lane;
+            if (st != Status.IN_PROGRESS) {
+                r.completion.complete(st);
+            }
+            if (r.completion.status().isError()) {
+                r.received = want;
+                break;
+            }
+        }
+        // remote completion before ATP: the data must be in place when the receiver completes
+        while (r.putLanes != 0) {
+            final int lane = Long.numberOfTrailingZeros(r.putLanes);
+            r.completion.expect(1);
+            final Status st = lanes[lane].uct.flush(Interface.FLUSH_REMOTE, r.completion);
+            if (st == Status.NO_RESOURCE) {
+                r.completion.expect(-1);
+                return false;
+            }
+            r.putLanes &= ~(1L << lane);
+            if (st != Status.IN_PROGRESS) {
+                r.completion.complete(st);
+            }
+        }
+        r.completion.complete(Status.OK); // drop our reference: done when the last put and flush land
+        return true;
+    }
+
+    /** Sender: every put and flush finished; tell the receiver, then complete. */
+    static void finishPut(final Worker w, final Request r, final Status st) {
+        closeKeys(r.rkeys);
+        r.rkeys = null;
+        r.rmaIov.clear();
+        final Endpoint ep = r.ep;
+        if (ep.failure() == null) {
+            ep.sendControl(AmId.RNDV_ATP, r.remoteReqId, st.code());
+        }
+        w.complete(r, st);
+    }
+
+    /** AM handler (receiver side): the sender's data is in place. */
+    static Status onAtp(final Worker w, final MemorySegment data, final long off) {
+        final Request r = w.inflightById(data.get(LONG, off));
+        if (r != null && r.kind == Request.RNDV_RECV) {
+            final Status st = Status.of((int) data.get(LONG, off + 8));
+            r.received = r.rndvWant;
+            w.complete(r, st != Status.OK ? st : r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
+        }
+        return Status.OK;
+    }
+
+    private static void closeKeys(final RemoteKey[] rk) {
+        if (rk == null) {
+            return;
+        }
+        for (final RemoteKey k : rk) {
+            if (k != null) {
+                k.close();
+            }
+        }
+    }
+
+    /** Packs an RTR_PUT (one per worker, reused). */
+    static final class RtrPacker implements Packer {
+        Request r;
+
+        @Override
+        public long pack(final MemorySegment d, final long o, final long capacity) {
+            d.set(LONG, o, r.remoteReqId);
+            d.set(LONG, o + 8, r.id);
+            d.set(LONG, o + 16, r.remoteAddress);
+            d.set(LONG, o + 24, r.rndvWant);
+            d.set(ValueLayout.JAVA_INT_UNALIGNED, o + 32, r.putKeys.length);
+            long p = o + RTR_HEADER;
+            for (final byte[] key : r.putKeys) {
+                if (p + 2 + key.length - o > capacity) {
+                    throw new WeftException(Status.BUFFER_TOO_SMALL, "rendezvous keys do not fit in one message");
+                }
+                d.set(ValueLayout.JAVA_SHORT_UNALIGNED, p, (short) key.length);
+                MemorySegment.copy(MemorySegment.ofArray(key), 0, d, p + 2, key.length);
+                p += 2 + key.length;
+            }
+            return p - o;
+        }
+    }
+}
