@@ -25,6 +25,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #allocate} is its own sealed memory file that same-node peers map; {@link #register} of
  * arbitrary memory is UNSUPPORTED (the cma transport serves registered memory).
  *
+ * <p>Keys cannot be symmetric (no {@link MemoryDomainAttributes#SYMMETRIC_RKEY}): a key names one
+ * process's memory file (pid, fd, start time), and unpacking it maps that file here, a local
+ * resource that belongs to that peer's key alone.
+ *
  * <p>Packed key body (40 B, little endian): {@code u32 pid, u32 fd, u64 owner start time,
  * u64 file id, u64 base, u64 length}. Unpacking maps the file (cached per (pid, fd, file) with
  * reference counts) and checks first that the owner and the file are still there: a foreign,
@@ -48,8 +52,13 @@ final class ShmMemoryDomain implements MemoryDomain {
 
     /** Creates a new memory file of this process; the caller owns it. */
     static SharedMemory createFile(final long size) {
+        return createFile(size, 0);
+    }
+
+    /** As {@link #createFile(long)}, mapped at {@code address} here when it is not 0. */
+    static SharedMemory createFile(final long size, final long address) {
         final long id = FILE_IDS.incrementAndGet();
-        return SharedMemory.create(fileName(PID, START_TIME, id), size);
+        return SharedMemory.create(fileName(PID, START_TIME, id), size, address);
     }
 
     /** The file id encoded in a name made by {@link #fileName}. */
@@ -207,7 +216,8 @@ final class ShmMemoryDomain implements MemoryDomain {
     @Override
     public MemoryDomainAttributes attributes() {
         return new MemoryDomainAttributes(MemoryDomainAttributes.ALLOC | MemoryDomainAttributes.NEED_RKEY
-            | MemoryDomainAttributes.RKEY_PTR | MemoryDomainAttributes.ALLOC_SHARED, Long.MAX_VALUE, 0, 0, 0, 4 + 1 + 1 + NAME.length() + 2 + BODY);
+            | MemoryDomainAttributes.RKEY_PTR | MemoryDomainAttributes.ALLOC_SHARED | MemoryDomainAttributes.FIXED,
+            Long.MAX_VALUE, 0, 0, 0, 4 + 1 + 1 + NAME.length() + 2 + BODY);
     }
 
     @Override
@@ -216,6 +226,20 @@ final class ShmMemoryDomain implements MemoryDomain {
             throw new WeftException(Status.INVALID_PARAM, "shm: negative allocation length " + length);
         }
         final Region r = new Region(this, createFile(length));
+        regions.put(r.fileId, r);
+        return r;
+    }
+
+    /**
+     * A memory file mapped at {@code address} in this process (peers map it wherever their kernel
+     * puts it, unless they map their own file at the same address: that is what makes a symmetric heap).
+     */
+    @Override
+    public synchronized MemoryHandle allocateFixed(final long address, final long length) {
+        if (length < 0) {
+            throw new WeftException(Status.INVALID_PARAM, "shm: negative allocation length " + length);
+        }
+        final Region r = new Region(this, createFile(length, address));
         regions.put(r.fileId, r);
         return r;
     }
