@@ -44,8 +44,8 @@ record FixedAllocation(Transport transport, MemoryHandle handle, FixedMapping ma
         return new FixedAllocation(null, null, FixedMapping.map(at, length));
     }
 
-    /** Bytes a map of {@code length} takes in the reserved range. */
+    /** Bytes a map of {@code length} takes in the reserved range (room for a domain's trailer page). */
     static long slot(final long length) {
-        return (length + STEP - 1) / STEP * STEP;
+        return (length + 4096 + STEP - 1) / STEP * STEP;
     }
 }

@@ -132,7 +132,8 @@ public final class Rkey implements AutoCloseable {
      * A local view of {@code [remoteAddress, +len)} of the peer's memory, where a lane maps it (same-node
      * shared memory): loads and stores go straight to the peer's memory, as {@code shmem_ptr} needs.
      *
-     * @throws WeftException UNSUPPORTED if no lane can map it, OUT_OF_RANGE outside the region
+     * @throws WeftException UNSUPPORTED if no lane can map it, OUT_OF_RANGE outside the region, INVALID_RKEY
+     *     if the owner unmapped it
      */
     public MemorySegment ptr(final long remoteAddress, final long len) {
         checkOpen();
@@ -140,8 +141,8 @@ public final class Rkey implements AutoCloseable {
             try {
                 return k.ptr(remoteAddress, len);
             } catch (final WeftException e) {
-                if (e.status() == Status.OUT_OF_RANGE) {
-                    throw e;
+                if (e.status() == Status.OUT_OF_RANGE || e.status() == Status.INVALID_RKEY) {
+                    throw e; // a lane maps it, but not this range, or the owner unmapped it
                 }
             }
         }

@@ -139,6 +139,30 @@ class MemoryMapTest {
     }
 
     @Test
+    void shouldRevokeShmKeysWhenTheOwnerUnmaps() {
+        try (Pair p = Pair.open("shm")) {
+            final MemoryMap m = p.ctx().memMap(4096, 0);
+            final byte[] packed = m.packRkey();
+            final Rkey k = p.ab().unpackRkey(packed);
+            assertTrue(k.describe().contains("shm"), k.describe());
+            assertEquals(Status.OK, p.put(3, m.address(), k));
+            assertEquals(3, m.segment().get(ValueLayout.JAVA_LONG, 0));
+            assertEquals(3, k.ptr(m.address(), 8).get(ValueLayout.JAVA_LONG, 0));
+            m.close();
+            // the peer keeps its mapping (no crash) but every access through the key fails clearly
+            assertEquals(Status.INVALID_RKEY, p.put(4, k.base(), k));
+            final MemorySegment dst = p.arena().allocate(8);
+            assertEquals(Status.INVALID_RKEY, p.await(p.ab().get(dst, 0, 8, k.base(), k)));
+            final MemorySegment res = p.arena().allocate(8, 8);
+            assertEquals(Status.INVALID_RKEY, p.await(p.ab().atomicFetch(weft.uct.AtomicOp.ADD, 1, res, 0, k.base(), k)));
+            assertStatus(Status.INVALID_RKEY, () -> k.ptr(k.base(), 8));
+            final WeftException stale = assertThrows(WeftException.class, () -> p.ab().unpackRkey(packed));
+            assertTrue(stale.status() == Status.INVALID_RKEY || stale.status() == Status.UNREACHABLE, stale.getMessage());
+            k.close();
+        }
+    }
+
+    @Test
     void shouldMapFixedAtTheGivenOrTheContextsAddressAndRefuseATakenRange() {
         try (Pair p = Pair.open("shm,cma,self")) {
             final long at = FIXED_BASE + (64L << 20);

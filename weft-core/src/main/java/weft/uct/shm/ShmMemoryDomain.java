@@ -129,16 +129,21 @@ final class ShmMemoryDomain implements MemoryDomain {
         final ShmMemoryDomain md;
         final SharedMemory memory;
         final long fileId;
+        final MemorySegment segment;
+        final MemorySegment state;
 
-        Region(final ShmMemoryDomain md, final SharedMemory memory) {
+        Region(final ShmMemoryDomain md, final SharedMemory memory, final long length) {
             this.md = md;
             this.memory = memory;
             this.fileId = fileId(memory);
+            this.segment = memory.segment().asSlice(0, length);
+            this.state = ShmRegionDescriptor.state(memory.segment(), length);
+            ShmRegionDescriptor.publishLive(state);
         }
 
         @Override
         public MemorySegment segment() {
-            return memory.segment();
+            return segment;
         }
 
         @Override
@@ -158,6 +163,8 @@ final class ShmMemoryDomain implements MemoryDomain {
         private Attachment attachment;
         /** The mapped region; null once closed (accesses then answer INVALID_RKEY). */
         MemorySegment view;
+        /** The owner's state word ({@link ShmRegionDescriptor}): accesses check it is still LIVE. */
+        final MemorySegment state;
 
         Key(final ShmMemoryDomain md, final int pid, final int fd, final long fileId, final long base,
             final long length, final Attachment attachment) {
@@ -169,6 +176,7 @@ final class ShmMemoryDomain implements MemoryDomain {
             this.length = length;
             this.attachment = attachment;
             this.view = attachment.segment().asSlice(0, length);
+            this.state = ShmRegionDescriptor.state(attachment.segment(), length);
         }
 
         @Override
@@ -186,6 +194,9 @@ final class ShmMemoryDomain implements MemoryDomain {
             final MemorySegment v = view;
             if (v == null) {
                 throw new WeftException(Status.INVALID_RKEY, "shm: remote key is closed");
+            }
+            if (!ShmRegionDescriptor.isLive(state)) {
+                throw new WeftException(Status.INVALID_RKEY, "shm: the owner unmapped this memory");
             }
             if (!contains(address, len)) {
                 throw new WeftException(Status.OUT_OF_RANGE, "shm: [0x" + Long.toHexString(address) + ", +" + len
@@ -225,7 +236,7 @@ final class ShmMemoryDomain implements MemoryDomain {
         if (length < 0) {
             throw new WeftException(Status.INVALID_PARAM, "shm: negative allocation length " + length);
         }
-        final Region r = new Region(this, createFile(length));
+        final Region r = new Region(this, createFile(ShmRegionDescriptor.fileSize(length)), length);
         regions.put(r.fileId, r);
         return r;
     }
@@ -239,7 +250,7 @@ final class ShmMemoryDomain implements MemoryDomain {
         if (length < 0) {
             throw new WeftException(Status.INVALID_PARAM, "shm: negative allocation length " + length);
         }
-        final Region r = new Region(this, createFile(length, address));
+        final Region r = new Region(this, createFile(ShmRegionDescriptor.fileSize(length), address), length);
         regions.put(r.fileId, r);
         return r;
     }
@@ -256,6 +267,7 @@ final class ShmMemoryDomain implements MemoryDomain {
             throw new WeftException(Status.INVALID_PARAM, "shm: handle does not belong to this domain");
         }
         if (regions.remove(r.fileId) != null) {
+            ShmRegionDescriptor.revoke(r.state); // peers' accesses fail from now on
             r.memory.close(); // peers that mapped it keep their mapping valid (the file lives on)
         }
     }
@@ -266,8 +278,8 @@ final class ShmMemoryDomain implements MemoryDomain {
             throw new WeftException(Status.INVALID_PARAM, "shm: cannot pack a key for a foreign or released handle");
         }
         final ByteBuffer b = ByteBuffer.allocate(BODY).order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt(PID).putInt(r.memory.fd()).putLong(START_TIME).putLong(r.fileId).putLong(r.memory.address())
-            .putLong(r.memory.size());
+        b.putInt(PID).putInt(r.memory.fd()).putLong(START_TIME).putLong(r.fileId).putLong(r.segment.address())
+            .putLong(r.segment.byteSize());
         return RkeyCodec.pack(NAME, b.array());
     }
 
@@ -288,9 +300,13 @@ final class ShmMemoryDomain implements MemoryDomain {
             }
             final Attachment a;
             try {
-                a = attach(pid, start, fd, id, len);
+                a = attach(pid, start, fd, id, ShmRegionDescriptor.fileSize(len));
             } catch (final WeftException e) {
                 throw RkeyCodec.invalid(NAME, "stale key: " + e.getMessage());
+            }
+            if (!ShmRegionDescriptor.isLive(ShmRegionDescriptor.state(a.segment(), len))) {
+                detach(a);
+                throw RkeyCodec.invalid(NAME, "stale key: the owner unmapped memory file " + a.key.name());
             }
             final Key k = new Key(this, pid, fd, id, base, len, a);
             synchronized (this) {
