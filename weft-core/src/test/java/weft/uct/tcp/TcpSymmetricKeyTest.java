@@ -171,6 +171,59 @@ class TcpSymmetricKeyTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Tag("allocation") // runs in a fresh JVM: see the surefire "allocation" execution
+    void shouldServeSymmetricKeysWithoutAllocating() {
+        final MemorySegment seg = arena.allocate(4096, 4096);
+        final MemoryHandle h = md.register(seg, MemoryDomain.REG_SYMMETRIC);
+        // a few more symmetric regions, so that the target's lookup probes a real table
+        final MemoryHandle[] more = new MemoryHandle[5];
+        for (int i = 0; i < more.length; i++) {
+            more[i] = md.register(arena.allocate(4096, 4096), MemoryDomain.REG_SYMMETRIC);
+        }
+        try {
+            final RemoteKey k = md.unpackRkey(md.packRkey(h));
+            final MemorySegment src = arena.allocate(8, 8);
+            final MemorySegment res = arena.allocate(8, 8);
+            final Completion c = new Completion();
+            final Runnable round = () -> {
+                for (int i = 0; i < 10_000; i++) {
+                    src.set(ValueLayout.JAVA_LONG, 0, i);
+                    while (ep.putShort(src, 0, 8, seg.address(), k) == Status.NO_RESOURCE) {
+                        a.progress();
+                        b.progress();
+                    }
+                    c.reset(1);
+                    Status st;
+                    while ((st = ep.atomic64Fetch(weft.uct.AtomicOp.ADD, 1, res, 0, seg.address() + 8, k, c))
+                        == Status.NO_RESOURCE) {
+                        a.progress();
+                        b.progress();
+                    }
+                    long spins = 0;
+                    while (st == Status.IN_PROGRESS && !c.isDone()) {
+                        a.progress();
+                        b.progress();
+                        if (++spins > 50_000_000L) {
+                            throw new AssertionError("fetch did not complete");
+                        }
+                    }
+                }
+            };
+            weft.uct.AllocationMeter.warmUntilQuiet(round, 0, 10_000);
+            final long before = weft.uct.AllocationMeter.allocatedBytes();
+            round.run();
+            final long bytes = weft.uct.AllocationMeter.allocatedBytes() - before;
+            assertTrue(bytes < 256, "10k symmetric-key puts + fetching atomics allocated " + bytes + " bytes");
+            assertEquals(9_999, seg.get(ValueLayout.JAVA_LONG, 0));
+        } finally {
+            md.deregister(h);
+            for (final MemoryHandle m : more) {
+                md.deregister(m);
+            }
+        }
+    }
+
+    @Test
     void shouldRejectMalformedKeys() {
         final byte[] odd = RkeyCodec.pack("tcp", ByteBuffer.allocate(32).order(ByteOrder.LITTLE_ENDIAN)
             .putLong(TcpMemoryDomain.SYMMETRIC_STAMP).putLong(5).putLong(4096).putLong(8).array());
