@@ -44,6 +44,8 @@ public final class Context implements AutoCloseable {
     final long rndvChunk;
     final String rndvScheme;
     final long unexpectedBudget;
+    private final long fixedBase;
+    private long fixedNext;
     private boolean closed;
 
     private Context(final Builder b) {
@@ -73,6 +75,7 @@ public final class Context implements AutoCloseable {
         this.rndvChunk = Math.max(4096, config.get(UcpConfig.RNDV_CHUNK));
         this.rndvScheme = config.get(UcpConfig.RNDV_SCHEME);
         this.unexpectedBudget = config.get(UcpConfig.UNEXPECTED_BUDGET);
+        this.fixedBase = config.get(FixedAllocation.FIXED_BASE);
     }
 
     /**
@@ -102,7 +105,7 @@ public final class Context implements AutoCloseable {
         return List.of(UcpConfig.RNDV_THRESH, UcpConfig.MAX_SHORT, UcpConfig.MAX_RNDV_RAILS,
             UcpConfig.MULTI_LANE_MAX_RATIO, UcpConfig.RNDV_CHUNK, UcpConfig.ZCOPY_THRESH, UcpConfig.RNDV_SCHEME, UcpConfig.UNEXPECTED_BUDGET,
             Lifecycle.KEEPALIVE_INTERVAL, Lifecycle.KEEPALIVE_TIMEOUT, Lifecycle.EP_CLOSE_TIMEOUT,
-            SockaddrHandshake.CONNECT_TIMEOUT, Streams.WINDOW);
+            SockaddrHandshake.CONNECT_TIMEOUT, Streams.WINDOW, FixedAllocation.FIXED_BASE);
     }
 
     /** A context with the given features and the configuration from the environment. */
@@ -153,11 +156,31 @@ public final class Context implements AutoCloseable {
      * Allocates {@code length} bytes that peers can access: from the best memory domain (shared memory
      * for same-node peers) and registered with every other domain that can register.
      *
-     * @param flags {@link MemoryMap#ALLOCATE} (implied) and {@link MemoryMap#SYMMETRIC_RKEY}
+     * @param flags {@link MemoryMap#ALLOCATE} (implied), {@link MemoryMap#FIXED} (at this context's next
+     *              fixed address) and {@link MemoryMap#SYMMETRIC_RKEY}
      */
     public MemoryMap memMap(final long length, final int flags) {
         checkOpen();
         return new MemoryMap(this, null, length, flags | MemoryMap.ALLOCATE);
+    }
+
+    /**
+     * Allocates {@code length} bytes at exactly {@code address} (page aligned): {@link MemoryMap#FIXED} is
+     * implied. Fails with INVALID_ADDRESS if any of the range is mapped already (nothing is replaced).
+     */
+    public MemoryMap memMap(final long address, final long length, final int flags) {
+        checkOpen();
+        if (address == 0) {
+            throw new WeftException(Status.INVALID_PARAM, "memMap: a fixed address must not be 0");
+        }
+        return new MemoryMap(this, null, length, flags | MemoryMap.ALLOCATE | MemoryMap.FIXED, address);
+    }
+
+    /** The next address of the reserved fixed range (advanced even if the map then fails: PEs stay in step). */
+    synchronized long nextFixedAddress(final long length) {
+        final long at = fixedBase + fixedNext;
+        fixedNext += FixedAllocation.slot(length);
+        return at;
     }
 
     /** Registers existing off-heap memory with every memory domain that can register it. */

@@ -34,9 +34,22 @@ import java.util.List;
 public final class MemoryMap implements AutoCloseable {
     /** Allocate the memory (else register the given segment). */
     public static final int ALLOCATE = 1;
-    /** Map at the same virtual address in every process (not supported yet: fails with UNSUPPORTED). */
+    /**
+     * Allocate at a fixed virtual address: the one given to {@link Context#memMap(long, long, int)}, or
+     * the context's next one in its reserved range ({@code WEFT_MEM_FIXED_BASE}, 2 MiB steps), so that
+     * PEs that make the same FIXED maps in the same order see them at the same address (remote address
+     * == local address). Never replaces a mapping: a range in use is INVALID_ADDRESS. Memory comes from
+     * a shared domain that can map at an address (shm: peers on the node map it too), else it is private
+     * anonymous memory registered with the other domains. Allocation only.
+     */
     public static final int FIXED = 1 << 1;
-    /** Keys of identical registrations should be identical where the transport allows it. */
+    /**
+     * Symmetric remote key: the memory is mapped identically by every PE (same length and order of
+     * symmetric maps, same address, e.g. with {@link #FIXED}); transports whose keys can be equal across
+     * processes (tcp) then pack byte-equal keys, and a peer holds one unpacked copy for all PEs (see
+     * {@link Rkey#compare(Rkey, Rkey)}). Transports whose key names one process's memory (shm, cma,
+     * self) are not affected: {@link #symmetricDomains()} says which domains honour it.
+     */
     public static final int SYMMETRIC_RKEY = 1 << 2;
 
     static final int MAGIC = 0x4b524657; // "WFRK" little endian
@@ -48,20 +61,41 @@ public final class MemoryMap implements AutoCloseable {
     private final List<MemoryDomain> domains = new ArrayList<>();
     private final List<MemoryHandle> handles = new ArrayList<>();
     private final List<String> transports = new ArrayList<>();
-    private final Arena arena;
+    private final AutoCloseable own;
+    private final String allocatedBy;
     private byte[] packed;
     private boolean closed;
 
     MemoryMap(final Context context, final MemorySegment existing, final long length, final int flags) {
-        if ((flags & FIXED) != 0) {
-            throw new WeftException(Status.UNSUPPORTED, "MemoryMap.FIXED is not supported on this platform yet");
-        }
+        this(context, existing, length, flags, 0);
+    }
+
+    /** {@code fixedAddress}: where a FIXED map goes (0: the context chooses). */
+    MemoryMap(final Context context, final MemorySegment existing, final long length, final int flags,
+              final long fixedAddress) {
         this.context = context;
         this.flags = flags;
         MemorySegment seg = existing;
-        Arena own = null;
+        AutoCloseable own = null;
+        String from = "caller";
+        final int regFlags = (flags & SYMMETRIC_RKEY) != 0 ? MemoryDomain.REG_SYMMETRIC : 0;
         try {
-            if ((flags & ALLOCATE) != 0) {
+            if ((flags & FIXED) != 0) {
+                if ((flags & ALLOCATE) == 0) {
+                    throw new WeftException(Status.INVALID_PARAM, "memMap: FIXED applies to allocation only (an "
+                        + "existing segment already has its address)");
+                }
+                final FixedAllocation fa = FixedAllocation.allocate(context, fixedAddress, length);
+                if (fa.transport() != null) {
+                    add(fa.transport(), fa.handle());
+                    seg = fa.handle().segment();
+                    from = fa.transport().name();
+                } else {
+                    own = fa.mapping();
+                    seg = fa.mapping().segment();
+                    from = "process (fixed anonymous mapping)";
+                }
+            } else if ((flags & ALLOCATE) != 0) {
                 if (length <= 0) {
                     throw new WeftException(Status.INVALID_PARAM, "memMap: length must be positive, got " + length);
                 }
@@ -79,9 +113,12 @@ public final class MemoryMap implements AutoCloseable {
                     final MemoryHandle h = best.memoryDomain().allocate(length);
                     add(best, h);
                     seg = h.segment();
+                    from = best.name();
                 } else {
-                    own = Arena.ofShared();
-                    seg = own.allocate(length, 4096);
+                    final Arena a = Arena.ofShared();
+                    own = a;
+                    seg = a.allocate(length, 4096);
+                    from = "process";
                 }
             } else if (seg == null) {
                 throw new WeftException(Status.INVALID_PARAM, "memMap: no segment to register");
@@ -93,17 +130,26 @@ public final class MemoryMap implements AutoCloseable {
                 if (domains.contains(md) || !md.attributes().has(MemoryDomainAttributes.REG)) {
                     continue;
                 }
-                add(t, md.register(seg));
+                add(t, md.register(seg, regFlags));
             }
         } catch (final RuntimeException e) {
             releaseAll();
-            if (own != null) {
-                own.close();
-            }
+            closeQuietly(own, e);
             throw e;
         }
         this.segment = seg;
-        this.arena = own;
+        this.own = own;
+        this.allocatedBy = from;
+    }
+
+    private static void closeQuietly(final AutoCloseable c, final RuntimeException pending) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (final Exception x) {
+                pending.addSuppressed(x);
+            }
+        }
     }
 
     private void add(final Transport t, final MemoryHandle h) {
@@ -120,12 +166,45 @@ public final class MemoryMap implements AutoCloseable {
 
     /** Start address of the mapped memory (what peers use as the base of remote addresses). */
     public long address() {
+        checkOpen();
         return segment.address();
     }
 
     /** Length in bytes. */
     public long length() {
+        checkOpen();
         return segment.byteSize();
+    }
+
+    /** True until {@link #close()}. */
+    public boolean isMapped() {
+        return !closed;
+    }
+
+    /**
+     * Who provided the memory: a transport's memory domain name (e.g. {@code "shm"}), {@code "process"}
+     * (plain off-heap memory, or a fixed anonymous mapping), or {@code "caller"} (registered segment).
+     */
+    public String allocatedBy() {
+        return allocatedBy;
+    }
+
+    /**
+     * The memory domains whose keys of this map are symmetric (byte-equal across PEs that map alike):
+     * those with {@link weft.uct.MemoryDomainAttributes#SYMMETRIC_RKEY}, when this map has
+     * {@link #SYMMETRIC_RKEY}; empty otherwise.
+     */
+    public List<String> symmetricDomains() {
+        checkOpen();
+        final List<String> l = new ArrayList<>();
+        if ((flags & SYMMETRIC_RKEY) != 0) {
+            for (int i = 0; i < domains.size(); i++) {
+                if (domains.get(i).attributes().has(MemoryDomainAttributes.SYMMETRIC_RKEY)) {
+                    l.add(transports.get(i));
+                }
+            }
+        }
+        return l;
     }
 
     /** The flags given at creation. */
@@ -133,8 +212,9 @@ public final class MemoryMap implements AutoCloseable {
         return flags;
     }
 
-    /** Names of the memory domains (transports) this memory is registered with. */
+    /** Names of the memory domains (transports) this memory is allocated by or registered with. */
     public List<String> memoryDomains() {
+        checkOpen();
         return List.copyOf(transports);
     }
 
@@ -161,7 +241,14 @@ public final class MemoryMap implements AutoCloseable {
         return packed.clone();
     }
 
-    /** Unmaps: deregisters from every domain and frees allocated memory. Peers' keys become invalid. */
+    /**
+     * Unmaps: deregisters from every domain and frees allocated memory. Afterwards every method but
+     * {@link #isMapped()}, {@link #flags()}, {@link #allocatedBy()} and close fails with CLOSED. Peers'
+     * keys are revoked where the transport can revoke: tcp and self answer INVALID_RKEY (unless the same
+     * memory is still registered by another live map: registrations are shared); cma reads by address
+     * (a freed range gives an error, a reused one is the caller's race, as in UCX); shm peers keep their
+     * mapping of the file (no crash, the memory is simply no longer the owner's).
+     */
     @Override
     public void close() {
         if (closed) {
@@ -169,8 +256,12 @@ public final class MemoryMap implements AutoCloseable {
         }
         closed = true;
         releaseAll();
-        if (arena != null) {
-            arena.close();
+        if (own != null) {
+            try {
+                own.close();
+            } catch (final Exception e) {
+                throw new WeftException(Status.IO_ERROR, "memUnmap: " + e.getMessage(), e);
+            }
         }
     }
 
@@ -184,7 +275,7 @@ public final class MemoryMap implements AutoCloseable {
 
     private void checkOpen() {
         if (closed) {
-            throw new WeftException(Status.CLOSED, "memory map is unmapped");
+            throw new WeftException(Status.CLOSED, "memory map [" + allocatedBy + "] is unmapped: use after memUnmap");
         }
     }
 

@@ -27,7 +27,8 @@ public final class Rkey implements AutoCloseable {
     final Lane amoLane;
     final RemoteKey amoKey;
     private final List<RemoteKey> unpacked = new ArrayList<>();
-    private final byte[] packed;
+    /** What this key grants, canonical: see {@link #compare(Rkey, Rkey)}. */
+    private final byte[] identity;
     private boolean closed;
 
     Rkey(final Endpoint ep, final byte[] bytes) {
@@ -36,7 +37,7 @@ public final class Rkey implements AutoCloseable {
         this.base = p.address();
         this.length = p.length();
         this.flags = p.flags();
-        this.packed = bytes.clone();
+        final java.util.TreeMap<String, byte[]> used = new java.util.TreeMap<>();
         Lane bestRma = null;
         RemoteKey bestRmaKey = null;
         Lane bestAmo = null;
@@ -51,12 +52,13 @@ public final class Rkey implements AutoCloseable {
                 }
                 final RemoteKey k;
                 try {
-                    k = lane.local.md.unpackRkey(p.keys().get(i));
+                    k = ep.worker.remoteKeys.acquire(lane.local.md, p.keys().get(i));
                 } catch (final WeftException e) {
                     why.append(' ').append(lane.name()).append(": ").append(e.getMessage()).append(';');
                     continue;
                 }
                 unpacked.add(k);
+                used.put(p.transports().get(i), p.keys().get(i));
                 final long caps = lane.local.attrs.flags();
                 if ((caps & (Capability.PUT_SHORT | Capability.PUT_BCOPY | Capability.PUT_ZCOPY)) != 0
                     && (caps & (Capability.GET_BCOPY | Capability.GET_ZCOPY)) != 0
@@ -76,14 +78,29 @@ public final class Rkey implements AutoCloseable {
             }
         } catch (final RuntimeException e) {
             for (final RemoteKey k : unpacked) {
-                k.close();
+                ep.worker.remoteKeys.release(k);
             }
             throw e;
         }
+        this.identity = identity(p, used);
         this.rmaLane = bestRma;
         this.rmaKey = bestRmaKey;
         this.amoLane = bestAmo;
         this.amoKey = bestAmoKey;
+    }
+
+    /** {@code u8 flags u64 base u64 length} then, by transport name, {@code name NUL key bytes}. */
+    private static byte[] identity(final MemoryMap.Packed p, final java.util.TreeMap<String, byte[]> used) {
+        final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(64);
+        final java.nio.ByteBuffer head = java.nio.ByteBuffer.allocate(17).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        head.put((byte) p.flags()).putLong(p.address()).putLong(p.length());
+        out.writeBytes(head.array());
+        for (final var e : used.entrySet()) {
+            out.writeBytes(e.getKey().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            out.write(0);
+            out.writeBytes(e.getValue());
+        }
+        return out.toByteArray();
     }
 
     private static double score(final Lane l) {
@@ -115,7 +132,8 @@ public final class Rkey implements AutoCloseable {
      * A local view of {@code [remoteAddress, +len)} of the peer's memory, where a lane maps it (same-node
      * shared memory): loads and stores go straight to the peer's memory, as {@code shmem_ptr} needs.
      *
-     * @throws WeftException UNSUPPORTED if no lane can map it, OUT_OF_RANGE outside the region
+     * @throws WeftException UNSUPPORTED if no lane can map it, OUT_OF_RANGE outside the region, INVALID_RKEY
+     *     if the owner unmapped it
      */
     public MemorySegment ptr(final long remoteAddress, final long len) {
         checkOpen();
@@ -123,8 +141,8 @@ public final class Rkey implements AutoCloseable {
             try {
                 return k.ptr(remoteAddress, len);
             } catch (final WeftException e) {
-                if (e.status() == Status.OUT_OF_RANGE) {
-                    throw e;
+                if (e.status() == Status.OUT_OF_RANGE || e.status() == Status.INVALID_RKEY) {
+                    throw e; // a lane maps it, but not this range, or the owner unmapped it
                 }
             }
         }
@@ -140,15 +158,24 @@ public final class Rkey implements AutoCloseable {
     }
 
     /**
-     * Total order on keys by their packed bytes (length first, then bytes unsigned), so that a caller
-     * can keep keys in a sorted store and find duplicates in O(log n). Equal keys name the same memory
-     * through the same transports.
+     * Total order (-1, 0, +1) on keys, so that a caller can keep keys in a sorted store and find
+     * duplicates in O(log n). It compares what the key grants on this side: the region (flags, base,
+     * length) and the packed transport keys this side unpacked (by transport name), as bytes, length
+     * first, then unsigned. 0 means the same region through byte-equal transport keys: with
+     * {@link MemoryMap#SYMMETRIC_RKEY} memory mapped identically (same address, length and order, e.g.
+     * with {@link MemoryMap#FIXED}) by PEs reached over a transport with symmetric keys (tcp) compares
+     * equal, and this worker already holds one unpacked copy for all of them ({@link
+     * Worker#sharedRemoteKeyCount()}). Keys over shm, cma or self never compare equal across PEs: they
+     * name one process's memory. An Rkey still serves the endpoint it was unpacked for.
      */
     public static int compare(final Rkey a, final Rkey b) {
-        return compare(a.packed, b.packed);
+        return compare(a.identity, b.identity);
     }
 
-    /** {@link #compare(Rkey, Rkey)} on packed bytes. Returns -1, 0 or +1. */
+    /**
+     * The total order of {@link #compare(Rkey, Rkey)} on any byte strings (e.g. whole packed keys
+     * from {@link MemoryMap#packRkey()}): length first, then bytes unsigned. Returns -1, 0 or +1.
+     */
     public static int compare(final byte[] a, final byte[] b) {
         if (a.length != b.length) {
             return a.length < b.length ? -1 : 1;
@@ -174,7 +201,7 @@ public final class Rkey implements AutoCloseable {
         }
         closed = true;
         for (final RemoteKey k : unpacked) {
-            k.close();
+            ep.worker.remoteKeys.release(k);
         }
         unpacked.clear();
     }

@@ -42,6 +42,8 @@ public final class Worker implements AutoCloseable {
 
     final Context context;
     final ThreadGuard guard;
+    /** Unpacked remote keys shared by this worker's Rkeys (symmetric keys: one copy for every PE). */
+    final SharedRemoteKeys remoteKeys = new SharedRemoteKeys();
     private final UctWorker uct = new UctWorker();
     final WorkerIface[] ifaces;
     final long uuid;
@@ -163,6 +165,15 @@ public final class Worker implements AutoCloseable {
     /** The context this worker belongs to. */
     public Context context() {
         return context;
+    }
+
+    /**
+     * How many unpacked transport keys this worker's {@link Rkey}s share now: one per distinct key of
+     * a domain with symmetric keys (tcp), however many endpoints (PEs) sent it. With every PE mapping
+     * S segments with {@link MemoryMap#SYMMETRIC_RKEY}, this is S, not PEs × S.
+     */
+    public int sharedRemoteKeyCount() {
+        return remoteKeys.size();
     }
 
     /** The thread mode given at creation. */

@@ -11,6 +11,13 @@ import java.lang.foreign.MemorySegment;
  * give {@link weft.ucs.WeftException} with INVALID_RKEY, never a crash.
  */
 public interface MemoryDomain extends AutoCloseable {
+    /**
+     * Registration flag: the caller registers this memory identically in every process and wants
+     * keys that are equal across processes where the domain allows it ({@link
+     * MemoryDomainAttributes#SYMMETRIC_RKEY}); other domains ignore it.
+     */
+    int REG_SYMMETRIC = 1;
+
     /** Name of the domain (usually the transport name). */
     String name();
 
@@ -21,6 +28,23 @@ public interface MemoryDomain extends AutoCloseable {
 
     /** Registers existing memory (requires REG). */
     MemoryHandle register(MemorySegment segment);
+
+    /**
+     * Registers existing memory with {@link #REG_SYMMETRIC} or 0. Registering memory that is already
+     * registered (or lies inside a registered region) with the same flags is a cache lookup in domains
+     * that register; every call still needs its own {@link #deregister}.
+     */
+    default MemoryHandle register(MemorySegment segment, int flags) {
+        return register(segment);
+    }
+
+    /**
+     * Allocates {@code length} bytes mapped exactly at {@code address} (requires {@link
+     * MemoryDomainAttributes#FIXED}); fails with INVALID_ADDRESS if any of that range is mapped already.
+     */
+    default MemoryHandle allocateFixed(long address, long length) {
+        throw new weft.ucs.WeftException(weft.ucs.Status.UNSUPPORTED, name() + ": cannot allocate at a fixed address");
+    }
 
     /** Deregisters / frees; the handle must not be used afterwards. Idempotent. */
     void deregister(MemoryHandle handle);

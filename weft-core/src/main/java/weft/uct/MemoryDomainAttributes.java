@@ -3,7 +3,8 @@ package weft.uct;
 /**
  * What a memory domain can do.
  *
- * @param flags           {@link #ALLOC}, {@link #REG}, {@link #NEED_RKEY}, {@link #RKEY_PTR}, {@link #FIXED}
+ * @param flags           {@link #ALLOC}, {@link #REG}, {@link #NEED_RKEY}, {@link #RKEY_PTR}, {@link #FIXED},
+ *                        {@link #ALLOC_SHARED}, {@link #SYMMETRIC_RKEY}
  * @param maxAlloc        largest allocation
  * @param maxReg          largest registration
  * @param regCostNs       fixed cost of one registration
@@ -24,6 +25,13 @@ public record MemoryDomainAttributes(int flags, long maxAlloc, long maxReg, doub
     public static final int FIXED = 1 << 4;
     /** Allocated memory can be mapped by other processes of the node through the remote key. */
     public static final int ALLOC_SHARED = 1 << 5;
+    /**
+     * Symmetric keys: memory registered identically by every process ({@link MemoryDomain#REG_SYMMETRIC},
+     * same address, same length, same order of symmetric registrations) packs to byte-equal keys, and
+     * an unpacked key holds no local resource, so one unpacked copy may serve every peer. Absent where
+     * a key must name something of one process (a memory file, a pid).
+     */
+    public static final int SYMMETRIC_RKEY = 1 << 6;
 
     public boolean has(final int flag) {
         return (flags & flag) == flag;

@@ -173,6 +173,8 @@ public final class InfoCommand implements Callable<Integer> {
                 out.println("#   allocate:   " + (md.has(MemoryDomainAttributes.ALLOC) ? "yes" : "no")
                     + ", register: " + (md.has(MemoryDomainAttributes.REG) ? "yes" : "no")
                     + ", rkey_ptr: " + (md.has(MemoryDomainAttributes.RKEY_PTR) ? "yes" : "no")
+                    + ", fixed address: " + (md.has(MemoryDomainAttributes.FIXED) ? "yes" : "no")
+                    + ", symmetric rkey: " + (md.has(MemoryDomainAttributes.SYMMETRIC_RKEY) ? "yes" : "no")
                     + ", rkey size: " + md.rkeyPackedSize());
                 if (t.devices().isEmpty()) {
                     out.println("#   < no usable device: " + t.unavailableReason() + " >");

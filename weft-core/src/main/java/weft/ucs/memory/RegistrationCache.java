@@ -20,6 +20,10 @@ public final class RegistrationCache<H> {
     // ordered by (start, end, seq): two regions may start at the same address with different ends
     private final TreeSet<Entry<H>> byStart = new TreeSet<>(Comparator.<Entry<H>>comparingLong(e -> e.start)
         .thenComparingLong(e -> e.end).thenComparingLong(e -> e.seq));
+    // release finds an entry in O(1); handles are distinct per entry
+    private final java.util.IdentityHashMap<H, Entry<H>> byHandle = new java.util.IdentityHashMap<>();
+    /** No entry was ever longer than this: a lookup stops scanning at entries starting before end - maxLength. */
+    private long maxLength;
     private long seq;
     private long hits;
     private long misses;
@@ -48,9 +52,13 @@ public final class RegistrationCache<H> {
     public synchronized H register(final MemorySegment seg) {
         final long start = seg.address();
         final long end = start + seg.byteSize();
-        // any entry starting at or before seg may contain it, not only the nearest one
+        // any entry starting at or before seg may contain it, not only the nearest one; none starting
+        // before end - maxLength can reach end, which bounds the scan
         final Entry<H> probe = new Entry<>(start, Long.MAX_VALUE, Long.MAX_VALUE, null);
         for (final Entry<H> e : byStart.headSet(probe, true).descendingSet()) {
+            if (e.start < end - maxLength) {
+                break;
+            }
             if (e.end >= end) {
                 hits++;
                 e.refs++;
@@ -62,22 +70,22 @@ public final class RegistrationCache<H> {
         final Entry<H> e = new Entry<>(start, end, seq++, h);
         e.refs = 1;
         byStart.add(e);
+        byHandle.put(h, e);
+        maxLength = Math.max(maxLength, end - start);
         return h;
     }
 
     /** Drops one reference to {@code handle}; deregisters it when none is left. */
     public synchronized void release(final H handle) {
-        for (final var it = byStart.iterator(); it.hasNext();) {
-            final Entry<H> e = it.next();
-            if (e.handle == handle) {
-                if (--e.refs == 0) {
-                    it.remove();
-                    deregistrar.accept(e.handle);
-                }
-                return;
-            }
+        final Entry<H> e = byHandle.get(handle);
+        if (e == null) {
+            throw new IllegalArgumentException("handle is not in the registration cache");
         }
-        throw new IllegalArgumentException("handle is not in the registration cache");
+        if (--e.refs == 0) {
+            byStart.remove(e);
+            byHandle.remove(handle);
+            deregistrar.accept(e.handle);
+        }
     }
 
     /** Deregisters every entry overlapping {@code [address, address + length)} (memory is being freed). */
@@ -87,6 +95,7 @@ public final class RegistrationCache<H> {
             final Entry<H> e = it.next();
             if (e.start < address + length && address < e.end) {
                 it.remove();
+                byHandle.remove(e.handle);
                 deregistrar.accept(e.handle);
                 n++;
             }
@@ -112,5 +121,6 @@ public final class RegistrationCache<H> {
             deregistrar.accept(e.handle);
         }
         byStart.clear();
+        byHandle.clear();
     }
 }

@@ -23,7 +23,7 @@ import java.nio.file.Path;
  */
 public final class SharedMemory implements AutoCloseable {
     private static final String MEMFD_PREFIX = "/memfd:";
-    private static final long PAGE = 4096;
+    static final long PAGE = 4096;
 
     private final String name;
     private final long address;
@@ -53,6 +53,17 @@ public final class SharedMemory implements AutoCloseable {
      * @param name unique name; peers pass it to {@link #attach} to prove identity
      */
     public static SharedMemory create(final String name, final long size) {
+        return create(name, size, 0);
+    }
+
+    /**
+     * As {@link #create(String, long)}, mapped exactly at {@code address} (page aligned) in this
+     * process when it is not 0; fails with INVALID_ADDRESS if that range is in use.
+     */
+    public static SharedMemory create(final String name, final long size, final long address) {
+        if (address != 0) {
+            FixedMapping.checkRange(address, size);
+        }
         if (size < 0) {
             throw new WeftException(Status.INVALID_PARAM, "negative shared memory size " + size);
         }
@@ -69,8 +80,14 @@ public final class SharedMemory implements AutoCloseable {
             check(LibC.ftruncate(fd, fileSize), "ftruncate", name);
             check(LibC.fcntl(fd, LibC.F_ADD_SEALS, LibC.F_SEAL_SHRINK | LibC.F_SEAL_GROW | LibC.F_SEAL_SEAL),
                 "fcntl(F_ADD_SEALS)", name);
-            final long addr = LibC.mmap(0, fileSize, LibC.PROT_READ | LibC.PROT_WRITE, LibC.MAP_SHARED, fd, 0);
-            check(addr, "mmap", name);
+            final long addr;
+            if (address == 0) {
+                addr = LibC.mmap(0, fileSize, LibC.PROT_READ | LibC.PROT_WRITE, LibC.MAP_SHARED, fd, 0);
+                check(addr, "mmap", name);
+            } else {
+                addr = FixedMapping.placed(LibC.mmap(address, fileSize, LibC.PROT_READ | LibC.PROT_WRITE,
+                    LibC.MAP_SHARED | LibC.MAP_FIXED_NOREPLACE, fd, 0), address, fileSize, "memory file " + name);
+            }
             return new SharedMemory(name, fd, addr, fileSize, size);
         } catch (final RuntimeException e) {
             LibC.close(fd);

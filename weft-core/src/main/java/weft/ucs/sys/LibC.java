@@ -36,6 +36,12 @@ public final class LibC {
     public static final int PROT_READ = 1;
     public static final int PROT_WRITE = 2;
     public static final int MAP_SHARED = 1;
+    public static final int MAP_PRIVATE = 2;
+    public static final int MAP_ANONYMOUS = 0x20;
+    public static final int MAP_NORESERVE = 0x4000;
+    /** Map exactly at the hint or fail with EEXIST (Linux 4.17+; older kernels treat it as a hint). */
+    public static final int MAP_FIXED_NOREPLACE = 0x100000;
+    public static final int EEXIST = 17;
     public static final int MFD_CLOEXEC = 1;
     public static final int MFD_ALLOW_SEALING = 2;
     public static final int SEEK_END = 2;

@@ -30,7 +30,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *    u32       u64              u64              u64
  * </pre>
  * The initiator bounds-checks every access against {@code [base, base + length)}; the kernel cannot
- * revoke access, so a peer must not use a key after the owner deregistered (as in UCX).
+ * revoke access, so a peer must not use a key after the owner deregistered (as in UCX). Keys are not
+ * symmetric (no {@link weft.uct.MemoryDomainAttributes#SYMMETRIC_RKEY}): they name the owner's pid.
  */
 final class CmaMemoryDomain implements MemoryDomain {
     static final String NAME = "cma";

@@ -8,6 +8,7 @@ import weft.uct.MemoryDomainAttributes;
 import weft.uct.MemoryHandle;
 import weft.uct.RemoteKey;
 import weft.uct.RkeyCodec;
+import weft.ucs.memory.RegistrationCache;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -20,7 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Memory domain of the self transport: process memory, keys valid only in this process.
  * Key body: {@code u32 pid, u64 region id, u64 base, u64 length}. A key whose region was
- * deregistered answers INVALID_RKEY on every access.
+ * deregistered answers INVALID_RKEY on every access. Registrations go through a
+ * {@link RegistrationCache}: registering memory inside a live registration is a lookup.
  */
 final class SelfMemoryDomain implements MemoryDomain {
     private static final int PID = LibC.getpid();
@@ -28,18 +30,35 @@ final class SelfMemoryDomain implements MemoryDomain {
 
     private final AtomicLong ids = new AtomicLong();
     private final Map<Long, Region> regions = new ConcurrentHashMap<>();
+    private final RegistrationCache<Region> cache = new RegistrationCache<>(this::add, this::remove);
+    // handles that own memory, freed on close() if the user did not deregister them
+    private final java.util.Set<Handle> owned = ConcurrentHashMap.newKeySet();
 
-    /** A registered region; {@code live} turns false on deregistration. */
-    static final class Region implements MemoryHandle {
+    /** A registered region (shared by the handles the cache answers); {@code live} turns false on deregistration. */
+    static final class Region {
+        final SelfMemoryDomain md;
         final long id;
         final MemorySegment segment;
-        final Arena arena; // owned (allocate) or null (registered user memory)
-        final SelfMemoryDomain md;
         volatile boolean live = true;
 
-        Region(final SelfMemoryDomain md, final long id, final MemorySegment segment, final Arena arena) {
+        Region(final SelfMemoryDomain md, final long id, final MemorySegment segment) {
             this.md = md;
             this.id = id;
+            this.segment = segment;
+        }
+    }
+
+    /** What {@link #register}/{@link #allocate} return: the caller's range and its region. */
+    static final class Handle implements MemoryHandle {
+        final SelfMemoryDomain md;
+        final Region region;
+        final MemorySegment segment;
+        final Arena arena; // owned (allocate) or null (registered user memory)
+        boolean released;
+
+        Handle(final SelfMemoryDomain md, final Region region, final MemorySegment segment, final Arena arena) {
+            this.md = md;
+            this.region = region;
             this.segment = segment;
             this.arena = arena;
         }
@@ -55,14 +74,16 @@ final class SelfMemoryDomain implements MemoryDomain {
         }
     }
 
-    /** An unpacked key: a view of the region's memory. */
+    /** An unpacked key: a view of the key's range of the region. */
     static final class Key implements RemoteKey {
         final Region region;
         final long base;
+        final MemorySegment view;
 
-        Key(final Region region) {
+        Key(final Region region, final long base, final long length) {
             this.region = region;
-            this.base = region.segment.address();
+            this.base = base;
+            this.view = region.segment.asSlice(base - region.segment.address(), length);
         }
 
         @Override
@@ -72,12 +93,12 @@ final class SelfMemoryDomain implements MemoryDomain {
 
         @Override
         public long length() {
-            return region.segment.byteSize();
+            return view.byteSize();
         }
 
-        /** The region segment, or null if the region is gone. */
+        /** The key's memory, or null if the region is gone. */
         MemorySegment memory() {
-            return region.live ? region.segment : null;
+            return region.live ? view : null;
         }
 
         @Override
@@ -89,7 +110,7 @@ final class SelfMemoryDomain implements MemoryDomain {
                 throw new WeftException(Status.OUT_OF_RANGE, "self: [" + Long.toHexString(address) + ", +" + len
                     + ") is outside the region of the key");
             }
-            return region.segment.asSlice(address - base, len);
+            return view.asSlice(address - base, len);
         }
 
         @Override
@@ -114,7 +135,9 @@ final class SelfMemoryDomain implements MemoryDomain {
     public MemoryHandle allocate(final long length) {
         final Arena arena = Arena.ofShared();
         final MemorySegment seg = arena.allocate(Math.max(1, length), 64).asSlice(0, length);
-        return add(seg, arena);
+        final Handle h = new Handle(this, cache.register(seg), seg, arena);
+        owned.add(h);
+        return h;
     }
 
     @Override
@@ -122,35 +145,49 @@ final class SelfMemoryDomain implements MemoryDomain {
         if (!segment.isNative()) {
             throw new WeftException(Status.INVALID_PARAM, "self: only off-heap (native) memory can be registered");
         }
-        return add(segment, null);
+        return new Handle(this, cache.register(segment), segment, null);
     }
 
-    private Region add(final MemorySegment seg, final Arena arena) {
-        final Region r = new Region(this, ids.incrementAndGet(), seg, arena);
+    private Region add(final MemorySegment seg) {
+        final Region r = new Region(this, ids.incrementAndGet(), seg);
         regions.put(r.id, r);
         return r;
     }
 
-    @Override
-    public void deregister(final MemoryHandle handle) {
-        if (!(handle instanceof Region r) || r.md != this) {
-            throw new WeftException(Status.INVALID_PARAM, "self: handle does not belong to this domain");
-        }
+    private void remove(final Region r) {
         if (regions.remove(r.id) != null) {
             r.live = false;
-            if (r.arena != null) {
-                r.arena.close();
+        }
+    }
+
+    @Override
+    public void deregister(final MemoryHandle handle) {
+        if (!(handle instanceof Handle h) || h.md != this) {
+            throw new WeftException(Status.INVALID_PARAM, "self: handle does not belong to this domain");
+        }
+        synchronized (h) {
+            if (h.released) {
+                return;
             }
+            h.released = true;
+        }
+        if (h.region.live) {
+            cache.release(h.region);
+        }
+        if (h.arena != null) {
+            cache.invalidate(h.segment.address(), Math.max(1, h.segment.byteSize()));
+            owned.remove(h);
+            h.arena.close();
         }
     }
 
     @Override
     public byte[] packRkey(final MemoryHandle handle) {
-        if (!(handle instanceof Region r) || !r.live) {
+        if (!(handle instanceof Handle h) || h.released || !h.region.live) {
             throw new WeftException(Status.INVALID_PARAM, "self: cannot pack a key for a foreign or released handle");
         }
         final ByteBuffer b = ByteBuffer.allocate(BODY).order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt(PID).putLong(r.id).putLong(r.segment.address()).putLong(r.segment.byteSize());
+        b.putInt(PID).putLong(h.region.id).putLong(h.segment.address()).putLong(h.segment.byteSize());
         return RkeyCodec.pack("self", b.array());
     }
 
@@ -165,10 +202,11 @@ final class SelfMemoryDomain implements MemoryDomain {
                 throw RkeyCodec.invalid("self", "key of process " + pid + " used in process " + PID);
             }
             final Region r = regions.get(id);
-            if (r == null || r.segment.address() != base || r.segment.byteSize() != len) {
+            final long start = r == null ? 0 : r.segment.address();
+            if (r == null || !r.live || len < 0 || base < start || base - start > r.segment.byteSize() - len) {
                 throw RkeyCodec.invalid("self", "no registered region matches the key");
             }
-            return new Key(r);
+            return new Key(r, base, len);
         });
     }
 
@@ -176,14 +214,26 @@ final class SelfMemoryDomain implements MemoryDomain {
     public int compareRkeys(final RemoteKey a, final RemoteKey b) {
         final Key x = (Key) a;
         final Key y = (Key) b;
-        final int c = Long.compare(x.region.id, y.region.id);
+        int c = Long.compare(x.region.id, y.region.id);
+        if (c == 0) {
+            c = Long.compare(x.base, y.base);
+        }
+        if (c == 0) {
+            c = Long.compare(x.length(), y.length());
+        }
         return Integer.signum(c);
+    }
+
+    /** Registrations answered from the cache (tests, benchmarks). */
+    long cacheHits() {
+        return cache.hits();
     }
 
     @Override
     public void close() {
-        for (final Region r : regions.values()) {
-            deregister(r);
+        for (final Handle h : owned) {
+            deregister(h);
         }
+        cache.clear();
     }
 }

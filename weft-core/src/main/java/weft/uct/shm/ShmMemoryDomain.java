@@ -25,6 +25,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #allocate} is its own sealed memory file that same-node peers map; {@link #register} of
  * arbitrary memory is UNSUPPORTED (the cma transport serves registered memory).
  *
+ * <p>Keys cannot be symmetric (no {@link MemoryDomainAttributes#SYMMETRIC_RKEY}): a key names one
+ * process's memory file (pid, fd, start time), and unpacking it maps that file here, a local
+ * resource that belongs to that peer's key alone.
+ *
  * <p>Packed key body (40 B, little endian): {@code u32 pid, u32 fd, u64 owner start time,
  * u64 file id, u64 base, u64 length}. Unpacking maps the file (cached per (pid, fd, file) with
  * reference counts) and checks first that the owner and the file are still there: a foreign,
@@ -48,8 +52,13 @@ final class ShmMemoryDomain implements MemoryDomain {
 
     /** Creates a new memory file of this process; the caller owns it. */
     static SharedMemory createFile(final long size) {
+        return createFile(size, 0);
+    }
+
+    /** As {@link #createFile(long)}, mapped at {@code address} here when it is not 0. */
+    static SharedMemory createFile(final long size, final long address) {
         final long id = FILE_IDS.incrementAndGet();
-        return SharedMemory.create(fileName(PID, START_TIME, id), size);
+        return SharedMemory.create(fileName(PID, START_TIME, id), size, address);
     }
 
     /** The file id encoded in a name made by {@link #fileName}. */
@@ -120,16 +129,21 @@ final class ShmMemoryDomain implements MemoryDomain {
         final ShmMemoryDomain md;
         final SharedMemory memory;
         final long fileId;
+        final MemorySegment segment;
+        final MemorySegment state;
 
-        Region(final ShmMemoryDomain md, final SharedMemory memory) {
+        Region(final ShmMemoryDomain md, final SharedMemory memory, final long length) {
             this.md = md;
             this.memory = memory;
             this.fileId = fileId(memory);
+            this.segment = memory.segment().asSlice(0, length);
+            this.state = ShmRegionDescriptor.state(memory.segment(), length);
+            ShmRegionDescriptor.publishLive(state);
         }
 
         @Override
         public MemorySegment segment() {
-            return memory.segment();
+            return segment;
         }
 
         @Override
@@ -149,6 +163,8 @@ final class ShmMemoryDomain implements MemoryDomain {
         private Attachment attachment;
         /** The mapped region; null once closed (accesses then answer INVALID_RKEY). */
         MemorySegment view;
+        /** The owner's state word ({@link ShmRegionDescriptor}): accesses check it is still LIVE. */
+        final MemorySegment state;
 
         Key(final ShmMemoryDomain md, final int pid, final int fd, final long fileId, final long base,
             final long length, final Attachment attachment) {
@@ -160,6 +176,7 @@ final class ShmMemoryDomain implements MemoryDomain {
             this.length = length;
             this.attachment = attachment;
             this.view = attachment.segment().asSlice(0, length);
+            this.state = ShmRegionDescriptor.state(attachment.segment(), length);
         }
 
         @Override
@@ -177,6 +194,9 @@ final class ShmMemoryDomain implements MemoryDomain {
             final MemorySegment v = view;
             if (v == null) {
                 throw new WeftException(Status.INVALID_RKEY, "shm: remote key is closed");
+            }
+            if (!ShmRegionDescriptor.isLive(state)) {
+                throw new WeftException(Status.INVALID_RKEY, "shm: the owner unmapped this memory");
             }
             if (!contains(address, len)) {
                 throw new WeftException(Status.OUT_OF_RANGE, "shm: [0x" + Long.toHexString(address) + ", +" + len
@@ -207,7 +227,8 @@ final class ShmMemoryDomain implements MemoryDomain {
     @Override
     public MemoryDomainAttributes attributes() {
         return new MemoryDomainAttributes(MemoryDomainAttributes.ALLOC | MemoryDomainAttributes.NEED_RKEY
-            | MemoryDomainAttributes.RKEY_PTR | MemoryDomainAttributes.ALLOC_SHARED, Long.MAX_VALUE, 0, 0, 0, 4 + 1 + 1 + NAME.length() + 2 + BODY);
+            | MemoryDomainAttributes.RKEY_PTR | MemoryDomainAttributes.ALLOC_SHARED | MemoryDomainAttributes.FIXED,
+            Long.MAX_VALUE, 0, 0, 0, 4 + 1 + 1 + NAME.length() + 2 + BODY);
     }
 
     @Override
@@ -215,7 +236,21 @@ final class ShmMemoryDomain implements MemoryDomain {
         if (length < 0) {
             throw new WeftException(Status.INVALID_PARAM, "shm: negative allocation length " + length);
         }
-        final Region r = new Region(this, createFile(length));
+        final Region r = new Region(this, createFile(ShmRegionDescriptor.fileSize(length)), length);
+        regions.put(r.fileId, r);
+        return r;
+    }
+
+    /**
+     * A memory file mapped at {@code address} in this process (peers map it wherever their kernel
+     * puts it, unless they map their own file at the same address: that is what makes a symmetric heap).
+     */
+    @Override
+    public synchronized MemoryHandle allocateFixed(final long address, final long length) {
+        if (length < 0) {
+            throw new WeftException(Status.INVALID_PARAM, "shm: negative allocation length " + length);
+        }
+        final Region r = new Region(this, createFile(ShmRegionDescriptor.fileSize(length), address), length);
         regions.put(r.fileId, r);
         return r;
     }
@@ -232,6 +267,7 @@ final class ShmMemoryDomain implements MemoryDomain {
             throw new WeftException(Status.INVALID_PARAM, "shm: handle does not belong to this domain");
         }
         if (regions.remove(r.fileId) != null) {
+            ShmRegionDescriptor.revoke(r.state); // peers' accesses fail from now on
             r.memory.close(); // peers that mapped it keep their mapping valid (the file lives on)
         }
     }
@@ -242,8 +278,8 @@ final class ShmMemoryDomain implements MemoryDomain {
             throw new WeftException(Status.INVALID_PARAM, "shm: cannot pack a key for a foreign or released handle");
         }
         final ByteBuffer b = ByteBuffer.allocate(BODY).order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt(PID).putInt(r.memory.fd()).putLong(START_TIME).putLong(r.fileId).putLong(r.memory.address())
-            .putLong(r.memory.size());
+        b.putInt(PID).putInt(r.memory.fd()).putLong(START_TIME).putLong(r.fileId).putLong(r.segment.address())
+            .putLong(r.segment.byteSize());
         return RkeyCodec.pack(NAME, b.array());
     }
 
@@ -264,9 +300,13 @@ final class ShmMemoryDomain implements MemoryDomain {
             }
             final Attachment a;
             try {
-                a = attach(pid, start, fd, id, len);
+                a = attach(pid, start, fd, id, ShmRegionDescriptor.fileSize(len));
             } catch (final WeftException e) {
                 throw RkeyCodec.invalid(NAME, "stale key: " + e.getMessage());
+            }
+            if (!ShmRegionDescriptor.isLive(ShmRegionDescriptor.state(a.segment(), len))) {
+                detach(a);
+                throw RkeyCodec.invalid(NAME, "stale key: the owner unmapped memory file " + a.key.name());
             }
             final Key k = new Key(this, pid, fd, id, base, len, a);
             synchronized (this) {

@@ -2,6 +2,7 @@ package weft.uct.tcp;
 
 import weft.ucs.Status;
 import weft.ucs.WeftException;
+import weft.ucs.memory.RegistrationCache;
 import weft.uct.MemoryDomain;
 import weft.uct.MemoryDomainAttributes;
 import weft.uct.MemoryHandle;
@@ -19,48 +20,92 @@ import java.security.SecureRandom;
  * serves remote puts, gets and atomics on it. Regions live in one process-wide table, so every tcp
  * interface of the process serves every region.
  *
- * <p>Key body: {@code u64 incarnation | u64 region id | u64 base | u64 length}. The incarnation is
- * random per process: a key from another process or an earlier run names no region here and is
- * answered with INVALID_RKEY. A region id is {@code generation << 32 | slot}, so a key of a
- * deregistered region never matches the region that reuses its slot.
+ * <p>Key body (32 B, little endian): {@code u64 stamp | u64 region id | u64 base | u64 length}.
+ * <ul>
+ *   <li>Private registrations: the stamp is the process incarnation (random, odd): a key from another
+ *   process or an earlier run names no region here and is answered with INVALID_RKEY. The region id
+ *   is {@code generation << 32 | slot}, so a key of a deregistered region never matches the region
+ *   that reuses its slot.</li>
+ *   <li>Symmetric registrations ({@link #REG_SYMMETRIC}): nothing random. The stamp is even and the
+ *   same for every process of a job (derived from {@code WEFT_JOB_ID}, a constant without one); the
+ *   id is {@code 1 << 63 | seq << 32 | hash32(job, base, length)} with {@code seq} the process's
+ *   count of symmetric registrations, never reused. Processes that make the same symmetric
+ *   registrations in the same order at the same addresses therefore pack byte-equal keys, while a
+ *   key of an unmapped region still names nothing (its seq is never handed out again in that
+ *   process, and a process of another job or layout differs in the hash).</li>
+ * </ul>
  *
- * <p>Regions are read by the progress thread of any interface without a lock: the slot array is
- * published by a volatile write and a region's {@code live} flag is volatile. Deregistering memory
- * while a remote operation on it is being served is the caller's race (as with UCX).
+ * <p>Registrations go through a {@link RegistrationCache} (one for private, one for symmetric
+ * registrations): registering memory that lies inside a live registration is a lookup and a
+ * reference; the region is deregistered (and its keys revoked) when the last reference goes. Nothing
+ * is kept registered lazily after that: a revoked key must fail at once. A key carries the caller's
+ * range ({@code base}, {@code length}), which the initiator checks; the target checks the
+ * registered region.
+ *
+ * <p>Regions are read by the progress thread of any interface without a lock: the slot array and the
+ * symmetric table are published by volatile writes and a region's {@code live} flag is volatile.
+ * Deregistering memory while a remote operation on it is being served is the caller's race (as with UCX).
  */
 final class TcpMemoryDomain implements MemoryDomain {
-    /** Random per process, never 0. */
+    /** Random per process, odd (never a symmetric stamp). */
     static final long INCARNATION = new SecureRandom().nextLong() | 1L;
+    /** Stamp of symmetric keys: even, non-zero, equal in every process of a job. */
+    static final long SYMMETRIC_STAMP = symmetricStamp(System.getenv("WEFT_JOB_ID"));
+    private static final long SYMMETRIC_BIT = 1L << 63;
     static final TcpMemoryDomain INSTANCE = new TcpMemoryDomain();
     private static final int BODY = 32;
 
     private volatile Region[] slots = new Region[16];
     private int[] generations = new int[16];
     private int nextFree;
+    /** Live symmetric regions by id: open addressing, linear probing, copied on write. */
+    private volatile Region[] symmetric = new Region[16];
+    private int symmetricCount;
+    private long symmetricSeq;
+    private final RegistrationCache<Region> privateCache =
+        new RegistrationCache<>(seg -> add(seg, null, false), this::remove);
+    private final RegistrationCache<Region> symmetricCache =
+        new RegistrationCache<>(seg -> add(seg, null, true), this::remove);
 
     /** A registered region. */
-    static final class Region implements MemoryHandle {
+    static final class Region {
         final long id;
+        final long stamp;
         final long address;
         final long length;
         /** Global-scope view of the memory, usable from any progress thread. */
         final MemorySegment global;
-        final MemorySegment user;
         final Arena arena;
         volatile boolean live = true;
 
-        Region(final long id, final MemorySegment user, final Arena arena) {
+        Region(final long id, final long stamp, final MemorySegment user, final Arena arena) {
             this.id = id;
-            this.user = user;
+            this.stamp = stamp;
             this.arena = arena;
             this.address = user.address();
             this.length = user.byteSize();
             this.global = MemorySegment.ofAddress(address).reinterpret(length);
         }
+    }
+
+    /** What {@link #register}/{@link #allocate} return: the caller's range and its (shared) region. */
+    static final class Handle implements MemoryHandle {
+        final Region region;
+        final MemorySegment segment;
+        final boolean symmetric;
+        final Arena arena; // memory allocate() owns, or null
+        boolean released;
+
+        Handle(final Region region, final MemorySegment segment, final boolean symmetric, final Arena arena) {
+            this.region = region;
+            this.segment = segment;
+            this.symmetric = symmetric;
+            this.arena = arena;
+        }
 
         @Override
         public MemorySegment segment() {
-            return user;
+            return segment;
         }
 
         @Override
@@ -71,6 +116,7 @@ final class TcpMemoryDomain implements MemoryDomain {
 
     /** An unpacked key: the identity of a region on the peer. */
     static final class Key implements RemoteKey {
+        /** The stamp: the owner's incarnation (private) or the symmetric stamp. */
         final long incarnation;
         final long regionId;
         final long base;
@@ -107,11 +153,46 @@ final class TcpMemoryDomain implements MemoryDomain {
     private TcpMemoryDomain() {
     }
 
-    /** The live region with {@code id}, or null. No allocation, no lock. */
+    /** Even, non-zero, a function of the job id only. */
+    static long symmetricStamp(final String jobId) {
+        final long h = mix(0x5357_4D4B_4559_5331L ^ (jobId == null ? 0 : jobId.hashCode()));
+        return (h & ~1L) == 0 ? 2 : h & ~1L;
+    }
+
+    private static long mix(final long v) {
+        long z = v + 0x9E37_79B9_7F4A_7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58_476D_1CE4_E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D0_49BB_1331_11EBL;
+        return z ^ (z >>> 31);
+    }
+
+    /** The live region a key's (stamp, id) names, or null. No allocation, no lock. */
+    Region find(final long stamp, final long id) {
+        if (stamp == INCARNATION) {
+            return lookup(id);
+        }
+        if (stamp != SYMMETRIC_STAMP) {
+            return null;
+        }
+        final Region[] t = symmetric;
+        final int mask = t.length - 1;
+        for (int i = (int) mix(id) & mask, n = 0; n < t.length; i = (i + 1) & mask, n++) {
+            final Region r = t[i];
+            if (r == null) {
+                return null;
+            }
+            if (r.id == id) {
+                return r.live ? r : null;
+            }
+        }
+        return null;
+    }
+
+    /** The live private region with {@code id}, or null. No allocation, no lock. */
     Region lookup(final long id) {
         final Region[] s = slots;
         final int slot = (int) id;
-        if (slot < 0 || slot >= s.length) {
+        if (id < 0 || slot < 0 || slot >= s.length) {
             return null;
         }
         final Region r = s[slot];
@@ -126,8 +207,8 @@ final class TcpMemoryDomain implements MemoryDomain {
     @Override
     public MemoryDomainAttributes attributes() {
         return new MemoryDomainAttributes(MemoryDomainAttributes.ALLOC | MemoryDomainAttributes.REG
-            | MemoryDomainAttributes.NEED_RKEY, Long.MAX_VALUE, Long.MAX_VALUE, 100, 0,
-            RkeyCodec.pack("tcp", new byte[BODY]).length);
+            | MemoryDomainAttributes.NEED_RKEY | MemoryDomainAttributes.SYMMETRIC_RKEY, Long.MAX_VALUE,
+            Long.MAX_VALUE, 100, 0, RkeyCodec.pack("tcp", new byte[BODY]).length);
     }
 
     @Override
@@ -136,19 +217,42 @@ final class TcpMemoryDomain implements MemoryDomain {
             throw new WeftException(Status.INVALID_PARAM, "tcp: negative allocation length " + length);
         }
         final Arena arena = Arena.ofShared();
-        final MemorySegment seg = arena.allocate(Math.max(1, length), 64).asSlice(0, length);
-        return add(seg, arena);
+        try {
+            final MemorySegment seg = arena.allocate(Math.max(1, length), 64).asSlice(0, length);
+            // cached, so that registering a buffer inside it (a rendezvous send) is a lookup
+            return new Handle(privateCache.register(seg), seg, false, arena);
+        } catch (final RuntimeException | OutOfMemoryError e) {
+            arena.close();
+            throw new WeftException(Status.NO_MEMORY, "tcp: cannot allocate " + length + " bytes", e);
+        }
     }
 
     @Override
     public MemoryHandle register(final MemorySegment segment) {
+        return register(segment, 0);
+    }
+
+    @Override
+    public MemoryHandle register(final MemorySegment segment, final int flags) {
         if (!segment.isNative()) {
             throw new WeftException(Status.INVALID_PARAM, "tcp: only off-heap (native) memory can be registered");
         }
-        return add(segment, null);
+        final boolean sym = (flags & REG_SYMMETRIC) != 0;
+        return new Handle((sym ? symmetricCache : privateCache).register(segment), segment, sym, null);
     }
 
-    private synchronized Region add(final MemorySegment seg, final Arena arena) {
+    /** Registrar of the caches: a new region in the table. */
+    private synchronized Region add(final MemorySegment seg, final Arena arena, final boolean sym) {
+        if (sym) {
+            if (symmetricSeq == 0x7FFF_FFFFL) {
+                throw new WeftException(Status.NO_MEMORY, "tcp: symmetric registration sequence exhausted");
+            }
+            final long seq = ++symmetricSeq;
+            final long hash = mix(SYMMETRIC_STAMP ^ mix(seg.address() ^ mix(seg.byteSize()))) & 0xFFFF_FFFFL;
+            final Region r = new Region(SYMMETRIC_BIT | seq << 32 | hash, SYMMETRIC_STAMP, seg, arena);
+            putSymmetric(r);
+            return r;
+        }
         Region[] s = slots;
         int slot = -1;
         for (int i = 0; i < s.length; i++) {
@@ -170,54 +274,121 @@ final class TcpMemoryDomain implements MemoryDomain {
         }
         nextFree = slot + 1;
         final long id = (long) (++generations[slot] & 0x7FFFFFFF) << 32 | slot;
-        final Region r = new Region(id, seg, arena);
+        final Region r = new Region(id, INCARNATION, seg, arena);
         s[slot] = r;
         slots = s; // volatile write publishes the region to lock-free readers
         return r;
     }
 
-    @Override
-    public synchronized void deregister(final MemoryHandle handle) {
-        if (!(handle instanceof Region r)) {
-            throw new WeftException(Status.INVALID_PARAM, "tcp: handle does not belong to this domain");
+    private void putSymmetric(final Region r) {
+        final int n = symmetricCount + 1;
+        int cap = symmetric.length;
+        while (cap < n * 2) {
+            cap <<= 1;
         }
+        rebuildSymmetric(cap, r, null);
+        symmetricCount = n;
+    }
+
+    /** Copies the symmetric table into a new one of {@code cap} slots, adding {@code add}, leaving out {@code drop}. */
+    private void rebuildSymmetric(final int cap, final Region add, final Region drop) {
+        final Region[] t = new Region[cap];
+        for (final Region r : symmetric) {
+            if (r != null && r != drop) {
+                insert(t, r);
+            }
+        }
+        if (add != null) {
+            insert(t, add);
+        }
+        symmetric = t; // volatile write publishes the table (and the regions in it)
+    }
+
+    private static void insert(final Region[] t, final Region r) {
+        final int mask = t.length - 1;
+        int i = (int) mix(r.id) & mask;
+        while (t[i] != null) {
+            i = (i + 1) & mask;
+        }
+        t[i] = r;
+    }
+
+    /** Deregistrar of the caches: revokes the region (its keys answer INVALID_RKEY from now on). */
+    private synchronized void remove(final Region r) {
         if (!r.live) {
             return;
         }
-        r.live = false; // targets answer INVALID_RKEY from now on
-        final Region[] s = slots.clone();
-        final int slot = (int) r.id;
-        if (s[slot] == r) {
-            s[slot] = null;
+        r.live = false;
+        if (r.stamp == SYMMETRIC_STAMP) {
+            rebuildSymmetric(symmetric.length, null, r);
+            symmetricCount--;
+        } else {
+            final Region[] s = slots.clone();
+            final int slot = (int) r.id;
+            if (s[slot] == r) {
+                s[slot] = null;
+            }
+            slots = s;
         }
-        slots = s;
-        if (r.arena != null) {
-            r.arena.close();
+    }
+
+    @Override
+    public void deregister(final MemoryHandle handle) {
+        if (!(handle instanceof Handle h)) {
+            throw new WeftException(Status.INVALID_PARAM, "tcp: handle does not belong to this domain");
+        }
+        synchronized (h) {
+            if (h.released) {
+                return;
+            }
+            h.released = true;
+        }
+        if (h.region.live) {
+            (h.symmetric ? symmetricCache : privateCache).release(h.region);
+        }
+        if (h.arena != null) {
+            // the memory goes away: no registration may outlive it
+            privateCache.invalidate(h.segment.address(), Math.max(1, h.segment.byteSize()));
+            symmetricCache.invalidate(h.segment.address(), Math.max(1, h.segment.byteSize()));
+            h.arena.close();
         }
     }
 
     @Override
     public byte[] packRkey(final MemoryHandle handle) {
-        if (!(handle instanceof Region r) || !r.live) {
+        if (!(handle instanceof Handle h) || h.released || !h.region.live) {
             throw new WeftException(Status.INVALID_PARAM, "tcp: cannot pack a key for a foreign or released handle");
         }
         final ByteBuffer b = ByteBuffer.allocate(BODY).order(ByteOrder.LITTLE_ENDIAN);
-        b.putLong(INCARNATION).putLong(r.id).putLong(r.address).putLong(r.length);
+        b.putLong(h.region.stamp).putLong(h.region.id).putLong(h.segment.address()).putLong(h.segment.byteSize());
         return RkeyCodec.pack("tcp", b.array());
     }
 
     @Override
     public RemoteKey unpackRkey(final byte[] packed) {
         return RkeyCodec.read("tcp", packed, b -> {
-            final long inc = b.getLong();
+            final long stamp = b.getLong();
             final long id = b.getLong();
             final long base = b.getLong();
             final long len = b.getLong();
             if (len < 0 || base + len < base) {
                 throw RkeyCodec.invalid("tcp", "remote key has an impossible range");
             }
-            return new Key(inc, id, base, len);
+            if (stamp == 0 || ((stamp & 1) == 0) != (id < 0)) {
+                throw RkeyCodec.invalid("tcp", "remote key has a malformed stamp/id pair");
+            }
+            return new Key(stamp, id, base, len);
         });
+    }
+
+    /** Registrations answered from the caches (tests, benchmarks). */
+    long cacheHits() {
+        return privateCache.hits() + symmetricCache.hits();
+    }
+
+    /** Live regions in the caches (tests). */
+    int cachedRegions() {
+        return privateCache.size() + symmetricCache.size();
     }
 
     @Override
@@ -240,10 +411,7 @@ final class TcpMemoryDomain implements MemoryDomain {
     /** Releases every region (they are process-wide: only for process teardown). */
     @Override
     public void close() {
-        for (final Region r : slots) {
-            if (r != null) {
-                deregister(r);
-            }
-        }
+        privateCache.clear();
+        symmetricCache.clear();
     }
 }

@@ -20,7 +20,7 @@ import static weft.uct.tcp.TcpFrame.I64;
  * socket this side opened.
  *
  * <p>Every remote access is checked against the process-wide region table of
- * {@link TcpMemoryDomain} (incarnation, region id, bounds); a failed check is answered with an
+ * {@link TcpMemoryDomain} (stamp, region id, bounds); a failed check is answered with an
  * error status and touches no memory. When the tx buffer cannot take a reply, parsing stops and
  * reading pauses until the socket drains: a peer that never reads its replies cannot make this
  * side buffer without bound. On a shared socket a well-behaved peer never causes that pause
@@ -163,10 +163,7 @@ final class TcpServerConnection {
      * OUT_OF_RANGE.
      */
     private Status check(final long incarnation, final long regionId, final long address, final long len) {
-        if (incarnation != TcpMemoryDomain.INCARNATION) {
-            return Status.INVALID_RKEY;
-        }
-        final TcpMemoryDomain.Region r = TcpMemoryDomain.INSTANCE.lookup(regionId);
+        final TcpMemoryDomain.Region r = TcpMemoryDomain.INSTANCE.find(incarnation, regionId);
         if (r == null) {
             return Status.INVALID_RKEY;
         }
