@@ -636,6 +636,35 @@ public final class Endpoint implements AutoCloseable {
     }
 
     /**
+     * Zero-copy stream receive (UCX's stream_recv_data): the bytes of this endpoint's stream that arrived
+     * before any receive asked for them, as a read-only view of the worker's buffer (the oldest
+     * contiguous piece; more may follow), or null when none are buffered or a {@link #recvStream} is
+     * posted. The view stays valid until {@link #releaseStreamData} consumes its bytes; the stream does
+     * not advance until then.
+     *
+     * <pre>{@code
+     * MemorySegment d;
+     * while ((d = ep.recvStreamData()) != null) {
+     *     parse(d);                            // no copy
+     *     ep.releaseStreamData(d.byteSize());  // consumed: the sender's window moves on
+     * }
+     * }</pre>
+     */
+    public MemorySegment recvStreamData() {
+        return worker.streams.peek(this);
+    }
+
+    /**
+     * Consumes {@code length} buffered stream bytes (those {@link #recvStreamData} showed, possibly across
+     * several views); the views over them are invalid afterwards.
+     *
+     * @throws WeftException INVALID_PARAM if fewer bytes are buffered
+     */
+    public void releaseStreamData(final long length) {
+        worker.streams.consume(this, length);
+    }
+
+    /**
      * While the peer has stopped us (FlowControl) the head of the queue is a new message that must
      * wait; the control messages and asked-for rendezvous data behind it must not, or the peer could
      * never drain. Sends those, in order, out of the queue.

@@ -321,13 +321,54 @@ final class Streams {
         }
     }
 
-    /** Copies buffered bytes to {@code buf}, freeing drained chunks; returns the bytes copied. */
+    /**
+     * Zero-copy receive: the unread bytes of the oldest buffered chunk, as a read-only view of the worker's
+     * memory, or null when nothing is buffered or a receive is posted (posted receives take bytes first).
+     */
+    MemorySegment peek(final Endpoint ep) {
+        final Worker w = worker;
+        w.guard.enter();
+        try {
+            w.checkOpen();
+            final State s = ep.stream;
+            if (s == null || s.rqHead != null || s.bufHead == null || ep.status() != Status.OK) {
+                return null;
+            }
+            final TagMessage c = s.bufHead;
+            return c.data.asSlice(c.received, c.length - c.received).asReadOnly();
+        } finally {
+            w.guard.exit();
+        }
+    }
+
+    /** Consumes {@code n} buffered bytes without copying them (after {@link #peek}); acks as a receive does. */
+    void consume(final Endpoint ep, final long n) {
+        final Worker w = worker;
+        w.guard.enter();
+        try {
+            w.checkOpen();
+            final State s = ep.stream;
+            final long have = s == null ? 0 : s.buffered;
+            if (n < 0 || n > have) {
+                throw new weft.ucs.WeftException(Status.INVALID_PARAM, "releaseStreamData(" + n + "): "
+                    + have + " bytes are buffered");
+            }
+            drain(s, null, 0, n);
+            maybeAck(ep, s);
+        } finally {
+            w.guard.exit();
+        }
+    }
+
+    /** Copies buffered bytes to {@code buf} (null: drops them), freeing drained chunks; returns the bytes taken. */
     private long drain(final State s, final MemorySegment buf, final long off, final long len) {
         long got = 0;
         while (got < len && s.bufHead != null) {
             final TagMessage c = s.bufHead;
             final long k = Math.min(c.length - c.received, len - got);
-            MemorySegment.copy(c.data, c.received, buf, off + got, k);
+            if (buf != null) {
+                MemorySegment.copy(c.data, c.received, buf, off + got, k);
+            }
             c.received += k;
             got += k;
             if (c.received == c.length) {

@@ -27,4 +27,10 @@ class StreamConformanceTest {
     void partialAndWaitAllReceivesKeepByteOrder(final String tls, final ScenarioRunner.Mode mode) throws Exception {
         ScenarioRunner.run(StreamScenarios.PartialAndWaitAll.class, tls, mode, 60);
     }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("sets")
+    void zeroCopyReceiveViewsAndRelease(final String tls, final ScenarioRunner.Mode mode) throws Exception {
+        ScenarioRunner.run(StreamScenarios.ZeroCopyReceive.class, tls, mode, 90);
+    }
 }

@@ -133,4 +133,61 @@ public final class StreamScenarios {
             }
         }
     }
+
+    /**
+     * Zero-copy receive: three stream windows sent in pieces of 1 B..70 KB are read through
+     * {@code recvStreamData} views (read-only, in order) and released, which must move the sender's
+     * window; the tail then arrives through a normal wait-all receive; over-releasing is refused.
+     */
+    public static final class ZeroCopyReceive implements Scenario {
+        @Override
+        public void run(final Pe pe) {
+            final Endpoint ep = pe.ep();
+            final long total = 3L << 20;
+            final long tail = 100_000;
+            final int seed = 9;
+            if (pe.rank() == 0) {
+                final MemorySegment src = pe.pattern(total, seed);
+                final java.util.List<Request> rs = new java.util.ArrayList<>();
+                long at = 0;
+                for (int i = 0; at < total; i++) {
+                    final long n = Math.min(total - at, 1 + (i * 7919L) % 70_000);
+                    rs.add(ep.sendStream(src, at, n));
+                    at += n;
+                }
+                for (final Request q : rs) {
+                    assertEquals(Status.OK, pe.await(q), "stream send");
+                    q.release();
+                }
+            } else {
+                final MemorySegment want = pe.pattern(total, seed);
+                long got = 0;
+                int views = 0;
+                final long deadline = System.nanoTime() + 60_000_000_000L;
+                while (got < total - tail) {
+                    pe.worker().progress();
+                    final MemorySegment d = ep.recvStreamData();
+                    if (d == null) {
+                        assertTrue(System.nanoTime() < deadline, "zero-copy receive stalled at " + got);
+                        continue;
+                    }
+                    assertTrue(d.isReadOnly(), "the view is read-only");
+                    final long n = Math.min(d.byteSize(), total - tail - got);
+                    assertEquals(-1L, MemorySegment.mismatch(d, 0, n, want, got, got + n), "bytes at " + got);
+                    ep.releaseStreamData(n);
+                    got += n;
+                    views++;
+                }
+                final MemorySegment rest = pe.arena().allocate(tail, 64);
+                final Request q = ep.recvStream(rest, 0, tail, true);
+                assertEquals(Status.OK, pe.await(q), "the tail after zero-copy views");
+                q.release();
+                assertEquals(-1L, MemorySegment.mismatch(rest, 0, tail, want, total - tail, total), "tail bytes");
+                assertTrue(views > 0, "views");
+                assertEquals(Status.INVALID_PARAM, org.junit.jupiter.api.Assertions.assertThrows(
+                    weft.ucs.WeftException.class, () -> ep.releaseStreamData(1)).status(), "nothing left to release");
+            }
+            pe.barrier();
+        }
+    }
 }
