@@ -1231,14 +1231,54 @@ public final class Endpoint implements AutoCloseable {
             compare, null);
     }
 
+    /**
+     * Writes the bytes {@code iov} describes (gathered in list order) to the peer's memory from
+     * {@code remoteAddress} on; the request completes when the iov's memory may be reused (remote
+     * visibility needs a flush). The iov object and its memory must stay untouched until then.
+     */
+    public Request putIov(final IoVector iov, final long remoteAddress, final Rkey rkey) {
+        return rmaRequest(Rma.PUT, null, 0, iovLength(iov), remoteAddress, rkey, null, 0, 0, null, iov);
+    }
+
+    /** Reads {@code iov.totalLength()} bytes of the peer's memory from {@code remoteAddress}, scattered into {@code iov}. */
+    public Request getIov(final IoVector iov, final long remoteAddress, final Rkey rkey) {
+        return rmaRequest(Rma.GET, null, 0, iovLength(iov), remoteAddress, rkey, null, 0, 0, null, iov);
+    }
+
+    /** {@link #putIov} completed by {@link #flush()}: OK if already done, IN_PROGRESS, or an error. */
+    public Status putIovNbi(final IoVector iov, final long remoteAddress, final Rkey rkey) {
+        return nbi(Rma.PUT, null, 0, iovLength(iov), remoteAddress, rkey, null, 0, 0, iov);
+    }
+
+    /** {@link #getIov} completed by {@link #flush()}. */
+    public Status getIovNbi(final IoVector iov, final long remoteAddress, final Rkey rkey) {
+        return nbi(Rma.GET, null, 0, iovLength(iov), remoteAddress, rkey, null, 0, 0, iov);
+    }
+
+    private static long iovLength(final IoVector iov) {
+        if (iov == null) {
+            throw new WeftException(Status.INVALID_PARAM, "null IoVector");
+        }
+        return iov.totalLength();
+    }
+
     private Status nbi(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
                        final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare) {
+        return nbi(op, buf, off, len, raddr, rkey, aop, value, compare, null);
+    }
+
+    private Status nbi(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
+                       final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare,
+                       final IoVector iov) {
         worker.guard.enter();
         try {
             if (failure != null || closed) {
                 return status();
             }
             final Request r = Rma.prepare(this, op, buf, off, len, raddr, rkey, null);
+            if (iov != null) {
+                RmaPieces.attachIov(r, iov);
+            }
             r.atomicOp = aop;
             r.value = value;
             r.compare = compare;
@@ -1257,12 +1297,21 @@ public final class Endpoint implements AutoCloseable {
     private Request rmaRequest(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
                                final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare,
                                final RequestCallback cb) {
+        return rmaRequest(op, buf, off, len, raddr, rkey, aop, value, compare, cb, null);
+    }
+
+    private Request rmaRequest(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
+                               final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare,
+                               final RequestCallback cb, final IoVector iov) {
         worker.guard.enter();
         try {
             if (failure != null || closed) {
                 return failedSend(cb);
             }
             final Request r = Rma.prepare(this, op, buf, off, len, raddr, rkey, cb);
+            if (iov != null) {
+                RmaPieces.attachIov(r, iov);
+            }
             r.atomicOp = aop;
             r.value = value;
             r.compare = compare;

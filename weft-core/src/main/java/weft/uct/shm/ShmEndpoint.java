@@ -237,7 +237,7 @@ final class ShmEndpoint extends AbstractEndpoint {
             return null;
         }
         final MemorySegment view = k.view;
-        if (view == null) {
+        if (view == null || k.revoked()) {
             lastError = Status.INVALID_RKEY;
             return null;
         }

@@ -29,6 +29,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * u64 file id, u64 base, u64 length}. Unpacking maps the file (cached per (pid, fd, file) with
  * reference counts) and checks first that the owner and the file are still there: a foreign,
  * truncated or stale key is INVALID_RKEY, never a crash. Thread safe.
+ *
+ * <p>Revocation: an allocated file carries, after the user's bytes, a guard word (at
+ * {@link #guardOffset}: the length rounded up to 8). It is 0 while the owner has the memory mapped;
+ * {@link #deregister} stores 1 (release) before the owner unmaps. Peers load it (acquire) before
+ * every access through a key, so an access that starts after the owner unmapped fails with
+ * INVALID_RKEY instead of landing in memory nobody owns any more (the peer's mapping keeps the file
+ * alive, so one racing with the unmap lands there harmlessly).
  */
 final class ShmMemoryDomain implements MemoryDomain {
     static final String NAME = "shm";
@@ -36,6 +43,12 @@ final class ShmMemoryDomain implements MemoryDomain {
     static final long START_TIME = ProcessLiveness.startTime(PID);
     private static final int BODY = 4 + 4 + 8 + 8 + 8 + 8;
     private static final AtomicLong FILE_IDS = new AtomicLong();
+    private static final java.lang.invoke.VarHandle GUARD = java.lang.foreign.ValueLayout.JAVA_LONG.varHandle();
+
+    /** Where the revocation word of a region of {@code length} user bytes lives in its file. */
+    static long guardOffset(final long length) {
+        return (length + 7) & ~7L;
+    }
 
     private final Map<Long, Region> regions = new HashMap<>();
     private final Map<AttachmentKey, Attachment> attachments = new HashMap<>();
@@ -120,16 +133,20 @@ final class ShmMemoryDomain implements MemoryDomain {
         final ShmMemoryDomain md;
         final SharedMemory memory;
         final long fileId;
+        final long length;
+        private final MemorySegment user;
 
-        Region(final ShmMemoryDomain md, final SharedMemory memory) {
+        Region(final ShmMemoryDomain md, final SharedMemory memory, final long length) {
             this.md = md;
             this.memory = memory;
             this.fileId = fileId(memory);
+            this.length = length;
+            this.user = memory.segment().asSlice(0, length);
         }
 
         @Override
         public MemorySegment segment() {
-            return memory.segment();
+            return user;
         }
 
         @Override
@@ -149,6 +166,8 @@ final class ShmMemoryDomain implements MemoryDomain {
         private Attachment attachment;
         /** The mapped region; null once closed (accesses then answer INVALID_RKEY). */
         MemorySegment view;
+        /** The owner's revocation word (see the class comment). */
+        private final MemorySegment guard;
 
         Key(final ShmMemoryDomain md, final int pid, final int fd, final long fileId, final long base,
             final long length, final Attachment attachment) {
@@ -160,6 +179,12 @@ final class ShmMemoryDomain implements MemoryDomain {
             this.length = length;
             this.attachment = attachment;
             this.view = attachment.segment().asSlice(0, length);
+            this.guard = attachment.segment().asSlice(guardOffset(length), 8);
+        }
+
+        /** True once the owner unmapped the memory. One acquire load, no allocation. */
+        boolean revoked() {
+            return (long) GUARD.getAcquire(guard, 0L) != 0;
         }
 
         @Override
@@ -177,6 +202,9 @@ final class ShmMemoryDomain implements MemoryDomain {
             final MemorySegment v = view;
             if (v == null) {
                 throw new WeftException(Status.INVALID_RKEY, "shm: remote key is closed");
+            }
+            if (revoked()) {
+                throw new WeftException(Status.INVALID_RKEY, "shm: the owner unmapped this memory");
             }
             if (!contains(address, len)) {
                 throw new WeftException(Status.OUT_OF_RANGE, "shm: [0x" + Long.toHexString(address) + ", +" + len
@@ -215,7 +243,7 @@ final class ShmMemoryDomain implements MemoryDomain {
         if (length < 0) {
             throw new WeftException(Status.INVALID_PARAM, "shm: negative allocation length " + length);
         }
-        final Region r = new Region(this, createFile(length));
+        final Region r = new Region(this, createFile(guardOffset(length) + 8), length);
         regions.put(r.fileId, r);
         return r;
     }
@@ -232,6 +260,8 @@ final class ShmMemoryDomain implements MemoryDomain {
             throw new WeftException(Status.INVALID_PARAM, "shm: handle does not belong to this domain");
         }
         if (regions.remove(r.fileId) != null) {
+            // release: peers that load the guard (acquire) and see 1 stop using their keys
+            GUARD.setRelease(r.memory.segment(), guardOffset(r.length), 1L);
             r.memory.close(); // peers that mapped it keep their mapping valid (the file lives on)
         }
     }
@@ -243,7 +273,7 @@ final class ShmMemoryDomain implements MemoryDomain {
         }
         final ByteBuffer b = ByteBuffer.allocate(BODY).order(ByteOrder.LITTLE_ENDIAN);
         b.putInt(PID).putInt(r.memory.fd()).putLong(START_TIME).putLong(r.fileId).putLong(r.memory.address())
-            .putLong(r.memory.size());
+            .putLong(r.length);
         return RkeyCodec.pack(NAME, b.array());
     }
 
@@ -264,7 +294,7 @@ final class ShmMemoryDomain implements MemoryDomain {
             }
             final Attachment a;
             try {
-                a = attach(pid, start, fd, id, len);
+                a = attach(pid, start, fd, id, guardOffset(len) + 8);
             } catch (final WeftException e) {
                 throw RkeyCodec.invalid(NAME, "stale key: " + e.getMessage());
             }
