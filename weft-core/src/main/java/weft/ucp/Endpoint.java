@@ -1177,7 +1177,11 @@ public final class Endpoint implements AutoCloseable {
         return nbi(Rma.GET, dst, offset, length, remoteAddress, rkey, null, 0, 0);
     }
 
-    /** A put whose request completes when {@code src} may be reused (remote visibility needs a flush). */
+    /**
+     * A put whose request completes when {@code src} may be reused (remote visibility needs a flush).
+     * A refusal by the target (out of range, a key whose memory was unmapped) completes the request
+     * with that error, or, when the lane completed the put locally first (tcp), the next flush.
+     */
     public Request put(final MemorySegment src, final long offset, final long length, final long remoteAddress,
                        final Rkey rkey) {
         return rmaRequest(Rma.PUT, src, offset, length, remoteAddress, rkey, null, 0, 0, null);
@@ -1371,8 +1375,23 @@ public final class Endpoint implements AutoCloseable {
     }
 
     /**
-     * Completes when every one-sided operation started on this endpoint before it is complete at the
-     * target, and every send queued before it has been issued.
+     * Remote completion of every one-sided operation started on this endpoint before the call (puts,
+     * gets and atomics, nbi or not, of any size, on any key of this endpoint). When the request
+     * completes:
+     * <ul>
+     *   <li>every earlier put and atomic has been performed in the target's memory: a target thread
+     *   that learns of the completion afterwards (a message sent after it, a flag put after it) reads
+     *   the data with plain loads, and its own CPU atomics on the same words act on the updated values;
+     *   later operations of any initiator see it too;</li>
+     *   <li>every earlier get and fetching atomic has its data in the local buffer, and the buffers of
+     *   earlier nbi operations may be reused;</li>
+     *   <li>every tag/AM/stream send queued before it has been issued (not necessarily delivered).</li>
+     * </ul>
+     * Status: OK, or the first error of an earlier nbi operation that was refused at the target after
+     * its call returned IN_PROGRESS (e.g. OUT_OF_RANGE, INVALID_RKEY); an operation refused at once
+     * reports in its own return value instead. The endpoint stays usable after such an error. A failed
+     * endpoint (peer gone) completes it with the endpoint's error. Never hangs: a dead peer fails it
+     * within the keepalive bound.
      */
     public Request flush() {
         worker.guard.enter();

@@ -470,6 +470,32 @@ public final class RmaExactScenarios {
                 assertTrue(gn == Status.OK || gn == Status.IN_PROGRESS, "getIovNbi: " + gn);
                 flush(pe, "getIovNbi");
                 check(c2, 100, lens[3], 42, "getIovNbi");
+                // an iov of 40 entries: more than one lane piece takes (16), so several pieces in flight
+                final IoVector many = new IoVector(4);
+                for (int i = 0; i < 40; i++) {
+                    many.add(c2, 1000L * i + 1, 997);
+                }
+                fill(flat, 0, 40 * 997, 43);
+                awaitOk(pe, pe.ep().put(flat, 0, 40 * 997, b + roff, rk), "put for the 40-entry iov");
+                flush(pe, "put");
+                c2.fill((byte) 0);
+                awaitOk(pe, pe.ep().getIov(many, b + roff, rk), "getIov of 40 entries");
+                for (int i = 0; i < 40; i++) {
+                    for (int j = 0; j < 997; j++) {
+                        assertEquals(pat(997L * i + j, 43), c2.get(ValueLayout.JAVA_BYTE, 1000L * i + 1 + j),
+                            "getIov of 40 entries: entry " + i + " byte " + j);
+                    }
+                }
+                fill(c2, 0, 40_000, 44);
+                awaitOk(pe, pe.ep().putIov(many, b + roff, rk), "putIov of 40 entries");
+                flush(pe, "putIov of 40 entries");
+                awaitOk(pe, pe.ep().get(flat, 0, 40 * 997, b + roff, rk), "get of the 40-entry iov put");
+                for (int i = 0; i < 40; i++) {
+                    for (int j = 0; j < 997; j++) {
+                        assertEquals(pat(1000L * i + 1 + j, 44), flat.get(ValueLayout.JAVA_BYTE, 997L * i + j),
+                            "putIov of 40 entries: entry " + i + " byte " + j);
+                    }
+                }
                 // user buffers on the Java heap: no lane can hand them to the kernel, Weft bounces them
                 for (final int n : new int[] {8, 5000, 300_000}) {
                     final byte[] arr = new byte[n + 3];
@@ -654,6 +680,64 @@ public final class RmaExactScenarios {
             final Status st = pe.await(r);
             r.release();
             assertTrue(st == Status.INVALID_RKEY || st == Status.OUT_OF_RANGE, what + ": " + st);
+        }
+    }
+
+    /**
+     * put and get of more than 2 GiB (several lane pieces on tcp, whose limit is 1 GiB), with iov
+     * pieces of 1 GiB + the rest for the get back: rank 1 owns the memory, rank 0 writes it, the owner
+     * checks every word, rank 0 reads it back. About 4.3 GiB of native memory in all.
+     */
+    public static final class Huge implements Scenario {
+        static final long SIZE = (2L << 30) + 8 * 1001;
+
+        @Override
+        public void run(final Pe pe) {
+            final long len = pe.rank() == 1 ? SIZE + 64 : 4096;
+            try (MemoryMap heap = map(pe, len, false); Rkey rk = RmaScenarios.exchange(pe, heap, 0x6100)) {
+                if (pe.rank() == 0) {
+                    final MemorySegment buf = pe.arena().allocate(SIZE, 4096);
+                    for (long i = 0; i < SIZE; i += 8) {
+                        buf.set(ValueLayout.JAVA_LONG, i, i * 0x9E3779B97F4A7C15L);
+                        if ((i & ((64 << 20) - 1)) == 0) {
+                            pe.worker().progress(); // keepalives: a busy PE is not a dead one
+                        }
+                    }
+                    long t = System.nanoTime();
+                    final Request p = pe.ep().put(buf, 0, SIZE, rk.base() + 64, rk);
+                    assertEquals(Status.OK, pe.await(p, 300), "put of " + SIZE + " over " + rk.describe());
+                    p.release();
+                    final Request f = pe.ep().flush();
+                    assertEquals(Status.OK, pe.await(f, 300), "flush");
+                    f.release();
+                    System.out.printf("put of %d B over %s: %.2f s%n", SIZE, rk.describe(), (System.nanoTime() - t) / 1e9);
+                    pe.barrier(300); // the owner checks
+                    pe.barrier(300);
+                    buf.fill((byte) 0);
+                    t = System.nanoTime();
+                    final Request g = pe.ep().get(buf, 0, SIZE, rk.base() + 64, rk);
+                    assertEquals(Status.OK, pe.await(g, 300), "get of " + SIZE + " over " + rk.describe());
+                    g.release();
+                    System.out.printf("get of %d B over %s: %.2f s%n", SIZE, rk.describe(), (System.nanoTime() - t) / 1e9);
+                    checkWords(pe, buf, 0, "get back");
+                } else {
+                    pe.barrier(300);
+                    checkWords(pe, heap.segment(), 64, "the owner's memory after the put");
+                    pe.barrier(300);
+                }
+                pe.barrier(300);
+            }
+        }
+
+        private static void checkWords(final Pe pe, final MemorySegment m, final long off, final String what) {
+            for (long i = 0; i < SIZE; i += 8) {
+                if ((i & ((64 << 20) - 1)) == 0) {
+                    pe.worker().progress();
+                }
+                if (m.get(ValueLayout.JAVA_LONG, off + i) != i * 0x9E3779B97F4A7C15L) {
+                    throw new AssertionError(what + ": wrong data at byte " + i + " of " + SIZE);
+                }
+            }
         }
     }
 }
