@@ -1290,7 +1290,11 @@ public final class Endpoint implements AutoCloseable {
         return nbi(Rma.GET, dst, offset, length, remoteAddress, rkey, null, 0, 0);
     }
 
-    /** A put whose request completes when {@code src} may be reused (remote visibility needs a flush). */
+    /**
+     * A put whose request completes when {@code src} may be reused (remote visibility needs a flush).
+     * A refusal by the target (out of range, a key whose memory was unmapped) completes the request
+     * with that error, or, when the lane completed the put locally first (tcp), the next flush.
+     */
     public Request put(final MemorySegment src, final long offset, final long length, final long remoteAddress,
                        final Rkey rkey) {
         return rmaRequest(Rma.PUT, src, offset, length, remoteAddress, rkey, null, 0, 0, null);
@@ -1344,14 +1348,54 @@ public final class Endpoint implements AutoCloseable {
             compare, null);
     }
 
+    /**
+     * Writes the bytes {@code iov} describes (gathered in list order) to the peer's memory from
+     * {@code remoteAddress} on; the request completes when the iov's memory may be reused (remote
+     * visibility needs a flush). The iov object and its memory must stay untouched until then.
+     */
+    public Request putIov(final IoVector iov, final long remoteAddress, final Rkey rkey) {
+        return rmaRequest(Rma.PUT, null, 0, iovLength(iov), remoteAddress, rkey, null, 0, 0, null, iov);
+    }
+
+    /** Reads {@code iov.totalLength()} bytes of the peer's memory from {@code remoteAddress}, scattered into {@code iov}. */
+    public Request getIov(final IoVector iov, final long remoteAddress, final Rkey rkey) {
+        return rmaRequest(Rma.GET, null, 0, iovLength(iov), remoteAddress, rkey, null, 0, 0, null, iov);
+    }
+
+    /** {@link #putIov} completed by {@link #flush()}: OK if already done, IN_PROGRESS, or an error. */
+    public Status putIovNbi(final IoVector iov, final long remoteAddress, final Rkey rkey) {
+        return nbi(Rma.PUT, null, 0, iovLength(iov), remoteAddress, rkey, null, 0, 0, iov);
+    }
+
+    /** {@link #getIov} completed by {@link #flush()}. */
+    public Status getIovNbi(final IoVector iov, final long remoteAddress, final Rkey rkey) {
+        return nbi(Rma.GET, null, 0, iovLength(iov), remoteAddress, rkey, null, 0, 0, iov);
+    }
+
+    private static long iovLength(final IoVector iov) {
+        if (iov == null) {
+            throw new WeftException(Status.INVALID_PARAM, "null IoVector");
+        }
+        return iov.totalLength();
+    }
+
     private Status nbi(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
                        final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare) {
+        return nbi(op, buf, off, len, raddr, rkey, aop, value, compare, null);
+    }
+
+    private Status nbi(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
+                       final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare,
+                       final IoVector iov) {
         worker.guard.enter();
         try {
             if (failure != null || closed) {
                 return status();
             }
             final Request r = Rma.prepare(this, op, buf, off, len, raddr, rkey, null);
+            if (iov != null) {
+                RmaPieces.attachIov(r, iov);
+            }
             r.atomicOp = aop;
             r.value = value;
             r.compare = compare;
@@ -1370,12 +1414,21 @@ public final class Endpoint implements AutoCloseable {
     private Request rmaRequest(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
                                final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare,
                                final RequestCallback cb) {
+        return rmaRequest(op, buf, off, len, raddr, rkey, aop, value, compare, cb, null);
+    }
+
+    private Request rmaRequest(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
+                               final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare,
+                               final RequestCallback cb, final IoVector iov) {
         worker.guard.enter();
         try {
             if (failure != null || closed) {
                 return failedSend(cb);
             }
             final Request r = Rma.prepare(this, op, buf, off, len, raddr, rkey, cb);
+            if (iov != null) {
+                RmaPieces.attachIov(r, iov);
+            }
             r.atomicOp = aop;
             r.value = value;
             r.compare = compare;
@@ -1435,8 +1488,23 @@ public final class Endpoint implements AutoCloseable {
     }
 
     /**
-     * Completes when every one-sided operation started on this endpoint before it is complete at the
-     * target, and every send queued before it has been issued.
+     * Remote completion of every one-sided operation started on this endpoint before the call (puts,
+     * gets and atomics, nbi or not, of any size, on any key of this endpoint). When the request
+     * completes:
+     * <ul>
+     *   <li>every earlier put and atomic has been performed in the target's memory: a target thread
+     *   that learns of the completion afterwards (a message sent after it, a flag put after it) reads
+     *   the data with plain loads, and its own CPU atomics on the same words act on the updated values;
+     *   later operations of any initiator see it too;</li>
+     *   <li>every earlier get and fetching atomic has its data in the local buffer, and the buffers of
+     *   earlier nbi operations may be reused;</li>
+     *   <li>every tag/AM/stream send queued before it has been issued (not necessarily delivered).</li>
+     * </ul>
+     * Status: OK, or the first error of an earlier nbi operation that was refused at the target after
+     * its call returned IN_PROGRESS (e.g. OUT_OF_RANGE, INVALID_RKEY); an operation refused at once
+     * reports in its own return value instead. The endpoint stays usable after such an error. A failed
+     * endpoint (peer gone) completes it with the endpoint's error. Never hangs: a dead peer fails it
+     * within the keepalive bound.
      */
     public Request flush() {
         worker.guard.enter();

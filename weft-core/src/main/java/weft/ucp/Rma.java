@@ -47,6 +47,9 @@ final class Rma {
         r.rkeyRef = rkey;
         r.callback = cb;
         r.completion.reset(1); // our reference, dropped once every piece is issued
+        if (buf != null && !buf.isNative() && (op == PUT || op == GET)) {
+            RmaBounce.attach(r); // heap memory: no lane can hand it to the kernel or a peer
+        }
         return r;
     }
 
@@ -67,14 +70,14 @@ final class Rma {
                     return fail(r, Status.UNSUPPORTED);
                 }
                 final InterfaceAttributes a = lane.local.attrs;
-                if (r.capacity <= a.putMaxShort() && a.has(Capability.PUT_SHORT)) {
+                if (r.capacity <= a.putMaxShort() && a.has(Capability.PUT_SHORT) && r.dt == Datatypes.CONTIG) {
                     return done(r, lane.uct.putShort(r.buffer, r.offset, (int) r.capacity, r.remoteAddress, k.rmaKey));
                 }
                 while (r.received < r.capacity) {
-                    final long n = Math.min(r.capacity - r.received, a.putMaxZcopy());
-                    r.rmaIov.clear().add(r.buffer, r.offset + r.received, n);
+                    final weft.uct.IoVector v = RmaPieces.next(r, a.putMaxZcopy());
+                    final long n = v.totalLength();
                     r.completion.expect(1);
-                    final Status st = lane.uct.putZcopy(r.rmaIov, r.remoteAddress + r.received, k.rmaKey, r.completion);
+                    final Status st = lane.uct.putZcopy(v, r.remoteAddress + r.received, k.rmaKey, r.completion);
                     if (!piece(r, st, n)) {
                         return st == Status.NO_RESOURCE ? st : Status.OK;
                     }
@@ -88,10 +91,10 @@ final class Rma {
                 }
                 final long max = lane.local.attrs.getMaxZcopy();
                 while (r.received < r.capacity) {
-                    final long n = Math.min(r.capacity - r.received, max);
-                    r.rmaIov.clear().add(r.buffer, r.offset + r.received, n);
+                    final weft.uct.IoVector v = RmaPieces.next(r, max);
+                    final long n = v.totalLength();
                     r.completion.expect(1);
-                    final Status st = lane.uct.getZcopy(r.rmaIov, r.remoteAddress + r.received, k.rmaKey, r.completion);
+                    final Status st = lane.uct.getZcopy(v, r.remoteAddress + r.received, k.rmaKey, r.completion);
                     if (!piece(r, st, n)) {
                         return st == Status.NO_RESOURCE ? st : Status.OK;
                     }

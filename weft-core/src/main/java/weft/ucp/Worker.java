@@ -1046,6 +1046,7 @@ public final class Worker implements AutoCloseable {
             RndvPut.finishPut(this, r, st);
         } else if (r.kind == Request.RMA || (r.kind == Request.RNDV_SEND && r.zdata)) {
             r.rmaIov.clear();
+            RmaBounce.finish(r, st);
             complete(r, st);
         } else if (r.kind == Request.SEND && r.zdata) {
             // eager zero-copy: every fragment has left the user's buffer; a sync send also waits for its ack
@@ -1094,7 +1095,14 @@ public final class Worker implements AutoCloseable {
             peer.bySn.put(sn, ep);
         }
         ep.onRemoteId(src);
-        ep.sendWireup(AmId.WIREUP_REPLY, src);
+        try {
+            ep.sendWireup(AmId.WIREUP_REPLY, src);
+        } catch (final WeftException e) {
+            // the peer died after asking (its request was still in our FIFO): fail that endpoint, do not
+            // throw out of progress()
+            LOG.log(System.Logger.Level.INFO, "wireup reply not sent: " + e.getMessage());
+            lifecycle.failLater(ep, e.status());
+        }
         return Status.OK;
     }
 
@@ -1274,8 +1282,10 @@ public final class Worker implements AutoCloseable {
     // ------------------------------------------------------------------ one-sided ordering
 
     /**
-     * Flushes every endpoint: completes when every one-sided operation started before it is complete at
-     * its target (data visible there), and every queued send has been issued.
+     * {@link Endpoint#flush()} of every endpoint of this worker, as one request: completes when every
+     * one-sided operation started on this worker before the call is complete at its target (puts and
+     * atomics performed in the target's memory, gets and fetches in the local buffer) and every queued
+     * send has been issued. Its status is OK or the first error among the endpoints' flushes.
      */
     public Request flush() {
         guard.enter();
@@ -1302,10 +1312,18 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
-     * Orders one-sided operations: those started on an endpoint after the fence are performed at the
-     * target after those started before it (per target). Cheap when an endpoint used one lane since its
-     * last fence (a transport fence); otherwise the endpoint holds later operations until a flush of the
-     * earlier ones completes.
+     * Orders one-sided operations per endpoint (per target): every put, get or atomic started on an
+     * endpoint after the fence is performed at the target after every one started on that endpoint
+     * before it. So a target thread that observes (with an acquire load, or a CPU atomic) any effect of
+     * a later operation also observes every effect of the earlier ones: put data, fence, put flag is a
+     * safe publication; and a get or fetching atomic after the fence reads what earlier puts wrote.
+     * Without a fence, operations (and the pieces of one large operation) may be performed in any order.
+     *
+     * <p>It completes nothing and does not wait: use {@link #flush()} for completion. It does not order
+     * one-sided operations against tag, AM or stream messages, nor operations on different endpoints.
+     * Cost: a transport fence when the endpoint used one lane since its last fence or flush (shm: a CPU
+     * fence; tcp and cma: free, one ordered stream); otherwise the endpoint holds later operations in
+     * its send queue until a flush of the earlier ones completes.
      */
     public void fence() {
         guard.enter();

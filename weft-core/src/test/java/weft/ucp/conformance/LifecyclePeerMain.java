@@ -24,7 +24,10 @@ import java.util.List;
  * A peer process for lifecycle and error tests, meant to be killed: prints {@code PID <n>}, then
  * <ul>
  *   <li>{@code address <tls>}: prints {@code ADDR <hex>}, reads the parent's {@code ADDR <hex>} from stdin,
- *   connects, and echoes: each message on tag 1 comes back on tag 2;</li>
+ *   connects, and echoes: each message on tag 1 comes back on tag 2; with a third argument
+ *   {@code map=<bytes>} (allocated) or {@code reg=<bytes>} (registered off-heap memory) it also maps that
+ *   much memory, fills it with 64-bit words {@code i * 0x9E3779B97F4A7C15} (i = byte offset) and prints
+ *   {@code RKEY <hex>} before {@code READY};</li>
  *   <li>{@code listen <tls> <secret> accept|reject}: listens on loopback, prints {@code PORT <n>}, accepts
  *   (and echoes as above on the accepted endpoint) or rejects every request.</li>
  * </ul>
@@ -54,6 +57,7 @@ public final class LifecyclePeerMain {
              Arena arena = Arena.ofConfined()) {
             final List<Endpoint> eps = new ArrayList<>();
             Listener listener = null;
+            weft.ucp.MemoryMap heap = null;
             if (args[0].equals("address")) {
                 out.println("ADDR " + HexFormat.of().formatHex(w.address()));
                 final String line = in.readLine();
@@ -62,6 +66,15 @@ public final class LifecyclePeerMain {
                 }
                 eps.add(w.connect(HexFormat.of().parseHex(line.substring(5).trim()))
                     .onError((e, st) -> out.println("EPFAILED " + st)));
+                if (args.length > 2) {
+                    final long n = Long.parseLong(args[2].substring(4));
+                    heap = args[2].startsWith("reg=") ? ctx.memMap(arena.allocate(n, 4096), 0) : ctx.memMap(n, 0);
+                    final MemorySegment m = heap.segment();
+                    for (long i = 0; i + 8 <= n; i += 8) {
+                        m.set(java.lang.foreign.ValueLayout.JAVA_LONG, i, i * 0x9E3779B97F4A7C15L);
+                    }
+                    out.println("RKEY " + HexFormat.of().formatHex(heap.packRkey()));
+                }
             } else {
                 final boolean accept = args[3].equals("accept");
                 listener = w.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), r -> {

@@ -85,14 +85,19 @@ public final class Pe {
         }
     }
 
-    /** Both PEs wait here for each other (a tagged message each way). */
+    /** Both PEs wait here for each other (a tagged message each way), 20 s at most. */
     public void barrier() {
+        barrier(20);
+    }
+
+    /** {@link #barrier()} with a longer bound (for a peer busy with gigabytes). */
+    public void barrier(final double seconds) {
         final long tag = HARNESS_TAG | (barrierSeq++ & 0xffff_ffffL);
         final MemorySegment one = arena.allocate(8);
         final Request r = worker.recvTag(one, 0, 8, tag, -1L);
         final Request s = ep.sendTag(tag, one, 0, 8);
-        await(s);
-        await(r);
+        await(s, seconds);
+        await(r, seconds);
         s.release();
         r.release();
     }

@@ -1,0 +1,70 @@
+package weft.ucp;
+
+import weft.uct.IoVector;
+
+/**
+ * Cuts the local side of a put or get into the pieces a lane takes: at most {@code max} bytes and
+ * {@link #MAX_IOV} entries each, from a contiguous buffer or from the user's {@link IoVector}
+ * (walked with the request's datatype cursor, so sequential pieces never rescan it).
+ *
+ * <p>A lane may keep the iov it was given until that piece completes (tcp streams a get into it
+ * later), so only the first piece uses the request's own iov; a later piece of the same operation
+ * (above the lane's zcopy limit, or past 16 iov entries) gets its own. That allocation is off the
+ * small-message path: contiguous operations up to the lane's limit are one piece.
+ */
+final class RmaPieces {
+    /** Most iov entries of one piece (the tcp and cma limit). */
+    static final int MAX_IOV = 16;
+
+    private RmaPieces() {
+    }
+
+    /** Attaches a user iov as the local data of a prepared put/get (length = its total). */
+    static void attachIov(final Request r, final IoVector iov) {
+        r.dt = Datatypes.IOV;
+        r.iov = iov;
+        r.buffer = null;
+        r.offset = 0;
+        r.dtIdx = 0;
+        r.dtBase = 0;
+        for (int i = 0; i < iov.count(); i++) {
+            if (!iov.segment(i).isNative()) {
+                RmaBounce.attach(r);
+                return;
+            }
+        }
+    }
+
+    /** The iov of the next piece: local bytes {@code [r.received, +≤max)}; its length is what it covers. */
+    static IoVector next(final Request r, final long max) {
+        final IoVector v = r.received == 0 ? r.rmaIov.clear() : new IoVector(1);
+        final long want = Math.min(max, r.capacity - r.received);
+        if (r.dt != Datatypes.IOV) {
+            return v.add(r.buffer, r.offset + r.received, want);
+        }
+        final IoVector u = r.iov;
+        final int count = u.count();
+        long pos = r.received;
+        int i = r.dtIdx;
+        long base = r.dtBase;
+        while (i < count && base + u.length(i) <= pos) {
+            base += u.length(i);
+            i++;
+        }
+        r.dtIdx = i;
+        r.dtBase = base;
+        long left = want;
+        while (left > 0 && i < count && v.count() < MAX_IOV) {
+            final long in = pos - base;
+            final long n = Math.min(u.length(i) - in, left);
+            if (n > 0) {
+                v.add(u.segment(i), u.offset(i) + in, n);
+            }
+            pos += n;
+            left -= n;
+            base += u.length(i);
+            i++;
+        }
+        return v;
+    }
+}

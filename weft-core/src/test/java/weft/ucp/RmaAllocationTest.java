@@ -1,0 +1,100 @@
+package weft.ucp;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import weft.ucs.Status;
+import weft.ucs.config.Config;
+import weft.uct.AllocationMeter;
+import weft.uct.AtomicOp;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * One-sided operations of at most 8 bytes allocate nothing in steady state: putNbi, get (request),
+ * 64-bit atomic post, fetch and cswap, 32-bit fetch, and flush, over shm (direct) and tcp (served by the
+ * target's progress). Two workers in one JVM, one thread progressing both.
+ */
+@Timeout(60)
+@Tag("allocation") // runs in a fresh JVM: see the surefire "allocation" execution
+class RmaAllocationTest {
+    private static final int N = 10_000;
+    private static final long LIMIT = 400;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm,self", "tcp,self"})
+    void smallPutGetAtomicsAllocateNothing(final String tls) {
+        final Config cfg = Config.global().with("SHM_KEEPALIVE_INTERVAL", "100s").with("KEEPALIVE_INTERVAL", "10m");
+        try (Context ctx = Context.builder().transports(tls.split(",")).config(cfg).build();
+             Worker a = ctx.newWorker(); Worker b = ctx.newWorker(); Arena arena = Arena.ofConfined();
+             MemoryMap heap = ctx.memMap(4096, 0)) {
+            final Endpoint ab = a.connect(b.address());
+            b.connect(a.address());
+            try (Rkey rk = ab.unpackRkey(heap.packRkey())) {
+                final MemorySegment buf = arena.allocate(64);
+                long best = Long.MAX_VALUE;
+                for (int round = 0; round < 5; round++) { // the first two warm up (JIT, pools)
+                    heap.segment().fill((byte) 0);
+                    final long before = AllocationMeter.allocatedBytes();
+                    round(a, b, ab, rk, buf);
+                    final long allocated = AllocationMeter.allocatedBytes() - before;
+                    assertEquals(3L * N, heap.segment().get(ValueLayout.JAVA_LONG, 8), "atomic adds");
+                    assertEquals(N, heap.segment().get(ValueLayout.JAVA_INT, 24), "32-bit adds");
+                    System.out.printf("%s round %d: %d bytes for %d rounds of putNbi+get+post+fetch+fetch32+cswap%n",
+                        tls, round, allocated, N);
+                    if (round >= 2) {
+                        best = Math.min(best, allocated);
+                    }
+                }
+                assertTrue(best < LIMIT, tls + ": best round allocated " + best + " bytes (limit " + LIMIT + ")");
+            }
+        }
+    }
+
+    private static void round(final Worker a, final Worker b, final Endpoint ab, final Rkey rk, final MemorySegment buf) {
+        final long base = rk.base();
+        for (int i = 0; i < N; i++) {
+            buf.set(ValueLayout.JAVA_LONG, 0, i);
+            check(ab.putNbi(buf, 0, 8, base, rk));
+            await(a, b, ab.get(buf, 8, 8, base, rk));
+            if (buf.get(ValueLayout.JAVA_LONG, 8) != i) {
+                throw new AssertionError("get " + i + " read " + buf.get(ValueLayout.JAVA_LONG, 8));
+            }
+            check(ab.atomicPost(AtomicOp.ADD, 1, base + 8, rk));
+            await(a, b, ab.atomicFetch(AtomicOp.ADD, 2, buf, 16, base + 8, rk));
+            await(a, b, ab.atomicFetch32(AtomicOp.ADD, 1, buf, 24, base + 24, rk));
+            await(a, b, ab.atomicCswap(i, i + 1, buf, 32, base + 16, rk));
+            if ((i & 63) == 63) {
+                await(a, b, ab.flush());
+            }
+        }
+        await(a, b, ab.flush());
+    }
+
+    private static void check(final Status st) {
+        if (st != Status.OK && st != Status.IN_PROGRESS) {
+            throw new AssertionError("nbi: " + st);
+        }
+    }
+
+    private static void await(final Worker a, final Worker b, final Request r) {
+        long spins = 0;
+        while (!r.isCompleted()) {
+            a.progress();
+            b.progress();
+            if (++spins > 100_000_000L) {
+                throw new AssertionError("request did not complete: " + r);
+            }
+        }
+        if (r.status() != Status.OK) {
+            throw new AssertionError("request: " + r.status());
+        }
+        r.release();
+    }
+}
