@@ -107,6 +107,11 @@ public class Request {
     long compare;
     final weft.uct.IoVector rmaIov = new weft.uct.IoVector(1); // one piece of an RMA op in flight
     Request parent;
+    // multi-rail put/get (Rails): the one rail chosen, or the striping cursors of railCount rails
+    int rail;
+    int railCount;
+    long[] railPos;
+    long[] railEnd;
     final Completion completion;
     long remoteAddress;
     long remoteReqId;
@@ -251,6 +256,7 @@ public class Request {
         rkeys = null;
         rmaOp = 0;
         rkeyRef = null;
+        rail = railCount = 0;
         atomicOp = null;
         value = compare = 0;
         rmaIov.clear();

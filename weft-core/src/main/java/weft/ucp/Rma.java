@@ -9,7 +9,8 @@ import weft.uct.InterfaceAttributes;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One-sided operations of an endpoint: put, get and atomics on an {@link Rkey}'s lanes. Every
+ * One-sided operations of an endpoint: put, get and atomics on an {@link Rkey}'s lanes (put/get on the
+ * rail(s) {@link Rails} chose, atomics on the key's one atomic lane). Every
  * operation is issued in pieces the lane accepts (any length, including above 2 GiB); an operation
  * that the lane finished inside the call completes at once (no request); otherwise a pooled request
  * tracks it. When a lane is out of resources the operation waits, in order, in the endpoint's send
@@ -62,19 +63,30 @@ final class Rma {
         }
         switch (r.rmaOp) {
             case PUT -> {
-                final Lane lane = k.rmaLane;
-                if (lane == null) {
+                if (k.rails.length == 0) {
                     return fail(r, Status.UNSUPPORTED);
                 }
+                if (r.railCount > 1) {
+                    return Rails.issueStriped(r, k);
+                }
+                final Lane lane = k.rails[r.rail];
+                final weft.uct.RemoteKey key = k.railKeys[r.rail];
                 final InterfaceAttributes a = lane.local.attrs;
                 if (r.capacity <= a.putMaxShort() && a.has(Capability.PUT_SHORT)) {
-                    return done(r, lane.uct.putShort(r.buffer, r.offset, (int) r.capacity, r.remoteAddress, k.rmaKey));
+                    final Status st = lane.uct.putShort(r.buffer, r.offset, (int) r.capacity, r.remoteAddress, key);
+                    if (st != Status.NO_RESOURCE) {
+                        lane.countRma(true, r.capacity);
+                    }
+                    return done(r, st);
                 }
                 while (r.received < r.capacity) {
                     final long n = Math.min(r.capacity - r.received, a.putMaxZcopy());
                     r.rmaIov.clear().add(r.buffer, r.offset + r.received, n);
                     r.completion.expect(1);
-                    final Status st = lane.uct.putZcopy(r.rmaIov, r.remoteAddress + r.received, k.rmaKey, r.completion);
+                    final Status st = lane.uct.putZcopy(r.rmaIov, r.remoteAddress + r.received, key, r.completion);
+                    if (st != Status.NO_RESOURCE) {
+                        lane.countRma(true, n);
+                    }
                     if (!piece(r, st, n)) {
                         return st == Status.NO_RESOURCE ? st : Status.OK;
                     }
@@ -82,16 +94,23 @@ final class Rma {
                 return finishIssue(r);
             }
             case GET -> {
-                final Lane lane = k.rmaLane;
-                if (lane == null) {
+                if (k.rails.length == 0) {
                     return fail(r, Status.UNSUPPORTED);
                 }
+                if (r.railCount > 1) {
+                    return Rails.issueStriped(r, k);
+                }
+                final Lane lane = k.rails[r.rail];
+                final weft.uct.RemoteKey key = k.railKeys[r.rail];
                 final long max = lane.local.attrs.getMaxZcopy();
                 while (r.received < r.capacity) {
                     final long n = Math.min(r.capacity - r.received, max);
                     r.rmaIov.clear().add(r.buffer, r.offset + r.received, n);
                     r.completion.expect(1);
-                    final Status st = lane.uct.getZcopy(r.rmaIov, r.remoteAddress + r.received, k.rmaKey, r.completion);
+                    final Status st = lane.uct.getZcopy(r.rmaIov, r.remoteAddress + r.received, key, r.completion);
+                    if (st != Status.NO_RESOURCE) {
+                        lane.countRma(false, n);
+                    }
                     if (!piece(r, st, n)) {
                         return st == Status.NO_RESOURCE ? st : Status.OK;
                     }
@@ -106,6 +125,9 @@ final class Rma {
                 final Status st = r.capacity == 8
                     ? lane.uct.atomic64Post(r.atomicOp, r.value, r.remoteAddress, k.amoKey)
                     : lane.uct.atomic32Post(r.atomicOp, (int) r.value, r.remoteAddress, k.amoKey);
+                if (st != Status.NO_RESOURCE) {
+                    lane.counters.increment(weft.ucs.stats.Counter.ATOMICS);
+                }
                 return done(r, st);
             }
             case AMO_FETCH, AMO_CSWAP -> {
@@ -126,6 +148,9 @@ final class Rma {
                         r.completion)
                         : lane.uct.atomic32Fetch(r.atomicOp, (int) r.value, r.buffer, r.offset, r.remoteAddress,
                             k.amoKey, r.completion);
+                }
+                if (st != Status.NO_RESOURCE) {
+                    lane.counters.increment(weft.ucs.stats.Counter.ATOMICS);
                 }
                 if (!piece(r, st, 0)) {
                     return st == Status.NO_RESOURCE ? st : Status.OK;

@@ -22,6 +22,18 @@ final class UcpConfig {
             + "am (sender streams on clear-to-send), auto (get where it brings another data path, else am).");
     static final ConfigVar<Long> UNEXPECTED_BUDGET = ConfigRegistry.register("UNEXPECTED_BUDGET", ConfigType.SIZE,
         "64m", "Bytes a worker may hold for unexpected eager messages before it stops accepting more from the wire.");
+    static final ConfigVar<Integer> MAX_RMA_RAILS = ConfigRegistry.register("MAX_RMA_RAILS", ConfigType.INT, "2",
+        "Most lanes one remote key spreads put/get over: large operations are striped over them (bandwidth-"
+            + "weighted), small ones go to one of them chosen by WEFT_LANE_POLICY. Only lanes within "
+            + "WEFT_MULTI_LANE_MAX_RATIO of the best (bandwidth and latency) qualify; atomics always use one lane.");
+    static final ConfigVar<Long> MIN_RMA_CHUNK = ConfigRegistry.register("MIN_RMA_CHUNK_SIZE", ConfigType.SIZE,
+        "64k", "Smallest share of a put/get per lane when striping: an operation of s bytes is striped over "
+            + "min(rails, s / this) lanes (below two, it goes to one lane).");
+    static final ConfigVar<String> LANE_POLICY = ConfigRegistry.register("LANE_POLICY",
+        ConfigType.oneOf("fixed", "rr", "lu"), "fixed",
+        "Lane of a put/get too small to stripe, when several lanes qualify: fixed (always the best lane), rr "
+            + "(round robin per peer, as TNI-RR of the Tofu-D port) or lu (the lane with the fewest outstanding "
+            + "bytes, as TNI-LU). Atomics on one remote key always use one lane.");
 
 
     private UcpConfig() {

@@ -1029,6 +1029,7 @@ public final class Worker implements AutoCloseable {
             r.ep.finishRndvReceive(r, st);
         } else if (r.kind == Request.RMA || (r.kind == Request.RNDV_SEND && r.zdata)) {
             r.rmaIov.clear();
+            Rails.retire(r); // its bytes are no longer outstanding on its rails
             complete(r, st);
         }
     }
