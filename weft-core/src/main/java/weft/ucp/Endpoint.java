@@ -43,6 +43,8 @@ public final class Endpoint implements AutoCloseable {
     final weft.uct.Endpoint amEp;
     final Lane[] rndv;
     final double[] rndvWeights;
+    /** Rendezvous lanes that stream zero-copy AM: rendezvous over AM is striped over them (Rails). */
+    final Lane[] amRails;
     final ProtocolThresholds thresholds;
     private final LaneSelector.Selection selection;
     long remoteId = -1;
@@ -111,6 +113,13 @@ public final class Endpoint implements AutoCloseable {
             rndv[i] = lanes[sel.rndv()[i]];
         }
         this.rndvWeights = sel.rndvWeights();
+        final java.util.List<Lane> zl = new java.util.ArrayList<>();
+        for (final Lane l : rndv) {
+            if (l.local.attrs.has(weft.uct.Capability.AM_ZCOPY) && (l.remote.capabilities() & weft.uct.Capability.AM_ZCOPY) != 0) {
+                zl.add(l);
+            }
+        }
+        this.amRails = zl.toArray(new Lane[0]);
         this.thresholds = new ProtocolThresholds(worker.context, am, rndv);
         this.ctl = worker.arena().allocate(8, 8);
         this.zhdr = worker.arena().allocate(AmId.DATA_HEADER, 8);
@@ -677,6 +686,9 @@ public final class Endpoint implements AutoCloseable {
      * count), NO_RESOURCE to be called again.
      */
     private Status sendRndvDataZcopy(final Request r) {
+        if (Rails.stripesRendezvous(this, amRails, r.capacity)) {
+            return Rails.sendRndvStriped(this, r, amRails, zhdr);
+        }
         final long frag = Math.min(am.local.attrs.amMaxZcopy(), worker.context.rndvChunk);
         while (r.received < r.capacity) {
             final long n = Math.min(frag, r.capacity - r.received);

@@ -87,6 +87,16 @@ final class Rails {
 
     /** Splits {@code [0, capacity)} into contiguous bandwidth-weighted shares of the first {@code use} rails. */
     private static long stripe(final Request r, final Lane[] rails, final int use) {
+        final long mask = shares(r, rails, use);
+        long start = 0;
+        for (int i = 0; i < use; i++) {
+            rails[i].outstanding += r.railEnd[i] - start;
+            start = r.railEnd[i];
+        }
+        return mask;
+    }
+
+    private static long shares(final Request r, final Lane[] rails, final int use) {
         if (r.railPos == null || r.railPos.length < use) {
             r.railPos = new long[Math.max(use, 4)]; // once per pooled request
             r.railEnd = new long[r.railPos.length];
@@ -103,7 +113,6 @@ final class Rails {
             final long end = i == use - 1 ? r.capacity : (long) (r.capacity * (w / total));
             r.railPos[i] = start;
             r.railEnd[i] = end;
-            rails[i].outstanding += end - start;
             mask |= rails[i].bit();
             start = end;
         }
@@ -128,6 +137,70 @@ final class Rails {
             k.rails[r.rail].outstanding -= r.capacity;
         }
         r.rkeyRef = null; // retired once
+    }
+
+    /**
+     * Rendezvous over AM (the receiver asked for the data with RTR): streams the pieces zero-copy over the
+     * endpoint's rendezvous lanes that send zero-copy active messages, in bandwidth-weighted contiguous
+     * shares, one piece per lane in turn (the receiver places each piece by its offset, whatever lane it
+     * came on). Returns OK once every piece is issued or the send failed (its fate is then in its
+     * completion count), NO_RESOURCE to be called again. Callers check {@link #stripesRendezvous} first.
+     */
+    static Status sendRndvStriped(final Endpoint ep, final Request r, final Lane[] lanes,
+                                  final java.lang.foreign.MemorySegment zhdr) {
+        if (r.railCount == 0) {
+            shares(r, lanes, use(ep, lanes, r.capacity));
+        }
+        final long chunk = ep.worker.context.rndvChunk;
+        final int n = r.railCount;
+        long full = 0;
+        boolean issued = true;
+        while (issued) {
+            issued = false;
+            for (int i = 0; i < n; i++) {
+                final long pos = r.railPos[i];
+                if (pos >= r.railEnd[i] || (full & (1L << i)) != 0) {
+                    continue;
+                }
+                final Lane lane = lanes[i];
+                final long len = Math.min(r.railEnd[i] - pos, Math.min(lane.local.attrs.amMaxZcopy(), chunk));
+                zhdr.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, r.remoteReqId);
+                zhdr.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 8, pos);
+                r.rmaIov.clear().add(r.buffer, r.offset + pos, len); // the transport copies the vector's entries
+                r.completion.expect(1);
+                final Status st = lane.uct.amZcopy(AmId.RNDV_DATA, zhdr, 0, AmId.DATA_HEADER, r.rmaIov, r.completion);
+                if (st == Status.NO_RESOURCE) {
+                    r.completion.expect(-1);
+                    full |= 1L << i;
+                    continue;
+                }
+                if (st != Status.IN_PROGRESS) {
+                    r.completion.complete(st);
+                }
+                if (st.isError()) {
+                    r.completion.complete(st); // drop our reference: completes once issued pieces finish
+                    return Status.OK;
+                }
+                lane.counters.add(weft.ucs.stats.Counter.TX_BYTES, len);
+                r.railPos[i] = pos + len;
+                r.received += len;
+                issued = true;
+            }
+        }
+        if (r.received < r.capacity) {
+            return Status.NO_RESOURCE;
+        }
+        r.completion.complete(Status.OK); // drop our reference: the request completes with the last piece
+        return Status.OK;
+    }
+
+    /** True if a rendezvous-over-AM message of {@code length} bytes is striped over {@code lanes}. */
+    static boolean stripesRendezvous(final Endpoint ep, final Lane[] lanes, final long length) {
+        return lanes.length > 1 && use(ep, lanes, length) >= 2;
+    }
+
+    private static int use(final Endpoint ep, final Lane[] lanes, final long length) {
+        return (int) Math.min(Math.min(lanes.length, 63), length / ep.worker.context.minRmaChunk);
     }
 
     /**

@@ -63,4 +63,11 @@ class MultiRailConformanceTest {
         rails("rr");
         ScenarioRunner.run(MultiRailScenarios.FenceAcrossLanes.class, "tcp,self", mode, 60);
     }
+
+    @ParameterizedTest
+    @EnumSource(ScenarioRunner.Mode.class)
+    void rendezvousOverAmStripedOverLanes(final ScenarioRunner.Mode mode) throws Exception {
+        System.setProperty("weft.tcp_rails", "2");
+        ScenarioRunner.run(MultiRailScenarios.RendezvousOverAm.class, "tcp,self", mode, 60);
+    }
 }

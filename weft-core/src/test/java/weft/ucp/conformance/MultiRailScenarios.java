@@ -316,4 +316,45 @@ public final class MultiRailScenarios {
             assertTrue(seen > 0, "flag changes seen");
         }
     }
+
+    /**
+     * Rendezvous over AM (tcp's default: the receiver answers RTR and the sender streams) is striped over
+     * the rendezvous lanes: each carries a real share of a 1 MiB message, which arrives intact both ways.
+     */
+    public static final class RendezvousOverAm implements Scenario {
+        @Override
+        public void run(final Pe pe) {
+            final String d = pe.ep().describe();
+            assertTrue(d.contains("rendezvous (am)"), d);
+            final List<String> lanes = d.lines().filter(l -> l.contains("rma_bw"))
+                .map(l -> l.substring(l.indexOf(": ") + 2, l.indexOf(" ->"))).toList();
+            assertEquals(2, lanes.size(), d);
+            final long n = (1 << 20) + 3;
+            for (int dir = 0; dir < 2; dir++) {
+                if (pe.rank() == dir) {
+                    final long[] tx0 = counters(pe, lanes, Counter.TX_BYTES);
+                    final Request s = pe.ep().sendTag(77, pe.pattern(n, 5 + dir), 0, n);
+                    assertEquals(Status.OK, pe.await(s), "send");
+                    s.release();
+                    final long[] tx1 = counters(pe, lanes, Counter.TX_BYTES);
+                    long sum = 0;
+                    for (int i = 0; i < 2; i++) {
+                        assertTrue(tx1[i] - tx0[i] >= n / 8, "lane " + lanes.get(i) + " streamed " + (tx1[i] - tx0[i])
+                            + " bytes of a " + n + "-byte rendezvous: " + pe.ep().laneCounters());
+                        sum += tx1[i] - tx0[i];
+                    }
+                    assertEquals(n, sum, "rendezvous bytes over the lanes");
+                } else {
+                    final MemorySegment dst = pe.arena().allocate(n);
+                    final Request r = pe.worker().recvTag(dst, 0, n, 77, -1L);
+                    assertEquals(Status.OK, pe.await(r), "recv");
+                    assertEquals(n, r.length(), "length");
+                    r.release();
+                    Pe.checkPattern(dst, n, 5 + dir, "striped rendezvous");
+                }
+                pe.barrier();
+            }
+            new TagScenarios.Thresholds().run(pe);
+        }
+    }
 }
