@@ -686,7 +686,7 @@ public final class Endpoint implements AutoCloseable {
      * count), NO_RESOURCE to be called again.
      */
     private Status sendRndvDataZcopy(final Request r) {
-        if (Rails.stripesRendezvous(this, amRails, r.capacity)) {
+        if (r.anyOrder && Rails.stripesRendezvous(this, amRails, r.capacity)) {
             return Rails.sendRndvStriped(this, r, amRails, zhdr);
         }
         final long frag = Math.min(am.local.attrs.amMaxZcopy(), worker.context.rndvChunk);
@@ -747,7 +747,9 @@ public final class Endpoint implements AutoCloseable {
         }
         if (keys.length == 0 || keys.length != rndv.length || r.dt != Datatypes.CONTIG) {
             worker.registerInflight(r);
-            sendControl(AmId.RNDV_RTR, sreq, r.id);
+            // a contiguous or iov receive takes the pieces in any order (striped over lanes); a generic
+            // datatype's unpack may expect them in order
+            sendControl(AmId.RNDV_RTR, sreq, r.dt == Datatypes.GENERIC ? r.id : r.id | AmId.RTR_ANY_ORDER);
             return;
         }
         final RemoteKey[] rk = new RemoteKey[keys.length];

@@ -110,6 +110,7 @@ public class Request {
     // multi-rail put/get (Rails): the one rail chosen, or the striping cursors of railCount rails
     int rail;
     int railCount;
+    boolean anyOrder; // rendezvous over AM: the receiver takes the pieces in any order (striping allowed)
     long[] railPos;
     long[] railEnd;
     final Completion completion;
@@ -257,6 +258,7 @@ public class Request {
         rmaOp = 0;
         rkeyRef = null;
         rail = railCount = 0;
+        anyOrder = false;
         atomicOp = null;
         value = compare = 0;
         rmaIov.clear();
