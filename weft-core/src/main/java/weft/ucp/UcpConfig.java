@@ -11,7 +11,8 @@ final class UcpConfig {
     static final ConfigVar<Long> MAX_SHORT = ConfigRegistry.register("MAX_SHORT", ConfigType.SIZE_OR_AUTO, "auto",
         "Largest payload sent inline (eager short); auto = the AM lane's limit.");
     static final ConfigVar<Integer> MAX_RNDV_RAILS = ConfigRegistry.register("MAX_RNDV_RAILS", ConfigType.INT, "2",
-        "Most lanes a rendezvous transfer is striped over.");
+        "Most lanes a rendezvous transfer is striped over (gets, or streaming over AM on the lanes that send "
+            + "zero-copy AM), one per device pair, bandwidth-weighted.");
     static final ConfigVar<Double> MULTI_LANE_MAX_RATIO = ConfigRegistry.register("MULTI_LANE_MAX_RATIO",
         ConfigType.DOUBLE, "4", "A lane slower than the fastest by more than this factor is not used for striping.");
     static final ConfigVar<Long> RNDV_CHUNK = ConfigRegistry.register("RNDV_CHUNK_SIZE", ConfigType.SIZE, "4m",
@@ -28,7 +29,8 @@ final class UcpConfig {
             + "WEFT_MULTI_LANE_MAX_RATIO of the best (bandwidth and latency) qualify; atomics always use one lane.");
     static final ConfigVar<Long> MIN_RMA_CHUNK = ConfigRegistry.register("MIN_RMA_CHUNK_SIZE", ConfigType.SIZE,
         "64k", "Smallest share of a put/get per lane when striping: an operation of s bytes is striped over "
-            + "min(rails, s / this) lanes (below two, it goes to one lane).");
+            + "min(rails, s / this) lanes (below two, it goes to one lane). Also the smallest share of a "
+            + "rendezvous streamed over several lanes.");
     static final ConfigVar<String> LANE_POLICY = ConfigRegistry.register("LANE_POLICY",
         ConfigType.oneOf("fixed", "rr", "lu"), "fixed",
         "Lane of a put/get too small to stripe, when several lanes qualify: fixed (always the best lane), rr "
