@@ -40,8 +40,8 @@ public final class MultiRailRmaBench {
         };
         System.out.printf("# tcp, one process, %.1f s per point; rails = WEFT_TCP_RAILS (lo, lo#1) and "
             + "WEFT_MAX_RMA_RAILS%n", seconds);
-        System.out.printf("%-24s %12s %12s %14s %14s%n", "config", "put 1MiB MB/s", "get 1MiB MB/s",
-            "put 8B Mop/s", "get 8B kop/s");
+        System.out.printf("%-24s %12s %12s %14s %14s %16s%n", "config", "put 1MiB MB/s", "get 1MiB MB/s",
+            "put 8B Mop/s", "get 8B kop/s", "put+fence kop/s");
         for (int round = 0; round < rounds; round++) { // configurations alternate: compare medians
             for (final String[] c : configs) {
                 run(c[0], c[1], c[2], seconds);
@@ -64,9 +64,10 @@ public final class MultiRailRmaBench {
                 final double get = bw(a, b, ab, rk, buf, false, seconds);
                 final double put8 = rate(a, b, ab, rk, buf, true, seconds);
                 final double get8 = rate(a, b, ab, rk, buf, false, seconds);
-                System.out.printf("%-24s %12.0f %12.0f %14.3f %14.1f   %s%n",
+                final double fenced = fenced(a, b, ab, rk, buf, seconds);
+                System.out.printf("%-24s %12.0f %12.0f %14.3f %14.1f %16.1f   %s%n",
                     "rails " + rmaRails + " (tcp " + tcpRails + ") " + policy, put, get, put8, get8 * 1e3,
-                    rk.describe());
+                    fenced * 1e3, rk.describe());
             }
         }
     }
@@ -116,6 +117,28 @@ public final class MultiRailRmaBench {
                 final Status st = put ? ab.putNbi(buf, 8 * i, 8, rk.base() + 8 * i, rk)
                     : ab.getNbi(buf, 8 * i, 8, rk.base() + 8 * i, rk);
                 check(st);
+            }
+            ops += WINDOW * 4;
+            flush(a, b, ab);
+        }
+    }
+
+    /** 8-byte puts each followed by a worker fence (OpenSHMEM put; fence; put ...), flushed every 64. */
+    private static double fenced(final Worker a, final Worker b, final Endpoint ab, final Rkey rk,
+                                 final MemorySegment buf, final double seconds) {
+        long ops = 0;
+        final long start = System.nanoTime();
+        final long end = start + (long) (seconds * 1e9);
+        while (true) {
+            final long now = System.nanoTime();
+            if (now >= end) {
+                return ops / ((now - start) / 1e9) / 1e6;
+            }
+            for (int i = 0; i < WINDOW * 4; i++) {
+                check(ab.putNbi(buf, 8 * i, 8, rk.base() + 8 * i, rk));
+                a.fence();
+                a.progress();
+                b.progress();
             }
             ops += WINDOW * 4;
             flush(a, b, ab);
