@@ -11,7 +11,8 @@ package weft.ucp;
  *  SYNC_ACK      am short, header = sender request id
  *  RNDV_RTS      [u64 tag][u64 dst ep][u64 total][u64 sender req][u64 address][u32 n]{[u16 len][rkey]}*n
  *  RNDV_ATS      am short, header = sender request id, [u64 status code]
- *  RNDV_RTR      am short, header = sender request id, [u64 receiver request id]
+ *  RNDV_RTR      am short, header = sender request id, [u64 receiver request id | RTR_ANY_ORDER if the
+ *                receiver places pieces in any order: the sender may stripe them over lanes]
  *  RNDV_DATA     [u64 receiver request id][u64 offset][data]
  *  RNDV_RTR_PUT  [u64 sender req][u64 receiver req][u64 address][u64 length][u32 n]{[u16 len][rkey]}*n  (RndvPut)
  *  RNDV_ATP      am short, header = receiver request id, [u64 status code]: the put data is in place
@@ -44,6 +45,8 @@ final class AmId {
     static final int RNDV_RTS = 9;
     static final int RNDV_ATS = 10;
     static final int RNDV_RTR = 11;
+    /** Flag in RNDV_RTR's value: the receiver takes RNDV_DATA pieces in any order. */
+    static final long RTR_ANY_ORDER = 1L << 62;
     static final int RNDV_DATA = 12;
     static final int RNDV_RTR_PUT = 22;
     static final int RNDV_ATP = 23;

@@ -46,6 +46,9 @@ public final class Context implements AutoCloseable {
     final long unexpectedBudget;
     private final long fixedBase;
     private long fixedNext;
+    final int maxRmaRails;
+    final long minRmaChunk;
+    final int lanePolicy;
     private boolean closed;
 
     private Context(final Builder b) {
@@ -76,6 +79,9 @@ public final class Context implements AutoCloseable {
         this.rndvScheme = config.get(UcpConfig.RNDV_SCHEME);
         this.unexpectedBudget = config.get(UcpConfig.UNEXPECTED_BUDGET);
         this.fixedBase = config.get(FixedAllocation.FIXED_BASE);
+        this.maxRmaRails = Math.max(1, config.get(UcpConfig.MAX_RMA_RAILS));
+        this.minRmaChunk = Math.max(1, config.get(UcpConfig.MIN_RMA_CHUNK));
+        this.lanePolicy = Rails.policy(config.get(UcpConfig.LANE_POLICY));
     }
 
     /**
@@ -103,7 +109,8 @@ public final class Context implements AutoCloseable {
      */
     public static List<weft.ucs.config.ConfigVar<?>> configVars() {
         return List.of(UcpConfig.RNDV_THRESH, UcpConfig.MAX_SHORT, UcpConfig.MAX_RNDV_RAILS,
-            UcpConfig.MULTI_LANE_MAX_RATIO, UcpConfig.RNDV_CHUNK, UcpConfig.ZCOPY_THRESH, UcpConfig.RNDV_SCHEME, UcpConfig.UNEXPECTED_BUDGET,
+            UcpConfig.MULTI_LANE_MAX_RATIO, UcpConfig.RNDV_CHUNK, UcpConfig.ZCOPY_THRESH, UcpConfig.RNDV_SCHEME,
+            UcpConfig.UNEXPECTED_BUDGET, UcpConfig.MAX_RMA_RAILS, UcpConfig.MIN_RMA_CHUNK, UcpConfig.LANE_POLICY,
             Lifecycle.KEEPALIVE_INTERVAL, Lifecycle.KEEPALIVE_TIMEOUT, Lifecycle.EP_CLOSE_TIMEOUT,
             SockaddrHandshake.CONNECT_TIMEOUT, Streams.WINDOW, FixedAllocation.FIXED_BASE);
     }

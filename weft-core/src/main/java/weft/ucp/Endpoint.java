@@ -43,6 +43,8 @@ public final class Endpoint implements AutoCloseable {
     final weft.uct.Endpoint amEp;
     final Lane[] rndv;
     final double[] rndvWeights;
+    /** Rendezvous lanes that stream zero-copy AM: rendezvous over AM is striped over them (Rails). */
+    final Lane[] amRails;
     final ProtocolThresholds thresholds;
     private final LaneSelector.Selection selection;
     long remoteId = -1;
@@ -95,7 +97,7 @@ public final class Endpoint implements AutoCloseable {
             for (int i = 0; i < lanes.length; i++) {
                 final LaneSelector.Candidate c = sel.lanes().get(i);
                 lanes[i] = new Lane(c.local(), c.remote(),
-                    c.local().iface.connect(c.remote().deviceAddress(), c.remote().interfaceAddress()));
+                    c.local().iface.connect(c.remote().deviceAddress(), c.remote().interfaceAddress()), i);
             }
         } catch (final RuntimeException e) {
             for (final Lane l : lanes) {
@@ -112,6 +114,13 @@ public final class Endpoint implements AutoCloseable {
             rndv[i] = lanes[sel.rndv()[i]];
         }
         this.rndvWeights = sel.rndvWeights();
+        final java.util.List<Lane> zl = new java.util.ArrayList<>();
+        for (final Lane l : rndv) {
+            if (l.local.attrs.has(weft.uct.Capability.AM_ZCOPY) && (l.remote.capabilities() & weft.uct.Capability.AM_ZCOPY) != 0) {
+                zl.add(l);
+            }
+        }
+        this.amRails = zl.toArray(new Lane[0]);
         this.thresholds = new ProtocolThresholds(worker.context, am, rndv);
         this.ctl = worker.arena().allocate(8, 8);
         this.zhdr = worker.arena().allocate(AmId.DATA_HEADER, 8);
@@ -145,7 +154,10 @@ public final class Endpoint implements AutoCloseable {
 
     /** The lanes and the protocol thresholds, as {@code weft info -e} prints them. */
     public String describe() {
-        return selection.describe() + thresholds.describe();
+        final Context c = worker.context;
+        return selection.describe() + thresholds.describe() + String.format(
+            "put/get: up to %d rails per remote key, striped from %d bytes, else lane policy %s; atomics: one lane per key%n",
+            c.maxRmaRails, 2 * c.minRmaChunk, c.config().get(UcpConfig.LANE_POLICY));
     }
 
     /** The size from which tag sends use rendezvous. */
@@ -781,6 +793,9 @@ public final class Endpoint implements AutoCloseable {
      * count), NO_RESOURCE to be called again.
      */
     private Status sendRndvDataZcopy(final Request r) {
+        if (r.anyOrder && Rails.stripesRendezvous(this, amRails, r.capacity)) {
+            return Rails.sendRndvStriped(this, r, amRails, zhdr);
+        }
         final long frag = Math.min(am.local.attrs.amMaxZcopy(), worker.context.rndvChunk);
         while (r.received < r.capacity) {
             final long n = Math.min(frag, r.capacity - r.received);
@@ -844,7 +859,9 @@ public final class Endpoint implements AutoCloseable {
         }
         if (keys.length == 0 || keys.length != rndv.length || r.dt != Datatypes.CONTIG) {
             worker.registerInflight(r);
-            sendControl(AmId.RNDV_RTR, sreq, r.id);
+            // a contiguous or iov receive takes the pieces in any order (striped over lanes); a generic
+            // datatype's unpack may expect them in order
+            sendControl(AmId.RNDV_RTR, sreq, r.dt == Datatypes.GENERIC ? r.id : r.id | AmId.RTR_ANY_ORDER);
             return;
         }
         final RemoteKey[] rk = new RemoteKey[keys.length];
@@ -1400,7 +1417,7 @@ public final class Endpoint implements AutoCloseable {
             r.value = value;
             r.compare = compare;
             r.released = true; // nobody waits for it: recycled on completion
-            noteRmaLane(op, rkey);
+            orderRma(Rails.choose(this, r));
             if (sqHead == null && Rma.issue(r) == Status.OK) {
                 return r.completed ? r.status : Status.IN_PROGRESS; // completed: fields stay valid until reuse
             }
@@ -1432,7 +1449,7 @@ public final class Endpoint implements AutoCloseable {
             r.atomicOp = aop;
             r.value = value;
             r.compare = compare;
-            noteRmaLane(op, rkey);
+            orderRma(Rails.choose(this, r));
             if (sqHead != null || Rma.issue(r) != Status.OK) {
                 enqueue(r);
             }
@@ -1515,8 +1532,6 @@ public final class Endpoint implements AutoCloseable {
             final Request r = worker.acquire(Request.RMA);
             r.ep = this;
             r.completion.reset(1);
-            rmaLanesUsed = 0;
-            lastRmaLane = null;
             if (sqHead == null && flushLanes(r) == Status.OK) {
                 r.completion.complete(Status.OK);
             } else {
@@ -1528,33 +1543,120 @@ public final class Endpoint implements AutoCloseable {
         }
     }
 
-    private int rmaLanesUsed;
-    private Lane lastRmaLane;
+    // fence state (lazy, as UCX's endpoint-based fence): lanes with one-sided operations that no strong fence
+    // has covered yet, and whether a fence waits for the next operation to see which lanes it uses
+    private long unflushedLanes;
+    private boolean fencePending;
+    /** Round-robin cursor of this peer's rails ({@link Rails#RR}). */
+    int rrNext;
 
-    private void noteRmaLane(final byte op, final Rkey rkey) {
-        final Lane l = op == Rma.PUT || op == Rma.GET ? rkey.rmaLane : rkey.amoLane;
-        if (l != lastRmaLane) {
-            rmaLanesUsed++;
-            lastRmaLane = l;
+    /**
+     * Called with the lanes of each one-sided operation before it is issued. A pending fence becomes a
+     * lane fence when the earlier operations and this one share a single lane (the lane keeps its order),
+     * else a FENCE request in the send queue that holds this operation until every lane is flushed.
+     */
+    private void orderRma(final long mask) {
+        if (fencePending) {
+            fencePending = false;
+            final long all = unflushedLanes | mask;
+            if (Long.bitCount(all) == 1 && all != Long.MIN_VALUE && sqHead == null) {
+                laneAt(Long.numberOfTrailingZeros(all)).uct.fence();
+            } else {
+                final Request r = worker.acquire(Request.RMA);
+                r.ep = this;
+                r.rmaOp = Rma.FENCE;
+                r.completion.reset(1);
+                enqueue(r);
+                unflushedLanes = 0; // every lane is flushed before this operation goes
+            }
         }
+        unflushedLanes |= mask;
+    }
+
+    private Lane laneAt(final int index) {
+        return index < lanes.length ? lanes[index] : extraLanes.get(index - lanes.length);
     }
 
     /** See {@link Worker#fence()}. */
     void fence() {
-        if (rmaLanesUsed == 0 || failure != null || closed) {
-            return;
+        if (unflushedLanes != 0 && failure == null && !closed) {
+            fencePending = true; // resolved by the next one-sided operation (orderRma)
         }
-        if (rmaLanesUsed == 1 && sqHead == null) {
-            lastRmaLane.uct.fence();
-        } else {
-            final Request r = worker.acquire(Request.RMA);
-            r.ep = this;
-            r.rmaOp = Rma.FENCE;
-            r.completion.reset(1);
-            enqueue(r);
+    }
+
+    /**
+     * Up to {@code max} lanes to the peer on {@code transport}: the existing ones, then new connections
+     * from local interfaces of that transport that no lane uses yet, each to a peer resource no lane uses
+     * (one rail per device pair, as rendezvous rails).
+     */
+    java.util.List<Lane> lanesFor(final String transport, final int max) {
+        final java.util.List<Lane> out = new java.util.ArrayList<>();
+        for (int i = 0; i < lanes.length + extraLanes.size() && out.size() < max; i++) {
+            final Lane l = laneAt(i);
+            if (l.local.transport.name().equals(transport)) {
+                out.add(l);
+            }
         }
-        rmaLanesUsed = 0;
-        lastRmaLane = null;
+        for (final WorkerIface wi : worker.ifaces) {
+            if (out.size() >= max || !wi.transport.name().equals(transport) || usesLocal(wi)) {
+                continue;
+            }
+            for (final WorkerAddress.Entry e : remote.entries()) {
+                if (e.transport().equals(transport) && !usesRemote(e)
+                    && wi.iface.isReachable(e.deviceAddress(), e.interfaceAddress())) {
+                    out.add(addLane(wi, e));
+                    break;
+                }
+            }
+        }
+        return out;
+    }
+
+    private boolean usesLocal(final WorkerIface wi) {
+        for (int i = 0; i < lanes.length + extraLanes.size(); i++) {
+            if (laneAt(i).local == wi) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean usesRemote(final WorkerAddress.Entry e) {
+        for (int i = 0; i < lanes.length + extraLanes.size(); i++) {
+            if (laneAt(i).remote == e) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private Lane addLane(final WorkerIface wi, final WorkerAddress.Entry e) {
+        final Lane l = new Lane(wi, e, wi.iface.connect(e.deviceAddress(), e.interfaceAddress()),
+            lanes.length + extraLanes.size());
+        extraLanes.add(l);
+        wi.lanes++; // adaptive progress: completions on this lane need its interface progressed
+        return l;
+    }
+
+    /**
+     * One-sided traffic per lane of this endpoint, keyed by the lane's local resource ("tcp/lo"):
+     * put/get/atomic operations and bytes as counted when issued (puts and gets count each piece).
+     */
+    public java.util.Map<String, java.util.Map<weft.ucs.stats.Counter, Long>> laneCounters() {
+        worker.guard.enter();
+        try {
+            final java.util.Map<String, java.util.Map<weft.ucs.stats.Counter, Long>> m = new java.util.LinkedHashMap<>();
+            for (int i = 0; i < lanes.length + extraLanes.size(); i++) {
+                final Lane l = laneAt(i);
+                m.merge(l.name(), l.counters.snapshot(), (a, b) -> {
+                    b.forEach((c, v) -> a.merge(c, v, Long::sum));
+                    return a;
+                });
+            }
+            return m;
+        } finally {
+            worker.guard.exit();
+        }
     }
 
     private final java.util.ArrayList<Lane> extraLanes = new java.util.ArrayList<>();
@@ -1577,10 +1679,7 @@ public final class Endpoint implements AutoCloseable {
             }
             for (final WorkerAddress.Entry e : remote.entries()) {
                 if (e.transport().equals(transport) && wi.iface.isReachable(e.deviceAddress(), e.interfaceAddress())) {
-                    final Lane l = new Lane(wi, e, wi.iface.connect(e.deviceAddress(), e.interfaceAddress()));
-                    extraLanes.add(l);
-                    wi.lanes++; // adaptive progress: completions on this lane need its interface progressed
-                    return l;
+                    return addLane(wi, e);
                 }
             }
         }

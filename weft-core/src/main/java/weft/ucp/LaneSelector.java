@@ -18,7 +18,8 @@ import java.util.List;
  *   <li>AM (tag eager, control): needs AM short+bcopy both ways; score 1/(latency + 2·overhead).</li>
  *   <li>RMA_BW (rendezvous): needs get-zcopy and a memory domain that registers any memory both ways;
  *   score 1/(256 KiB/bandwidth + latency + overhead + registration); up to {@code WEFT_MAX_RNDV_RAILS}
- *   lanes, none slower than the fastest by more than {@code WEFT_MULTI_LANE_MAX_RATIO}.</li>
+ *   lanes, none slower than the fastest by more than {@code WEFT_MULTI_LANE_MAX_RATIO}, no two sharing a
+ *   local interface or a peer resource (a rail is a device pair; {@code WEFT_TCP_RAILS} offers more).</li>
  *   <li>KEEPALIVE: the AM lane if it can check its peer, else the best lane that can.</li>
  * </ul>
  */
@@ -126,6 +127,9 @@ final class LaneSelector {
                 if (c.bandwidth() * ctx.multiLaneMaxRatio < best) {
                     break; // slower than streaming through the AM lane, or than the best rail, by too much
                 }
+                if (sharesDevice(rndv, c)) {
+                    continue; // one rail per device pair: another connection of a used device adds no rail
+                }
                 rndv.add(c);
             }
         }
@@ -152,6 +156,15 @@ final class LaneSelector {
             }
         }
         return new Selection(List.copyOf(lanes), 0, rndvIdx, weights, keepalive);
+    }
+
+    private static boolean sharesDevice(final List<Candidate> chosen, final Candidate c) {
+        for (final Candidate o : chosen) {
+            if (o.local == c.local || o.remote == c.remote) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static int indexOf(final List<Candidate> lanes, final Candidate c) {

@@ -107,6 +107,12 @@ public class Request {
     long compare;
     final weft.uct.IoVector rmaIov = new weft.uct.IoVector(1); // one piece of an RMA op in flight
     Request parent;
+    // multi-rail put/get (Rails): the one rail chosen, or the striping cursors of railCount rails
+    int rail;
+    int railCount;
+    boolean anyOrder; // rendezvous over AM: the receiver takes the pieces in any order (striping allowed)
+    long[] railPos;
+    long[] railEnd;
     final Completion completion;
     long remoteAddress;
     long remoteReqId;
@@ -260,6 +266,8 @@ public class Request {
         rkeys = null;
         rmaOp = 0;
         rkeyRef = null;
+        rail = railCount = 0;
+        anyOrder = false;
         atomicOp = null;
         value = compare = 0;
         rmaIov.clear();

@@ -22,6 +22,9 @@ public final class Rkey implements AutoCloseable {
     final long base;
     final long length;
     final int flags;
+    /** Lanes that carry put/get to this memory, best first (see {@link Rails}); rmaLane is the first. */
+    final Lane[] rails;
+    final RemoteKey[] railKeys;
     final Lane rmaLane;
     final RemoteKey rmaKey;
     final Lane amoLane;
@@ -38,12 +41,14 @@ public final class Rkey implements AutoCloseable {
         this.length = p.length();
         this.flags = p.flags();
         final java.util.TreeMap<String, byte[]> used = new java.util.TreeMap<>();
-        Lane bestRma = null;
-        RemoteKey bestRmaKey = null;
+        final List<Lane> rma = new ArrayList<>();
+        final List<RemoteKey> rmaKeys = new ArrayList<>();
         Lane bestAmo = null;
         RemoteKey bestAmoKey = null;
         final StringBuilder why = new StringBuilder();
+        final int maxRails = Math.min(63, ep.worker.context.maxRmaRails);
         try {
+            final List<Integer> rmaTransport = new ArrayList<>();
             for (int i = 0; i < p.transports().size(); i++) {
                 final Lane lane = ep.laneFor(p.transports().get(i));
                 if (lane == null) {
@@ -61,10 +66,10 @@ public final class Rkey implements AutoCloseable {
                 used.put(p.transports().get(i), p.keys().get(i));
                 final long caps = lane.local.attrs.flags();
                 if ((caps & (Capability.PUT_SHORT | Capability.PUT_BCOPY | Capability.PUT_ZCOPY)) != 0
-                    && (caps & (Capability.GET_BCOPY | Capability.GET_ZCOPY)) != 0
-                    && (bestRma == null || score(lane) > score(bestRma))) {
-                    bestRma = lane;
-                    bestRmaKey = k;
+                    && (caps & (Capability.GET_BCOPY | Capability.GET_ZCOPY)) != 0) {
+                    rma.add(lane);
+                    rmaKeys.add(k);
+                    rmaTransport.add(i);
                 }
                 if (Capability.has(caps, Capability.ATOMIC64 | Capability.ATOMIC32)
                     && (bestAmo == null || score(lane) > score(bestAmo))) {
@@ -72,9 +77,27 @@ public final class Rkey implements AutoCloseable {
                     bestAmoKey = k;
                 }
             }
-            if (bestRma == null && bestAmo == null) {
+            if (rma.isEmpty() && bestAmo == null) {
                 throw new WeftException(Status.UNREACHABLE, "no lane of " + ep + " can reach this remote memory"
                     + (why.isEmpty() ? "" : ":" + why));
+            }
+            // more rails: other lanes (devices, connections) of a transport that qualifies beside the best
+            final Lane best = best(rma);
+            final int first = rma.size();
+            for (int j = 0; j < first && maxRails > 1; j++) {
+                if (!qualifies(rma.get(j), best, ep.worker.context.multiLaneMaxRatio)) {
+                    continue;
+                }
+                final int i = rmaTransport.get(j);
+                for (final Lane lane : ep.lanesFor(p.transports().get(i), maxRails)) {
+                    if (rma.contains(lane)) {
+                        continue;
+                    }
+                    final RemoteKey k = ep.worker.remoteKeys.acquire(lane.local.md, p.keys().get(i)); // valid above
+                    unpacked.add(k);
+                    rma.add(lane);
+                    rmaKeys.add(k);
+                }
             }
         } catch (final RuntimeException e) {
             for (final RemoteKey k : unpacked) {
@@ -83,8 +106,29 @@ public final class Rkey implements AutoCloseable {
             throw e;
         }
         this.identity = identity(p, used);
-        this.rmaLane = bestRma;
-        this.rmaKey = bestRmaKey;
+        // rails: the best put/get lane (lowest latency, preferring memory the lane maps directly), then every
+        // other lane within WEFT_MULTI_LANE_MAX_RATIO of it in bandwidth and in latency, best first
+        final Integer[] order = new Integer[rma.size()];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        java.util.Arrays.sort(order, java.util.Comparator.comparingDouble((Integer i) -> -score(rma.get(i)))
+            .thenComparingDouble(i -> -rma.get(i).bandwidth()).thenComparingInt(i -> rma.get(i).index));
+        final double ratio = ep.worker.context.multiLaneMaxRatio;
+        final List<Lane> rails = new ArrayList<>();
+        final List<RemoteKey> railKeys = new ArrayList<>();
+        for (final Integer i : order) {
+            final Lane l = rma.get(i);
+            if (!rails.isEmpty() && (rails.size() == maxRails || !qualifies(l, rails.get(0), ratio))) {
+                continue;
+            }
+            rails.add(l);
+            railKeys.add(rmaKeys.get(i));
+        }
+        this.rails = rails.toArray(new Lane[0]);
+        this.railKeys = railKeys.toArray(new RemoteKey[0]);
+        this.rmaLane = this.rails.length == 0 ? null : this.rails[0];
+        this.rmaKey = this.rails.length == 0 ? null : this.railKeys[0];
         this.amoLane = bestAmo;
         this.amoKey = bestAmoKey;
     }
@@ -101,6 +145,21 @@ public final class Rkey implements AutoCloseable {
             out.writeBytes(e.getValue());
         }
         return out.toByteArray();
+    }
+
+    /** A rail beside {@code best}: within {@code ratio} of it in bandwidth and in latency score. */
+    private static boolean qualifies(final Lane l, final Lane best, final double ratio) {
+        return l.bandwidth() * ratio >= best.bandwidth() && score(l) * ratio >= score(best);
+    }
+
+    private static Lane best(final List<Lane> lanes) {
+        Lane b = null;
+        for (final Lane l : lanes) {
+            if (b == null || score(l) > score(b)) {
+                b = l;
+            }
+        }
+        return b;
     }
 
     private static double score(final Lane l) {
@@ -122,10 +181,14 @@ public final class Rkey implements AutoCloseable {
         return ep;
     }
 
-    /** The lanes used: {@code "rma=shm/memory amo=shm/memory"}. */
+    /** The lanes used: {@code "rma=shm/memory amo=shm/memory"}; several rails are listed best first. */
     public String describe() {
-        return "rma=" + (rmaLane == null ? "none" : rmaLane.name()) + " amo="
-            + (amoLane == null ? "none" : amoLane.name());
+        final StringBuilder sb = new StringBuilder("rma=");
+        for (int i = 0; i < rails.length; i++) {
+            sb.append(i == 0 ? "" : ",").append(rails[i].name());
+        }
+        return sb.append(rails.length == 0 ? "none" : "").append(" amo=")
+            .append(amoLane == null ? "none" : amoLane.name()).toString();
     }
 
     /**

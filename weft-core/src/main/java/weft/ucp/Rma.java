@@ -9,7 +9,8 @@ import weft.uct.InterfaceAttributes;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One-sided operations of an endpoint: put, get and atomics on an {@link Rkey}'s lanes. Every
+ * One-sided operations of an endpoint: put, get and atomics on an {@link Rkey}'s lanes (put/get on the
+ * rail(s) {@link Rails} chose, atomics on the key's one atomic lane). Every
  * operation is issued in pieces the lane accepts (any length, including above 2 GiB); an operation
  * that the lane finished inside the call completes at once (no request); otherwise a pooled request
  * tracks it. When a lane is out of resources the operation waits, in order, in the endpoint's send
@@ -65,19 +66,30 @@ final class Rma {
         }
         switch (r.rmaOp) {
             case PUT -> {
-                final Lane lane = k.rmaLane;
-                if (lane == null) {
+                if (k.rails.length == 0) {
                     return fail(r, Status.UNSUPPORTED);
                 }
+                if (r.railCount > 1) {
+                    return Rails.issueStriped(r, k);
+                }
+                final Lane lane = k.rails[r.rail];
+                final weft.uct.RemoteKey key = k.railKeys[r.rail];
                 final InterfaceAttributes a = lane.local.attrs;
                 if (r.capacity <= a.putMaxShort() && a.has(Capability.PUT_SHORT) && r.dt == Datatypes.CONTIG) {
-                    return done(r, lane.uct.putShort(r.buffer, r.offset, (int) r.capacity, r.remoteAddress, k.rmaKey));
+                    final Status st = lane.uct.putShort(r.buffer, r.offset, (int) r.capacity, r.remoteAddress, key);
+                    if (st != Status.NO_RESOURCE) {
+                        lane.countRma(true, r.capacity);
+                    }
+                    return done(r, st);
                 }
                 while (r.received < r.capacity) {
                     final weft.uct.IoVector v = RmaPieces.next(r, a.putMaxZcopy());
                     final long n = v.totalLength();
                     r.completion.expect(1);
-                    final Status st = lane.uct.putZcopy(v, r.remoteAddress + r.received, k.rmaKey, r.completion);
+                    final Status st = lane.uct.putZcopy(v, r.remoteAddress + r.received, key, r.completion);
+                    if (st != Status.NO_RESOURCE) {
+                        lane.countRma(true, n);
+                    }
                     if (!piece(r, st, n)) {
                         return st == Status.NO_RESOURCE ? st : Status.OK;
                     }
@@ -85,16 +97,23 @@ final class Rma {
                 return finishIssue(r);
             }
             case GET -> {
-                final Lane lane = k.rmaLane;
-                if (lane == null) {
+                if (k.rails.length == 0) {
                     return fail(r, Status.UNSUPPORTED);
                 }
+                if (r.railCount > 1) {
+                    return Rails.issueStriped(r, k);
+                }
+                final Lane lane = k.rails[r.rail];
+                final weft.uct.RemoteKey key = k.railKeys[r.rail];
                 final long max = lane.local.attrs.getMaxZcopy();
                 while (r.received < r.capacity) {
                     final weft.uct.IoVector v = RmaPieces.next(r, max);
                     final long n = v.totalLength();
                     r.completion.expect(1);
-                    final Status st = lane.uct.getZcopy(v, r.remoteAddress + r.received, k.rmaKey, r.completion);
+                    final Status st = lane.uct.getZcopy(v, r.remoteAddress + r.received, key, r.completion);
+                    if (st != Status.NO_RESOURCE) {
+                        lane.countRma(false, n);
+                    }
                     if (!piece(r, st, n)) {
                         return st == Status.NO_RESOURCE ? st : Status.OK;
                     }
@@ -109,6 +128,9 @@ final class Rma {
                 final Status st = r.capacity == 8
                     ? lane.uct.atomic64Post(r.atomicOp, r.value, r.remoteAddress, k.amoKey)
                     : lane.uct.atomic32Post(r.atomicOp, (int) r.value, r.remoteAddress, k.amoKey);
+                if (st != Status.NO_RESOURCE) {
+                    lane.counters.increment(weft.ucs.stats.Counter.ATOMICS);
+                }
                 return done(r, st);
             }
             case AMO_FETCH, AMO_CSWAP -> {
@@ -129,6 +151,9 @@ final class Rma {
                         r.completion)
                         : lane.uct.atomic32Fetch(r.atomicOp, (int) r.value, r.buffer, r.offset, r.remoteAddress,
                             k.amoKey, r.completion);
+                }
+                if (st != Status.NO_RESOURCE) {
+                    lane.counters.increment(weft.ucs.stats.Counter.ATOMICS);
                 }
                 if (!piece(r, st, 0)) {
                     return st == Status.NO_RESOURCE ? st : Status.OK;

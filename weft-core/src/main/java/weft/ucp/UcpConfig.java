@@ -15,7 +15,8 @@ final class UcpConfig {
             + "of the lane's zero-copy limit) where the AM lane can; auto = where a copy would need more than "
             + "one fragment.");
     static final ConfigVar<Integer> MAX_RNDV_RAILS = ConfigRegistry.register("MAX_RNDV_RAILS", ConfigType.INT, "2",
-        "Most lanes a rendezvous transfer is striped over.");
+        "Most lanes a rendezvous transfer is striped over (gets, or streaming over AM on the lanes that send "
+            + "zero-copy AM), one per device pair, bandwidth-weighted.");
     static final ConfigVar<Double> MULTI_LANE_MAX_RATIO = ConfigRegistry.register("MULTI_LANE_MAX_RATIO",
         ConfigType.DOUBLE, "4", "A lane slower than the fastest by more than this factor is not used for striping.");
     static final ConfigVar<Long> RNDV_CHUNK = ConfigRegistry.register("RNDV_CHUNK_SIZE", ConfigType.SIZE, "4m",
@@ -27,6 +28,19 @@ final class UcpConfig {
             + "am (sender streams on clear-to-send), auto (get where it brings another data path, else am).");
     static final ConfigVar<Long> UNEXPECTED_BUDGET = ConfigRegistry.register("UNEXPECTED_BUDGET", ConfigType.SIZE,
         "64m", "Bytes a worker may hold for unexpected eager messages before it stops accepting more from the wire.");
+    static final ConfigVar<Integer> MAX_RMA_RAILS = ConfigRegistry.register("MAX_RMA_RAILS", ConfigType.INT, "2",
+        "Most lanes one remote key spreads put/get over: large operations are striped over them (bandwidth-"
+            + "weighted), small ones go to one of them chosen by WEFT_LANE_POLICY. Only lanes within "
+            + "WEFT_MULTI_LANE_MAX_RATIO of the best (bandwidth and latency) qualify; atomics always use one lane.");
+    static final ConfigVar<Long> MIN_RMA_CHUNK = ConfigRegistry.register("MIN_RMA_CHUNK_SIZE", ConfigType.SIZE,
+        "64k", "Smallest share of a put/get per lane when striping: an operation of s bytes is striped over "
+            + "min(rails, s / this) lanes (below two, it goes to one lane). Also the smallest share of a "
+            + "rendezvous streamed over several lanes.");
+    static final ConfigVar<String> LANE_POLICY = ConfigRegistry.register("LANE_POLICY",
+        ConfigType.oneOf("fixed", "rr", "lu"), "fixed",
+        "Lane of a put/get too small to stripe, when several lanes qualify: fixed (always the best lane), rr "
+            + "(round robin per peer, as TNI-RR of the Tofu-D port) or lu (the lane with the fewest outstanding "
+            + "bytes, as TNI-LU). Atomics on one remote key always use one lane.");
 
 
     private UcpConfig() {

@@ -947,7 +947,8 @@ public final class Worker implements AutoCloseable {
             slot = inflightHigh++;
         }
         inflight[slot] = r;
-        r.id = slot | (long) inflightGen[slot] << 32;
+        // 30 generation bits: ids stay positive and below AmId.RTR_ANY_ORDER (a flag beside an id on the wire)
+        r.id = slot | (long) (inflightGen[slot] & 0x3FFF_FFFF) << 32;
         return r.id;
     }
 
@@ -1047,6 +1048,7 @@ public final class Worker implements AutoCloseable {
         } else if (r.kind == Request.RMA || (r.kind == Request.RNDV_SEND && r.zdata)) {
             r.rmaIov.clear();
             RmaBounce.finish(r, st);
+            Rails.retire(r); // its bytes are no longer outstanding on its rails
             complete(r, st);
         } else if (r.kind == Request.SEND && r.zdata) {
             // eager zero-copy: every fragment has left the user's buffer; a sync send also waits for its ack
@@ -1258,7 +1260,9 @@ public final class Worker implements AutoCloseable {
     private Status onRtr(final MemorySegment data, final long off, final long len, final int flags) {
         final Request r = inflightById(data.get(LONG, off));
         if (r != null && r.kind == Request.RNDV_SEND) {
-            r.remoteReqId = data.get(LONG, off + 8);
+            final long v = data.get(LONG, off + 8);
+            r.remoteReqId = v & ~AmId.RTR_ANY_ORDER;
+            r.anyOrder = (v & AmId.RTR_ANY_ORDER) != 0;
             r.ep.startRndvData(r);
         }
         return Status.OK;

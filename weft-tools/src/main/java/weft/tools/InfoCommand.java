@@ -94,7 +94,10 @@ public final class InfoCommand implements Callable<Integer> {
         for (final WorkerAddress.Entry e : a.entries()) {
             boolean loopback;
             try {
-                final java.net.NetworkInterface ni = java.net.NetworkInterface.getByName(e.device());
+                // "lo#1": another rail of lo (WEFT_TCP_RAILS)
+                final String dev = e.device().indexOf('#') >= 0 ? e.device().substring(0, e.device().indexOf('#'))
+                    : e.device();
+                final java.net.NetworkInterface ni = java.net.NetworkInterface.getByName(dev);
                 loopback = ni != null && ni.isLoopback();
             } catch (final java.net.SocketException ex) {
                 loopback = false;

@@ -30,7 +30,8 @@ import java.util.Map;
  * every remote access is checked against the target's registered regions.
  *
  * <p>Devices are the up IPv4 network interfaces of the machine (always including {@code lo}),
- * filtered by {@code WEFT_TCP_DEVICES}. Connections are authenticated with the job secret
+ * filtered by {@code WEFT_TCP_DEVICES}; {@code WEFT_TCP_RAILS} offers each of them several times (several
+ * connections per peer over one network interface, for multi-rail). Connections are authenticated with the job secret
  * ({@code WEFT_JOB_SECRET}) or, when none is configured, with a random per-interface token that
  * travels in the interface address.
  */
@@ -67,6 +68,12 @@ public final class TcpTransport implements Transport {
     static final ConfigVar<Long> HANDSHAKE_TIMEOUT = ConfigRegistry.register("TCP_HANDSHAKE_TIMEOUT",
         ConfigType.TIME, "10s", "An accepted connection that has not authenticated by then is closed.");
 
+    static final ConfigVar<Integer> RAILS = ConfigRegistry.register("TCP_RAILS", ConfigType.INT, "1",
+        "Devices the tcp transport offers per network interface: with n > 1, eth0 is also offered as eth0#1 .. "
+            + "eth0#(n-1), each its own interface with its own listening socket, so an endpoint can have n tcp "
+            + "lanes (one connection each) to a peer over one network interface: rails for striping and lane "
+            + "scheduling (WEFT_MAX_RNDV_RAILS, WEFT_MAX_RMA_RAILS, WEFT_LANE_POLICY).");
+
     private volatile Map<String, Integer> addresses;
     private volatile String unavailable;
 
@@ -97,7 +104,7 @@ public final class TcpTransport implements Transport {
             m = scan(Config.global().get(DEVICES));
             addresses = m;
         }
-        return m;
+        return withRails(m, Config.global().get(RAILS)); // read each time: tests set it per run
     }
 
     private Map<String, Integer> scan(final List<String> wanted) {
@@ -131,6 +138,21 @@ public final class TcpTransport implements Transport {
         return Collections.unmodifiableMap(m);
     }
 
+    /** Adds {@code name#k} (same address) for k = 1 .. rails-1 after each device. */
+    private static Map<String, Integer> withRails(final Map<String, Integer> m, final int rails) {
+        if (rails <= 1) {
+            return m;
+        }
+        final Map<String, Integer> out = new LinkedHashMap<>();
+        for (final Map.Entry<String, Integer> e : m.entrySet()) {
+            out.put(e.getKey(), e.getValue());
+            for (int k = 1; k < Math.min(rails, 16); k++) {
+                out.put(e.getKey() + "#" + k, e.getValue());
+            }
+        }
+        return Collections.unmodifiableMap(out);
+    }
+
     @Override
     public MemoryDomain memoryDomain() {
         return TcpMemoryDomain.INSTANCE;
@@ -147,7 +169,7 @@ public final class TcpTransport implements Transport {
 
     @Override
     public List<ConfigVar<?>> configVars() {
-        return List.of(DEVICES, JOB_SECRET, TX_BUF, RX_BUF, SEG_SIZE, KEEPIDLE, KEEPINTVL, KEEPCNT, USER_TIMEOUT,
+        return List.of(DEVICES, RAILS, JOB_SECRET, TX_BUF, RX_BUF, SEG_SIZE, KEEPIDLE, KEEPINTVL, KEEPCNT, USER_TIMEOUT,
             HANDSHAKE_TIMEOUT);
     }
 }

@@ -1,0 +1,257 @@
+package weft.ucp;
+
+import weft.ucs.Status;
+import weft.uct.RemoteKey;
+
+/**
+ * Multi-rail one-sided operations: which of an {@link Rkey}'s rails (the lanes that reach its memory
+ * with put and get, best first) carry a put or get.
+ *
+ * <ul>
+ *   <li>An operation of at least two {@code WEFT_MIN_RMA_CHUNK_SIZE} shares is striped: rail i takes a
+ *   contiguous share proportional to its bandwidth, and the pieces are issued turn by turn over the rails,
+ *   so that every rail's connection is busy at once and a full rail does not hold the others back.</li>
+ *   <li>A smaller operation goes to one rail picked by the policy ({@code WEFT_LANE_POLICY}), as the
+ *   Tofu-D port picked one of its six network interfaces: {@link #FIXED} the best rail; {@link #RR} the
+ *   next rail of this peer's round robin (cheapest spreading); {@link #LU} the rail with the fewest
+ *   outstanding bytes (balances uneven loads, costs a scan of the rails per operation).</li>
+ *   <li>Atomics are not scheduled: all atomics on one key use its one atomic lane (one atomicity domain).</li>
+ * </ul>
+ *
+ * <p>Outstanding bytes: an operation's bytes are added to its rails' {@link Lane#outstanding} when it is
+ * started (queued or issued) and removed when its request completes ({@link #retire}). Choosing allocates
+ * nothing; the striping cursors live in the pooled request.
+ */
+final class Rails {
+    static final int FIXED = 0;
+    static final int RR = 1;
+    static final int LU = 2;
+
+    private Rails() {
+    }
+
+    static int policy(final String name) {
+        return switch (name) {
+            case "rr" -> RR;
+            case "lu" -> LU;
+            default -> FIXED;
+        };
+    }
+
+    /**
+     * Chooses the rails of a prepared put/get (or notes the atomic lane) and accounts its bytes as
+     * outstanding there. Returns the mask of the lanes the operation will use (for fence ordering).
+     */
+    static long choose(final Endpoint ep, final Request r) {
+        final Rkey k = r.rkeyRef;
+        if (r.rmaOp != Rma.PUT && r.rmaOp != Rma.GET) {
+            return k.amoLane == null ? 0 : k.amoLane.bit();
+        }
+        final Lane[] rails = k.rails;
+        final int n = rails.length;
+        if (n == 0) {
+            return 0; // no put/get lane: the issue fails with UNSUPPORTED
+        }
+        final long chunk = ep.worker.context.minRmaChunk;
+        final int use = (int) Math.min(n, r.capacity / chunk);
+        if (use >= 2 && r.dt == Datatypes.CONTIG) { // an iov goes whole on one rail (RmaPieces walks it in order)
+            return stripe(r, rails, use);
+        }
+        final int i = n == 1 ? 0 : pick(ep, rails);
+        r.rail = i;
+        rails[i].outstanding += r.capacity;
+        return rails[i].bit();
+    }
+
+    private static int pick(final Endpoint ep, final Lane[] rails) {
+        switch (ep.worker.context.lanePolicy) {
+            case RR -> {
+                final int i = ep.rrNext % rails.length;
+                ep.rrNext = i + 1;
+                return i;
+            }
+            case LU -> {
+                int best = 0;
+                for (int i = 1; i < rails.length; i++) {
+                    if (rails[i].outstanding < rails[best].outstanding) {
+                        best = i; // ties keep the better (earlier) rail
+                    }
+                }
+                return best;
+            }
+            default -> {
+                return 0;
+            }
+        }
+    }
+
+    /** Splits {@code [0, capacity)} into contiguous bandwidth-weighted shares of the first {@code use} rails. */
+    private static long stripe(final Request r, final Lane[] rails, final int use) {
+        final long mask = shares(r, rails, use);
+        long start = 0;
+        for (int i = 0; i < use; i++) {
+            rails[i].outstanding += r.railEnd[i] - start;
+            start = r.railEnd[i];
+        }
+        return mask;
+    }
+
+    private static long shares(final Request r, final Lane[] rails, final int use) {
+        if (r.railPos == null || r.railPos.length < use) {
+            r.railPos = new long[Math.max(use, 4)]; // once per pooled request
+            r.railEnd = new long[r.railPos.length];
+        }
+        double total = 0;
+        for (int i = 0; i < use; i++) {
+            total += rails[i].bandwidth();
+        }
+        long mask = 0;
+        long start = 0;
+        double w = 0;
+        for (int i = 0; i < use; i++) {
+            w += rails[i].bandwidth();
+            final long end = i == use - 1 ? r.capacity : (long) (r.capacity * (w / total));
+            r.railPos[i] = start;
+            r.railEnd[i] = end;
+            mask |= rails[i].bit();
+            start = end;
+        }
+        r.railCount = use;
+        return mask;
+    }
+
+    /** The request of a put/get completed: its bytes are no longer outstanding on its rails. */
+    static void retire(final Request r) {
+        final Rkey k = r.rkeyRef;
+        if (k == null || (r.rmaOp != Rma.PUT && r.rmaOp != Rma.GET) || k.rails.length == 0) {
+            return;
+        }
+        if (r.railCount > 1) {
+            long start = 0;
+            for (int i = 0; i < r.railCount; i++) {
+                k.rails[i].outstanding -= r.railEnd[i] - start;
+                start = r.railEnd[i];
+            }
+            r.railCount = 0;
+        } else {
+            k.rails[r.rail].outstanding -= r.capacity;
+        }
+        r.rkeyRef = null; // retired once
+    }
+
+    /**
+     * Rendezvous over AM (the receiver asked for the data with RTR): streams the pieces zero-copy over the
+     * endpoint's rendezvous lanes that send zero-copy active messages, in bandwidth-weighted contiguous
+     * shares, one piece per lane in turn (the receiver places each piece by its offset, whatever lane it
+     * came on). Returns OK once every piece is issued or the send failed (its fate is then in its
+     * completion count), NO_RESOURCE to be called again. Callers check {@link #stripesRendezvous} first.
+     */
+    static Status sendRndvStriped(final Endpoint ep, final Request r, final Lane[] lanes,
+                                  final java.lang.foreign.MemorySegment zhdr) {
+        if (r.railCount == 0) {
+            shares(r, lanes, use(ep, lanes, r.capacity));
+        }
+        final long chunk = ep.worker.context.rndvChunk;
+        final int n = r.railCount;
+        long full = 0;
+        boolean issued = true;
+        while (issued) {
+            issued = false;
+            for (int i = 0; i < n; i++) {
+                final long pos = r.railPos[i];
+                if (pos >= r.railEnd[i] || (full & (1L << i)) != 0) {
+                    continue;
+                }
+                final Lane lane = lanes[i];
+                final long len = Math.min(r.railEnd[i] - pos, Math.min(lane.local.attrs.amMaxZcopy(), chunk));
+                zhdr.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, r.remoteReqId);
+                zhdr.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 8, pos);
+                r.rmaIov.clear().add(r.buffer, r.offset + pos, len); // the transport copies the vector's entries
+                r.completion.expect(1);
+                final Status st = lane.uct.amZcopy(AmId.RNDV_DATA, zhdr, 0, AmId.DATA_HEADER, r.rmaIov, r.completion);
+                if (st == Status.NO_RESOURCE) {
+                    r.completion.expect(-1);
+                    full |= 1L << i;
+                    continue;
+                }
+                if (st != Status.IN_PROGRESS) {
+                    r.completion.complete(st);
+                }
+                if (st.isError()) {
+                    r.completion.complete(st); // drop our reference: completes once issued pieces finish
+                    return Status.OK;
+                }
+                lane.counters.add(weft.ucs.stats.Counter.TX_BYTES, len);
+                r.railPos[i] = pos + len;
+                r.received += len;
+                issued = true;
+            }
+        }
+        if (r.received < r.capacity) {
+            return Status.NO_RESOURCE;
+        }
+        r.completion.complete(Status.OK); // drop our reference: the request completes with the last piece
+        return Status.OK;
+    }
+
+    /** True if a rendezvous-over-AM message of {@code length} bytes is striped over {@code lanes}. */
+    static boolean stripesRendezvous(final Endpoint ep, final Lane[] lanes, final long length) {
+        return lanes.length > 1 && use(ep, lanes, length) >= 2;
+    }
+
+    private static int use(final Endpoint ep, final Lane[] lanes, final long length) {
+        return (int) Math.min(Math.min(lanes.length, 63), length / ep.worker.context.minRmaChunk);
+    }
+
+    /**
+     * Issues what remains of a striped put or get: one piece per rail in turn, skipping a rail that is
+     * out of resources, until every share is issued (OK: the request's fate is in its completion count)
+     * or every unfinished rail is full (NO_RESOURCE: called again from the send queue).
+     */
+    static Status issueStriped(final Request r, final Rkey k) {
+        final boolean put = r.rmaOp == Rma.PUT;
+        final int n = r.railCount;
+        long full = 0;
+        boolean issued = true;
+        while (issued) {
+            issued = false;
+            for (int i = 0; i < n; i++) {
+                final long pos = r.railPos[i];
+                if (pos >= r.railEnd[i] || (full & (1L << i)) != 0) {
+                    continue;
+                }
+                final Lane lane = k.rails[i];
+                final RemoteKey key = k.railKeys[i];
+                final long len = Math.min(r.railEnd[i] - pos,
+                    put ? lane.local.attrs.putMaxZcopy() : lane.local.attrs.getMaxZcopy());
+                // a vector per piece: a transport may hold it until the piece completes (tcp get replies land
+                // through it), and several pieces are in flight at once (a large operation: not the hot path)
+                final weft.uct.IoVector iov = weft.uct.IoVector.of(r.buffer, r.offset + pos, len);
+                r.completion.expect(1);
+                final Status st = put ? lane.uct.putZcopy(iov, r.remoteAddress + pos, key, r.completion)
+                    : lane.uct.getZcopy(iov, r.remoteAddress + pos, key, r.completion);
+                if (st == Status.NO_RESOURCE) {
+                    r.completion.expect(-1);
+                    full |= 1L << i;
+                    continue;
+                }
+                if (st != Status.IN_PROGRESS) {
+                    r.completion.complete(st); // finished inside the call, or failed
+                }
+                if (st.isError()) {
+                    r.completion.complete(st); // drop our reference: completes once issued pieces finish
+                    return Status.OK;
+                }
+                lane.countRma(put, len);
+                r.railPos[i] = pos + len;
+                r.received += len;
+                issued = true;
+            }
+        }
+        if (r.received < r.capacity) {
+            return Status.NO_RESOURCE;
+        }
+        r.completion.complete(Status.OK); // drop our reference
+        return Status.OK;
+    }
+}

@@ -1,0 +1,106 @@
+package weft.ucp;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import weft.ucs.Status;
+import weft.ucs.config.Config;
+import weft.uct.AllocationMeter;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Choosing a rail allocates nothing: 8-byte putNbi/getNbi over two tcp rails under every lane policy,
+ * flushed every 64 operations, in steady state. Two workers in one JVM, one thread progressing both.
+ */
+@Timeout(90)
+@Tag("allocation") // runs in a fresh JVM: see the surefire "allocation" execution
+class RailsAllocationTest {
+    private static final int N = 10_240;
+    private static final long LIMIT = 400;
+
+    @AfterEach
+    void clear() {
+        System.clearProperty("weft.tcp_rails");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"fixed", "rr", "lu"})
+    void smallPutGetOnRailsAllocatesNothing(final String policy) {
+        System.setProperty("weft.tcp_rails", "2");
+        final Config cfg = Config.global().with("LANE_POLICY", policy).with("MAX_RMA_RAILS", "2")
+            .with("KEEPALIVE_INTERVAL", "10m");
+        try (Context ctx = Context.builder().features(Feature.values()).transports("tcp", "self").config(cfg).build();
+             Worker a = ctx.newWorker(); Worker b = ctx.newWorker(); Arena arena = Arena.ofConfined();
+             MemoryMap heap = ctx.memMap(4096, 0)) {
+            final Endpoint ab = a.connect(b.address());
+            final MemorySegment buf = arena.allocate(512, 8);
+            try (Rkey rk = ab.unpackRkey(heap.packRkey())) {
+                assertEquals(2, rk.rails.length, rk.describe());
+                long best = Long.MAX_VALUE;
+                for (int round = 0; round < 14; round++) { // the first rounds warm up (JIT, pools)
+                    final long before = AllocationMeter.allocatedBytes();
+                    final long sum = round(a, b, ab, rk, buf, heap);
+                    final long allocated = AllocationMeter.allocatedBytes() - before;
+                    assertEquals((long) N * (N - 1) / 2, sum, "values read back");
+                    System.out.printf("%s round %d: %d bytes for %d 8-byte put+get%n", policy, round, allocated, N);
+                    if (round >= 3) {
+                        best = Math.min(best, allocated);
+                    }
+                }
+                assertTrue(best < LIMIT, policy + ": no round of " + N + " 8-byte put+get on two rails allocated less "
+                    + "than " + LIMIT + " bytes (best " + best + ")");
+                assertTrue(a.progress() >= 0);
+            }
+        }
+    }
+
+    private static long round(final Worker a, final Worker b, final Endpoint ab, final Rkey rk,
+                              final MemorySegment buf, final MemoryMap heap) {
+        long sum = 0;
+        for (int i = 0; i < N; i += 32) {
+            for (int j = 0; j < 32; j++) {
+                buf.set(ValueLayout.JAVA_LONG, 8L * j, i + j);
+                check(ab.putNbi(buf, 8L * j, 8, rk.base() + 8L * j, rk));
+            }
+            flush(a, b, ab);
+            for (int j = 0; j < 32; j++) {
+                check(ab.getNbi(buf, 256 + 8L * j, 8, rk.base() + 8L * j, rk));
+            }
+            flush(a, b, ab);
+            for (int j = 0; j < 32; j++) {
+                sum += buf.get(ValueLayout.JAVA_LONG, 256 + 8L * j);
+            }
+        }
+        return sum;
+    }
+
+    private static void check(final Status st) {
+        if (st.isError()) {
+            throw new AssertionError("operation failed: " + st);
+        }
+    }
+
+    private static void flush(final Worker a, final Worker b, final Endpoint ab) {
+        final Request f = ab.flush();
+        long spins = 0;
+        while (!f.isCompleted()) {
+            a.progress();
+            b.progress();
+            if (++spins > 100_000_000L) {
+                throw new AssertionError("flush did not complete");
+            }
+        }
+        if (f.status() != Status.OK) {
+            throw new AssertionError("flush: " + f.status());
+        }
+        f.release();
+    }
+}
