@@ -11,4 +11,8 @@ interface PerfLoop {
 
     /** What the run used and counted, one line per entry (printed as comments after the result). */
     String describe();
+
+    /** Releases what a failed run left outstanding (nothing by default). */
+    default void abandon() {
+    }
 }

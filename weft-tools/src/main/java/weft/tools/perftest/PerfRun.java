@@ -94,40 +94,70 @@ final class PerfRun {
     /** Accepts one client on {@code port}, runs the test it asks for as responder, and returns. */
     void server(final int port) {
         try (ControlChannel control = ControlChannel.accept(port, timeoutNs, out)) {
-            final PerfParams p;
-            try {
-                p = PerfParams.decode(control.receive(ControlChannel.PARAMS, timeoutNs, "the test parameters"));
-            } catch (final IllegalArgumentException e) {
-                control.sendErrorQuietly("server: " + e.getMessage());
-                throw new PerfException("bad test parameters from the client: " + e.getMessage(), e);
-            }
-            out.print(PerfReport.box(p, false));
-            out.flush();
-            if (p.test().isUcp()) {
-                new UcpRun(this, out, timeoutNs).serve(control, p);
-                return;
-            }
-            try (UctWorker worker = new UctWorker()) {
-                final Watchdog watchdog = new Watchdog(control, timeoutNs);
-                try (PerfSide side = setup(control, worker, p, watchdog, "server")) {
-                    final Responder responder = new Responder(side, p.warmup() + p.iterations());
-                    // serve until the client says it is done (it has then received everything it needs)
-                    watchdog.begin();
-                    while (true) {
-                        worker.progress();
-                        responder.poll();
-                        watchdog.checkPeer("serving the test");
-                        if (watchdog.lastFrame() == ControlChannel.DONE) {
-                            break;
-                        }
-                    }
-                    control.receive(ControlChannel.DONE, timeoutNs, "the end of the test");
-                    if (!responder.finished()) {
-                        throw new PerfException("the client ended the test early (server handled "
-                            + responder.received() + " of " + (p.warmup() + p.iterations()) + " iterations)");
-                    }
-                    control.send(ControlChannel.FIN);
+            serveOne(control);
+        }
+    }
+
+    /**
+     * Serves {@code count} clients in a row on one listening socket (0 = until killed), each with the
+     * test it asks for: what a benchmark suite runs against one server process. A failed test is
+     * reported on the error stream and the next client is served.
+     *
+     * @return how many of the tests failed
+     */
+    int serve(final int port, final int count) {
+        int failed = 0;
+        try (ControlChannel.Listener listener = new ControlChannel.Listener(port)) {
+            for (int i = 1; count == 0 || i <= count; i++) {
+                // until killed: wait for the next client however long it takes
+                try (ControlChannel control = listener.accept(count == 0 ? 0 : timeoutNs, out)) {
+                    serveOne(control);
+                } catch (final RuntimeException e) {
+                    failed++;
+                    err.println("weft perftest: test " + i + " failed: "
+                        + (e instanceof PerfException ? e.getMessage() : e.toString()));
+                    err.flush();
                 }
+            }
+        }
+        return failed;
+    }
+
+    /** Runs, as responder, the test the client on {@code control} asks for. */
+    private void serveOne(final ControlChannel control) {
+        final PerfParams p;
+        try {
+            p = PerfParams.decode(control.receive(ControlChannel.PARAMS, timeoutNs, "the test parameters"));
+        } catch (final IllegalArgumentException e) {
+            control.sendErrorQuietly("server: " + e.getMessage());
+            throw new PerfException("bad test parameters from the client: " + e.getMessage(), e);
+        }
+        out.print(PerfReport.box(p, false));
+        out.flush();
+        if (p.test().isUcp()) {
+            new UcpRun(this, out, timeoutNs).serve(control, p);
+            return;
+        }
+        try (UctWorker worker = new UctWorker()) {
+            final Watchdog watchdog = new Watchdog(control, timeoutNs);
+            try (PerfSide side = setup(control, worker, p, watchdog, "server")) {
+                final Responder responder = new Responder(side, p.warmup() + p.iterations());
+                // serve until the client says it is done (it has then received everything it needs)
+                watchdog.begin();
+                while (true) {
+                    worker.progress();
+                    responder.poll();
+                    watchdog.checkPeer("serving the test");
+                    if (watchdog.lastFrame() == ControlChannel.DONE) {
+                        break;
+                    }
+                }
+                control.receive(ControlChannel.DONE, timeoutNs, "the end of the test");
+                if (!responder.finished()) {
+                    throw new PerfException("the client ended the test early (server handled "
+                        + responder.received() + " of " + (p.warmup() + p.iterations()) + " iterations)");
+                }
+                control.send(ControlChannel.FIN);
             }
         }
     }

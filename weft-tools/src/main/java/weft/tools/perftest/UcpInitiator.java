@@ -29,13 +29,13 @@ final class UcpInitiator implements PerfLoop {
     private final long size;
     private final UcpMessaging messaging;
     /** In loopback, the responder (with its own worker) runs inside this side's waits; else null. */
-    private final UcpResponder loopback;
+    private final UcpResponding loopback;
     private final Watchdog watchdog;
     private final PerfTestKind test;
     private final int maxOutstanding;
     private final UcpOutstanding outstanding;
 
-    UcpInitiator(final UcpSide side, final UcpResponder loopback, final Watchdog watchdog) {
+    UcpInitiator(final UcpSide side, final UcpResponding loopback, final Watchdog watchdog) {
         this.side = side;
         this.worker = side.worker;
         this.ep = side.ep;
@@ -85,14 +85,18 @@ final class UcpInitiator implements PerfLoop {
     private void pingPong(final long n, final PerfMeter meter) {
         for (long i = 0; i < n; i++) {
             final Request s = messaging.send(ep, sendBuf, size);
-            final Request r = messaging.receive(worker, ep, recvBuf, size);
+            messaging.postReceive(worker, ep, recvBuf, size);
             watchdog.begin();
-            while (!r.isCompleted() || !s.isCompleted()) {
+            while (!messaging.receiveDone(WAITING_REPLY)) {
                 progress();
                 watchdog.check(WAITING_REPLY);
             }
+            watchdog.begin();
+            while (!s.isCompleted()) {
+                progress();
+                watchdog.check(SENDING);
+            }
             UcpOutstanding.finish(s, SENDING);
-            UcpOutstanding.finish(r, WAITING_REPLY);
             if (meter != null) {
                 meter.record(System.nanoTime());
             }
@@ -139,8 +143,9 @@ final class UcpInitiator implements PerfLoop {
         return side.describe();
     }
 
-    /** Releases what a failed run left outstanding. */
-    void abandon() {
+    @Override
+    public void abandon() {
         outstanding.releaseAll();
+        messaging.abandonReceive();
     }
 }

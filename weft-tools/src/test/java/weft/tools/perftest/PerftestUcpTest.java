@@ -34,7 +34,7 @@ class PerftestUcpTest {
     }
 
     /** Checks the final line's arithmetic as PerftestLoopbackTest does; returns the numbers. */
-    private static double[] checkFinal(final PerftestLoopbackTest.Run r, final long n, final long size) {
+    static double[] checkFinal(final PerftestLoopbackTest.Run r, final long n, final long size) {
         assertEquals(0, r.rc(), r.out() + r.err());
         final double[] v = r.finalNumbers();
         assertEquals(8, v.length, r.out());
@@ -90,9 +90,10 @@ class PerftestUcpTest {
         final PerftestLoopbackTest.Run tl = PerftestLoopbackTest.run("-l", "-x", "nosuch", "-t", "tag_lat", "-n", "10");
         assertEquals(1, tl.rc());
         assertTrue(tl.err().contains("no usable transport"), tl.err());
-        final PerftestLoopbackTest.Run notYet = PerftestLoopbackTest.run("-l", "-t", "stream_bw", "-n", "10");
-        assertEquals(1, notYet.rc());
-        assertTrue(notYet.err().contains("does not run yet"), notYet.err());
+        final PerftestLoopbackTest.Run iov = PerftestLoopbackTest.run("-l", "-x", "shm", "-t", "stream_bw", "-D", "iov",
+            "-n", "10");
+        assertEquals(1, iov.rc());
+        assertTrue(iov.err().contains("-D iov is supported by the tag tests only"), iov.err());
     }
 
     private Process spawnServer(final Path outFile, final String tls, final int port) throws IOException {
