@@ -280,6 +280,53 @@ final class ControlChannel implements AutoCloseable {
     }
 
     /** Tells the peer this side failed (best effort: the connection may be gone already). */
+    /** One side of a test as the setup handshake sees it: the message for the peer, and closing it on failure. */
+    interface SetupSide extends AutoCloseable {
+        /** What the peer needs to connect (addresses, remote key). */
+        byte[] setupMessage();
+
+        @Override
+        void close();
+    }
+
+    /**
+     * The setup handshake of both roles: creates this side, sends its setup message, connects it to the
+     * peer's, and agrees with the peer that both sides are ready. A failure on either side fails both
+     * with the reason (and this side is closed).
+     *
+     * @param role "server" or "client", prefixed to the error sent to the peer
+     */
+    <S extends SetupSide> S setUp(final java.util.function.Supplier<S> create,
+                                  final java.util.function.BiConsumer<S, byte[]> connect, final String role,
+                                  final long timeoutNs) {
+        final S side;
+        try {
+            side = create.get();
+        } catch (final PerfException e) {
+            sendErrorQuietly(role + ": " + e.getMessage());
+            throw e;
+        }
+        boolean ok = false;
+        try {
+            send(SETUP, side.setupMessage());
+            final byte[] peerSetup = receive(SETUP, timeoutNs, "the peer's setup message");
+            try {
+                connect.accept(side, peerSetup);
+            } catch (final PerfException e) {
+                sendErrorQuietly(role + ": " + e.getMessage());
+                throw e;
+            }
+            send(STATUS);
+            receive(STATUS, timeoutNs, "the peer's readiness");
+            ok = true;
+            return side;
+        } finally {
+            if (!ok) {
+                side.close();
+            }
+        }
+    }
+
     void sendErrorQuietly(final String message) {
         try {
             send(ERROR, message.getBytes(java.nio.charset.StandardCharsets.UTF_8));

@@ -62,6 +62,7 @@ final class PerfRun {
     PerfResult measure(final PerfParams p, final PerfLoop initiator, final PerfOutput output) {
         // the warm-up is timed too (not reported), so that the measured loop runs warm code
         initiator.run(p.warmup(), new PerfMeter(null, p, REPORT_INTERVAL_NS), false);
+        initiator.afterWarmup();
         // let the compiles the warm-up started finish before the clock starts (see JitSettle)
         if (p.warmup() > 0) {
             JitSettle.await(JIT_SETTLE_MAX_NS);
@@ -191,38 +192,10 @@ final class PerfRun {
         }
     }
 
-    /**
-     * Opens the interface, exchanges setup messages, connects, and agrees with the peer that both
-     * sides are ready; a failure on either side fails both with the reason.
-     */
+    /** Opens the interface and does the setup handshake ({@link ControlChannel#setUp}). */
     private PerfSide setup(final ControlChannel control, final UctWorker worker, final PerfParams p,
                            final Watchdog watchdog, final String role) {
-        final PerfSide side;
-        try {
-            side = new PerfSide(open(worker, p, watchdog), p);
-        } catch (final PerfException e) {
-            control.sendErrorQuietly(role + ": " + e.getMessage());
-            throw e;
-        }
-        boolean ok = false;
-        try {
-            control.send(ControlChannel.SETUP, side.setupMessage());
-            final byte[] peerSetup = control.receive(ControlChannel.SETUP, timeoutNs, "the peer's addresses");
-            try {
-                side.connect(peerSetup);
-            } catch (final PerfException e) {
-                control.sendErrorQuietly(role + ": " + e.getMessage());
-                throw e;
-            }
-            control.send(ControlChannel.STATUS);
-            control.receive(ControlChannel.STATUS, timeoutNs, "the peer's readiness");
-            ok = true;
-            return side;
-        } finally {
-            if (!ok) {
-                side.close();
-            }
-        }
+        return control.setUp(() -> new PerfSide(open(worker, p, watchdog), p), PerfSide::connect, role, timeoutNs);
     }
 
     private static Interface open(final UctWorker worker, final PerfParams p, final Watchdog watchdog) {

@@ -32,7 +32,7 @@ import java.nio.ByteOrder;
  * peer, and the operations of the test issued with the chosen layout. The operation methods
  * allocate nothing: packers, the iov and the completion are preallocated and reused.
  */
-final class PerfSide implements AutoCloseable {
+final class PerfSide implements ControlChannel.SetupSide {
     /** AM id of the initiator's messages (handled by the responder). */
     static final int AM_DATA = 1;
     /** AM id of the responder's ping-pong replies. */
@@ -219,7 +219,8 @@ final class PerfSide implements AutoCloseable {
     // ---- setup: what the peer needs, and connecting to it ----
 
     /** Device address, interface address, packed rkey and address of the receive region. */
-    byte[] setupMessage() {
+    @Override
+    public byte[] setupMessage() {
         try {
             final ByteArrayOutputStream bos = new ByteArrayOutputStream();
             final DataOutputStream out = new DataOutputStream(bos);

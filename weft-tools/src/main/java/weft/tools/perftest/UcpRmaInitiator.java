@@ -28,11 +28,9 @@ import java.lang.invoke.VarHandle;
  */
 final class UcpRmaInitiator implements PerfLoop {
     private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
-    private static final String SENDING = "issuing the operation";
     private static final String WAITING_REPLY = "waiting for the peer's put";
     private static final String WAITING_RESULT = "waiting for the operation to complete";
     private static final String WAITING_FLUSH = "waiting for a flush";
-    private static final long CHUNK = 64;
 
     private final UcpSide side;
     private final Worker worker;
@@ -45,7 +43,7 @@ final class UcpRmaInitiator implements PerfLoop {
     private final MemorySegment dst;
     /** This side's mapped region: where the peer's ping-pong puts land. */
     private final MemorySegment region;
-    private final UcpResponding loopback;
+    private final UcpProgress progress;
     private final Watchdog watchdog;
     private final PerfTestKind test;
     private final int maxOutstanding;
@@ -66,7 +64,7 @@ final class UcpRmaInitiator implements PerfLoop {
         this.src = side.send;
         this.dst = side.recv;
         this.region = side.region.segment();
-        this.loopback = loopback;
+        this.progress = new UcpProgress(worker, loopback, watchdog);
         this.watchdog = watchdog;
         this.test = side.params.test();
         this.maxOutstanding = side.params.maxOutstanding();
@@ -75,34 +73,38 @@ final class UcpRmaInitiator implements PerfLoop {
     }
 
     private void progress() {
-        worker.progress();
-        if (loopback != null) {
-            loopback.poll();
-        }
+        progress.progress();
     }
 
     @Override
-    public PerfResult run(final long n, final PerfMeter meter, final boolean drain) {
-        meter.start(System.nanoTime());
-        for (long left = n; left > 0; left -= CHUNK) {
-            final long k = Math.min(left, CHUNK);
-            switch (test) {
-                case UCP_PUT_LAT -> putLatency(k, meter);
-                case UCP_PUT_BW -> putStream(k, meter);
-                case UCP_ADD -> addStream(k, meter);
-                case UCP_GET -> getOneByOne(k, meter);
-                case UCP_FADD, UCP_SWAP, UCP_CSWAP -> fetchOneByOne(k, meter);
-                default -> throw new PerfException(test.testName() + " is not a one-sided protocol-layer test");
-            }
+    public void runChunk(final long k, final PerfMeter meter) {
+        switch (test) {
+            case UCP_PUT_LAT -> putLatency(k, meter);
+            case UCP_PUT_BW -> putStream(k, meter);
+            case UCP_ADD -> addStream(k, meter);
+            case UCP_GET -> getOneByOne(k, meter);
+            case UCP_FADD, UCP_SWAP, UCP_CSWAP -> fetchOneByOne(k, meter);
+            default -> throw new PerfException(test.testName() + " is not a one-sided protocol-layer test");
         }
-        if (drain && inProgress > 0) {
+    }
+
+    /** Everything complete at the target, as ucx_perftest's final flush. */
+    @Override
+    public void drain() {
+        if (inProgress > 0 || test == PerfTestKind.UCP_PUT_BW || test == PerfTestKind.UCP_ADD) {
             flush();
-        } else if (drain && (test == PerfTestKind.UCP_PUT_BW || test == PerfTestKind.UCP_ADD)) {
-            flush(); // cheap when nothing is in flight, and what ucx_perftest does at the end
         }
-        final PerfResult r = meter.finish(System.nanoTime());
+    }
+
+    /** Flushes once, so that the measured phase starts with nothing in flight and a warm flush path. */
+    @Override
+    public void afterWarmup() {
+        flush();
+    }
+
+    @Override
+    public void checkFailure() {
         watchdog.checkFailure("finishing");
-        return r;
     }
 
     private void putLatency(final long n, final PerfMeter meter) {
@@ -147,7 +149,7 @@ final class UcpRmaInitiator implements PerfLoop {
         final long last = size - 1;
         for (long i = 0; i < n; i++) {
             dst.set(ValueLayout.JAVA_BYTE, last, (byte) ~lastPattern); // the get must write it again
-            await(ep.get(dst, 0, size, remote, rkey));
+            progress.await(ep.get(dst, 0, size, remote, rkey), WAITING_RESULT);
             if (dst.get(ValueLayout.JAVA_BYTE, last) != lastPattern) {
                 throw new PerfException("get " + (seq + 1) + " read " + dst.get(ValueLayout.JAVA_BYTE, last)
                     + " as the last byte of the peer's memory, expected " + lastPattern);
@@ -169,7 +171,7 @@ final class UcpRmaInitiator implements PerfLoop {
                 default -> atomic32 ? ep.atomicCswap32((int) before, (int) next, dst, 0, remote, rkey)
                     : ep.atomicCswap(before, next, dst, 0, remote, rkey);
             };
-            await(r);
+            progress.await(r, WAITING_RESULT);
             final long old = atomic32 ? dst.get(ValueLayout.JAVA_INT, 0) : dst.get(ValueLayout.JAVA_LONG, 0);
             if (old != (atomic32 ? (int) before : before)) {
                 throw wrongFetch(old, before);
@@ -194,27 +196,8 @@ final class UcpRmaInitiator implements PerfLoop {
         return false;
     }
 
-    private void await(final Request r) {
-        if (!r.isCompleted()) {
-            watchdog.begin();
-            while (!r.isCompleted()) {
-                progress();
-                watchdog.check(WAITING_RESULT);
-            }
-        }
-        UcpOutstanding.finish(r, SENDING);
-    }
-
     private void flush() {
-        final Request f = ep.flush();
-        if (!f.isCompleted()) {
-            watchdog.begin();
-            while (!f.isCompleted()) {
-                progress();
-                watchdog.check(WAITING_FLUSH);
-            }
-        }
-        UcpOutstanding.finish(f, WAITING_FLUSH);
+        progress.await(ep.flush(), WAITING_FLUSH);
         inProgress = 0;
     }
 

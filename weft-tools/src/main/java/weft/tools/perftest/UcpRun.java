@@ -168,34 +168,9 @@ final class UcpRun {
         }
     }
 
-    /** Creates the worker, exchanges worker addresses, connects, and agrees that both sides are ready. */
+    /** Creates the worker and does the setup handshake ({@link ControlChannel#setUp}). */
     private UcpSide setup(final ControlChannel control, final Context ctx, final PerfParams p,
                           final Watchdog watchdog, final String role) {
-        final UcpSide side;
-        try {
-            side = new UcpSide(ctx, p);
-        } catch (final PerfException e) {
-            control.sendErrorQuietly(role + ": " + e.getMessage());
-            throw e;
-        }
-        boolean ok = false;
-        try {
-            control.send(ControlChannel.SETUP, side.setupMessage());
-            final byte[] peer = control.receive(ControlChannel.SETUP, timeoutNs, "the peer's worker address");
-            try {
-                side.connect(peer, watchdog);
-            } catch (final PerfException e) {
-                control.sendErrorQuietly(role + ": " + e.getMessage());
-                throw e;
-            }
-            control.send(ControlChannel.STATUS);
-            control.receive(ControlChannel.STATUS, timeoutNs, "the peer's readiness");
-            ok = true;
-            return side;
-        } finally {
-            if (!ok) {
-                side.close();
-            }
-        }
+        return control.setUp(() -> new UcpSide(ctx, p), (side, peer) -> side.connect(peer, watchdog), role, timeoutNs);
     }
 }

@@ -19,7 +19,7 @@ import java.nio.ByteBuffer;
  * the worker address and the packed remote key. Closing it closes the key, the worker (and with it
  * the endpoint), the mapping, then frees the buffers.
  */
-final class UcpSide implements AutoCloseable {
+final class UcpSide implements ControlChannel.SetupSide {
     final PerfParams params;
     final Worker worker;
     final long size;
@@ -89,7 +89,8 @@ final class UcpSide implements AutoCloseable {
     }
 
     /** What the peer needs: this worker's address, then the packed key of {@link #region} (if any). */
-    byte[] setupMessage() {
+    @Override
+    public byte[] setupMessage() {
         final byte[] a = worker.address();
         final byte[] k = region == null ? new byte[0] : region.packRkey();
         return ByteBuffer.allocate(8 + a.length + k.length).putInt(a.length).put(a).putInt(k.length).put(k).array();
