@@ -49,39 +49,100 @@ final class ControlChannel implements AutoCloseable {
      * @param log where "Waiting for connection..." and the accepted peer are printed
      */
     static ControlChannel accept(final int port, final long timeoutNs, final PrintStream log) {
-        try (ServerSocketChannel server = ServerSocketChannel.open();
-             Selector sel = Selector.open()) {
-            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+        try (Listener l = new Listener(port)) {
+            return l.accept(timeoutNs, log);
+        }
+    }
+
+    /**
+     * A listening socket that accepts clients one after the other (a server serving several tests in a
+     * row keeps it, so that a client never finds the port closed between two tests).
+     */
+    static final class Listener implements AutoCloseable {
+        private final int port;
+        private final ServerSocketChannel server;
+        private final Selector sel;
+
+        Listener(final int port) {
+            this.port = port;
+            ServerSocketChannel s = null;
+            Selector k = null;
             try {
-                server.bind(new InetSocketAddress(port), 1);
-            } catch (final BindException e) {
-                throw new PerfException("cannot listen on TCP port " + port + ": " + e.getMessage()
-                    + " (is another perftest server running? choose another port with -p)", e);
+                s = ServerSocketChannel.open();
+                s.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+                try {
+                    s.bind(new InetSocketAddress(port), 1);
+                } catch (final BindException e) {
+                    throw new PerfException("cannot listen on TCP port " + port + ": " + e.getMessage()
+                        + " (is another perftest server running? choose another port with -p)", e);
+                }
+                s.configureBlocking(false);
+                k = Selector.open();
+                s.register(k, SelectionKey.OP_ACCEPT);
+            } catch (final IOException e) {
+                closeQuietly(k, s);
+                throw new PerfException("server socket on port " + port + " failed: " + e.getMessage(), e);
+            } catch (final RuntimeException e) {
+                closeQuietly(k, s);
+                throw e;
             }
-            server.configureBlocking(false);
-            server.register(sel, SelectionKey.OP_ACCEPT);
+            this.server = s;
+            this.sel = k;
+        }
+
+        private static void closeQuietly(final Selector k, final ServerSocketChannel s) {
+            try {
+                if (k != null) {
+                    k.close();
+                }
+                if (s != null) {
+                    s.close();
+                }
+            } catch (final IOException ignored) {
+                // closing after a failed open: the open's error is the one reported
+            }
+        }
+
+        /**
+         * Accepts the next client.
+         *
+         * @param timeoutNs how long to wait; 0 = until one connects
+         */
+        ControlChannel accept(final long timeoutNs, final PrintStream log) {
             log.println("Waiting for connection...");
             log.flush();
             final long deadline = System.nanoTime() + timeoutNs;
-            while (true) {
-                final SocketChannel c = server.accept();
-                if (c != null) {
-                    final InetSocketAddress a = (InetSocketAddress) c.getRemoteAddress();
-                    final String who = a.getAddress().getHostAddress() + ":" + a.getPort();
-                    log.println("Accepted connection from " + who);
-                    log.flush();
-                    return new ControlChannel(c, who);
+            try {
+                while (true) {
+                    final SocketChannel c = server.accept();
+                    if (c != null) {
+                        final InetSocketAddress a = (InetSocketAddress) c.getRemoteAddress();
+                        final String who = a.getAddress().getHostAddress() + ":" + a.getPort();
+                        log.println("Accepted connection from " + who);
+                        log.flush();
+                        return new ControlChannel(c, who);
+                    }
+                    final long left = timeoutNs == 0 ? TimeUnit.SECONDS.toNanos(1) : deadline - System.nanoTime();
+                    if (left <= 0) {
+                        throw new PerfException("no client connected to port " + port + " within "
+                            + TimeUnit.NANOSECONDS.toSeconds(timeoutNs) + " s");
+                    }
+                    sel.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                    sel.selectedKeys().clear();
                 }
-                final long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw new PerfException("no client connected to port " + port + " within "
-                        + TimeUnit.NANOSECONDS.toSeconds(timeoutNs) + " s");
-                }
-                sel.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-                sel.selectedKeys().clear();
+            } catch (final IOException e) {
+                throw new PerfException("server socket on port " + port + " failed: " + e.getMessage(), e);
             }
-        } catch (final IOException e) {
-            throw new PerfException("server socket on port " + port + " failed: " + e.getMessage(), e);
+        }
+
+        @Override
+        public void close() {
+            try {
+                sel.close();
+                server.close();
+            } catch (final IOException e) {
+                throw new PerfException("closing the server socket on port " + port + ": " + e.getMessage(), e);
+            }
         }
     }
 
@@ -219,6 +280,53 @@ final class ControlChannel implements AutoCloseable {
     }
 
     /** Tells the peer this side failed (best effort: the connection may be gone already). */
+    /** One side of a test as the setup handshake sees it: the message for the peer, and closing it on failure. */
+    interface SetupSide extends AutoCloseable {
+        /** What the peer needs to connect (addresses, remote key). */
+        byte[] setupMessage();
+
+        @Override
+        void close();
+    }
+
+    /**
+     * The setup handshake of both roles: creates this side, sends its setup message, connects it to the
+     * peer's, and agrees with the peer that both sides are ready. A failure on either side fails both
+     * with the reason (and this side is closed).
+     *
+     * @param role "server" or "client", prefixed to the error sent to the peer
+     */
+    <S extends SetupSide> S setUp(final java.util.function.Supplier<S> create,
+                                  final java.util.function.BiConsumer<S, byte[]> connect, final String role,
+                                  final long timeoutNs) {
+        final S side;
+        try {
+            side = create.get();
+        } catch (final PerfException e) {
+            sendErrorQuietly(role + ": " + e.getMessage());
+            throw e;
+        }
+        boolean ok = false;
+        try {
+            send(SETUP, side.setupMessage());
+            final byte[] peerSetup = receive(SETUP, timeoutNs, "the peer's setup message");
+            try {
+                connect.accept(side, peerSetup);
+            } catch (final PerfException e) {
+                sendErrorQuietly(role + ": " + e.getMessage());
+                throw e;
+            }
+            send(STATUS);
+            receive(STATUS, timeoutNs, "the peer's readiness");
+            ok = true;
+            return side;
+        } finally {
+            if (!ok) {
+                side.close();
+            }
+        }
+    }
+
     void sendErrorQuietly(final String message) {
         try {
             send(ERROR, message.getBytes(java.nio.charset.StandardCharsets.UTF_8));

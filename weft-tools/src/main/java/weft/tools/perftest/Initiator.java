@@ -18,9 +18,6 @@ final class Initiator implements PerfLoop {
     private static final String WAITING_COMPLETION = "waiting for completions";
     private static final String WAITING_CREDIT = "waiting for flow-control credits";
 
-    /** Iterations per call of a loop method (see {@link #run}). */
-    private static final long CHUNK = 64;
-
     private final PerfSide side;
     private final UctWorker worker;
     /** In loopback, the responder runs inside this side's waits; else null. */
@@ -79,42 +76,23 @@ final class Initiator implements PerfLoop {
         }
     }
 
-    /**
-     * Runs {@code n} iterations; with a meter, times each, else not. With {@code drain} (the
-     * measured phase) it ends with the drain (outstanding operations, flush, last credit), timed
-     * too. Returns the meter's final figures (null without meter).
-     */
     @Override
-    public PerfResult run(final long n, final PerfMeter meter, final boolean drain) {
-        if (meter != null) {
-            meter.start(System.nanoTime());
+    public void runChunk(final long k, final PerfMeter meter) {
+        switch (test) {
+            case AM_LAT -> pingPongAm(k, meter);
+            case PUT_LAT -> pingPongPut(k, meter);
+            case ADD_LAT -> pingPongAdd(k, meter);
+            case GET -> streamGet(k, meter);
+            case FADD, SWAP, CSWAP -> fetchOneByOne(k, meter);
+            case AM_BW -> streamAm(k, meter);
+            case PUT_BW -> streamPut(k, meter);
+            case ADD_MR -> streamAdd(k, meter);
         }
-        // In chunks: a loop method entered thousands of times gets a regular optimizing compile
-        // during the warm-up, which the measured phase then enters directly. One long loop would
-        // get only on-stack-replacement compiles, triggered (and finished) inside the measured
-        // loop itself.
-        for (long left = n; left > 0; left -= CHUNK) {
-            final long k = Math.min(left, CHUNK);
-            switch (test) {
-                case AM_LAT -> pingPongAm(k, meter);
-                case PUT_LAT -> pingPongPut(k, meter);
-                case ADD_LAT -> pingPongAdd(k, meter);
-                case GET -> streamGet(k, meter);
-                case FADD, SWAP, CSWAP -> fetchOneByOne(k, meter);
-                case AM_BW -> streamAm(k, meter);
-                case PUT_BW -> streamPut(k, meter);
-                case ADD_MR -> streamAdd(k, meter);
-            }
-        }
-        if (meter == null) {
-            return null;
-        }
-        if (drain && test.type() == PerfTestKind.Type.STREAM) {
-            drain();
-        }
-        final PerfResult r = meter.finish(System.nanoTime());
+    }
+
+    @Override
+    public void checkFailure() {
         watchdog.checkFailure("finishing");
-        return r;
     }
 
     private void pingPongAm(final long n, final PerfMeter meter) {
@@ -291,7 +269,11 @@ final class Initiator implements PerfLoop {
     }
 
     /** Waits until everything issued has completed at the target (and am_bw is fully credited). */
-    private void drain() {
+    @Override
+    public void drain() {
+        if (test.type() != PerfTestKind.Type.STREAM) {
+            return;
+        }
         waitOutstandingBelow(1);
         if (test.command() != PerfTestKind.Command.AM) {
             watchdog.begin();

@@ -26,7 +26,12 @@ public record PerfParams(PerfTestKind test, long[] sizes, long iterations, long 
                          int outstanding, int window, double percentile, String transport, String device) {
     /** Data layout of the sender's operations (-D). */
     public enum Layout {
-        SHORT, BCOPY, ZCOPY;
+        /** Transport layer: inline, copied or zero-copy operations. */
+        SHORT, BCOPY, ZCOPY,
+        /** Protocol layer: one contiguous buffer (what the default, short, means there too). */
+        CONTIG,
+        /** Protocol layer, tag tests: the message is a scatter/gather list of the -s lengths. */
+        IOV;
 
         public String label() {
             return name().toLowerCase(java.util.Locale.ROOT);
@@ -37,10 +42,13 @@ public record PerfParams(PerfTestKind test, long[] sizes, long iterations, long 
                 case "short" -> SHORT;
                 case "bcopy" -> BCOPY;
                 case "zcopy" -> ZCOPY;
-                case "shortiov", "contig", "iov" -> throw new IllegalArgumentException("data layout '" + s
-                    + "' is not supported by weft perftest; use short, bcopy or zcopy");
+                case "contig" -> CONTIG;
+                case "iov" -> IOV;
+                case "shortiov" -> throw new IllegalArgumentException("data layout '" + s
+                    + "' is not supported by weft perftest; use short, bcopy or zcopy (transport layer), contig or "
+                    + "iov (protocol layer)");
                 default -> throw new IllegalArgumentException("unknown data layout '" + s
-                    + "'; use short, bcopy or zcopy");
+                    + "'; use short, bcopy or zcopy (transport layer), contig or iov (protocol layer)");
             };
         }
     }
@@ -82,6 +90,11 @@ public record PerfParams(PerfTestKind test, long[] sizes, long iterations, long 
             t += s;
         }
         return t;
+    }
+
+    /** True when a protocol-layer test sends and receives scatter/gather lists (-D iov). */
+    public boolean iov() {
+        return layout == Layout.IOV;
     }
 
     /** Effective -O. */

@@ -62,6 +62,7 @@ final class PerfRun {
     PerfResult measure(final PerfParams p, final PerfLoop initiator, final PerfOutput output) {
         // the warm-up is timed too (not reported), so that the measured loop runs warm code
         initiator.run(p.warmup(), new PerfMeter(null, p, REPORT_INTERVAL_NS), false);
+        initiator.afterWarmup();
         // let the compiles the warm-up started finish before the clock starts (see JitSettle)
         if (p.warmup() > 0) {
             JitSettle.await(JIT_SETTLE_MAX_NS);
@@ -94,40 +95,70 @@ final class PerfRun {
     /** Accepts one client on {@code port}, runs the test it asks for as responder, and returns. */
     void server(final int port) {
         try (ControlChannel control = ControlChannel.accept(port, timeoutNs, out)) {
-            final PerfParams p;
-            try {
-                p = PerfParams.decode(control.receive(ControlChannel.PARAMS, timeoutNs, "the test parameters"));
-            } catch (final IllegalArgumentException e) {
-                control.sendErrorQuietly("server: " + e.getMessage());
-                throw new PerfException("bad test parameters from the client: " + e.getMessage(), e);
-            }
-            out.print(PerfReport.box(p, false));
-            out.flush();
-            if (p.test().isUcp()) {
-                new UcpRun(this, out, timeoutNs).serve(control, p);
-                return;
-            }
-            try (UctWorker worker = new UctWorker()) {
-                final Watchdog watchdog = new Watchdog(control, timeoutNs);
-                try (PerfSide side = setup(control, worker, p, watchdog, "server")) {
-                    final Responder responder = new Responder(side, p.warmup() + p.iterations());
-                    // serve until the client says it is done (it has then received everything it needs)
-                    watchdog.begin();
-                    while (true) {
-                        worker.progress();
-                        responder.poll();
-                        watchdog.checkPeer("serving the test");
-                        if (watchdog.lastFrame() == ControlChannel.DONE) {
-                            break;
-                        }
-                    }
-                    control.receive(ControlChannel.DONE, timeoutNs, "the end of the test");
-                    if (!responder.finished()) {
-                        throw new PerfException("the client ended the test early (server handled "
-                            + responder.received() + " of " + (p.warmup() + p.iterations()) + " iterations)");
-                    }
-                    control.send(ControlChannel.FIN);
+            serveOne(control);
+        }
+    }
+
+    /**
+     * Serves {@code count} clients in a row on one listening socket (0 = until killed), each with the
+     * test it asks for: what a benchmark suite runs against one server process. A failed test is
+     * reported on the error stream and the next client is served.
+     *
+     * @return how many of the tests failed
+     */
+    int serve(final int port, final int count) {
+        int failed = 0;
+        try (ControlChannel.Listener listener = new ControlChannel.Listener(port)) {
+            for (int i = 1; count == 0 || i <= count; i++) {
+                // until killed: wait for the next client however long it takes
+                try (ControlChannel control = listener.accept(count == 0 ? 0 : timeoutNs, out)) {
+                    serveOne(control);
+                } catch (final RuntimeException e) {
+                    failed++;
+                    err.println("weft perftest: test " + i + " failed: "
+                        + (e instanceof PerfException ? e.getMessage() : e.toString()));
+                    err.flush();
                 }
+            }
+        }
+        return failed;
+    }
+
+    /** Runs, as responder, the test the client on {@code control} asks for. */
+    private void serveOne(final ControlChannel control) {
+        final PerfParams p;
+        try {
+            p = PerfParams.decode(control.receive(ControlChannel.PARAMS, timeoutNs, "the test parameters"));
+        } catch (final IllegalArgumentException e) {
+            control.sendErrorQuietly("server: " + e.getMessage());
+            throw new PerfException("bad test parameters from the client: " + e.getMessage(), e);
+        }
+        out.print(PerfReport.box(p, false));
+        out.flush();
+        if (p.test().isUcp()) {
+            new UcpRun(this, out, timeoutNs).serve(control, p);
+            return;
+        }
+        try (UctWorker worker = new UctWorker()) {
+            final Watchdog watchdog = new Watchdog(control, timeoutNs);
+            try (PerfSide side = setup(control, worker, p, watchdog, "server")) {
+                final Responder responder = new Responder(side, p.warmup() + p.iterations());
+                // serve until the client says it is done (it has then received everything it needs)
+                watchdog.begin();
+                while (true) {
+                    worker.progress();
+                    responder.poll();
+                    watchdog.checkPeer("serving the test");
+                    if (watchdog.lastFrame() == ControlChannel.DONE) {
+                        break;
+                    }
+                }
+                control.receive(ControlChannel.DONE, timeoutNs, "the end of the test");
+                if (!responder.finished()) {
+                    throw new PerfException("the client ended the test early (server handled "
+                        + responder.received() + " of " + (p.warmup() + p.iterations()) + " iterations)");
+                }
+                control.send(ControlChannel.FIN);
             }
         }
     }
@@ -161,38 +192,10 @@ final class PerfRun {
         }
     }
 
-    /**
-     * Opens the interface, exchanges setup messages, connects, and agrees with the peer that both
-     * sides are ready; a failure on either side fails both with the reason.
-     */
+    /** Opens the interface and does the setup handshake ({@link ControlChannel#setUp}). */
     private PerfSide setup(final ControlChannel control, final UctWorker worker, final PerfParams p,
                            final Watchdog watchdog, final String role) {
-        final PerfSide side;
-        try {
-            side = new PerfSide(open(worker, p, watchdog), p);
-        } catch (final PerfException e) {
-            control.sendErrorQuietly(role + ": " + e.getMessage());
-            throw e;
-        }
-        boolean ok = false;
-        try {
-            control.send(ControlChannel.SETUP, side.setupMessage());
-            final byte[] peerSetup = control.receive(ControlChannel.SETUP, timeoutNs, "the peer's addresses");
-            try {
-                side.connect(peerSetup);
-            } catch (final PerfException e) {
-                control.sendErrorQuietly(role + ": " + e.getMessage());
-                throw e;
-            }
-            control.send(ControlChannel.STATUS);
-            control.receive(ControlChannel.STATUS, timeoutNs, "the peer's readiness");
-            ok = true;
-            return side;
-        } finally {
-            if (!ok) {
-                side.close();
-            }
-        }
+        return control.setUp(() -> new PerfSide(open(worker, p, watchdog), p), PerfSide::connect, role, timeoutNs);
     }
 
     private static Interface open(final UctWorker worker, final PerfParams p, final Watchdog watchdog) {

@@ -32,7 +32,7 @@ import java.nio.ByteOrder;
  * peer, and the operations of the test issued with the chosen layout. The operation methods
  * allocate nothing: packers, the iov and the completion are preallocated and reused.
  */
-final class PerfSide implements AutoCloseable {
+final class PerfSide implements ControlChannel.SetupSide {
     /** AM id of the initiator's messages (handled by the responder). */
     static final int AM_DATA = 1;
     /** AM id of the responder's ping-pong replies. */
@@ -137,6 +137,10 @@ final class PerfSide implements AutoCloseable {
     private void checkSupported() {
         final PerfTestKind t = params.test();
         final PerfParams.Layout l = params.layout();
+        if (l == PerfParams.Layout.CONTIG || l == PerfParams.Layout.IOV) {
+            throw new PerfException("data layout '" + l.label() + "' is for protocol-layer tests; transport-layer "
+                + "tests use short, bcopy or zcopy");
+        }
         final String op = switch (t.command()) {
             case AM -> "am";
             case PUT -> "put";
@@ -145,7 +149,7 @@ final class PerfSide implements AutoCloseable {
             case FADD -> "atomic fetch-and-add";
             case SWAP -> "atomic swap";
             case CSWAP -> "atomic compare-and-swap";
-            case TAG, TAG_SYNC -> throw new PerfException(t.testName() + " is a protocol-layer test: it runs on "
+            case TAG, TAG_SYNC, STREAM, UCP_AM -> throw new PerfException(t.testName() + " is a protocol-layer test: it runs on "
                 + "a worker, not on one interface");
         };
         if (t.isAtomic()) {
@@ -188,12 +192,12 @@ final class PerfSide implements AutoCloseable {
             case AM -> switch (l) {
                 case SHORT -> attrs.amMaxShort() + (long) AM_HEADER;
                 case BCOPY -> attrs.amMaxBcopy();
-                case ZCOPY -> attrs.amMaxZcopy() + AM_HEADER;
+                default -> attrs.amMaxZcopy() + AM_HEADER; // zcopy (contig and iov were refused above)
             };
             case PUT -> switch (l) {
                 case SHORT -> attrs.putMaxShort();
                 case BCOPY -> attrs.putMaxBcopy();
-                case ZCOPY -> attrs.putMaxZcopy();
+                default -> attrs.putMaxZcopy();
             };
             default -> l == PerfParams.Layout.BCOPY ? attrs.getMaxBcopy() : attrs.getMaxZcopy();
         };
@@ -215,7 +219,8 @@ final class PerfSide implements AutoCloseable {
     // ---- setup: what the peer needs, and connecting to it ----
 
     /** Device address, interface address, packed rkey and address of the receive region. */
-    byte[] setupMessage() {
+    @Override
+    public byte[] setupMessage() {
         try {
             final ByteArrayOutputStream bos = new ByteArrayOutputStream();
             final DataOutputStream out = new DataOutputStream(bos);

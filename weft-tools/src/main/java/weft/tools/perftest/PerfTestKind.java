@@ -7,45 +7,54 @@ import java.util.Locale;
  * ucx_perftest's UCT (transport layer) and UCP (protocol layer) tests.
  */
 public enum PerfTestKind {
-    AM_LAT("am_lat", "active message latency", Command.AM, Type.PINGPONG),
-    PUT_LAT("put_lat", "put latency", Command.PUT, Type.PINGPONG),
-    ADD_LAT("add_lat", "atomic add latency", Command.ADD, Type.PINGPONG),
-    GET("get", "get latency / bandwidth / message rate", Command.GET, Type.STREAM),
-    FADD("fadd", "atomic fetch-and-add latency / rate", Command.FADD, Type.STREAM),
-    SWAP("swap", "atomic swap latency / rate", Command.SWAP, Type.STREAM),
-    CSWAP("cswap", "atomic compare-and-swap latency / rate", Command.CSWAP, Type.STREAM),
-    AM_BW("am_bw", "active message bandwidth / message rate", Command.AM, Type.STREAM),
-    PUT_BW("put_bw", "put bandwidth / message rate", Command.PUT, Type.STREAM),
-    ADD_MR("add_mr", "atomic add message rate", Command.ADD, Type.STREAM),
-    TAG_LAT("tag_lat", "tag match latency", Command.TAG, Type.PINGPONG),
-    TAG_BW("tag_bw", "tag match bandwidth", Command.TAG, Type.STREAM),
-    TAG_SYNC_LAT("tag_sync_lat", "tag sync match latency", Command.TAG_SYNC, Type.PINGPONG),
-    TAG_SYNC_BW("tag_sync_bw", "tag sync match bandwidth", Command.TAG_SYNC, Type.STREAM);
-    // TODO(ucp am/stream): STREAM_LAT("stream_lat", "stream latency"), STREAM_BW("stream_bw", "stream bandwidth"),
-    // UCP_AM_LAT("ucp_am_lat", "am latency"), UCP_AM_BW("ucp_am_bw", "am bandwidth / message rate"): add them
-    // here with Command.STREAM / Command.UCP_AM, remove them from UCP_TESTS, and add their messaging to
-    // UcpMessaging.of (one small class each, like UcpMessaging.Tag); the loops need no change.
+    AM_LAT("am_lat", "active message latency", Command.AM, Type.PINGPONG, false),
+    PUT_LAT("put_lat", "put latency", Command.PUT, Type.PINGPONG, false),
+    ADD_LAT("add_lat", "atomic add latency", Command.ADD, Type.PINGPONG, false),
+    GET("get", "get latency / bandwidth / message rate", Command.GET, Type.STREAM, false),
+    FADD("fadd", "atomic fetch-and-add latency / rate", Command.FADD, Type.STREAM, false),
+    SWAP("swap", "atomic swap latency / rate", Command.SWAP, Type.STREAM, false),
+    CSWAP("cswap", "atomic compare-and-swap latency / rate", Command.CSWAP, Type.STREAM, false),
+    AM_BW("am_bw", "active message bandwidth / message rate", Command.AM, Type.STREAM, false),
+    PUT_BW("put_bw", "put bandwidth / message rate", Command.PUT, Type.STREAM, false),
+    ADD_MR("add_mr", "atomic add message rate", Command.ADD, Type.STREAM, false),
+    TAG_LAT("tag_lat", "tag match latency", Command.TAG, Type.PINGPONG, true),
+    TAG_BW("tag_bw", "tag match bandwidth", Command.TAG, Type.STREAM, true),
+    TAG_SYNC_LAT("tag_sync_lat", "tag sync match latency", Command.TAG_SYNC, Type.PINGPONG, true),
+    TAG_SYNC_BW("tag_sync_bw", "tag sync match bandwidth", Command.TAG_SYNC, Type.STREAM, true),
+    UCP_PUT_LAT("ucp_put_lat", "put latency", Command.PUT, Type.PINGPONG, true),
+    UCP_PUT_BW("ucp_put_bw", "put bandwidth", Command.PUT, Type.STREAM, true),
+    UCP_GET("ucp_get", "get latency / bandwidth / message rate", Command.GET, Type.STREAM, true),
+    UCP_ADD("ucp_add", "atomic add bandwidth / message rate", Command.ADD, Type.STREAM, true),
+    UCP_FADD("ucp_fadd", "atomic fetch-and-add latency / bandwidth / rate", Command.FADD, Type.STREAM, true),
+    UCP_SWAP("ucp_swap", "atomic swap latency / bandwidth / rate", Command.SWAP, Type.STREAM, true),
+    UCP_CSWAP("ucp_cswap", "atomic compare-and-swap latency / bandwidth / rate", Command.CSWAP, Type.STREAM, true),
+    STREAM_BW("stream_bw", "stream bandwidth", Command.STREAM, Type.STREAM, true),
+    STREAM_LAT("stream_lat", "stream latency", Command.STREAM, Type.PINGPONG, true),
+    UCP_AM_LAT("ucp_am_lat", "am latency", Command.UCP_AM, Type.PINGPONG, true),
+    UCP_AM_BW("ucp_am_bw", "am bandwidth / message rate", Command.UCP_AM, Type.STREAM, true);
 
-    /** The operation a test issues (TAG and TAG_SYNC are protocol-layer, the others transport-level). */
-    public enum Command { AM, PUT, GET, ADD, FADD, SWAP, CSWAP, TAG, TAG_SYNC }
+    /**
+     * The operation a test issues. TAG, TAG_SYNC, STREAM and UCP_AM exist at the protocol layer only,
+     * AM at the transport layer only; the one-sided ones at both (see {@link #isUcp()}).
+     */
+    public enum Command { AM, PUT, GET, ADD, FADD, SWAP, CSWAP, TAG, TAG_SYNC, STREAM, UCP_AM }
 
     /** Ping-pong (both sides send, latency is half the round trip) or a one-way stream. */
     public enum Type { PINGPONG, STREAM }
-
-    /** The protocol-level (UCP) test names of ucx_perftest that this tool recognises but does not run yet. */
-    static final java.util.List<String> UCP_TESTS = java.util.List.of("ucp_put_lat", "ucp_put_bw", "ucp_get", "ucp_add", "ucp_fadd", "ucp_swap", "ucp_cswap",
-        "stream_bw", "stream_lat", "ucp_am_lat", "ucp_am_bw");
 
     private final String testName;
     private final String description;
     private final Command command;
     private final Type type;
+    private final boolean ucp;
 
-    PerfTestKind(final String testName, final String description, final Command command, final Type type) {
+    PerfTestKind(final String testName, final String description, final Command command, final Type type,
+                 final boolean ucp) {
         this.testName = testName;
         this.description = description;
         this.command = command;
         this.type = type;
+        this.ucp = ucp;
     }
 
     /** The name given to {@code -t}. */
@@ -73,13 +82,26 @@ public enum PerfTestKind {
 
     /** "latency" for tests whose per-iteration time is an operation's full time, else "overhead". */
     public String timeColumn() {
-        return this == AM_BW || this == PUT_BW || this == ADD_MR || this == TAG_BW || this == TAG_SYNC_BW
-            ? "overhead" : "latency";
+        return switch (this) {
+            case AM_BW, PUT_BW, ADD_MR, TAG_BW, TAG_SYNC_BW, UCP_PUT_BW, UCP_ADD, STREAM_BW, UCP_AM_BW -> "overhead";
+            default -> "latency";
+        };
     }
 
     /** True for protocol-layer tests (run on weft.ucp workers and endpoints, not on one interface). */
     public boolean isUcp() {
-        return command == Command.TAG || command == Command.TAG_SYNC;
+        return ucp;
+    }
+
+    /** True for protocol-layer one-sided tests (put, get, atomics on a peer's mapped memory). */
+    public boolean isUcpRma() {
+        return ucp && !isTwoSided();
+    }
+
+    /** True for tests where the peer receives every message (tag, stream, active messages). */
+    public boolean isTwoSided() {
+        return command == Command.AM || command == Command.TAG || command == Command.TAG_SYNC
+            || command == Command.STREAM || command == Command.UCP_AM;
     }
 
     /** True for tests whose operation is an atomic on a 32- or 64-bit word. */
@@ -98,10 +120,6 @@ public enum PerfTestKind {
             if (k.testName.equals(name)) {
                 return k;
             }
-        }
-        if (UCP_TESTS.contains(name)) {
-            throw new IllegalArgumentException("test '" + name + "' is a UCP (protocol layer) test that weft "
-                + "perftest does not run yet; available: " + names());
         }
         throw new IllegalArgumentException("unknown test '" + name + "'; available: " + names());
     }

@@ -12,22 +12,23 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code weft perftest}: transport-level benchmarks with ucx_perftest's test names, options,
- * roles and output. No host argument = server (listens on -p for one client, runs the test the
- * client asks for, exits); a host = client (sends the parameters, prints the results);
- * {@code -l} = both in this process.
+ * {@code weft perftest}: transport- and protocol-level benchmarks with ucx_perftest's test names,
+ * options, roles and output. No host argument = server (listens on -p for one client, runs the test
+ * the client asks for, exits; with -S for several clients in a row); a host = client (sends the
+ * parameters, prints the results); {@code -l} = both in this process.
  */
 @Command(name = "perftest", sortOptions = false,
     description = {"Transport- and protocol-level benchmarks, ucx_perftest-compatible.",
-        "Server: weft perftest [-p PORT] [-c CPU]    client: weft perftest HOST -t TEST [options]",
+        "Server: weft perftest [-p PORT] [-c CPU] [-S [COUNT]]    client: weft perftest HOST -t TEST [options]",
         "Loopback in one process: weft perftest -l -t TEST [options]"})
 public final class PerftestCommand implements Callable<Integer> {
     @Parameters(arity = "0..1", paramLabel = "HOST", description = "server to connect to (none = be the server)")
     String host;
 
     @Option(names = "-t", paramLabel = "TEST", description = "test: am_lat, am_bw, put_lat, put_bw, get, add_lat, "
-        + "fadd, swap, cswap, add_mr (transport layer); tag_lat, tag_bw, tag_sync_lat, tag_sync_bw (protocol "
-        + "layer, transports from WEFT_TLS or -x) (default: ${DEFAULT-VALUE})", defaultValue = "am_lat")
+        + "fadd, swap, cswap, add_mr (transport layer); tag_lat, tag_bw, tag_sync_lat, tag_sync_bw, ucp_put_lat, "
+        + "ucp_put_bw, ucp_get, ucp_add, ucp_fadd, ucp_swap, ucp_cswap, stream_lat, stream_bw, ucp_am_lat, ucp_am_bw "
+        + "(protocol layer, transports from WEFT_TLS or -x) (default: ${DEFAULT-VALUE})", defaultValue = "am_lat")
     String test;
 
     @Option(names = "-s", paramLabel = "SIZE[,SIZE...]", defaultValue = "8",
@@ -83,14 +84,14 @@ public final class PerftestCommand implements Callable<Integer> {
         description = "data layout of the sender: short, bcopy or zcopy (default: ${DEFAULT-VALUE})")
     String layout;
 
+    @Option(names = {"-S", "--serve"}, paramLabel = "COUNT", arity = "0..1", fallbackValue = "0", defaultValue = "-1",
+        description = "server: serve COUNT clients in a row, each with its own test, on one listening port "
+            + "(without COUNT, or 0: until killed); a failed test is reported and the next client served")
+    int serve;
+
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "60",
         description = "how long to wait for the peer to connect or answer (default: ${DEFAULT-VALUE})")
     long timeoutSeconds;
-
-    @Option(names = "--serve", paramLabel = "COUNT", defaultValue = "1",
-        description = "server: serve this many clients one after another, 0 = until killed; a failed test is "
-            + "reported and the next client served (default: ${DEFAULT-VALUE})")
-    int serve;
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
     boolean help;
@@ -120,7 +121,14 @@ public final class PerftestCommand implements Callable<Integer> {
             }
             if (host == null && !loopback) {
                 pin();
-                return serve(run);
+                if (serve < 0) {
+                    run.server(port);
+                    return 0;
+                }
+                return run.serve(port, serve) == 0 ? 0 : 1;
+            }
+            if (serve >= 0) {
+                throw new PerfException("-S (serve several clients) is a server option: it takes no host and no -l");
             }
             final PerfParams p = params();
             pin();
@@ -135,27 +143,6 @@ public final class PerftestCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
-    }
-
-    /** Serves {@link #serve} clients (0 = forever); with more than one, a failed test does not end the server. */
-    private int serve(final PerfRun run) {
-        if (serve < 0) {
-            throw new PerfException("--serve takes a count >= 0, got " + serve);
-        }
-        int failures = 0;
-        for (long i = 0; serve == 0 || i < serve; i++) {
-            try {
-                run.server(port);
-            } catch (final PerfException e) {
-                if (serve == 1) {
-                    throw e;
-                }
-                failures++;
-                err.println("weft perftest: server: " + e.getMessage());
-                err.flush();
-            }
-        }
-        return failures == 0 ? 0 : 1;
     }
 
     /** The test parameters from the options. */

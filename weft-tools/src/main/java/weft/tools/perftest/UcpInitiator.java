@@ -18,8 +18,6 @@ final class UcpInitiator implements PerfLoop {
     private static final String WAITING_REPLY = "waiting for the peer's reply";
     private static final String WAITING_COMPLETION = "waiting for send completions";
     private static final String WAITING_FIN = "waiting for the peer to receive everything";
-    /** Iterations per call of a loop method (the same JIT reasoning as {@link Initiator}). */
-    private static final long CHUNK = 64;
 
     private final UcpSide side;
     private final Worker worker;
@@ -28,14 +26,13 @@ final class UcpInitiator implements PerfLoop {
     private final MemorySegment recvBuf;
     private final long size;
     private final UcpMessaging messaging;
-    /** In loopback, the responder (with its own worker) runs inside this side's waits; else null. */
-    private final UcpResponder loopback;
+    private final UcpProgress progress;
     private final Watchdog watchdog;
-    private final PerfTestKind test;
+    private final boolean pingPong;
     private final int maxOutstanding;
     private final UcpOutstanding outstanding;
 
-    UcpInitiator(final UcpSide side, final UcpResponder loopback, final Watchdog watchdog) {
+    UcpInitiator(final UcpSide side, final UcpResponding loopback, final Watchdog watchdog) {
         this.side = side;
         this.worker = side.worker;
         this.ep = side.ep;
@@ -43,56 +40,41 @@ final class UcpInitiator implements PerfLoop {
         this.recvBuf = side.recv;
         this.size = side.size;
         this.messaging = side.messaging;
-        this.loopback = loopback;
+        this.progress = new UcpProgress(worker, loopback, watchdog);
         this.watchdog = watchdog;
-        this.test = side.params.test();
+        this.pingPong = side.params.test().type() == PerfTestKind.Type.PINGPONG;
         this.maxOutstanding = side.params.maxOutstanding();
         this.outstanding = new UcpOutstanding(maxOutstanding);
     }
 
     private void progress() {
-        worker.progress();
-        if (loopback != null) {
-            loopback.poll();
+        progress.progress();
+    }
+
+    @Override
+    public void runChunk(final long k, final PerfMeter meter) {
+        if (pingPong) {
+            pingPong(k, meter);
+        } else {
+            stream(k, meter);
         }
     }
 
     @Override
-    public PerfResult run(final long n, final PerfMeter meter, final boolean drain) {
-        if (meter != null) {
-            meter.start(System.nanoTime());
-        }
-        final boolean pingPong = test.type() == PerfTestKind.Type.PINGPONG;
-        for (long left = n; left > 0; left -= CHUNK) {
-            final long k = Math.min(left, CHUNK);
-            if (pingPong) {
-                pingPong(k, meter);
-            } else {
-                stream(k, meter);
-            }
-        }
-        if (meter == null) {
-            return null;
-        }
-        if (drain && !pingPong) {
-            drain();
-        }
-        final PerfResult r = meter.finish(System.nanoTime());
+    public void checkFailure() {
         watchdog.checkFailure("finishing");
-        return r;
     }
 
     private void pingPong(final long n, final PerfMeter meter) {
         for (long i = 0; i < n; i++) {
             final Request s = messaging.send(ep, sendBuf, size);
-            final Request r = messaging.receive(worker, ep, recvBuf, size);
+            messaging.postReceive(worker, ep, recvBuf, size);
             watchdog.begin();
-            while (!r.isCompleted() || !s.isCompleted()) {
+            while (!messaging.receiveDone(WAITING_REPLY)) {
                 progress();
                 watchdog.check(WAITING_REPLY);
             }
-            UcpOutstanding.finish(s, SENDING);
-            UcpOutstanding.finish(r, WAITING_REPLY);
+            progress.await(s, SENDING);
             if (meter != null) {
                 meter.record(System.nanoTime());
             }
@@ -123,15 +105,13 @@ final class UcpInitiator implements PerfLoop {
     }
 
     /** Waits until every send completed and the responder says it received every message. */
-    private void drain() {
-        waitOutstandingBelow(1);
-        final Request fin = messaging.receiveFin(worker, recvBuf);
-        watchdog.begin();
-        while (!fin.isCompleted()) {
-            progress();
-            watchdog.check(WAITING_FIN);
+    @Override
+    public void drain() {
+        if (pingPong) {
+            return;
         }
-        UcpOutstanding.finish(fin, WAITING_FIN);
+        waitOutstandingBelow(1);
+        progress.await(messaging.receiveFin(worker, recvBuf), WAITING_FIN);
     }
 
     @Override
@@ -139,8 +119,9 @@ final class UcpInitiator implements PerfLoop {
         return side.describe();
     }
 
-    /** Releases what a failed run left outstanding. */
-    void abandon() {
+    @Override
+    public void abandon() {
         outstanding.releaseAll();
+        messaging.abandonReceive();
     }
 }

@@ -37,10 +37,32 @@ final class UcpRun {
             c = c.with(Transports.TLS.name(), p.transport());
         }
         try {
-            return Context.builder().features(Feature.TAG).config(c).name("perftest").build();
+            // TAG always: the bandwidth tests' end-of-stream message is a tag send
+            return Context.builder().features(features(p.test())).config(c).name("perftest").build();
         } catch (final WeftException e) {
             throw new PerfException("cannot create the protocol-layer context: " + e.getMessage(), e);
         }
+    }
+
+    private static Feature[] features(final PerfTestKind test) {
+        return switch (test.command()) {
+            case STREAM -> new Feature[] {Feature.TAG, Feature.STREAM};
+            case UCP_AM -> new Feature[] {Feature.TAG, Feature.AM};
+            case PUT, GET -> new Feature[] {Feature.TAG, Feature.RMA};
+            case ADD, FADD, SWAP, CSWAP -> new Feature[] {Feature.TAG, Feature.RMA, Feature.AMO32, Feature.AMO64};
+            default -> new Feature[] {Feature.TAG};
+        };
+    }
+
+    /** The responder of the test: two-sided (receives and replies) or one-sided (serves and checks memory). */
+    private static UcpResponding responder(final UcpSide side, final long total) {
+        return side.params.test().isUcpRma() ? new UcpRmaResponder(side, total) : new UcpResponder(side, total);
+    }
+
+    /** The timed loops of the test; {@code loopback} is the in-process responder, or null. */
+    private static PerfLoop initiator(final UcpSide side, final UcpResponding loopback, final Watchdog watchdog) {
+        return side.params.test().isUcpRma() ? new UcpRmaInitiator(side, loopback, watchdog)
+            : new UcpInitiator(side, loopback, watchdog);
     }
 
     PerfResult loopback(final PerfParams p, final boolean finalOnly, final boolean csv) {
@@ -50,13 +72,22 @@ final class UcpRun {
             final Watchdog watchdog = new Watchdog(null, timeoutNs);
             client.connect(server.setupMessage(), watchdog);
             server.connect(client.setupMessage(), watchdog);
-            final UcpResponder responder = new UcpResponder(server, p.warmup() + p.iterations());
-            final UcpInitiator initiator = new UcpInitiator(client, responder, watchdog);
+            final UcpResponding responder = responder(server, p.warmup() + p.iterations());
+            final PerfLoop initiator = initiator(client, responder, watchdog);
             final PerfOutput output = new PerfOutput(out, p, finalOnly, csv);
             out.print(csv ? PerfReport.openBox(p) : PerfReport.box(p, true));
             output.header(true);
             try {
-                return run.measure(p, initiator, output);
+                final PerfResult r = run.measure(p, initiator, output);
+                final long deadline = System.nanoTime() + timeoutNs;
+                while (!responder.finished()) { // bandwidth tests: the end-of-stream message is out already
+                    responder.poll();
+                    if (System.nanoTime() - deadline > 0) {
+                        throw new PerfException("the responder did not finish: " + responder.handled());
+                    }
+                }
+                responder.verify();
+                return r;
             } finally {
                 initiator.abandon();
                 responder.abandon();
@@ -69,8 +100,7 @@ final class UcpRun {
         final Watchdog watchdog = new Watchdog(control, timeoutNs);
         try (Context ctx = contextFor(control, p, "server");
              UcpSide side = setup(control, ctx, p, watchdog, "server")) {
-            final long total = p.warmup() + p.iterations();
-            final UcpResponder responder = new UcpResponder(side, total);
+            final UcpResponding responder = responder(side, p.warmup() + p.iterations());
             try {
                 watchdog.begin();
                 while (watchdog.lastFrame() != ControlChannel.DONE) {
@@ -84,8 +114,13 @@ final class UcpRun {
                     responder.poll();
                 }
                 if (!responder.finished()) {
-                    throw new PerfException("the client ended the test early (server handled "
-                        + responder.received() + " of " + total + " messages)");
+                    throw new PerfException("the client ended the test early (" + responder.handled() + ")");
+                }
+                try {
+                    responder.verify();
+                } catch (final PerfException e) {
+                    control.sendErrorQuietly("server: " + e.getMessage());
+                    throw e;
                 }
                 control.send(ControlChannel.FIN);
             } finally {
@@ -99,7 +134,7 @@ final class UcpRun {
         final Watchdog watchdog = new Watchdog(control, timeoutNs);
         try (Context ctx = contextFor(control, p, "client");
              UcpSide side = setup(control, ctx, p, watchdog, "client")) {
-            final UcpInitiator initiator = new UcpInitiator(side, null, watchdog);
+            final PerfLoop initiator = initiator(side, null, watchdog);
             final PerfResult r;
             try {
                 r = run.measure(p, initiator, output);
@@ -133,34 +168,9 @@ final class UcpRun {
         }
     }
 
-    /** Creates the worker, exchanges worker addresses, connects, and agrees that both sides are ready. */
+    /** Creates the worker and does the setup handshake ({@link ControlChannel#setUp}). */
     private UcpSide setup(final ControlChannel control, final Context ctx, final PerfParams p,
                           final Watchdog watchdog, final String role) {
-        final UcpSide side;
-        try {
-            side = new UcpSide(ctx, p);
-        } catch (final PerfException e) {
-            control.sendErrorQuietly(role + ": " + e.getMessage());
-            throw e;
-        }
-        boolean ok = false;
-        try {
-            control.send(ControlChannel.SETUP, side.setupMessage());
-            final byte[] peer = control.receive(ControlChannel.SETUP, timeoutNs, "the peer's worker address");
-            try {
-                side.connect(peer, watchdog);
-            } catch (final PerfException e) {
-                control.sendErrorQuietly(role + ": " + e.getMessage());
-                throw e;
-            }
-            control.send(ControlChannel.STATUS);
-            control.receive(ControlChannel.STATUS, timeoutNs, "the peer's readiness");
-            ok = true;
-            return side;
-        } finally {
-            if (!ok) {
-                side.close();
-            }
-        }
+        return control.setUp(() -> new UcpSide(ctx, p), (side, peer) -> side.connect(peer, watchdog), role, timeoutNs);
     }
 }

@@ -61,10 +61,14 @@ class PerfParamsTest {
             () -> parse("-t", "nosuch").params());
         assertTrue(unknown.getMessage().contains("unknown test 'nosuch'"), unknown.getMessage());
         assertTrue(unknown.getMessage().contains("am_lat"), unknown.getMessage());
-        // UCP tests not implemented yet are named as such; the tag tests run
-        final IllegalArgumentException ucp = assertThrows(IllegalArgumentException.class,
-            () -> parse("-t", "ucp_am_bw").params());
-        assertTrue(ucp.getMessage().contains("UCP"), ucp.getMessage());
+        // every ucx_perftest UCP test name is known; the protocol-layer tests take their transports from WEFT_TLS
+        for (final String t : new String[] {"ucp_put_lat", "ucp_put_bw", "ucp_get", "ucp_add", "ucp_fadd", "ucp_swap",
+            "ucp_cswap", "stream_bw", "stream_lat", "ucp_am_lat", "ucp_am_bw"}) {
+            final PerfParams ucp = parse("-t", t).params();
+            assertTrue(ucp.test().isUcp() && ucp.transport().isEmpty(), t);
+        }
+        assertEquals(PerfParams.Layout.IOV, parse("-t", "tag_lat", "-D", "iov", "-s", "8,16").params().layout());
+        assertEquals(PerfParams.Layout.CONTIG, parse("-t", "tag_lat", "-D", "contig").params().layout());
         final PerfParams tag = parse("-t", "tag_lat").params();
         assertTrue(tag.test().isUcp() && tag.transport().isEmpty(), "tag_lat without -x: transports from WEFT_TLS");
         assertEquals("shm", parse("-t", "tag_bw", "-x", "shm").params().transport());

@@ -127,9 +127,9 @@ class PerftestLoopbackTest {
         final Run noDev = run("-l", "-x", "self", "-d", "eth9", "-n", "10");
         assertEquals(1, noDev.rc());
         assertTrue(noDev.err().contains("no device 'eth9'"), noDev.err());
-        final Run ucp = run("-l", "-x", "self", "-t", "ucp_put_bw");
-        assertEquals(1, ucp.rc());
-        assertTrue(ucp.err().contains("UCP"), ucp.err());
+        final Run ucpLayout = run("-l", "-x", "self", "-t", "put_bw", "-D", "contig", "-n", "10");
+        assertEquals(1, ucpLayout.rc());
+        assertTrue(ucpLayout.err().contains("for protocol-layer tests"), ucpLayout.err());
         final Run loopHost = run("-l", "localhost");
         assertEquals(1, loopHost.rc());
     }

@@ -34,7 +34,7 @@ class PerftestUcpTest {
     }
 
     /** Checks the final line's arithmetic as PerftestLoopbackTest does; returns the numbers. */
-    private static double[] checkFinal(final PerftestLoopbackTest.Run r, final long n, final long size) {
+    static double[] checkFinal(final PerftestLoopbackTest.Run r, final long n, final long size) {
         assertEquals(0, r.rc(), r.out() + r.err());
         final double[] v = r.finalNumbers();
         assertEquals(8, v.length, r.out());
@@ -90,15 +90,22 @@ class PerftestUcpTest {
         final PerftestLoopbackTest.Run tl = PerftestLoopbackTest.run("-l", "-x", "nosuch", "-t", "tag_lat", "-n", "10");
         assertEquals(1, tl.rc());
         assertTrue(tl.err().contains("no usable transport"), tl.err());
-        final PerftestLoopbackTest.Run notYet = PerftestLoopbackTest.run("-l", "-t", "stream_bw", "-n", "10");
-        assertEquals(1, notYet.rc());
-        assertTrue(notYet.err().contains("does not run yet"), notYet.err());
+        final PerftestLoopbackTest.Run iov = PerftestLoopbackTest.run("-l", "-x", "shm", "-t", "stream_bw", "-D", "iov",
+            "-n", "10");
+        assertEquals(1, iov.rc());
+        assertTrue(iov.err().contains("-D iov is supported by the tag tests only"), iov.err());
     }
 
-    private Process spawnServer(final Path outFile, final String tls, final int port) throws IOException {
+    /**
+     * Starts {@code weft perftest} as a server JVM on {@code port} with {@code WEFT_TLS=tls} and the
+     * {@code extra} options, its output to {@code outFile}; adds it to {@code started} (killed after the test).
+     */
+    static Process spawnServer(final List<Process> started, final Path outFile, final String tls, final int port,
+                               final String... extra) throws IOException {
         final List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
             "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1", "-cp",
             System.getProperty("java.class.path"), "weft.tools.Main", "perftest", "-p", "" + port, "--timeout", "30"));
+        cmd.addAll(List.of(extra));
         final ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(outFile.toFile());
         pb.environment().put("WEFT_TLS", tls);
         final Process p = pb.start();
@@ -106,7 +113,7 @@ class PerftestUcpTest {
         return p;
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }
@@ -120,7 +127,7 @@ class PerftestUcpTest {
         final int port = freePort();
         final Path so = dir.resolve("server.txt");
         // the server takes its transports from its own WEFT_TLS; the client names the same set with -x
-        final Process server = spawnServer(so, tls, port);
+        final Process server = spawnServer(started, so, tls, port);
         final long n = size > 10000 ? 200 : 2000;
         final PerftestLoopbackTest.Run r = PerftestLoopbackTest.run("127.0.0.1", "-p", "" + port, "-x", tls, "-t",
             test, "-s", "" + size, "-n", "" + n, "-w", "100", "-f", "--timeout", "30");
