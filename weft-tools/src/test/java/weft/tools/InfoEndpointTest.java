@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class InfoEndpointTest {
     private static final Pattern LANE = Pattern.compile("^#   lane (\\d+): (\\S+)/(\\S+) -> (\\S+)/(\\S+) \\[(.*)]$");
     private static final Pattern TAG = Pattern.compile(
-        "^#   tag_send: 0\\.\\.(\\d+) eager short, \\.\\.(\\d+) eager bcopy \\((.*)\\), (\\d+)\\.\\. rendezvous \\((get|am)\\)$");
+        "^#   tag_send: 0\\.\\.(\\d+) eager short, \\.\\.(\\d+) eager bcopy \\(([^)]*)\\)"
+            + "(?:, \\.\\.(\\d+) eager zcopy \\(fragments of \\d+\\))?, (\\d+)\\.\\. rendezvous \\((get|put|am)\\)$");
 
     /** One parsed lane: local transport/device, peer transport/device, roles. */
     record Lane(String tl, String dev, String peerTl, String peerDev, String roles) {
@@ -51,8 +52,11 @@ class InfoEndpointTest {
             final Matcher t = TAG.matcher(line);
             if (t.matches()) {
                 maxShort = Long.parseLong(t.group(1));
-                lastEager = Long.parseLong(t.group(2));
-                rndv = Long.parseLong(t.group(4));
+                final long lastBcopy = Long.parseLong(t.group(2));
+                // eager zero-copy, where the lane has it, follows bcopy without a gap
+                lastEager = t.group(4) == null ? lastBcopy : Long.parseLong(t.group(4));
+                assertTrue(lastEager >= lastBcopy, line);
+                rndv = Long.parseLong(t.group(5));
             }
         }
         assertFalse(lanes.isEmpty(), out);
