@@ -43,6 +43,7 @@ final class RndvCache {
     private final int[] keyRefs = new int[SLOTS];
     private final long[] keyUsed = new long[SLOTS];
     private long clock;
+    private boolean closed; // endpoint closed: entries still in use are dropped at their last release
     /** Registrations and remote keys found in the cache (tests check the caches work). */
     long registrationHits;
     long keyHits;
@@ -58,7 +59,7 @@ final class RndvCache {
      */
     MemoryHandle[] acquireHandles(final MemorySegment buf, final long offset, final long length) {
         final Lane[] lanes = ep.rndv;
-        if (!buf.isNative()) {
+        if (!buf.isNative() || closed) {
             return registerUncached(buf, offset, length, lanes);
         }
         final long start = buf.address() + offset;
@@ -143,7 +144,9 @@ final class RndvCache {
     void releaseHandles(final MemoryHandle[] hs) {
         for (int i = 0; i < SLOTS; i++) {
             if (regHandles[i] == hs) {
-                regRefs[i]--;
+                if (--regRefs[i] == 0 && closed) {
+                    dropRegistration(i);
+                }
                 return;
             }
         }
@@ -206,7 +209,7 @@ final class RndvCache {
             keys[i] = d.asSlice(q + 2, kl).toArray(ValueLayout.JAVA_BYTE);
             q += 2 + kl;
         }
-        if (victim >= 0) {
+        if (victim >= 0 && !closed) {
             if (keyBytes[victim] != null) {
                 dropKeys(victim);
             }
@@ -284,7 +287,9 @@ final class RndvCache {
     void releaseKeys(final RemoteKey[] rk) {
         for (int i = 0; i < SLOTS; i++) {
             if (keyUnpacked[i] == rk) {
-                keyRefs[i]--;
+                if (--keyRefs[i] == 0 && closed) {
+                    dropKeys(i);
+                }
                 return;
             }
         }
@@ -309,13 +314,17 @@ final class RndvCache {
         }
     }
 
-    /** Endpoint close: deregisters and closes everything cached. */
+    /**
+     * Endpoint close: deregisters and closes everything cached; what a request still uses goes at its
+     * release (never twice).
+     */
     void close() {
+        closed = true;
         for (int i = 0; i < SLOTS; i++) {
-            if (regHandles[i] != null) {
+            if (regHandles[i] != null && regRefs[i] == 0) {
                 dropRegistration(i);
             }
-            if (keyBytes[i] != null) {
+            if (keyBytes[i] != null && keyRefs[i] == 0) {
                 dropKeys(i);
             }
         }
