@@ -217,32 +217,25 @@ final class ActiveMessages {
     }
 
     /** Sends the RTS of a rendezvous AM: registers the data (get lanes) and carries the user header. */
+    private static final MemoryHandle[] NO_HANDLES = new MemoryHandle[0];
+    private static final byte[][] NO_KEYS = new byte[0][];
+
     Status sendRts(final Endpoint ep, final Request r) {
         if (ep.remoteId < 0) {
             return Status.NO_RESOURCE;
         }
         if (r.handles == null) {
             final boolean get = ep.thresholds.rndvGet && r.capacity > 0;
-            r.handles = new MemoryHandle[get ? ep.rndv.length : 0];
-            if (get) {
-                final MemorySegment region = r.buffer.asSlice(r.offset, r.capacity);
-                try {
-                    for (int i = 0; i < r.handles.length; i++) {
-                        r.handles[i] = ep.rndv[i].local.md.register(region);
-                    }
-                } catch (final WeftException e) {
-                    ep.releaseRendezvousResources(r);
-                    return e.status();
-                }
+            try {
+                r.handles = get ? ep.rndvCache.acquireHandles(r.buffer, r.offset, r.capacity) : NO_HANDLES;
+            } catch (final WeftException e) {
+                ep.releaseRendezvousResources(r);
+                return e.status();
             }
         }
-        // keys are packed again on a retry: the packer is shared by every endpoint of the worker
-        final byte[][] keys = new byte[r.handles.length][];
-        long size = AmId.RTS_HEADER + AmId.AM_RTS_TRAILER + r.amHeaderLength;
-        for (int i = 0; i < keys.length; i++) {
-            keys[i] = ep.rndv[i].local.md.packRkey(r.handles[i]);
-            size += 2 + keys[i].length;
-        }
+        // keys are looked up again on a retry: the packer is shared by every endpoint of the worker
+        final byte[][] keys = r.handles.length == 0 ? NO_KEYS : ep.rndvCache.packedKeys(r.handles);
+        final long size = AmId.RTS_HEADER + AmId.AM_RTS_TRAILER + r.amHeaderLength + RndvCache.wireLength(keys);
         if (size > ep.thresholds.maxBcopy) {
             return Status.BUFFER_TOO_SMALL; // a header this large cannot ride in the RTS: send it eager
         }
@@ -476,20 +469,12 @@ final class ActiveMessages {
         if (ep == null || n < 0 || n > 16 || total < 0) {
             return dropMalformed("AM_RTS for an unknown endpoint or with bad fields");
         }
-        final byte[][] keys = new byte[n][];
-        long p = o + AmId.RTS_HEADER;
         final long end = o + l;
-        for (int i = 0; i < n; i++) {
-            if (p + 2 > end) {
-                return dropMalformed("AM_RTS keys run past the message");
-            }
-            final int kl = d.get(ValueLayout.JAVA_SHORT_UNALIGNED, p) & 0xffff;
-            if (p + 2 + kl > end) {
-                return dropMalformed("AM_RTS keys run past the message");
-            }
-            keys[i] = d.asSlice(p + 2, kl).toArray(ValueLayout.JAVA_BYTE);
-            p += 2 + kl;
+        final byte[][] keys = ep.rndvCache.keys(d, o + AmId.RTS_HEADER, n, end); // cached: no copy
+        if (keys == null) {
+            return dropMalformed("AM_RTS keys run past the message");
         }
+        long p = o + AmId.RTS_HEADER + RndvCache.wireLength(keys);
         if (p + AmId.AM_RTS_TRAILER > end) {
             return dropMalformed("AM_RTS without its header trailer");
         }
@@ -717,7 +702,7 @@ final class ActiveMessages {
                     long p = o + AmId.RTS_HEADER;
                     for (final byte[] key : keys) {
                         d.set(ValueLayout.JAVA_SHORT_UNALIGNED, p, (short) key.length);
-                        MemorySegment.copy(MemorySegment.ofArray(key), 0, d, p + 2, key.length);
+                        MemorySegment.copy(key, 0, d, ValueLayout.JAVA_BYTE, p + 2, key.length); // no wrapper segment
                         p += 2 + key.length;
                     }
                     d.set(LONG, p, r.amHeaderLength);

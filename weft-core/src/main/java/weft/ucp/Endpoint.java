@@ -74,6 +74,8 @@ public final class Endpoint implements AutoCloseable {
     boolean parked;
 
     private final SendPacker packer = new SendPacker();
+    /** Rendezvous registrations and remote keys reused message after message (no allocation). */
+    final RndvCache rndvCache = new RndvCache(this);
     private final MemorySegment ctl;
     private final MemorySegment zhdr; // RNDV_DATA header of a zero-copy piece (the transport copies it)
     private final MemorySegment ehdr; // EAGER_FIRST / EAGER_MIDDLE header of an eager zero-copy fragment
@@ -725,6 +727,9 @@ public final class Endpoint implements AutoCloseable {
 
     // ------------------------------------------------------------------ rendezvous (sender)
 
+    private static final MemoryHandle[] NO_HANDLES = new MemoryHandle[0];
+    private static final byte[][] NO_KEYS = new byte[0][];
+
     private Status sendRts(final Request r) {
         if (remoteId < 0) {
             return Status.NO_RESOURCE;
@@ -732,20 +737,14 @@ public final class Endpoint implements AutoCloseable {
         if (r.handles == null) {
             // non-contiguous data has no region to register: the receiver asks for it over AM (RTR)
             final boolean get = thresholds.rndvGet && r.capacity > 0 && r.dt == Datatypes.CONTIG;
-            r.handles = new MemoryHandle[get ? rndv.length : 0];
-            final byte[][] keys = new byte[r.handles.length][];
             try {
-                for (int i = 0; i < r.handles.length; i++) {
-                    final MemorySegment region = r.buffer.asSlice(r.offset, r.capacity);
-                    r.handles[i] = rndv[i].local.md.register(region);
-                    keys[i] = rndv[i].local.md.packRkey(r.handles[i]);
-                }
+                r.handles = get ? rndvCache.acquireHandles(r.buffer, r.offset, r.capacity) : NO_HANDLES;
             } catch (final WeftException e) {
                 releaseRendezvousResources(r);
                 return e.status();
             }
-            packer.keys = keys;
         }
+        packer.keys = r.handles.length == 0 ? NO_KEYS : rndvCache.packedKeys(r.handles); // again on a retry
         packer.set(SendPacker.RTS, r, 0, 0);
         final long n = amEp.amBcopy(AmId.RNDV_RTS, packer);
         if (n < 0) {
@@ -826,11 +825,7 @@ public final class Endpoint implements AutoCloseable {
         if (hs == null) {
             return;
         }
-        for (int i = 0; i < hs.length; i++) {
-            if (hs[i] != null) {
-                rndv[i].local.md.deregister(hs[i]);
-            }
-        }
+        rndvCache.releaseHandles(hs);
     }
 
     // ------------------------------------------------------------------ rendezvous (receiver)
@@ -864,17 +859,10 @@ public final class Endpoint implements AutoCloseable {
             sendControl(AmId.RNDV_RTR, sreq, r.dt == Datatypes.GENERIC ? r.id : r.id | AmId.RTR_ANY_ORDER);
             return;
         }
-        final RemoteKey[] rk = new RemoteKey[keys.length];
+        final RemoteKey[] rk;
         try {
-            for (int i = 0; i < keys.length; i++) {
-                rk[i] = rndv[i].local.md.unpackRkey(keys[i]);
-            }
+            rk = rndvCache.unpack(keys);
         } catch (final WeftException e) {
-            for (final RemoteKey k : rk) {
-                if (k != null) {
-                    k.close();
-                }
-            }
             sendControl(AmId.RNDV_ATS, sreq, e.status().code());
             worker.complete(r, e.status());
             return;
@@ -905,7 +893,7 @@ public final class Endpoint implements AutoCloseable {
                 end = want;
             }
             final long n = Math.min(chunk, end - r.received);
-            final IoVector iov = IoVector.of(r.buffer, r.offset + r.received, n);
+            final IoVector iov = r.rmaIov.clear().add(r.buffer, r.offset + r.received, n); // taken in by the call
             r.completion.expect(1);
             final Status st = rndv[lane].uct.getZcopy(iov, r.remoteAddress + r.received, r.rkeys[lane], r.completion);
             if (st == Status.NO_RESOURCE) {
@@ -926,11 +914,10 @@ public final class Endpoint implements AutoCloseable {
 
     void finishRndvReceive(final Request r, final Status st) {
         if (r.rkeys != null) {
-            for (final RemoteKey k : r.rkeys) {
-                k.close();
-            }
+            rndvCache.releaseKeys(r.rkeys);
             r.rkeys = null;
         }
+        r.rmaIov.clear();
         sendControl(AmId.RNDV_ATS, r.remoteReqId, st.code());
         worker.complete(r, st.isError() ? st : r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
     }
@@ -1056,6 +1043,7 @@ public final class Endpoint implements AutoCloseable {
         sendRemovedNotice();
         abortAll(st);
         closed = true;
+        rndvCache.close();
         for (final Lane l : lanes) {
             l.uct.close();
         }
@@ -1242,7 +1230,7 @@ public final class Endpoint implements AutoCloseable {
                     d.set(LONG, o + 24, r.id);
                     // 0 = not offered for a put (the data is not one off-heap region)
                     d.set(LONG, o + 32, r.buffer == null || !r.buffer.isNative() ? 0 : r.buffer.address() + r.offset);
-                    final byte[][] k = keys == null ? new byte[0][] : keys;
+                    final byte[][] k = keys == null ? NO_KEYS : keys;
                     d.set(ValueLayout.JAVA_INT_UNALIGNED, o + 40, k.length);
                     long p = o + AmId.RTS_HEADER;
                     for (final byte[] key : k) {
@@ -1250,7 +1238,7 @@ public final class Endpoint implements AutoCloseable {
                             throw new WeftException(Status.BUFFER_TOO_SMALL, "rendezvous keys do not fit in one message");
                         }
                         d.set(ValueLayout.JAVA_SHORT_UNALIGNED, p, (short) key.length);
-                        MemorySegment.copy(MemorySegment.ofArray(key), 0, d, p + 2, key.length);
+                        MemorySegment.copy(key, 0, d, ValueLayout.JAVA_BYTE, p + 2, key.length); // no wrapper segment
                         p += 2 + key.length;
                     }
                     return p - o;

@@ -3,8 +3,6 @@ package weft.ucp;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.uct.Interface;
-import weft.uct.IoVector;
-import weft.uct.MemoryHandle;
 import weft.uct.Packer;
 import weft.uct.RemoteKey;
 
@@ -34,15 +32,9 @@ final class RndvPut {
      * queues the RTR_PUT on the endpoint (ordered, retried on NO_RESOURCE, like control messages).
      */
     static void requestPut(final Endpoint ep, final Request r, final long want) {
-        final Lane[] lanes = ep.rndv;
-        r.handles = new MemoryHandle[lanes.length];
-        r.putKeys = new byte[lanes.length][];
         try {
-            final MemorySegment region = r.buffer.asSlice(r.offset, want);
-            for (int i = 0; i < lanes.length; i++) {
-                r.handles[i] = lanes[i].local.md.register(region);
-                r.putKeys[i] = lanes[i].local.md.packRkey(r.handles[i]);
-            }
+            r.handles = ep.rndvCache.acquireHandles(r.buffer, r.offset, want);
+            r.putKeys = ep.rndvCache.packedKeys(r.handles);
         } catch (final WeftException e) {
             ep.releaseRendezvousResources(r);
             ep.sendControl(AmId.RNDV_ATS, r.remoteReqId, e.status().code());
@@ -89,19 +81,14 @@ final class RndvPut {
             w.complete(r, Status.UNSUPPORTED);
             return Status.OK;
         }
-        final RemoteKey[] rk = new RemoteKey[n];
-        long p = off + RTR_HEADER;
+        final RemoteKey[] rk;
         try {
-            for (int i = 0; i < n; i++) {
-                final int kl = data.get(ValueLayout.JAVA_SHORT_UNALIGNED, p) & 0xffff;
-                if (p + 2 + kl > off + len) {
-                    throw new WeftException(Status.INVALID_RKEY, "truncated RTR_PUT");
-                }
-                rk[i] = lanes[i].local.md.unpackRkey(data.asSlice(p + 2, kl).toArray(ValueLayout.JAVA_BYTE));
-                p += 2 + kl;
+            final byte[][] keys = ep.rndvCache.keys(data, off + RTR_HEADER, n, off + len); // cached: no copy
+            if (keys == null) {
+                throw new WeftException(Status.INVALID_RKEY, "truncated RTR_PUT");
             }
+            rk = ep.rndvCache.unpack(keys);
         } catch (final WeftException e) {
-            closeKeys(rk);
             ep.sendControl(AmId.RNDV_ATP, r.remoteReqId, e.status().code());
             w.complete(r, e.status());
             return Status.OK;
@@ -176,10 +163,12 @@ final class RndvPut {
 
     /** Sender: every put and flush finished; tell the receiver, then complete. */
     static void finishPut(final Worker w, final Request r, final Status st) {
-        closeKeys(r.rkeys);
+        final Endpoint ep = r.ep;
+        if (r.rkeys != null) {
+            ep.rndvCache.releaseKeys(r.rkeys);
+        }
         r.rkeys = null;
         r.rmaIov.clear();
-        final Endpoint ep = r.ep;
         if (ep.failure() == null) {
             ep.sendControl(AmId.RNDV_ATP, r.remoteReqId, st.code());
         }
@@ -195,17 +184,6 @@ final class RndvPut {
             w.complete(r, st != Status.OK ? st : r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
         }
         return Status.OK;
-    }
-
-    private static void closeKeys(final RemoteKey[] rk) {
-        if (rk == null) {
-            return;
-        }
-        for (final RemoteKey k : rk) {
-            if (k != null) {
-                k.close();
-            }
-        }
     }
 
     /** Packs an RTR_PUT (one per worker, reused). */
@@ -225,7 +203,7 @@ final class RndvPut {
                     throw new WeftException(Status.BUFFER_TOO_SMALL, "rendezvous keys do not fit in one message");
                 }
                 d.set(ValueLayout.JAVA_SHORT_UNALIGNED, p, (short) key.length);
-                MemorySegment.copy(MemorySegment.ofArray(key), 0, d, p + 2, key.length);
+                MemorySegment.copy(key, 0, d, ValueLayout.JAVA_BYTE, p + 2, key.length); // no wrapper segment
                 p += 2 + key.length;
             }
             return p - o;

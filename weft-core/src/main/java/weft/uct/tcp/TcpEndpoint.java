@@ -102,6 +102,7 @@ final class TcpEndpoint extends AbstractEndpoint {
     private final byte[] opKind = new byte[OPS_CAP];
     private final Completion[] opComp = new Completion[OPS_CAP];
     private final IoVector[] opIov = new IoVector[OPS_CAP];
+    private final IoVector[] opIovKept = new IoVector[OPS_CAP]; // getZcopy's copies of the caller's iovs
     private final Unpacker[] opUnpacker = new Unpacker[OPS_CAP];
     private final long[] opLen = new long[OPS_CAP];
     private final MemorySegment[] opResult = new MemorySegment[OPS_CAP];
@@ -457,8 +458,25 @@ final class TcpEndpoint extends AbstractEndpoint {
         if (slot < 0) {
             return slot == -1 ? noResource() : failStatus;
         }
-        opIov[slot] = iov;
+        opIov[slot] = keepIov(slot, iov);
         return Status.IN_PROGRESS;
+    }
+
+    /**
+     * A copy of {@code iov}'s entries in the slot's own reusable iov: the caller may reuse its iov at once
+     * (one iov per request for every chunk of a rendezvous) and nothing is allocated in steady state.
+     */
+    private IoVector keepIov(final int slot, final IoVector iov) {
+        IoVector kept = opIovKept[slot];
+        if (kept == null) {
+            kept = new IoVector(Math.max(1, iov.count()));
+            opIovKept[slot] = kept;
+        }
+        kept.clear();
+        for (int i = 0; i < iov.count(); i++) {
+            kept.add(iov.segment(i), iov.offset(i), iov.length(i));
+        }
+        return kept;
     }
 
     /** Sends GET_REQ; the op slot, -1 for no resource, -2 if the endpoint failed. */
@@ -1011,7 +1029,7 @@ final class TcpEndpoint extends AbstractEndpoint {
     private void completeOp(final int slot, final Status st) {
         final Completion c = opComp[slot];
         opComp[slot] = null;
-        opIov[slot] = null;
+        opIov[slot] = null; // the kept copy (opIovKept) is cleared at its next use
         opUnpacker[slot] = null;
         opResult[slot] = null;
         int reply = opReply[slot];
