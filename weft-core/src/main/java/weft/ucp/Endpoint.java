@@ -544,16 +544,9 @@ public final class Endpoint implements AutoCloseable {
                 ehdr.set(LONG, 8, pos);
                 hlen = AmId.MIDDLE_HEADER;
             }
-            r.rmaIov.clear().add(r.buffer, r.offset + pos, n);
-            r.completion.expect(1);
-            final Status st = amEp.amZcopy(first ? AmId.EAGER_FIRST : AmId.EAGER_MIDDLE, ehdr, 0, hlen, r.rmaIov,
-                r.completion);
+            final Status st = zcopyPiece(amEp, first ? AmId.EAGER_FIRST : AmId.EAGER_MIDDLE, ehdr, hlen, r, pos, n);
             if (st == Status.NO_RESOURCE) {
-                r.completion.expect(-1);
                 return st;
-            }
-            if (st != Status.IN_PROGRESS) {
-                r.completion.complete(st);
             }
             if (st.isError()) {
                 break;
@@ -800,15 +793,9 @@ public final class Endpoint implements AutoCloseable {
             final long n = Math.min(frag, r.capacity - r.received);
             zhdr.set(LONG, 0, r.remoteReqId);
             zhdr.set(LONG, 8, r.received);
-            r.rmaIov.clear().add(r.buffer, r.offset + r.received, n);
-            r.completion.expect(1);
-            final Status st = amEp.amZcopy(AmId.RNDV_DATA, zhdr, 0, AmId.DATA_HEADER, r.rmaIov, r.completion);
+            final Status st = zcopyPiece(amEp, AmId.RNDV_DATA, zhdr, AmId.DATA_HEADER, r, r.received, n);
             if (st == Status.NO_RESOURCE) {
-                r.completion.expect(-1);
                 return st;
-            }
-            if (st != Status.IN_PROGRESS) {
-                r.completion.complete(st);
             }
             if (st.isError()) {
                 break;
@@ -817,6 +804,23 @@ public final class Endpoint implements AutoCloseable {
         }
         r.completion.complete(Status.OK); // drop our reference: the request completes with the last piece
         return Status.OK;
+    }
+
+    /**
+     * Issues one zero-copy active message carrying {@code r.buffer[pos, pos+n)} after {@code hdr[0, hlen)} (the
+     * transport copies the header), counted in {@code r}'s completion. NO_RESOURCE: nothing was issued.
+     */
+    static Status zcopyPiece(final weft.uct.Endpoint uct, final int id, final MemorySegment hdr, final int hlen,
+                             final Request r, final long pos, final long n) {
+        r.rmaIov.clear().add(r.buffer, r.offset + pos, n);
+        r.completion.expect(1);
+        final Status st = uct.amZcopy(id, hdr, 0, hlen, r.rmaIov, r.completion);
+        if (st == Status.NO_RESOURCE) {
+            r.completion.expect(-1);
+        } else if (st != Status.IN_PROGRESS) {
+            r.completion.complete(st);
+        }
+        return st;
     }
 
     void releaseRendezvousResources(final Request r) {

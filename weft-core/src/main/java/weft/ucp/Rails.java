@@ -166,16 +166,11 @@ final class Rails {
                 final long len = Math.min(r.railEnd[i] - pos, Math.min(lane.local.attrs.amMaxZcopy(), chunk));
                 zhdr.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, r.remoteReqId);
                 zhdr.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 8, pos);
-                r.rmaIov.clear().add(r.buffer, r.offset + pos, len); // the transport copies the vector's entries
-                r.completion.expect(1);
-                final Status st = lane.uct.amZcopy(AmId.RNDV_DATA, zhdr, 0, AmId.DATA_HEADER, r.rmaIov, r.completion);
+                // the transport copies the vector's entries: rmaIov is reused for the next piece
+                final Status st = Endpoint.zcopyPiece(lane.uct, AmId.RNDV_DATA, zhdr, AmId.DATA_HEADER, r, pos, len);
                 if (st == Status.NO_RESOURCE) {
-                    r.completion.expect(-1);
                     full |= 1L << i;
                     continue;
-                }
-                if (st != Status.IN_PROGRESS) {
-                    r.completion.complete(st);
                 }
                 if (st.isError()) {
                     r.completion.complete(st); // drop our reference: completes once issued pieces finish
