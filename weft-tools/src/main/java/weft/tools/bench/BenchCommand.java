@@ -48,8 +48,8 @@ public final class BenchCommand implements Callable<Integer> {
         description = "transport sets to measure: shm (shm+cma+self), tcp (default: ${DEFAULT-VALUE})")
     List<String> transports;
 
-    @Option(names = {"-t", "--tests"}, paramLabel = "TEST[,TEST...]", split = ",",
-        description = "only these tests (default: the whole suite: ${sys:weft.bench.tests})")
+    @Option(names = {"-t", "--tests"}, paramLabel = "TEST[,TEST...]", split = ",", completionCandidates = SuiteTests.class,
+        description = "only these tests (default: the whole suite: ${COMPLETION-CANDIDATES})")
     List<String> tests = new ArrayList<>();
 
     @Option(names = {"-o", "--out"}, paramLabel = "DIR",
@@ -80,8 +80,12 @@ public final class BenchCommand implements Callable<Integer> {
     PrintStream stdout = System.out;
     PrintStream stderr = System.err;
 
-    static {
-        System.setProperty("weft.bench.tests", String.join(",", BenchPlan.tests()));
+    /** The suite's test names, for the help text. */
+    static final class SuiteTests implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return BenchPlan.tests().iterator();
+        }
     }
 
     @Override

@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
  */
 final class WeftSide implements AutoCloseable {
     private static final Pattern ALLOC = Pattern.compile("# allocated bytes/op: ([0-9.]+)");
-    /** The server's accept wait between points; the UCX runs in between take far less. */
+    /** The server's longest wait on its peer within a test (between tests it waits for the next client as long as it takes). */
     private static final int SERVER_TIMEOUT_S = 300;
 
     private final Path log;
@@ -93,6 +93,7 @@ final class WeftSide implements AutoCloseable {
         return Outcome.ok(r, m.find() ? Double.parseDouble(m.group(1)) : Double.NaN);
     }
 
+    /** The last line that is not blank and not a "# ..." diagnostic: a tool's error message. */
     static String lastLine(final String text) {
         final String[] lines = text.strip().split("\n");
         for (int i = lines.length - 1; i >= 0; i--) {
@@ -100,7 +101,7 @@ final class WeftSide implements AutoCloseable {
                 return lines[i].strip();
             }
         }
-        return lines.length > 0 && !lines[0].isBlank() ? lines[lines.length - 1].strip() : "failed without a message";
+        return "failed without a message";
     }
 
     static int freePort() throws IOException {

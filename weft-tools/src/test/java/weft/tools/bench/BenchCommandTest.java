@@ -77,6 +77,17 @@ class BenchCommandTest {
     }
 
     @Test
+    void helpListsTheSuitesTests() {
+        final java.io.StringWriter help = new java.io.StringWriter();
+        final CommandLine cl = new CommandLine(new BenchCommand());
+        cl.setOut(new java.io.PrintWriter(help));
+        assertEquals(0, cl.execute("-h"));
+        for (final String t : BenchPlan.tests()) {
+            assertTrue(help.toString().contains(t), t + " in: " + help);
+        }
+    }
+
+    @Test
     @Timeout(60)
     void ucxAnchorRunsWhenInstalled(@TempDir final Path dir) {
         final UcxSide ucx = UcxSide.find(dir.resolve("ucx.log"), 0, 1);
