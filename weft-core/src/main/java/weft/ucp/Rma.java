@@ -65,7 +65,7 @@ final class Rma {
             return fail(r, Status.INVALID_RKEY);
         }
         switch (r.rmaOp) {
-            case PUT -> {
+            case PUT, GET -> {
                 if (k.rails.length == 0) {
                     return fail(r, Status.UNSUPPORTED);
                 }
@@ -75,44 +75,23 @@ final class Rma {
                 final Lane lane = k.rails[r.rail];
                 final weft.uct.RemoteKey key = k.railKeys[r.rail];
                 final InterfaceAttributes a = lane.local.attrs;
-                if (r.capacity <= a.putMaxShort() && a.has(Capability.PUT_SHORT) && r.dt == Datatypes.CONTIG) {
+                final boolean put = r.rmaOp == PUT;
+                if (put && r.capacity <= a.putMaxShort() && a.has(Capability.PUT_SHORT) && r.dt == Datatypes.CONTIG) {
                     final Status st = lane.uct.putShort(r.buffer, r.offset, (int) r.capacity, r.remoteAddress, key);
                     if (st != Status.NO_RESOURCE) {
                         lane.countRma(true, r.capacity);
                     }
                     return done(r, st);
                 }
-                while (r.received < r.capacity) {
-                    final weft.uct.IoVector v = RmaPieces.next(r, a.putMaxZcopy());
-                    final long n = v.totalLength();
-                    r.completion.expect(1);
-                    final Status st = lane.uct.putZcopy(v, r.remoteAddress + r.received, key, r.completion);
-                    if (st != Status.NO_RESOURCE) {
-                        lane.countRma(true, n);
-                    }
-                    if (!piece(r, st, n)) {
-                        return st == Status.NO_RESOURCE ? st : Status.OK;
-                    }
-                }
-                return finishIssue(r);
-            }
-            case GET -> {
-                if (k.rails.length == 0) {
-                    return fail(r, Status.UNSUPPORTED);
-                }
-                if (r.railCount > 1) {
-                    return Rails.issueStriped(r, k);
-                }
-                final Lane lane = k.rails[r.rail];
-                final weft.uct.RemoteKey key = k.railKeys[r.rail];
-                final long max = lane.local.attrs.getMaxZcopy();
+                final long max = put ? a.putMaxZcopy() : a.getMaxZcopy();
                 while (r.received < r.capacity) {
                     final weft.uct.IoVector v = RmaPieces.next(r, max);
                     final long n = v.totalLength();
                     r.completion.expect(1);
-                    final Status st = lane.uct.getZcopy(v, r.remoteAddress + r.received, key, r.completion);
+                    final Status st = put ? lane.uct.putZcopy(v, r.remoteAddress + r.received, key, r.completion)
+                        : lane.uct.getZcopy(v, r.remoteAddress + r.received, key, r.completion);
                     if (st != Status.NO_RESOURCE) {
-                        lane.countRma(false, n);
+                        lane.countRma(put, n);
                     }
                     if (!piece(r, st, n)) {
                         return st == Status.NO_RESOURCE ? st : Status.OK;
