@@ -97,6 +97,7 @@ final class TcpChannel {
     }
 
     /** True when nothing is waiting to be written. */
+    String dbg() { return "fd="+fd+" rx="+rxHead+"/"+rxTail+" q="+bytesQueued+" w="+bytesWritten+" held="+held+" wantOut="+wantOut+" interest="+interest+" paused="+readPaused+" iov="+iovCount+" closed="+closed; }
     boolean txEmpty() {
         return iovCount == 0;
     }
@@ -283,10 +284,8 @@ final class TcpChannel {
     }
 
     private void setWantOut(final boolean on) {
-        if (wantOut != on) {
-            wantOut = on;
-            updateInterest();
-        }
+        wantOut = on;
+        updateInterest(); // a syscall only if the interest changed (held or paused may have, too)
     }
 
     /** Re-registers the epoll interest if it changed (a syscall only on transitions). */
@@ -294,7 +293,10 @@ final class TcpChannel {
         if (closed) {
             return;
         }
-        final int want = (readPaused ? 0 : LibC.EPOLLIN) | (wantOut || !connected ? LibC.EPOLLOUT : 0);
+        // paused reading resumes from onWritable once the tx queue drained, whoever drained it (an
+        // operation call may have): so a paused socket keeps watching writability until then
+        final boolean out = wantOut || !connected || readPaused && !held;
+        final int want = (readPaused ? 0 : LibC.EPOLLIN) | (out ? LibC.EPOLLOUT : 0);
         if (want != interest) {
             if (interest < 0) {
                 iface.events().add(fd, want, epollData);

@@ -393,6 +393,50 @@ class TcpSharedSocketTest {
         awaitOneSocket();
     }
 
+    /**
+     * The mover's server serves a large get on the socket it is moving to while that socket holds
+     * its transmission, and a request right behind the get (sent before the peer knew the socket
+     * was shared) must wait until the reply left: reading pauses. The hold's release then drains
+     * the reply from an endpoint call, not from a writability event; reading must resume anyway
+     * (it once stayed paused for good: the get never completed).
+     */
+    @Test
+    void shouldResumeServingWhenTheSwitchReleasesAHeldLargeGetReply() {
+        for (int round = 0; round < 3; round++) {
+            final boolean aLarger = key(a) > key(b);
+            final Endpoint[] eps = connectBoth(!aLarger);
+            final Endpoint mover = aLarger ? eps[0] : eps[1];
+            final Endpoint stayer = aLarger ? eps[1] : eps[0];
+            final List<Long> atMover = aLarger ? atA : atB;
+            final List<Long> atStayer = aLarger ? atB : atA;
+            final MemoryHandle target = mem(64 * 1024);
+            final RemoteKey k = md.unpackRkey(md.packRkey(target));
+            for (int i = 0; i < 64 * 1024; i++) {
+                target.segment().set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + round));
+            }
+            final MemorySegment dst = arena.allocate(64 * 1024);
+            // the mover sent on its own socket: its switch goes through the held phase
+            send(mover, 0);
+            final Completion c = new Completion().reset(1);
+            // a large get and a request behind it, before either side progressed
+            assertEquals(Status.IN_PROGRESS, stayer.getZcopy(IoVector.of(dst, 0, 16 * 1024), k.base(), k, c));
+            send(stayer, 1);
+            progressUntil(() -> c.isDone() && atMover.size() == 1 && atStayer.size() == 1, 10_000, "the get and the request behind it",
+                a, b);
+            assertEquals(Status.OK, c.status());
+            assertEquals(-1, target.segment().asSlice(0, 16 * 1024).mismatch(dst.asSlice(0, 16 * 1024)));
+            assertEquals(List.of(1L), atMover, "the request behind the get was served");
+            assertEquals(List.of(0L), atStayer);
+            awaitOneSocket();
+            eps[0].close();
+            eps[1].close();
+            progressUntil(() -> a.connections() == 0 && b.connections() == 0, 5000, "sockets closed", a, b);
+            atA.clear();
+            atB.clear();
+        }
+        assertTrue(errorsA.isEmpty() && errorsB.isEmpty(), "no errors: " + errorsA + " " + errorsB);
+    }
+
     @Test
     void shouldKeepServingThePeerAfterTheLocalEndpointCloses() {
         final Endpoint[] eps = connectBoth(true);
