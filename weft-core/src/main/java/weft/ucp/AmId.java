@@ -31,6 +31,8 @@ package weft.ucp;
  *  FLOW          am short, header = dst ep, [u64 1 = stop, 0 = go]     (FlowControl)
  *  EP_REMOVED    am short, header = receiver's ep id, [u64 0]: the sender closed its endpoint
  *  KEEPALIVE     am short, header = receiver's ep id, [u64 0]: the sender is alive and progressing
+ *
+ *  emulated atomics (SoftAtomics): SOFT_AMO, SOFT_AMO_REP, SOFT_AMO_NAK; layouts there
  * </pre>
  *
  * "dst ep" is the receiver's id for its endpoint to the sender, learned during wireup, so the receiver
@@ -41,6 +43,9 @@ final class AmId {
     static final int EAGER = 2;
     static final int EAGER_FIRST = 3;
     static final int EAGER_MIDDLE = 4;
+    static final int SOFT_AMO = 5;
+    static final int SOFT_AMO_REP = 6;
+    static final int SOFT_AMO_NAK = 7;
     static final int SYNC_ACK = 8;
     static final int RNDV_RTS = 9;
     static final int RNDV_ATS = 10;

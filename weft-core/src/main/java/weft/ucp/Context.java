@@ -50,6 +50,18 @@ public final class Context implements AutoCloseable {
     final long minRmaChunk;
     final int lanePolicy;
     private boolean closed;
+    /**
+     * Names this context in the {@code ucp-amo} entry of its private keys ({@link SoftAtomics}): random,
+     * odd. Symmetric maps use {@link #SOFT_AMO_SYMMETRIC_STAMP} instead, so that their keys stay
+     * byte-equal across the PEs of a job.
+     */
+    final long softAmoNonce = new java.security.SecureRandom().nextLong() | 1L;
+    /** Even, the same in every process of a job (from {@code WEFT_JOB_ID}). */
+    static final long SOFT_AMO_SYMMETRIC_STAMP = symmetricStamp(System.getenv("WEFT_JOB_ID"));
+    private long nextMapId;
+    private long nextSymmetricMapId;
+    /** Live maps sorted by id (copy on write: maps come and go rarely, lookups happen per emulated atomic). */
+    private volatile MemoryMap[] liveMaps = new MemoryMap[0];
 
     private Context(final Builder b) {
         this.features = Collections.unmodifiableSet(EnumSet.copyOf(b.features));
@@ -219,6 +231,82 @@ public final class Context implements AutoCloseable {
 
     synchronized void removeWorker(final Worker w) {
         workers.remove(w);
+    }
+
+    private static long symmetricStamp(final String jobId) {
+        final long h = mix(0x5546_4D41_4F4D_5953L ^ (jobId == null ? 0 : jobId.hashCode()));
+        return (h & ~1L) == 0 ? 2 : h & ~1L;
+    }
+
+    private static long mix(final long v) {
+        long z = v + 0x9E37_79B9_7F4A_7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58_476D_1CE4_E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D0_49BB_1331_11EBL;
+        return z ^ (z >>> 31);
+    }
+
+    /**
+     * A new map id, never reused in this context: private maps count up from 1; symmetric maps take
+     * {@code 1 << 63 | seq << 32 | hash32(stamp, address, length)}, nothing random, so that PEs that map
+     * the same symmetric memory in the same order pack equal keys.
+     */
+    synchronized long newMapId(final boolean symmetric, final long address, final long length) {
+        if (!symmetric) {
+            return ++nextMapId;
+        }
+        if (nextSymmetricMapId == 0x7FFF_FFFFL) {
+            throw new WeftException(Status.NO_MEMORY, "memMap: symmetric map sequence exhausted");
+        }
+        final long hash = mix(SOFT_AMO_SYMMETRIC_STAMP ^ mix(address ^ mix(length))) & 0xFFFF_FFFFL;
+        return 1L << 63 | ++nextSymmetricMapId << 32 | hash;
+    }
+
+    synchronized void mapped(final MemoryMap m) {
+        final MemoryMap[] cur = liveMaps;
+        final MemoryMap[] next = new MemoryMap[cur.length + 1];
+        int i = 0;
+        while (i < cur.length && cur[i].id < m.id) {
+            next[i] = cur[i];
+            i++;
+        }
+        next[i] = m;
+        System.arraycopy(cur, i, next, i + 1, cur.length - i);
+        liveMaps = next;
+    }
+
+    synchronized void unmapped(final MemoryMap m) {
+        final MemoryMap[] cur = liveMaps;
+        for (int i = 0; i < cur.length; i++) {
+            if (cur[i] == m) {
+                final MemoryMap[] next = new MemoryMap[cur.length - 1];
+                System.arraycopy(cur, 0, next, 0, i);
+                System.arraycopy(cur, i + 1, next, i, cur.length - i - 1);
+                liveMaps = next;
+                return;
+            }
+        }
+    }
+
+    /** The live map a key's (nonce, id) names, or null (unmapped, or never of this context). No allocation. */
+    MemoryMap softAmoTarget(final long nonce, final long id) {
+        if (nonce != (id < 0 ? SOFT_AMO_SYMMETRIC_STAMP : softAmoNonce)) {
+            return null;
+        }
+        final MemoryMap[] maps = liveMaps;
+        int lo = 0;
+        int hi = maps.length - 1;
+        while (lo <= hi) {
+            final int mid = (lo + hi) >>> 1;
+            final long v = maps[mid].id;
+            if (v < id) {
+                lo = mid + 1;
+            } else if (v > id) {
+                hi = mid - 1;
+            } else {
+                return maps[mid];
+            }
+        }
+        return null;
     }
 
     /** Closes every worker still open, then the context. */

@@ -425,6 +425,9 @@ public final class Endpoint implements AutoCloseable {
                     st = amEp.amShort((int) r.tag, r.remoteReqId, ctl, 0, 8);
                 }
                 if (st == Status.OK) {
+                    if (r.urgent && --urgentQueued == 0) {
+                        urgentTail = null;
+                    }
                     worker.complete(r, st); // released: back to the pool
                 }
                 return st;
@@ -948,6 +951,51 @@ public final class Endpoint implements AutoCloseable {
         enqueue(r);
     }
 
+    /**
+     * A reply the peer may be waiting for behind its own send queue (emulated atomics: a fence there
+     * waits for it): it goes at once, ahead of this endpoint's queue, or else at the queue's front,
+     * behind earlier such replies only, so that a fence here cannot hold the peer's fence (and the
+     * replies keep their order).
+     */
+    void sendReply(final int amId, final long header, final long value) {
+        if (failure != null) {
+            return;
+        }
+        if (urgentQueued == 0) {
+            ctl.set(LONG, 0, value);
+            if (amEp.amShort(amId, header, ctl, 0, 8) == Status.OK) {
+                return;
+            }
+        }
+        final Request r = worker.acquire(Request.CONTROL);
+        r.ep = this;
+        r.tag = amId;
+        r.remoteReqId = header;
+        r.length = value;
+        r.released = true; // nobody waits for it: recycled when sent
+        r.urgent = true;
+        if (urgentTail == null) {
+            r.nextSend = sqHead;
+            sqHead = r;
+        } else {
+            r.nextSend = urgentTail.nextSend;
+            urgentTail.nextSend = r;
+        }
+        if (r.nextSend == null) {
+            sqTail = r;
+        }
+        urgentTail = r;
+        urgentQueued++;
+        parked = false; // a reply may bypass a stopped head
+        if (!worker.sendPending.contains(this)) {
+            worker.sendPending.add(this);
+        }
+    }
+
+    /** Replies queued by {@link #sendReply} (at the queue's front) and the last of them. */
+    private int urgentQueued;
+    private Request urgentTail;
+
     void sendWireup(final byte type, final long dst) {
         final Status st = trySendWireup(type, dst);
         if (st == Status.NO_RESOURCE && type == AmId.WIREUP_REPLY) {
@@ -1025,6 +1073,8 @@ public final class Endpoint implements AutoCloseable {
             }
         }
         sqTail = null;
+        urgentQueued = 0;
+        urgentTail = null;
         worker.sendPending.remove(this);
         if (rxRequest != null) {
             final Request r = rxRequest;
@@ -1038,6 +1088,7 @@ public final class Endpoint implements AutoCloseable {
         worker.ams.dropRx(this);
         worker.streams.abort(this, st);
         worker.failInflight(this, st);
+        failSoftAmoWaiters(st);
     }
 
     void closeForce(final Status st) {
@@ -1476,7 +1527,10 @@ public final class Endpoint implements AutoCloseable {
         return Rma.issue(r);
     }
 
-    /** Flushes lanes from index r.received on; NO_RESOURCE leaves the rest for a retry. */
+    /**
+     * Flushes lanes from index r.received on; NO_RESOURCE leaves the rest for a retry. Once every lane
+     * is flushed, the request also waits for the replies of the emulated atomics sent before it.
+     */
     private Status flushLanes(final Request r) {
         final int n = lanes.length + extraLanes.size();
         while (r.received < n) {
@@ -1493,7 +1547,55 @@ public final class Endpoint implements AutoCloseable {
             }
             r.received++;
         }
+        if (softAmoIssued != softAmoDone) {
+            r.completion.expect(1);
+            r.value = softAmoIssued; // flush and fence requests carry no value of their own
+            softAmoWaiters.add(r);
+        } else if (softAmoError != null) {
+            r.completion.expect(1);
+            r.completion.complete(softAmoError); // records the error (the caller drops our reference)
+            softAmoError = null;
+        }
         return Status.OK;
+    }
+
+    // emulated atomics (SoftAtomics): sent and answered counts (replies come in order), the flushes
+    // waiting for replies, and the first refusal of a post not yet reported by a flush
+    long softAmoIssued;
+    private long softAmoDone;
+    private final java.util.ArrayDeque<Request> softAmoWaiters = new java.util.ArrayDeque<>(4);
+    private Status softAmoError;
+    private MemorySegment softAmoBuf;
+
+    MemorySegment softAmoBuffer() {
+        if (softAmoBuf == null) {
+            softAmoBuf = worker.arena().allocate(SoftAtomics.REQUEST_LENGTH, 8);
+        }
+        return softAmoBuf;
+    }
+
+    /** One emulated atomic was answered; {@code st} is an error for a refused post. */
+    void softAmoDone(final Status st) {
+        softAmoDone++;
+        if (st.isError() && softAmoError == null) {
+            softAmoError = st;
+        }
+        Request w;
+        while ((w = softAmoWaiters.peek()) != null && w.value <= softAmoDone) {
+            softAmoWaiters.poll();
+            final Status e = softAmoError;
+            softAmoError = null;
+            w.completion.complete(e == null ? Status.OK : e);
+        }
+    }
+
+    /** The endpoint failed: flushes waiting for emulated atomics complete with its error. */
+    private void failSoftAmoWaiters(final Status st) {
+        softAmoDone = softAmoIssued;
+        Request w;
+        while ((w = softAmoWaiters.poll()) != null) {
+            w.completion.complete(st);
+        }
     }
 
     /**

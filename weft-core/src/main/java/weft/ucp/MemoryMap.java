@@ -64,6 +64,8 @@ public final class MemoryMap implements AutoCloseable {
     private final AutoCloseable own;
     private final String allocatedBy;
     private byte[] packed;
+    /** Context-unique id: names this map in the key entry of emulated atomics ({@link SoftAtomics}). */
+    final long id;
     private boolean closed;
 
     MemoryMap(final Context context, final MemorySegment existing, final long length, final int flags) {
@@ -140,6 +142,8 @@ public final class MemoryMap implements AutoCloseable {
         this.segment = seg;
         this.own = own;
         this.allocatedBy = from;
+        this.id = context.newMapId((flags & SYMMETRIC_RKEY) != 0, seg.address(), seg.byteSize());
+        context.mapped(this);
     }
 
     private static void closeQuietly(final AutoCloseable c, final RuntimeException pending) {
@@ -161,6 +165,11 @@ public final class MemoryMap implements AutoCloseable {
     /** The mapped memory (valid until {@link #close()}). */
     public MemorySegment segment() {
         checkOpen();
+        return segment;
+    }
+
+    /** The memory, for a target-side emulated atomic that found this map live. */
+    MemorySegment segmentUnchecked() {
         return segment;
     }
 
@@ -223,17 +232,22 @@ public final class MemoryMap implements AutoCloseable {
         checkOpen();
         if (packed == null) {
             final List<byte[]> keys = new ArrayList<>();
+            final List<String> names = new ArrayList<>(transports);
             int size = 4 + 1 + 1 + 8 + 8 + 1;
             for (int i = 0; i < handles.size(); i++) {
-                final byte[] k = domains.get(i).packRkey(handles.get(i));
-                keys.add(k);
-                size += 1 + transports.get(i).length() + 2 + k.length;
+                keys.add(domains.get(i).packRkey(handles.get(i)));
+            }
+            // last: the entry a peer uses when no lane has atomics on this memory (SoftAtomics)
+            names.add(SoftAtomics.ENTRY);
+            keys.add(SoftAtomics.entry(id < 0 ? Context.SOFT_AMO_SYMMETRIC_STAMP : context.softAmoNonce, id));
+            for (int i = 0; i < keys.size(); i++) {
+                size += 1 + names.get(i).length() + 2 + keys.get(i).length;
             }
             final ByteBuffer b = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
             b.putInt(MAGIC).put((byte) VERSION).put((byte) flags).putLong(address()).putLong(length())
                 .put((byte) keys.size());
             for (int i = 0; i < keys.size(); i++) {
-                final byte[] name = transports.get(i).getBytes(StandardCharsets.US_ASCII);
+                final byte[] name = names.get(i).getBytes(StandardCharsets.US_ASCII);
                 b.put((byte) name.length).put(name).putShort((short) keys.get(i).length).put(keys.get(i));
             }
             packed = b.array();
@@ -255,6 +269,7 @@ public final class MemoryMap implements AutoCloseable {
             return;
         }
         closed = true;
+        context.unmapped(this); // emulated atomics refuse it from now on
         releaseAll();
         if (own != null) {
             try {

@@ -45,7 +45,8 @@ final class Rails {
     static long choose(final Endpoint ep, final Request r) {
         final Rkey k = r.rkeyRef;
         if (r.rmaOp != Rma.PUT && r.rmaOp != Rma.GET) {
-            return k.amoLane == null ? 0 : k.amoLane.bit();
+            // emulated atomics: the top bit, which no lane fence covers (a fence then flushes, and waits for their replies)
+            return k.amoLane != null ? k.amoLane.bit() : k.softAmo ? Long.MIN_VALUE : 0;
         }
         final Lane[] rails = k.rails;
         final int n = rails.length;

@@ -58,6 +58,7 @@ public class Request {
     Status status = Status.OK;
     boolean completed;
     boolean released;
+    boolean urgent; // a CONTROL reply queued ahead of the send queue (Endpoint.sendReply)
     RequestCallback callback;
     CompletableFuture<Request> future;
 
@@ -241,6 +242,7 @@ public class Request {
         status = Status.OK;
         completed = false;
         released = false;
+        urgent = false;
         callback = null;
         future = null;
         buffer = null;

@@ -29,6 +29,10 @@ public final class Rkey implements AutoCloseable {
     final RemoteKey rmaKey;
     final Lane amoLane;
     final RemoteKey amoKey;
+    /** No lane has atomics on this memory: they are emulated at the target ({@link SoftAtomics}). */
+    final boolean softAmo;
+    final long softNonce;
+    final long softMapId;
     private final List<RemoteKey> unpacked = new ArrayList<>();
     /** What this key grants, canonical: see {@link #compare(Rkey, Rkey)}. */
     private final byte[] identity;
@@ -46,10 +50,19 @@ public final class Rkey implements AutoCloseable {
         Lane bestAmo = null;
         RemoteKey bestAmoKey = null;
         final StringBuilder why = new StringBuilder();
+        byte[] soft = null;
         final int maxRails = Math.min(63, ep.worker.context.maxRmaRails);
         try {
             final List<Integer> rmaTransport = new ArrayList<>();
             for (int i = 0; i < p.transports().size(); i++) {
+                if (p.transports().get(i).equals(SoftAtomics.ENTRY)) {
+                    if (p.keys().get(i).length != SoftAtomics.ENTRY_LENGTH) {
+                        throw new WeftException(Status.INVALID_RKEY, "remote key has a malformed "
+                            + SoftAtomics.ENTRY + " entry");
+                    }
+                    soft = p.keys().get(i);
+                    continue;
+                }
                 final Lane lane = ep.laneFor(p.transports().get(i));
                 if (lane == null) {
                     why.append(' ').append(p.transports().get(i)).append(": no lane to the peer;");
@@ -77,7 +90,7 @@ public final class Rkey implements AutoCloseable {
                     bestAmoKey = k;
                 }
             }
-            if (rma.isEmpty() && bestAmo == null) {
+            if (rma.isEmpty() && bestAmo == null) { // emulated atomics alone do not make a key reachable
                 throw new WeftException(Status.UNREACHABLE, "no lane of " + ep + " can reach this remote memory"
                     + (why.isEmpty() ? "" : ":" + why));
             }
@@ -105,6 +118,13 @@ public final class Rkey implements AutoCloseable {
             }
             throw e;
         }
+        this.softAmo = bestAmo == null && soft != null;
+        if (softAmo) {
+            used.put(SoftAtomics.ENTRY, soft); // what the key grants: the target's map
+        }
+        final MemorySegment se = softAmo ? MemorySegment.ofArray(soft) : null;
+        this.softNonce = softAmo ? se.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0) : 0;
+        this.softMapId = softAmo ? se.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 8) : 0;
         this.identity = identity(p, used);
         // rails: the best put/get lane (lowest latency, preferring memory the lane maps directly), then every
         // other lane within WEFT_MULTI_LANE_MAX_RATIO of it in bandwidth and in latency, best first
@@ -188,7 +208,7 @@ public final class Rkey implements AutoCloseable {
             sb.append(i == 0 ? "" : ",").append(rails[i].name());
         }
         return sb.append(rails.length == 0 ? "none" : "").append(" amo=")
-            .append(amoLane == null ? "none" : amoLane.name()).toString();
+            .append(amoLane != null ? amoLane.name() : softAmo ? "emulated(" + ep.am.name() + ")" : "none").toString();
     }
 
     /**
@@ -215,7 +235,7 @@ public final class Rkey implements AutoCloseable {
     /** True if 64-bit (or 32-bit) atomics of {@code op} can go on this key's atomic lane. */
     boolean supportsAtomic(final AtomicOp op, final boolean is64) {
         if (amoLane == null) {
-            return false;
+            return softAmo; // every op, both sizes
         }
         return ((is64 ? amoLane.local.attrs.atomic64Ops() : amoLane.local.attrs.atomic32Ops()) & op.bit()) != 0;
     }

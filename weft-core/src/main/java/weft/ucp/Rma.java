@@ -101,6 +101,9 @@ final class Rma {
             }
             case AMO_POST -> {
                 final Lane lane = k.amoLane;
+                if (lane == null && k.softAmo) {
+                    return SoftAtomics.issue(r, k);
+                }
                 if (lane == null || !k.supportsAtomic(r.atomicOp, r.capacity == 8)) {
                     return fail(r, Status.UNSUPPORTED);
                 }
@@ -115,6 +118,9 @@ final class Rma {
             case AMO_FETCH, AMO_CSWAP -> {
                 final Lane lane = k.amoLane;
                 final boolean is64 = r.capacity == 8;
+                if (lane == null && k.softAmo) {
+                    return SoftAtomics.issue(r, k);
+                }
                 if (lane == null || !k.supportsAtomic(r.rmaOp == AMO_CSWAP ? AtomicOp.CSWAP : r.atomicOp, is64)) {
                     return fail(r, Status.UNSUPPORTED);
                 }

@@ -52,6 +52,7 @@ public final class Worker implements AutoCloseable {
     final UnexpectedPool unexpected;
     final ActiveMessages ams;
     final Streams streams;
+    final SoftAtomics softAtomics = new SoftAtomics(this);
     final FlowControl flow;
     private final Arena arena = Arena.ofShared();
 
@@ -138,6 +139,9 @@ public final class Worker implements AutoCloseable {
                 streams.register(i);
                 i.setAmHandler(AmId.FLOW, flow::onFlow);
                 i.setAmHandler(AmId.EP_REMOVED, this::onEpRemoved);
+                i.setAmHandler(AmId.SOFT_AMO, softAtomics::onRequest);
+                i.setAmHandler(AmId.SOFT_AMO_REP, softAtomics::onReply);
+                i.setAmHandler(AmId.SOFT_AMO_NAK, softAtomics::onNak);
                 i.setAmHandler(AmId.KEEPALIVE, this::onKeepalive);
             }
         }

@@ -19,7 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * One-sided operations of at most 8 bytes allocate nothing in steady state: putNbi, get (request),
  * 64-bit atomic post, fetch and cswap, 32-bit fetch, and flush, over shm (direct) and tcp (served by the
- * target's progress). Two workers in one JVM, one thread progressing both.
+ * target's progress), and over shm+cma on registered memory (put/get by cma, atomics emulated at the
+ * target: {@link SoftAtomics}). Two workers in one JVM, one thread progressing both.
  */
 @Timeout(60)
 @Tag("allocation") // runs in a fresh JVM: see the surefire "allocation" execution
@@ -28,15 +29,21 @@ class RmaAllocationTest {
     private static final long LIMIT = 400;
 
     @ParameterizedTest
-    @ValueSource(strings = {"shm,self", "tcp,self"})
-    void smallPutGetAtomicsAllocateNothing(final String tls) {
+    @ValueSource(strings = {"shm,self", "tcp,self", "shm,cma,self registered"})
+    void smallPutGetAtomicsAllocateNothing(final String set) {
+        final String tls = set.split(" ")[0];
+        final boolean registered = set.endsWith("registered");
         final Config cfg = Config.global().with("SHM_KEEPALIVE_INTERVAL", "100s").with("KEEPALIVE_INTERVAL", "10m");
         try (Context ctx = Context.builder().transports(tls.split(",")).config(cfg).build();
              Worker a = ctx.newWorker(); Worker b = ctx.newWorker(); Arena arena = Arena.ofConfined();
-             MemoryMap heap = ctx.memMap(4096, 0)) {
+             Arena user = Arena.ofShared();
+             MemoryMap heap = registered ? ctx.memMap(user.allocate(4096, 4096), 0) : ctx.memMap(4096, 0)) {
             final Endpoint ab = a.connect(b.address());
             b.connect(a.address());
             try (Rkey rk = ab.unpackRkey(heap.packRkey())) {
+                if (registered) {
+                    assertTrue(rk.describe().contains("amo=emulated("), rk.describe());
+                }
                 final MemorySegment buf = arena.allocate(64);
                 long best = Long.MAX_VALUE;
                 for (int round = 0; round < 5; round++) { // the first two warm up (JIT, pools)

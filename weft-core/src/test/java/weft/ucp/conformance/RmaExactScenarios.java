@@ -62,7 +62,7 @@ public final class RmaExactScenarios {
         }
     }
 
-    /** True if the key has an atomic lane (registered memory over shm+cma has none: UNSUPPORTED). */
+    /** True if the key has atomics (a lane, or emulated at the target); checks UNSUPPORTED otherwise. */
     static boolean atomics(final Pe pe, final Rkey rk, final MemorySegment scratch) {
         if (!rk.describe().contains("amo=none")) {
             return true;
@@ -231,10 +231,11 @@ public final class RmaExactScenarios {
                     return;
                 }
                 final String lanes = rk.describe();
-                if (registered && lanes.contains("amo=none") && pe.tls().contains("cma")) {
-                    return; // cma has no atomics and shm cannot register user memory (a known gap)
-                }
                 assertTrue(!lanes.contains("amo=none"), "an atomic lane: " + lanes);
+                if (registered && !pe.tls().contains("tcp") && pe.tls().contains("cma")) {
+                    // cma has no atomics and shm cannot register user memory: emulated at the target
+                    assertTrue(lanes.contains("amo=emulated("), "emulated atomics: " + lanes);
+                }
                 final MemorySegment w = heap.segment();
                 w.fill((byte) 0);
                 // swap tokens: the word starts with 1000+me, the local side holds 2000+me, the peer 3000+peer
@@ -615,6 +616,28 @@ public final class RmaExactScenarios {
                 assertEquals(Status.INVALID_RKEY, assertThrows(WeftException.class,
                     () -> k2.ptr(b, 8)).status(), "ptr of a closed key");
                 if (registered) {
+                    if (rk.describe().contains("amo=emulated(")) {
+                        // emulated atomics can revoke: the target no longer knows the map
+                        final MemoryMap gone = map(pe, 4096, true);
+                        final Rkey stale = RmaScenarios.exchange(pe, gone, 0x6007);
+                        pe.barrier();
+                        gone.close();
+                        pe.barrier();
+                        final String on = " after the owner unmapped (" + stale.describe() + ")";
+                        expectStale(pe, pe.ep().atomicFetch(AtomicOp.ADD, 1, buf, 0, stale.base(), stale),
+                            "emulated fetch-add" + on);
+                        expectStale(pe, pe.ep().atomicCswap32(0, 1, buf, 0, stale.base() + 4, stale),
+                            "emulated cswap32" + on);
+                        assertEquals(Status.IN_PROGRESS, pe.ep().atomicPost(AtomicOp.ADD, 1, stale.base(), stale),
+                            "emulated post" + on);
+                        final Request f = pe.ep().flush();
+                        assertEquals(Status.INVALID_RKEY, pe.await(f), "flush after an emulated post" + on);
+                        f.release();
+                        final Request f2 = pe.ep().flush();
+                        assertEquals(Status.OK, pe.await(f2), "the next flush" + on + " reports nothing old");
+                        f2.release();
+                        stale.close();
+                    }
                     pe.barrier();
                     return; // cma cannot revoke access to user memory (documented): allocated memory only
                 }
