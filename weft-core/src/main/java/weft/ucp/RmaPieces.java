@@ -7,10 +7,8 @@ import weft.uct.IoVector;
  * {@link #MAX_IOV} entries each, from a contiguous buffer or from the user's {@link IoVector}
  * (walked with the request's datatype cursor, so sequential pieces never rescan it).
  *
- * <p>A lane may keep the iov it was given until that piece completes (tcp streams a get into it
- * later), so only the first piece uses the request's own iov; a later piece of the same operation
- * (above the lane's zcopy limit, or past 16 iov entries) gets its own. That allocation is off the
- * small-message path: contiguous operations up to the lane's limit are one piece.
+ * <p>Every piece reuses the request's own iov: a transport copies the entries it needs after the call
+ * (the uct {@link weft.uct.Endpoint} contract), so no piece allocates.
  */
 final class RmaPieces {
     /** Most iov entries of one piece (the tcp and cma limit). */
@@ -37,7 +35,7 @@ final class RmaPieces {
 
     /** The iov of the next piece: local bytes {@code [r.received, +≤max)}; its length is what it covers. */
     static IoVector next(final Request r, final long max) {
-        final IoVector v = r.received == 0 ? r.rmaIov.clear() : new IoVector(1);
+        final IoVector v = r.rmaIov.clear();
         final long want = Math.min(max, r.capacity - r.received);
         if (r.dt != Datatypes.IOV) {
             return v.add(r.buffer, r.offset + r.received, want);

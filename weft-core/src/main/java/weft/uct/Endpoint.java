@@ -16,6 +16,11 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>An operation the interface does not advertise in its capabilities returns
  * {@link Status#UNSUPPORTED}.
+ *
+ * <p>Zero-copy operations ({@code amZcopy}, {@code putZcopy}, {@code getZcopy}): the memory the
+ * {@link IoVector} describes must stay valid (and, for a get, untouched) until completion, but the
+ * {@code IoVector} object itself is the caller's again as soon as the call returns: a transport that
+ * needs the entries later copies them. Callers reuse one vector for every piece of an operation.
  */
 public interface Endpoint extends AutoCloseable {
     Interface iface();
@@ -32,7 +37,7 @@ public interface Endpoint extends AutoCloseable {
      */
     long amBcopy(int id, Packer packer);
 
-    /** Sends header + iov without an intermediate copy; the iov must stay valid until completion. */
+    /** Sends header + iov without an intermediate copy; the iov's memory must stay valid until completion. */
     Status amZcopy(int id, MemorySegment header, long headerOffset, int headerLength, IoVector iov,
                    Completion completion);
 
