@@ -33,6 +33,7 @@ package weft.ucp;
  *  KEEPALIVE     am short, header = receiver's ep id, [u64 0]: the sender is alive and progressing
  *
  *  emulated atomics (SoftAtomics): SOFT_AMO, SOFT_AMO_REP, SOFT_AMO_NAK; layouts there
+ *  GET-based eager (EagerGet): EAGER_GET_KEY, EAGER_GET, EAGER_GET_DONE; layouts there
  * </pre>
  *
  * "dst ep" is the receiver's id for its endpoint to the sender, learned during wireup, so the receiver
@@ -53,6 +54,9 @@ final class AmId {
     /** Flag in RNDV_RTR's value: the receiver takes RNDV_DATA pieces in any order. */
     static final long RTR_ANY_ORDER = 1L << 62;
     static final int RNDV_DATA = 12;
+    static final int EAGER_GET = 20;
+    static final int EAGER_GET_KEY = 21;
+    static final int EAGER_GET_DONE = 24;
     static final int RNDV_RTR_PUT = 22;
     static final int RNDV_ATP = 23;
     static final int AM_SHORT = 13;

@@ -39,6 +39,9 @@ public final class Context implements AutoCloseable {
     final long rndvThresh;
     final long maxShort;
     final long zcopyThresh;
+    final long eagerGetThresh;
+    final long eagerGetMax;
+    final long eagerGetPool;
     final int maxRndvRails;
     final double multiLaneMaxRatio;
     final long rndvChunk;
@@ -85,6 +88,9 @@ public final class Context implements AutoCloseable {
         this.rndvThresh = config.get(UcpConfig.RNDV_THRESH);
         this.maxShort = config.get(UcpConfig.MAX_SHORT);
         this.zcopyThresh = config.get(UcpConfig.ZCOPY_THRESH);
+        this.eagerGetThresh = config.get(UcpConfig.EAGER_GET_THRESH);
+        this.eagerGetMax = Math.max(0, config.get(UcpConfig.EAGER_GET_MAX));
+        this.eagerGetPool = Math.max(0, config.get(UcpConfig.EAGER_GET_POOL));
         this.maxRndvRails = Math.max(1, config.get(UcpConfig.MAX_RNDV_RAILS));
         this.multiLaneMaxRatio = config.get(UcpConfig.MULTI_LANE_MAX_RATIO);
         this.rndvChunk = Math.max(4096, config.get(UcpConfig.RNDV_CHUNK));
@@ -122,7 +128,7 @@ public final class Context implements AutoCloseable {
     public static List<weft.ucs.config.ConfigVar<?>> configVars() {
         return List.of(UcpConfig.RNDV_THRESH, UcpConfig.MAX_SHORT, UcpConfig.MAX_RNDV_RAILS,
             UcpConfig.MULTI_LANE_MAX_RATIO, UcpConfig.RNDV_CHUNK, UcpConfig.ZCOPY_THRESH, UcpConfig.RNDV_SCHEME,
-            UcpConfig.UNEXPECTED_BUDGET, UcpConfig.MAX_RMA_RAILS, UcpConfig.MIN_RMA_CHUNK, UcpConfig.LANE_POLICY,
+            UcpConfig.EAGER_GET_THRESH, UcpConfig.EAGER_GET_MAX, UcpConfig.EAGER_GET_POOL, UcpConfig.UNEXPECTED_BUDGET, UcpConfig.MAX_RMA_RAILS, UcpConfig.MIN_RMA_CHUNK, UcpConfig.LANE_POLICY,
             Lifecycle.KEEPALIVE_INTERVAL, Lifecycle.KEEPALIVE_TIMEOUT, Lifecycle.EP_CLOSE_TIMEOUT,
             SockaddrHandshake.CONNECT_TIMEOUT, Streams.WINDOW, FixedAllocation.FIXED_BASE);
     }

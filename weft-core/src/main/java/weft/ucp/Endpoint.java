@@ -33,6 +33,7 @@ public final class Endpoint implements AutoCloseable {
     static final int ST_WAIT = 4;
     private static final int ST_DATA = 5;
     private static final int ST_MIDDLES = 6;
+    private static final int ST_EAGER_GET = 7;
 
     final Worker worker;
     final long id;
@@ -333,6 +334,8 @@ public final class Endpoint implements AutoCloseable {
         if (length >= thresholds.rndvThresh) {
             r.kind = Request.RNDV_SEND;
             r.sendStage = ST_RTS;
+        } else if (!sync && thresholds.eagerGet(length)) {
+            r.sendStage = ST_EAGER_GET; // copied into the pool the peer maps; done when the header went
         } else if (length >= thresholds.zcopyThresh && r.dt == Datatypes.CONTIG && r.buffer.isNative()) {
             r.zdata = true; // eager zero-copy: fragments sent from the user's buffer, done by their completions
             r.completion.reset(1); // our reference, dropped once every fragment is issued
@@ -493,6 +496,15 @@ public final class Endpoint implements AutoCloseable {
                 packer.set(SendPacker.EAGER, r, 0, r.capacity);
                 final long n = amEp.amBcopy(AmId.EAGER, packer);
                 return n >= 0 ? Status.OK : Status.ofLength(n);
+            }
+            case ST_EAGER_GET -> {
+                final Status st = worker.eagerGet.send(this, r);
+                if (st != Status.UNSUPPORTED) {
+                    return st;
+                }
+                // no free slot (or no pool): eager fragments instead, never a wait
+                r.sendStage = r.capacity > thresholds.maxBcopy - 8 ? ST_FRAGMENTS : ST_SINGLE;
+                return sendEager(r);
             }
             default -> {
                 if (remoteId < 0) {
@@ -992,6 +1004,31 @@ public final class Endpoint implements AutoCloseable {
         }
     }
 
+    // GET-based eager (EagerGet): our pool's key went to the peer; the peer's pool as we map it
+    boolean eagerGetKeySent;
+    private MemorySegment egHeader;
+    private Rkey egRkey;
+    private MemorySegment egView;
+
+    MemorySegment eagerGetHeader() {
+        if (egHeader == null) {
+            egHeader = worker.arena().allocate(EagerGet.HEADER, 8);
+        }
+        return egHeader;
+    }
+
+    MemorySegment eagerGetView() {
+        return egView;
+    }
+
+    void setEagerGetView(final Rkey rk, final MemorySegment view) {
+        if (egRkey != null) {
+            egRkey.close();
+        }
+        egRkey = rk;
+        egView = view;
+    }
+
     /** Replies queued by {@link #sendReply} (at the queue's front) and the last of them. */
     private int urgentQueued;
     private Request urgentTail;
@@ -1099,6 +1136,11 @@ public final class Endpoint implements AutoCloseable {
         abortAll(st);
         closed = true;
         rndvCache.close();
+        if (egRkey != null) {
+            egRkey.close();
+            egRkey = null;
+            egView = null;
+        }
         for (final Lane l : lanes) {
             l.uct.close();
         }

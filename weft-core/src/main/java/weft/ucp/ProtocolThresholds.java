@@ -2,7 +2,8 @@ package weft.ucp;
 
 /**
  * Where an endpoint switches protocol as the message grows: eager short (inline) → eager bcopy
- * (copied, one or more fragments) → eager zcopy (from the user's buffer, where the AM lane can) →
+ * (copied, one or more fragments) → eager zcopy (from the user's buffer, where the AM lane can) or
+ * GET-based eager ({@link EagerGet}, where the AM lane's transport allocates memory the peer maps) →
  * rendezvous. Computed from the lanes' performance model as the crossover of two linear cost functions,
  * unless {@code WEFT_MAX_SHORT} / {@code WEFT_ZCOPY_THRESH} / {@code WEFT_RNDV_THRESH} set them.
  *
@@ -35,6 +36,9 @@ final class ProtocolThresholds {
     final long zcopyThresh;
     /** Limit of one zero-copy AM fragment (header + payload) on the AM lane. */
     final long maxZcopy;
+    /** GET-based eager ({@link EagerGet}) from this size to {@link #eagerGetMax}; Long.MAX_VALUE when off. */
+    final long eagerGetMin;
+    final long eagerGetMax;
 
     ProtocolThresholds(final Context ctx, final Lane am, final Lane[] rndv) {
         final long laneShort = Math.min(am.local.attrs.amMaxShort(), am.remote.amMaxShort());
@@ -59,8 +63,15 @@ final class ProtocolThresholds {
         } else {
             zcopyThresh = Math.max(maxBcopy - 8 + 1, maxShort + 1);
         }
+        // GET-based eager where the AM lane's transport allocates memory the peer maps (both run it)
+        final boolean eagerGet = ctx.eagerGetMax > 0 && ctx.eagerGetPool >= ctx.eagerGetMax
+            && EagerGet.mappable(am.local.transport);
+        final long egMin = ctx.eagerGetThresh >= 0 ? Math.max(ctx.eagerGetThresh, maxShort + 1) : maxBcopy - 8 + 1;
         if (ctx.rndvThresh >= 0) {
             rndvThresh = Math.max(ctx.rndvThresh, 0);
+        } else if (eagerGet && egMin <= ctx.eagerGetMax) {
+            // measured on shm: up to 64 KiB a copy through the mapped pool beats the rendezvous round trips
+            rndvThresh = ctx.eagerGetMax + 1;
         } else if (!rndvGet) {
             rndvThresh = AM_RNDV_THRESH;
         } else {
@@ -87,6 +98,18 @@ final class ProtocolThresholds {
                 rndvThresh = Math.max(maxShort + 1, (long) Math.ceil(cross));
             }
         }
+        if (eagerGet && egMin <= Math.min(ctx.eagerGetMax, rndvThresh - 1)) {
+            eagerGetMin = egMin;
+            eagerGetMax = Math.min(ctx.eagerGetMax, rndvThresh - 1);
+        } else {
+            eagerGetMin = Long.MAX_VALUE;
+            eagerGetMax = -1;
+        }
+    }
+
+    /** True if a send of {@code length} bytes goes GET-based eager. */
+    boolean eagerGet(final long length) {
+        return length >= eagerGetMin && length <= eagerGetMax;
     }
 
     /**
@@ -110,6 +133,12 @@ final class ProtocolThresholds {
     }
 
     String describe() {
+        if (eagerGetMin <= eagerGetMax) {
+            return String.format("tag_send: 0..%d eager short, ..%d eager bcopy (%s), ..%d eager get (pool of the AM "
+                    + "lane's memory), %d.. rendezvous (%s)%n", maxShort, eagerGetMin - 1,
+                eagerGetMin - 1 > maxBcopy ? "multi-fragment above " + maxBcopy : "single", eagerGetMax,
+                eagerGetMax + 1, rndvGet ? "get" : rndvPut ? "put" : "am");
+        }
         if (zcopyThresh < rndvThresh) {
             return String.format("tag_send: 0..%d eager short, ..%d eager bcopy (%s), ..%d eager zcopy (fragments "
                     + "of %d), %d.. rendezvous (%s)%n", maxShort, zcopyThresh - 1,

@@ -14,6 +14,16 @@ final class UcpConfig {
         "auto", "Message size from which eager tag sends go zero-copy (sent from the user's buffer, in fragments "
             + "of the lane's zero-copy limit) where the AM lane can; auto = where a copy would need more than "
             + "one fragment.");
+    static final ConfigVar<Long> EAGER_GET_THRESH = ConfigRegistry.register("EAGER_GET_THRESH",
+        ConfigType.SIZE_OR_AUTO, "auto", "Message size from which tag sends use the GET-based eager protocol (the "
+            + "sender copies into a pool the receiver maps and sends only the header) where the AM lane's transport "
+            + "allocates memory its peers map (shm); auto = one byte past a single eager copy fragment.");
+    static final ConfigVar<Long> EAGER_GET_MAX = ConfigRegistry.register("EAGER_GET_MAX", ConfigType.SIZE, "64k",
+        "Largest message sent GET-based eager (the pool's slot size); 0 turns the protocol off. With it on, an "
+            + "automatic WEFT_RNDV_THRESH starts above it.");
+    static final ConfigVar<Long> EAGER_GET_POOL = ConfigRegistry.register("EAGER_GET_POOL", ConfigType.SIZE, "4m",
+        "Bytes of a worker's GET-based eager pool (allocated on first use; a send finding no free slot goes "
+            + "in eager fragments instead).");
     static final ConfigVar<Integer> MAX_RNDV_RAILS = ConfigRegistry.register("MAX_RNDV_RAILS", ConfigType.INT, "2",
         "Most lanes a rendezvous transfer is striped over (gets, or streaming over AM on the lanes that send "
             + "zero-copy AM), one per device pair, bandwidth-weighted.");

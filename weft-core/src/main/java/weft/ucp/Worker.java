@@ -53,6 +53,7 @@ public final class Worker implements AutoCloseable {
     final ActiveMessages ams;
     final Streams streams;
     final SoftAtomics softAtomics = new SoftAtomics(this);
+    final EagerGet eagerGet;
     final FlowControl flow;
     private final Arena arena = Arena.ofShared();
 
@@ -105,6 +106,7 @@ public final class Worker implements AutoCloseable {
         this.unexpected = new UnexpectedPool(context.unexpectedBudget);
         this.ams = new ActiveMessages(this);
         this.streams = new Streams(this, Math.min(context.config().get(Streams.WINDOW), context.unexpectedBudget));
+        this.eagerGet = new EagerGet(this, context.eagerGetMax, context.eagerGetPool);
         this.flow = new FlowControl(this);
         final List<WorkerIface> list = new ArrayList<>();
         final InterfaceParams params = InterfaceParams.defaults().withConfig(context.config())
@@ -140,6 +142,9 @@ public final class Worker implements AutoCloseable {
                 i.setAmHandler(AmId.FLOW, flow::onFlow);
                 i.setAmHandler(AmId.EP_REMOVED, this::onEpRemoved);
                 i.setAmHandler(AmId.SOFT_AMO, softAtomics::onRequest);
+                i.setAmHandler(AmId.EAGER_GET_KEY, eagerGet::onKey);
+                i.setAmHandler(AmId.EAGER_GET, eagerGet::onHeader);
+                i.setAmHandler(AmId.EAGER_GET_DONE, eagerGet::onDone);
                 i.setAmHandler(AmId.SOFT_AMO_REP, softAtomics::onReply);
                 i.setAmHandler(AmId.SOFT_AMO_NAK, softAtomics::onNak);
                 i.setAmHandler(AmId.KEEPALIVE, this::onKeepalive);
@@ -1113,24 +1118,27 @@ public final class Worker implements AutoCloseable {
     }
 
     private Status onEager(final MemorySegment data, final long off, final long len, final int flags) {
-        final long tag = data.get(LONG, off);
-        final long plen = len - 8;
+        deliverEager(data.get(LONG, off), data, off + 8, len - 8);
+        return Status.OK;
+    }
+
+    /** An eager message of {@code plen} bytes at {@code data[src]}: into a matching receive, else unexpected. */
+    void deliverEager(final long tag, final MemorySegment data, final long src, final long plen) {
         final Request r = matcher.matchExpected(tag);
         if (r != null) {
-            Datatypes.unpack(r, 0, data, off + 8, plen);
+            Datatypes.unpack(r, 0, data, src, plen);
             r.tag = tag;
             r.length = plen;
             complete(r, plen > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
-            return Status.OK;
+            return;
         }
         final TagMessage m = unexpected.acquire(plen);
-        MemorySegment.copy(data, off + 8, m.data, 0, plen);
+        MemorySegment.copy(data, src, m.data, 0, plen);
         m.tag = tag;
         m.length = plen;
         m.received = plen;
         matcher.addUnexpected(m);
         flow.added();
-        return Status.OK;
     }
 
     private Status onEagerFirst(final MemorySegment data, final long off, final long len, final int flags) {
@@ -1445,6 +1453,7 @@ public final class Worker implements AutoCloseable {
             matcher.drainUnexpected(unexpected::release);
             drainDone();
             closed = true;
+            eagerGet.close();
             uct.close();
             unexpected.close();
             arena.close();

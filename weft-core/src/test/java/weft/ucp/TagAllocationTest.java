@@ -28,8 +28,10 @@ class TagAllocationTest {
     private static final long CEILING = 2000; // any round after warm-up: 0.05 byte per pair (JIT transients)
 
     @ParameterizedTest
-    @ValueSource(strings = {"shm,self", "tcp,self"})
-    void shortTagSendReceiveAllocatesNothing(final String tls) {
+    @ValueSource(strings = {"shm,self 8", "tcp,self 8", "shm,self 32768"}) // 32 KiB over shm: eager get
+    void shortTagSendReceiveAllocatesNothing(final String set) {
+        final String tls = set.split(" ")[0];
+        final int n = Integer.parseInt(set.split(" ")[1]);
         // shm's liveness check (every 200 ms) and the ucp keepalive round (every 500 ms), not per
         // operation, read /proc through cold capturing downcalls and allocate a few hundred bytes to a few
         // KB each time: pushed out of the measured window so that what is left is per-operation cost
@@ -37,15 +39,15 @@ class TagAllocationTest {
         try (Context ctx = Context.builder().transports(tls.split(",")).config(cfg).build();
              Worker a = ctx.newWorker(); Worker b = ctx.newWorker(); Arena arena = Arena.ofConfined()) {
             final Endpoint ab = a.connect(b.address());
-            final MemorySegment src = arena.allocate(8);
-            final MemorySegment dst = arena.allocate(8);
+            final MemorySegment src = arena.allocate(n);
+            final MemorySegment dst = arena.allocate(n);
             final TagInfo info = new TagInfo();
             long best = Long.MAX_VALUE;
             for (int round = 0; round < 5; round++) { // the first two rounds warm up (JIT, pools)
                 final long before = AllocationMeter.allocatedBytes();
-                final long sum1 = expected(a, b, ab, src, dst);
+                final long sum1 = expected(a, b, ab, src, dst, n);
                 final long mid = AllocationMeter.allocatedBytes();
-                final long sum = sum1 + unexpected(a, b, ab, src, dst, info);
+                final long sum = sum1 + unexpected(a, b, ab, src, dst, info, n);
                 final long allocated = AllocationMeter.allocatedBytes() - before;
                 System.out.printf("%s round %d: expected %d bytes, unexpected %d bytes%n", tls, round, mid - before,
                     AllocationMeter.allocatedBytes() - mid);
@@ -64,12 +66,12 @@ class TagAllocationTest {
     }
 
     private static long expected(final Worker a, final Worker b, final Endpoint ab, final MemorySegment src,
-                                 final MemorySegment dst) {
+                                 final MemorySegment dst, final int n) {
         long sum = 0;
         for (int i = 0; i < N; i++) {
-            final Request r = b.recvTag(dst, 0, 8, 5, -1L);
+            final Request r = b.recvTag(dst, 0, n, 5, -1L);
             src.set(ValueLayout.JAVA_LONG, 0, i);
-            final Request s = ab.sendTag(5, src, 0, 8);
+            final Request s = ab.sendTag(5, src, 0, n);
             long spins = 0;
             while (!r.isCompleted()) {
                 a.progress();
@@ -89,11 +91,11 @@ class TagAllocationTest {
     }
 
     private static long unexpected(final Worker a, final Worker b, final Endpoint ab, final MemorySegment src,
-                                   final MemorySegment dst, final TagInfo info) {
+                                   final MemorySegment dst, final TagInfo info, final int n) {
         long sum = 0;
         for (int i = 0; i < N; i++) {
             src.set(ValueLayout.JAVA_LONG, 0, i);
-            final Request s = ab.sendTag(6, src, 0, 8);
+            final Request s = ab.sendTag(6, src, 0, n);
             long spins = 0;
             while (b.probeTag(6, -1L, false) == null) {
                 a.progress();
@@ -102,8 +104,8 @@ class TagAllocationTest {
                     throw new AssertionError("unexpected message " + i + " did not arrive");
                 }
             }
-            final Request r = b.recvTag(dst, 0, 8, 6, -1L, info, null);
-            if (!r.isCompleted() || r.status() != Status.OK || info.length() != 8) {
+            final Request r = b.recvTag(dst, 0, n, 6, -1L, info, null);
+            if (!r.isCompleted() || r.status() != Status.OK || info.length() != n) {
                 throw new AssertionError("unexpected " + i + ": " + r);
             }
             r.release();

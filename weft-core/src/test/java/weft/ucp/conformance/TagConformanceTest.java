@@ -40,6 +40,17 @@ class TagConformanceTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("sets")
+    void eagerGetPoolExhaustionOrderingTruncation(final String tls, final ScenarioRunner.Mode mode) throws Exception {
+        System.setProperty("weft.eager_get_pool", "128k");
+        try {
+            ScenarioRunner.run(TagScenarios.EagerGetPool.class, tls, mode, 90);
+        } finally {
+            System.clearProperty("weft.eager_get_pool");
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("sets")
     void matchingOrderingProbeCancelCallbacks(final String tls, final ScenarioRunner.Mode mode) throws Exception {
         ScenarioRunner.run(TagScenarios.Matching.class, tls, mode, 60);
     }

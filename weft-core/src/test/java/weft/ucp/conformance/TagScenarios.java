@@ -79,6 +79,86 @@ public final class TagScenarios {
         }
     }
 
+    /**
+     * GET-based eager with a pool of two slots ({@code weft.eager_get_pool=128k}): over shm the medium range
+     * goes eager-get; 40 messages in flight before the receiver progresses use both slots and then fall back
+     * to eager fragments, and still match in send order (same tag), expected and unexpected, contiguous
+     * and iov; a truncated one reports MESSAGE_TRUNCATED and writes nothing past the buffer. Elsewhere the
+     * protocol is off.
+     */
+    public static final class EagerGetPool implements Scenario {
+        @Override
+        public void run(final Pe pe) {
+            final String d = pe.ep().describe();
+            final boolean shm = pe.tls().startsWith("shm");
+            if (shm != d.contains("eager get")) {
+                throw new AssertionError("eager get expected " + shm + " over " + pe.tls() + ": " + d);
+            }
+            final long r = pe.ep().rendezvousThreshold();
+            final long n = Math.min(32 * 1024, r - 1);
+            final int count = 40;
+            for (int round = 0; round < 2; round++) {
+                final boolean expected = round == 1;
+                final List<Request> rs = new ArrayList<>();
+                final List<MemorySegment> bufs = new ArrayList<>();
+                if (pe.rank() == 1 && expected) {
+                    for (int i = 0; i < count; i++) {
+                        final MemorySegment b = pe.arena().allocate(n);
+                        bufs.add(b);
+                        rs.add(pe.worker().recvTag(b, 0, n, 0xE6, -1L));
+                    }
+                }
+                pe.barrier();
+                if (pe.rank() == 0) {
+                    for (int i = 0; i < count; i++) {
+                        final MemorySegment src = pe.pattern(n, 900 + i);
+                        rs.add((i & 1) == 0 ? pe.ep().sendTag(0xE6, src, 0, n)
+                            : pe.ep().sendTag(0xE6, weft.uct.IoVector.of(src, 0, 100).add(src, 100, n - 100), null));
+                    }
+                    for (final Request q : rs) {
+                        assertEquals(Status.OK, pe.await(q), "eager-get send");
+                        q.release();
+                    }
+                } else {
+                    if (!expected) {
+                        pe.progressFor(30);
+                        for (int i = 0; i < count; i++) {
+                            final MemorySegment b = pe.arena().allocate(n);
+                            bufs.add(b);
+                            rs.add(pe.worker().recvTag(b, 0, n, 0xE6, -1L));
+                        }
+                    }
+                    for (int i = 0; i < count; i++) {
+                        assertEquals(Status.OK, pe.await(rs.get(i)), "eager-get receive " + i);
+                        rs.get(i).release();
+                        Pe.checkPattern(bufs.get(i), n, 900 + i, (expected ? "expected" : "unexpected")
+                            + " eager-get message " + i + " (send order)");
+                    }
+                }
+                pe.barrier();
+            }
+            // truncation: the receiver's buffer is smaller than the message
+            if (pe.rank() == 0) {
+                final Request q = pe.ep().sendTag(0xE7, pe.pattern(n, 5), 0, n);
+                assertEquals(Status.OK, pe.await(q), "truncated eager-get send");
+                q.release();
+            } else {
+                final MemorySegment b = pe.arena().allocate(n);
+                b.fill((byte) 0x3C);
+                final TagInfo info = new TagInfo();
+                final Request q = pe.worker().recvTag(b, 0, n / 2, 0xE7, -1L, info, null);
+                assertEquals(Status.MESSAGE_TRUNCATED, pe.await(q), "truncated eager-get receive");
+                q.release();
+                assertEquals(n, info.length(), "the sender's length");
+                Pe.checkPattern(b, n / 2, 5, "truncated eager-get prefix");
+                for (long i = n / 2; i < n; i++) {
+                    assertEquals((byte) 0x3C, b.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i), "byte " + i + " past the buffer");
+                }
+            }
+            pe.barrier();
+        }
+    }
+
     /** Sizes around every protocol threshold of the endpoint, both directions, expected receives. */
     public static final class Thresholds implements Scenario {
         @Override

@@ -1,0 +1,197 @@
+package weft.ucp;
+
+import weft.ucs.Status;
+import weft.ucs.WeftException;
+import weft.uct.MemoryDomainAttributes;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * GET-based eager for medium tag messages (the E1 protocol of Cray's GNI netmod): the sender copies the
+ * message into a slot of its worker's eager pool, memory the peer maps (a shared file of the AM lane's
+ * transport), sends only the header, and its request completes at once as an eager send's does; the
+ * receiver reads the body straight from the mapping (into the posted buffer when the receive is
+ * expected, else into its unexpected store, as an eager message) and gives the slot back. Compared
+ * with a multi-fragment eager send it saves a message per fragment; compared with a rendezvous, the
+ * round trip and the sender's wait.
+ *
+ * <p>Used for contiguous and non-contiguous, non-synchronous sends between
+ * {@link ProtocolThresholds#eagerGetMin} and {@link ProtocolThresholds#eagerGetMax} when the AM lane's
+ * transport allocates memory its peers map ({@code ALLOC_SHARED} and {@code RKEY_PTR}: shm). When every
+ * slot is in use a send falls back to the eager fragments (no waiting). The pool's key goes to each peer
+ * once, ahead of the first header on the same ordered lane.
+ *
+ * <pre>
+ *  EAGER_GET_KEY   [u64 dst ep][packed key of the pool]                  (am bcopy, once per endpoint)
+ *  EAGER_GET       am short, header = tag, [u64 dst ep][u64 pool offset][u64 length][u64 slot token]
+ *  EAGER_GET_DONE  am short, header = slot token, [u64 0]: the receiver has read the slot
+ * </pre>
+ */
+final class EagerGet {
+    static final int HEADER = 32;
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+
+    private final Worker worker;
+    private final long slotSize;
+    private final int slots;
+    private MemoryMap pool;
+    private MemorySegment mem;
+    private byte[] packedKey;
+    private int[] free;
+    private int freeCount;
+    private int[] gen;
+    private boolean[] busy;
+    private boolean failed;
+
+    EagerGet(final Worker worker, final long slotSize, final long poolSize) {
+        this.worker = worker;
+        this.slotSize = slotSize;
+        this.slots = (int) Math.max(1, Math.min(1 << 16, poolSize / Math.max(1, slotSize)));
+    }
+
+    /** True if {@code transport}'s memory, allocated here, is mapped by peers of that transport. */
+    static boolean mappable(final weft.uct.Transport transport) {
+        return transport.memoryDomain().attributes().has(MemoryDomainAttributes.ALLOC
+            | MemoryDomainAttributes.ALLOC_SHARED | MemoryDomainAttributes.RKEY_PTR);
+    }
+
+    /** The pool, allocated on first use; false if it cannot be (then the protocol stays off). */
+    private boolean ready(final Lane am) {
+        if (pool != null) {
+            return true;
+        }
+        if (failed) {
+            return false;
+        }
+        try {
+            pool = worker.context.memMap((long) slots * slotSize, 0);
+        } catch (final WeftException e) {
+            failed = true; // no shared allocator (or no memory): the eager fragments serve instead
+            return false;
+        }
+        if (!pool.memoryDomains().contains(am.local.transport.name())) {
+            pool.close();
+            pool = null;
+            failed = true;
+            return false;
+        }
+        mem = pool.segment();
+        packedKey = pool.packRkey();
+        free = new int[slots];
+        gen = new int[slots];
+        busy = new boolean[slots];
+        for (int i = 0; i < slots; i++) {
+            free[i] = slots - 1 - i;
+        }
+        freeCount = slots;
+        return true;
+    }
+
+    /**
+     * One step of an eager-get send: OK when the header went (the request is done), NO_RESOURCE to retry,
+     * UNSUPPORTED when no slot is free or the pool cannot be made (the caller falls back to fragments).
+     */
+    Status send(final Endpoint ep, final Request r) {
+        if (ep.remoteId < 0) {
+            return Status.NO_RESOURCE; // the header names the peer's endpoint: wait for wireup
+        }
+        if (!ready(ep.am)) {
+            return Status.UNSUPPORTED;
+        }
+        if (!ep.eagerGetKeySent) {
+            if (ep.amEp.amBcopy(AmId.EAGER_GET_KEY, (d, o, cap) -> packKey(ep, d, o, cap)) < 0) {
+                return Status.NO_RESOURCE; // slow path, once per endpoint (a capturing packer is fine here)
+            }
+            ep.eagerGetKeySent = true;
+        }
+        if (freeCount == 0) {
+            return Status.UNSUPPORTED;
+        }
+        final int slot = free[freeCount - 1];
+        final long at = slot * slotSize;
+        Datatypes.pack(r, 0, mem, at, r.capacity);
+        final MemorySegment h = ep.eagerGetHeader();
+        h.set(LONG, 0, ep.remoteId);
+        h.set(LONG, 8, at);
+        h.set(LONG, 16, r.capacity);
+        final long token = (long) gen[slot] << 32 | slot;
+        h.set(LONG, 24, token);
+        final Status st = ep.amEp.amShort(AmId.EAGER_GET, r.tag, h, 0, HEADER);
+        if (st == Status.OK) {
+            freeCount--; // the receiver gives it back with EAGER_GET_DONE
+            busy[slot] = true;
+        }
+        return st;
+    }
+
+    private long packKey(final Endpoint ep, final MemorySegment d, final long o, final long cap) {
+        if (8 + packedKey.length > cap) {
+            throw new WeftException(Status.BUFFER_TOO_SMALL, "eager pool key of " + packedKey.length
+                + " bytes does not fit in one message of " + cap);
+        }
+        d.set(LONG, o, ep.remoteId);
+        MemorySegment.copy(packedKey, 0, d, ValueLayout.JAVA_BYTE, o + 8, packedKey.length);
+        return 8 + packedKey.length;
+    }
+
+    /** Receiver: the sender's pool key (once per endpoint). */
+    Status onKey(final MemorySegment data, final long off, final long len, final int flags) {
+        final Endpoint ep = worker.endpointById(data.get(LONG, off));
+        if (ep == null || len <= 8) {
+            return Status.OK;
+        }
+        final byte[] key = data.asSlice(off + 8, len - 8).toArray(ValueLayout.JAVA_BYTE);
+        try {
+            final Rkey rk = ep.unpackRkey(key);
+            ep.setEagerGetView(rk, rk.ptr(rk.base(), rk.length()));
+        } catch (final WeftException e) {
+            // the headers that follow name a pool we cannot read: they are dropped (and their slots returned)
+            System.getLogger("weft.ucp").log(System.Logger.Level.WARNING,
+                "eager-get pool of " + ep + " cannot be mapped: " + e.getMessage());
+        }
+        return Status.OK;
+    }
+
+    /** Receiver: a header; the body is read from the sender's pool like an eager message's payload. */
+    Status onHeader(final MemorySegment data, final long off, final long len, final int flags) {
+        final long tag = data.get(LONG, off);
+        final Endpoint ep = worker.endpointById(data.get(LONG, off + 8));
+        final long at = data.get(LONG, off + 16);
+        final long n = data.get(LONG, off + 24);
+        final long token = data.get(LONG, off + 32);
+        if (ep == null) {
+            return Status.OK; // our endpoint to the sender is gone
+        }
+        final MemorySegment view = ep.eagerGetView();
+        if (view == null || at < 0 || n < 0 || at > view.byteSize() - n) {
+            System.getLogger("weft.ucp").log(System.Logger.Level.WARNING,
+                "dropping an eager-get message outside the sender's pool (or without its key)");
+        } else {
+            worker.deliverEager(tag, view, at, n);
+        }
+        ep.sendReply(AmId.EAGER_GET_DONE, token, 0);
+        return Status.OK;
+    }
+
+    /** Sender: a slot was read. */
+    Status onDone(final MemorySegment data, final long off, final long len, final int flags) {
+        final long token = data.get(LONG, off);
+        final int slot = (int) token;
+        if (pool == null || slot < 0 || slot >= slots || !busy[slot] || gen[slot] != (int) (token >>> 32)) {
+            return Status.OK; // stale or foreign: ignore
+        }
+        busy[slot] = false;
+        gen[slot]++;
+        free[freeCount++] = slot;
+        return Status.OK;
+    }
+
+    /** Frees the pool (worker close). Peers keep their mapping of the file until they drop it. */
+    void close() {
+        if (pool != null) {
+            pool.close();
+            pool = null;
+        }
+    }
+}
