@@ -100,8 +100,10 @@ final class EagerGet {
             return Status.UNSUPPORTED;
         }
         if (!ep.eagerGetKeySent) {
-            if (ep.amEp.amBcopy(AmId.EAGER_GET_KEY, (d, o, cap) -> packKey(ep, d, o, cap)) < 0) {
-                return Status.NO_RESOURCE; // slow path, once per endpoint (a capturing packer is fine here)
+            // slow path, once per endpoint (a capturing packer is fine here)
+            final long n = ep.amEp.amBcopy(AmId.EAGER_GET_KEY, (d, o, cap) -> packKey(ep, d, o, cap));
+            if (n < 0) {
+                return Status.ofLength(n);
             }
             ep.eagerGetKeySent = true;
         }

@@ -970,8 +970,8 @@ public final class Endpoint implements AutoCloseable {
      * replies keep their order).
      */
     void sendReply(final int amId, final long header, final long value) {
-        if (failure != null) {
-            return;
+        if (failure != null || closed) {
+            return; // the peer's endpoint fails or closes too: nobody waits for the reply
         }
         if (urgentQueued == 0) {
             ctl.set(LONG, 0, value);

@@ -23,7 +23,8 @@ class InfoEndpointTest {
     private static final Pattern LANE = Pattern.compile("^#   lane (\\d+): (\\S+)/(\\S+) -> (\\S+)/(\\S+) \\[(.*)]$");
     private static final Pattern TAG = Pattern.compile(
         "^#   tag_send: 0\\.\\.(\\d+) eager short, \\.\\.(\\d+) eager bcopy \\(([^)]*)\\)"
-            + "(?:, \\.\\.(\\d+) eager zcopy \\(fragments of \\d+\\))?, (\\d+)\\.\\. rendezvous \\((get|put|am)\\)$");
+            + "(?:, \\.\\.(\\d+) eager (?:zcopy \\(fragments of \\d+\\)|get \\(pool of the AM lane's memory\\)))?"
+            + ", (\\d+)\\.\\. rendezvous \\((get|put|am)\\)$");
 
     /** One parsed lane: local transport/device, peer transport/device, roles. */
     record Lane(String tl, String dev, String peerTl, String peerDev, String roles) {
@@ -53,7 +54,7 @@ class InfoEndpointTest {
             if (t.matches()) {
                 maxShort = Long.parseLong(t.group(1));
                 final long lastBcopy = Long.parseLong(t.group(2));
-                // eager zero-copy, where the lane has it, follows bcopy without a gap
+                // eager zero-copy or eager get, where the lane has it, follows bcopy without a gap
                 lastEager = t.group(4) == null ? lastBcopy : Long.parseLong(t.group(4));
                 assertTrue(lastEager >= lastBcopy, line);
                 rndv = Long.parseLong(t.group(5));
