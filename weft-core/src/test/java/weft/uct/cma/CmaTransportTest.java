@@ -93,7 +93,8 @@ class CmaTransportTest {
     }
 
     @ParameterizedTest
-    @ValueSource(longs = {0, 1, 7, 8, 4095, 65_537, 512 * 1024, 512 * 1024 + 1, 3 * 1024 * 1024 + 5, 8 * 1024 * 1024})
+    @ValueSource(longs = {0, 1, 7, 8, 4095, 65_537, 512 * 1024, 3 * 1024 * 1024 + 5, 4 * 1024 * 1024,
+        4 * 1024 * 1024 + 1, 8 * 1024 * 1024})
     void shouldPutAndGetEverySize(final long size) {
         final long off = size % 2 == 0 ? 64 : 13; // unaligned remote addresses too
         final MemorySegment src = local.asSlice(0, size);
@@ -103,7 +104,7 @@ class CmaTransportTest {
         final Status put = ep.putZcopy(IoVector.of(local, 0, size), target.address() + off, rkey, c);
         assertEquals(Status.OK, finish(a, put, c));
         assertEquals(-1L, src.mismatch(target.segment().asSlice(off, size)), "put data differs");
-        assertEquals(size > 512 * 1024 ? Status.IN_PROGRESS : Status.OK, put, "only large puts are queued");
+        assertEquals(size > 4 * 1024 * 1024 ? Status.IN_PROGRESS : Status.OK, put, "only puts above CMA_SEG_SIZE are queued");
 
         pattern(target.segment().asSlice(off, size), size + 99);
         local.asSlice(0, size).fill((byte) 0);
@@ -378,9 +379,9 @@ class CmaTransportTest {
         final Status[] seen = new Status[1];
         final Completion cb = new Completion(st -> seen[0] = st);
         cb.reset(1);
-        target.segment().asSlice(0, 1 << 20).fill((byte) 0);
-        pattern(local.asSlice(0, 1 << 20), 3);
-        assertEquals(Status.IN_PROGRESS, ep.putZcopy(IoVector.of(local, 0, 1 << 20), target.address(), rkey, c));
+        target.segment().asSlice(0, 8 << 20).fill((byte) 0);
+        pattern(local.asSlice(0, 8 << 20), 3);
+        assertEquals(Status.IN_PROGRESS, ep.putZcopy(IoVector.of(local, 0, 8 << 20), target.address(), rkey, c));
         assertEquals(Status.IN_PROGRESS, ep.flush(Interface.FLUSH_LOCAL, cb));
         ep.close();
         assertTrue(c.isDone());
