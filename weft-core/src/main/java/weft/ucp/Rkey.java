@@ -29,6 +29,9 @@ public final class Rkey implements AutoCloseable {
     final RemoteKey rmaKey;
     final Lane amoLane;
     final RemoteKey amoKey;
+    /** The atomic lane's {@code AtomicOp} bits, 32 and 64 bit (0 without an atomic lane): one load per check. */
+    private final int amo32Ops;
+    private final int amo64Ops;
     private final List<RemoteKey> unpacked = new ArrayList<>();
     /** What this key grants, canonical: see {@link #compare(Rkey, Rkey)}. */
     private final byte[] identity;
@@ -131,6 +134,8 @@ public final class Rkey implements AutoCloseable {
         this.rmaKey = this.rails.length == 0 ? null : this.railKeys[0];
         this.amoLane = bestAmo;
         this.amoKey = bestAmoKey;
+        this.amo32Ops = bestAmo == null ? 0 : bestAmo.local.attrs.atomic32Ops();
+        this.amo64Ops = bestAmo == null ? 0 : bestAmo.local.attrs.atomic64Ops();
     }
 
     /** {@code u8 flags u64 base u64 length} then, by transport name, {@code name NUL key bytes}. */
@@ -214,10 +219,7 @@ public final class Rkey implements AutoCloseable {
 
     /** True if 64-bit (or 32-bit) atomics of {@code op} can go on this key's atomic lane. */
     boolean supportsAtomic(final AtomicOp op, final boolean is64) {
-        if (amoLane == null) {
-            return false;
-        }
-        return ((is64 ? amoLane.local.attrs.atomic64Ops() : amoLane.local.attrs.atomic32Ops()) & op.bit()) != 0;
+        return ((is64 ? amo64Ops : amo32Ops) & op.bit()) != 0; // both 0 without an atomic lane
     }
 
     /**
