@@ -1494,6 +1494,16 @@ public final class Endpoint implements AutoCloseable {
             if (failure != null || closed) {
                 return status();
             }
+            if (iov == null && sqHead == null && !fencePending) {
+                final Request d = Rma.immediate(this, op, buf, off, len, raddr, rkey, aop, value, compare);
+                if (d != null) {
+                    if (d.isCompleted()) {
+                        return d.status();
+                    }
+                    d.released = true; // nobody waits for it: recycled on completion
+                    return Status.IN_PROGRESS;
+                }
+            }
             final Request r = Rma.prepare(this, op, buf, off, len, raddr, rkey, null);
             if (iov != null) {
                 RmaPieces.attachIov(r, iov);
@@ -1526,6 +1536,12 @@ public final class Endpoint implements AutoCloseable {
         try {
             if (failure != null || closed) {
                 return failedSend(cb);
+            }
+            if (cb == null && iov == null && sqHead == null && !fencePending) {
+                final Request d = Rma.immediate(this, op, buf, off, len, raddr, rkey, aop, value, compare);
+                if (d != null) {
+                    return d;
+                }
             }
             final Request r = Rma.prepare(this, op, buf, off, len, raddr, rkey, cb);
             if (iov != null) {
@@ -1691,7 +1707,7 @@ public final class Endpoint implements AutoCloseable {
      * lane fence when the earlier operations and this one share a single lane (the lane keeps its order),
      * else a FENCE request in the send queue that holds this operation until every lane is flushed.
      */
-    private void orderRma(final long mask) {
+    void orderRma(final long mask) {
         if (fencePending) {
             fencePending = false;
             final long all = unflushedLanes | mask;

@@ -33,6 +33,9 @@ public final class Rkey implements AutoCloseable {
     final boolean softAmo;
     final long softNonce;
     final long softMapId;
+    /** The atomic lane's {@code AtomicOp} bits, 32 and 64 bit (all when emulated, 0 without atomics): one load per check. */
+    private final int amo32Ops;
+    private final int amo64Ops;
     private final List<RemoteKey> unpacked = new ArrayList<>();
     /** What this key grants, canonical: see {@link #compare(Rkey, Rkey)}. */
     private final byte[] identity;
@@ -151,6 +154,8 @@ public final class Rkey implements AutoCloseable {
         this.rmaKey = this.rails.length == 0 ? null : this.railKeys[0];
         this.amoLane = bestAmo;
         this.amoKey = bestAmoKey;
+        this.amo32Ops = bestAmo != null ? bestAmo.local.attrs.atomic32Ops() : soft != null ? -1 : 0;
+        this.amo64Ops = bestAmo != null ? bestAmo.local.attrs.atomic64Ops() : soft != null ? -1 : 0;
     }
 
     /** {@code u8 flags u64 base u64 length} then, by transport name, {@code name NUL key bytes}. */
@@ -234,10 +239,7 @@ public final class Rkey implements AutoCloseable {
 
     /** True if 64-bit (or 32-bit) atomics of {@code op} can go on this key's atomic lane. */
     boolean supportsAtomic(final AtomicOp op, final boolean is64) {
-        if (amoLane == null) {
-            return softAmo; // every op, both sizes
-        }
-        return ((is64 ? amoLane.local.attrs.atomic64Ops() : amoLane.local.attrs.atomic32Ops()) & op.bit()) != 0;
+        return ((is64 ? amo64Ops : amo32Ops) & op.bit()) != 0; // both 0 without atomics, all bits when emulated
     }
 
     /**

@@ -27,6 +27,147 @@ final class Rma {
     private Rma() {
     }
 
+    /**
+     * The immediate path of an operation one lane call can finish: a get of one piece on the key's first
+     * rail, a fetching atomic or compare-and-swap, a short put or an atomic post. Called only when nothing
+     * orders it behind other work (empty send queue, no pending fence, no callback, contiguous data). The
+     * pooled request is not touched when the lane finishes inside the call (the usual case on shm: a
+     * copy or CPU atomic on the mapping): a get or fetching atomic hands the lane the completion of the
+     * worker's spare request ({@link Worker#rmaSpare()}), which the lane leaves alone unless it answers
+     * IN_PROGRESS, and only then becomes the operation's request. Short puts and posts take no completion.
+     *
+     * @return a shared done request (finished, or failed at once), the spare turned into the operation's
+     *     request (the lane continues it), or null when the general path must run (a check failed or the
+     *     lane is out of resources; nothing was done)
+     */
+    static Request immediate(final Endpoint ep, final byte op, final MemorySegment buf, final long off, final long len,
+                             final long raddr, final Rkey k, final AtomicOp aop, final long value, final long compare) {
+        if (k.ep != ep || k.isClosed() || buf != null && (off < 0 || len < 0 || len > buf.byteSize() - off)) {
+            return null; // the general path reports it
+        }
+        final Status st;
+        final Lane lane;
+        switch (op) {
+            case GET -> {
+                final Lane[] rails = k.rails;
+                // one rail: the first (no striping: below two chunks; the policy picks it, or only one rail)
+                if (buf == null || !buf.isNative() || !oneRail(ep, rails, len)) {
+                    return null;
+                }
+                lane = rails[0];
+                if (len > lane.local.attrs.getMaxZcopy()) {
+                    return null;
+                }
+                final Request spare = ep.worker.rmaSpare();
+                final weft.uct.IoVector v = spare.rmaIov.clear().add(buf, off, len);
+                st = lane.uct.getZcopy(v, raddr, k.railKeys[0], spare.completion);
+                if (st == Status.NO_RESOURCE) {
+                    return null;
+                }
+                lane.countRma(false, len);
+                if (st == Status.IN_PROGRESS) {
+                    handOff(ep, spare, op, buf, off, len, raddr, k, aop, value, compare);
+                    spare.received = len; // the one piece is issued
+                    lane.outstanding += len; // Rails.retire takes it off when the request completes
+                    return inProgress(ep, spare, lane);
+                }
+                v.clear(); // keeps no reference to the caller's memory
+            }
+            case AMO_FETCH, AMO_CSWAP -> {
+                lane = k.amoLane;
+                final boolean is64 = len == 8;
+                if (lane == null || buf == null || !k.supportsAtomic(op == AMO_CSWAP ? AtomicOp.CSWAP : aop, is64)) {
+                    return null;
+                }
+                final Request spare = ep.worker.rmaSpare();
+                if (op == AMO_CSWAP) {
+                    st = is64 ? lane.uct.atomic64Cswap(compare, value, buf, off, raddr, k.amoKey, spare.completion)
+                        : lane.uct.atomic32Cswap((int) compare, (int) value, buf, off, raddr, k.amoKey,
+                            spare.completion);
+                } else {
+                    st = is64 ? lane.uct.atomic64Fetch(aop, value, buf, off, raddr, k.amoKey, spare.completion)
+                        : lane.uct.atomic32Fetch(aop, (int) value, buf, off, raddr, k.amoKey, spare.completion);
+                }
+                if (st == Status.NO_RESOURCE) {
+                    return null;
+                }
+                lane.counters.increment(weft.ucs.stats.Counter.ATOMICS);
+                if (st == Status.IN_PROGRESS) {
+                    handOff(ep, spare, op, buf, off, len, raddr, k, aop, value, compare);
+                    return inProgress(ep, spare, lane);
+                }
+            }
+            case PUT -> {
+                final Lane[] rails = k.rails;
+                if (buf == null || !buf.isNative() || !oneRail(ep, rails, len)) {
+                    return null;
+                }
+                lane = rails[0];
+                final InterfaceAttributes a = lane.local.attrs;
+                if (len > a.putMaxShort() || !a.has(Capability.PUT_SHORT)) {
+                    return null;
+                }
+                st = lane.uct.putShort(buf, off, (int) len, raddr, k.railKeys[0]);
+                if (st == Status.NO_RESOURCE) {
+                    return null;
+                }
+                lane.countRma(true, len);
+            }
+            case AMO_POST -> {
+                lane = k.amoLane;
+                if (lane == null || !k.supportsAtomic(aop, len == 8)) {
+                    return null;
+                }
+                st = len == 8 ? lane.uct.atomic64Post(aop, value, raddr, k.amoKey)
+                    : lane.uct.atomic32Post(aop, (int) value, raddr, k.amoKey);
+                if (st == Status.NO_RESOURCE) {
+                    return null;
+                }
+                lane.counters.increment(weft.ucs.stats.Counter.ATOMICS);
+            }
+            default -> {
+                return null;
+            }
+        }
+        ep.orderRma(lane.bit()); // no fence pending: notes the lane for the next fence
+        // a lane never answers IN_PROGRESS without a completion (short put, post): as the general path
+        return Request.done(st == Status.IN_PROGRESS ? Status.INVALID_PARAM : st);
+    }
+
+    /**
+     * True if a contiguous put/get of {@code len} bytes goes to the first rail, as {@link Rails#choose}
+     * would send it: native memory (heap memory needs {@link RmaBounce}), one rail, or the fixed policy and
+     * too short to stripe.
+     */
+    private static boolean oneRail(final Endpoint ep, final Lane[] rails, final long len) {
+        return rails.length == 1 || rails.length > 1 && ep.worker.context.lanePolicy == Rails.FIXED
+            && len < 2 * ep.worker.context.minRmaChunk;
+    }
+
+    /** The lane continues the operation: the spare becomes its request (as {@link #prepare} fills one). */
+    private static void handOff(final Endpoint ep, final Request r, final byte op, final MemorySegment buf,
+                                final long off, final long len, final long raddr, final Rkey k, final AtomicOp aop,
+                                final long value, final long compare) {
+        ep.worker.rmaSpareTaken();
+        r.ep = ep;
+        r.rmaOp = op;
+        r.buffer = buf;
+        r.offset = off;
+        r.capacity = len;
+        r.length = len;
+        r.remoteAddress = raddr;
+        r.rkeyRef = k;
+        r.atomicOp = aop;
+        r.value = value;
+        r.compare = compare;
+    }
+
+    private static Request inProgress(final Endpoint ep, final Request r, final Lane lane) {
+        ep.orderRma(lane.bit());
+        r.completion.complete(Status.OK); // drop our reference: the lane's completion finishes the request
+        return r;
+    }
+
     /** Fills a request for an operation; the caller issues it with {@link #issue}. */
     static Request prepare(final Endpoint ep, final byte op, final MemorySegment buf, final long off, final long len,
                            final long remoteAddress, final Rkey rkey, final RequestCallback cb) {

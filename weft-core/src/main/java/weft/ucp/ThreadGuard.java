@@ -11,13 +11,20 @@ import java.util.concurrent.locks.ReentrantLock;
  * (a callback that calls the worker) is always allowed.
  */
 final class ThreadGuard {
+    private static final int SINGLE = 0;
+    private static final int SERIALIZED = 1;
+    private static final int MULTI = 2;
+
     private final ThreadMode mode;
+    /** {@link #mode} as one of the int constants above. */
+    private final int kind;
     private final ReentrantLock lock;
     private volatile Thread owner;
     private int depth;
 
     ThreadGuard(final ThreadMode mode) {
         this.mode = mode;
+        this.kind = mode == ThreadMode.SINGLE ? SINGLE : mode == ThreadMode.SERIALIZED ? SERIALIZED : MULTI;
         this.lock = mode == ThreadMode.MULTI ? new ReentrantLock() : null;
     }
 
@@ -26,40 +33,37 @@ final class ThreadGuard {
     }
 
     void enter() {
-        final Thread t = Thread.currentThread();
-        switch (mode) {
-            case SINGLE -> {
-                final Thread o = owner;
-                if (o != t) {
-                    bindSingle(t, o);
-                }
+        // int compares rather than a switch on the enum (its ordinal map costs loads on every call)
+        if (kind == SINGLE) {
+            final Thread t = Thread.currentThread();
+            final Thread o = owner;
+            if (o != t) {
+                bindSingle(t, o);
             }
-            case SERIALIZED -> {
-                final Thread o = owner;
-                if (o == t) {
-                    depth++;
-                } else if (o == null && OWNER.compareAndSet(this, null, t)) {
-                    depth = 1;
-                } else {
-                    throw new WeftException(Status.BUSY, "worker in SERIALIZED mode entered by " + t.getName()
-                        + " while " + (o == null ? "another thread" : o.getName())
-                        + " is inside it; use ThreadMode.MULTI for concurrent use");
-                }
+        } else if (kind == SERIALIZED) {
+            final Thread t = Thread.currentThread();
+            final Thread o = owner;
+            if (o == t) {
+                depth++;
+            } else if (o == null && OWNER.compareAndSet(this, null, t)) {
+                depth = 1;
+            } else {
+                throw new WeftException(Status.BUSY, "worker in SERIALIZED mode entered by " + t.getName()
+                    + " while " + (o == null ? "another thread" : o.getName())
+                    + " is inside it; use ThreadMode.MULTI for concurrent use");
             }
-            case MULTI -> lock.lock();
+        } else {
+            lock.lock();
         }
     }
 
     void exit() {
-        switch (mode) {
-            case SINGLE -> {
+        if (kind == SERIALIZED) {
+            if (--depth == 0) {
+                OWNER.setRelease(this, null); // publishes the worker state to the next thread
             }
-            case SERIALIZED -> {
-                if (--depth == 0) {
-                    OWNER.setRelease(this, null); // publishes the worker state to the next thread
-                }
-            }
-            case MULTI -> lock.unlock();
+        } else if (kind == MULTI) {
+            lock.unlock();
         }
     }
 

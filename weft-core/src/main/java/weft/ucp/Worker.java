@@ -72,6 +72,8 @@ public final class Worker implements AutoCloseable {
     private int inflightHigh;
 
     private Request[] pool = new Request[64];
+    /** See {@link #rmaSpare()}. */
+    private Request rmaSpare;
     private int poolSize;
     private Request doneHead;
     private Request doneTail;
@@ -931,6 +933,25 @@ public final class Worker implements AutoCloseable {
         r.reset();
         r.kind = kind;
         return r;
+    }
+
+    /**
+     * The request whose completion {@link Rma#immediate} hands a lane: acquired and armed (our reference +
+     * the one piece) once, and kept across operations the lane finishes inside the call.
+     */
+    Request rmaSpare() {
+        Request s = rmaSpare;
+        if (s == null) {
+            s = acquire(Request.RMA);
+            s.completion.reset(2);
+            rmaSpare = s;
+        }
+        return s;
+    }
+
+    /** The lane kept the spare's completion: it is now an operation's request. */
+    void rmaSpareTaken() {
+        rmaSpare = null;
     }
 
     void recycle(final Request r) {

@@ -332,12 +332,17 @@ final class ShmEndpoint extends AbstractEndpoint {
     @Override
     public Status getZcopy(final IoVector iov, final long remoteAddress, final RemoteKey rkey,
                            final Completion completion) {
-        final long len = iov.totalLength();
+        final boolean one = iov.count() == 1; // the usual case: one buffer, copied without the list walk
+        final long len = one ? iov.length(0) : iov.totalLength();
         final MemorySegment mem = target(rkey, remoteAddress, len);
         if (mem == null) {
             return lastError;
         }
-        iov.scatter(mem, remoteAddress - rkey.base(), len);
+        if (one) {
+            MemorySegment.copy(mem, remoteAddress - rkey.base(), iov.segment(0), iov.offset(0), len);
+        } else {
+            iov.scatter(mem, remoteAddress - rkey.base(), len);
+        }
         counters.increment(Counter.GETS);
         return Status.OK;
     }
