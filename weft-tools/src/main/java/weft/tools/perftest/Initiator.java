@@ -111,7 +111,7 @@ final class Initiator implements PerfLoop {
                 watchdog.check(WAITING_REPLY);
             }
             if (meter != null) {
-                meter.record(System.nanoTime());
+                meter.tick();
             }
         }
     }
@@ -133,7 +133,7 @@ final class Initiator implements PerfLoop {
                 watchdog.check(WAITING_REPLY);
             }
             if (meter != null) {
-                meter.record(System.nanoTime());
+                meter.tick();
             }
         }
     }
@@ -155,7 +155,7 @@ final class Initiator implements PerfLoop {
                 watchdog.check(WAITING_REPLY);
             }
             if (meter != null) {
-                meter.record(System.nanoTime());
+                meter.tick();
             }
         }
     }
@@ -170,7 +170,7 @@ final class Initiator implements PerfLoop {
             }
             checkIssued(st);
             if (meter != null) {
-                meter.record(System.nanoTime());
+                meter.tick();
             }
         }
     }
@@ -187,7 +187,7 @@ final class Initiator implements PerfLoop {
             checkIssued(st);
             waitOutstandingBelow(1);
             if (meter != null) {
-                meter.record(System.nanoTime());
+                meter.tick();
             }
         }
     }
@@ -212,7 +212,7 @@ final class Initiator implements PerfLoop {
             }
             checkIssued(st);
             if (meter != null) {
-                meter.record(System.nanoTime());
+                meter.tick();
             }
         }
     }
@@ -231,7 +231,7 @@ final class Initiator implements PerfLoop {
             }
             checkIssued(st);
             if (meter != null) {
-                meter.record(System.nanoTime());
+                meter.tick();
             }
         }
     }
@@ -246,7 +246,7 @@ final class Initiator implements PerfLoop {
             }
             checkIssued(st);
             if (meter != null) {
-                meter.record(System.nanoTime());
+                meter.tick();
             }
         }
     }

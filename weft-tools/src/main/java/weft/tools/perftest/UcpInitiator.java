@@ -76,7 +76,7 @@ final class UcpInitiator implements PerfLoop {
             }
             progress.await(s, SENDING);
             if (meter != null) {
-                meter.record(System.nanoTime());
+                meter.tick();
             }
         }
     }
@@ -88,7 +88,7 @@ final class UcpInitiator implements PerfLoop {
             }
             outstanding.add(messaging.send(ep, sendBuf, size), SENDING);
             if (meter != null) {
-                meter.record(System.nanoTime());
+                meter.tick();
             }
         }
     }

@@ -119,7 +119,7 @@ final class UcpRmaInitiator implements PerfLoop {
                 progress();
                 watchdog.check(WAITING_REPLY);
             }
-            meter.record(System.nanoTime());
+            meter.tick();
         }
     }
 
@@ -129,7 +129,7 @@ final class UcpRmaInitiator implements PerfLoop {
                 flush();
             }
             seq++;
-            meter.record(System.nanoTime());
+            meter.tick();
         }
     }
 
@@ -141,7 +141,7 @@ final class UcpRmaInitiator implements PerfLoop {
                 flush();
             }
             seq++;
-            meter.record(System.nanoTime());
+            meter.tick();
         }
     }
 
@@ -155,7 +155,7 @@ final class UcpRmaInitiator implements PerfLoop {
                     + " as the last byte of the peer's memory, expected " + lastPattern);
             }
             seq++;
-            meter.record(System.nanoTime());
+            meter.tick();
         }
     }
 
@@ -177,7 +177,7 @@ final class UcpRmaInitiator implements PerfLoop {
                 throw wrongFetch(old, before);
             }
             seq = next;
-            meter.record(System.nanoTime());
+            meter.tick();
         }
     }
 

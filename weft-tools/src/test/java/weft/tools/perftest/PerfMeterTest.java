@@ -66,4 +66,24 @@ class PerfMeterTest {
         assertEquals(1, lines.length);
         assertTrue(lines[0].startsWith(" ".repeat(14)), lines[0]);
     }
+
+    @Test
+    @Timeout(10)
+    void shouldTimeOneIterationInSixteenOnLongRunsAndEveryOneOnShortRuns() {
+        for (final long n : new long[] {PerfMeter.SAMPLE_FROM * 2, 1000}) {
+            final PerfParams p = new PerfParams(PerfTestKind.PUT_BW, new long[] {8}, n, 0,
+                PerfParams.Layout.SHORT, 0, 127, 50, "self", "");
+            final PerfMeter m = new PerfMeter(null, p, Long.MAX_VALUE);
+            final long t0 = System.nanoTime();
+            m.start(t0);
+            for (long i = 0; i < n; i++) {
+                m.tick();
+            }
+            final long t1 = System.nanoTime();
+            final PerfResult r = m.finish(t1);
+            assertEquals(n, m.iterations());
+            assertEquals(n, r.iterations());
+            assertEquals(n >= PerfMeter.SAMPLE_FROM ? n / PerfMeter.SAMPLE : n, m.timedIterations(), "timed of " + n);
+        }
+    }
 }
