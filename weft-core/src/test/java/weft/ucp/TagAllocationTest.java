@@ -43,7 +43,8 @@ class TagAllocationTest {
             final MemorySegment dst = arena.allocate(n);
             final TagInfo info = new TagInfo();
             long best = Long.MAX_VALUE;
-            for (int round = 0; round < 5; round++) { // the first two rounds warm up (JIT, pools)
+            for (int round = 0; round < 6; round++) { // the first three rounds warm up (JIT, pools: a 3 KB
+                // compilation transient was seen once in the third round of the first case)
                 final long before = AllocationMeter.allocatedBytes();
                 final long sum1 = expected(a, b, ab, src, dst, n);
                 final long mid = AllocationMeter.allocatedBytes();
@@ -52,7 +53,7 @@ class TagAllocationTest {
                 System.out.printf("%s round %d: expected %d bytes, unexpected %d bytes%n", tls, round, mid - before,
                     AllocationMeter.allocatedBytes() - mid);
                 assertEquals(2L * N * (N - 1) / 2, sum, "payloads");
-                if (round >= 2) {
+                if (round >= 3) {
                     System.out.printf("%s: %d bytes allocated for %d tag send/receive pairs (%.4f per pair)%n",
                         tls, allocated, 2 * N, allocated / (2.0 * N));
                     assertTrue(allocated < CEILING, tls + ": " + allocated + " bytes allocated for " + 2 * N
