@@ -948,19 +948,26 @@ public final class Endpoint implements AutoCloseable {
         if (failure != null) {
             return;
         }
-        if (sqHead == null) {
-            ctl.set(LONG, 0, value);
-            if (amEp.amShort(amId, header, ctl, 0, 8) == Status.OK) {
-                return;
-            }
+        if (sqHead == null && trySendControl(amId, header, value)) {
+            return;
         }
+        enqueue(controlRequest(amId, header, value));
+    }
+
+    private boolean trySendControl(final int amId, final long header, final long value) {
+        ctl.set(LONG, 0, value);
+        return amEp.amShort(amId, header, ctl, 0, 8) == Status.OK;
+    }
+
+    /** A queued control message: nobody waits for it, recycled when sent. */
+    private Request controlRequest(final int amId, final long header, final long value) {
         final Request r = worker.acquire(Request.CONTROL);
         r.ep = this;
         r.tag = amId;
         r.remoteReqId = header;
         r.length = value;
-        r.released = true; // nobody waits for it: recycled when sent
-        enqueue(r);
+        r.released = true;
+        return r;
     }
 
     /**
@@ -973,18 +980,10 @@ public final class Endpoint implements AutoCloseable {
         if (failure != null || closed) {
             return; // the peer's endpoint fails or closes too: nobody waits for the reply
         }
-        if (urgentQueued == 0) {
-            ctl.set(LONG, 0, value);
-            if (amEp.amShort(amId, header, ctl, 0, 8) == Status.OK) {
-                return;
-            }
+        if (urgentQueued == 0 && trySendControl(amId, header, value)) {
+            return;
         }
-        final Request r = worker.acquire(Request.CONTROL);
-        r.ep = this;
-        r.tag = amId;
-        r.remoteReqId = header;
-        r.length = value;
-        r.released = true; // nobody waits for it: recycled when sent
+        final Request r = controlRequest(amId, header, value);
         r.urgent = true;
         if (urgentTail == null) {
             r.nextSend = sqHead;
@@ -1037,12 +1036,7 @@ public final class Endpoint implements AutoCloseable {
         final Status st = trySendWireup(type, dst);
         if (st == Status.NO_RESOURCE && type == AmId.WIREUP_REPLY) {
             // the lane is full (e.g. this side is streaming to the peer): the reply waits in the send queue
-            final Request r = worker.acquire(Request.CONTROL);
-            r.ep = this;
-            r.tag = AmId.WIREUP;
-            r.remoteReqId = dst;
-            r.released = true; // nobody waits for it: recycled when sent
-            enqueue(r);
+            enqueue(controlRequest(AmId.WIREUP, dst, 0));
         } else if (st != Status.OK) {
             throw new WeftException(st, "cannot send the wireup message to " + remote + " on " + am.name() + ": "
                 + st);
