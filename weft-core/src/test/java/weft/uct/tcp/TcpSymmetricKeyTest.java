@@ -210,9 +210,14 @@ class TcpSymmetricKeyTest {
                 }
             };
             weft.uct.AllocationMeter.warmUntilQuiet(round, 0, 10_000);
-            final long before = weft.uct.AllocationMeter.allocatedBytes();
-            round.run();
-            final long bytes = weft.uct.AllocationMeter.allocatedBytes() - before;
+            // the best of three measured rounds: a steady per-operation allocation shows in every round, a
+            // one-off JIT transient (1240 bytes once in a full suite run) in one
+            long bytes = Long.MAX_VALUE;
+            for (int r = 0; r < 3 && bytes >= 256; r++) {
+                final long before = weft.uct.AllocationMeter.allocatedBytes();
+                round.run();
+                bytes = Math.min(bytes, weft.uct.AllocationMeter.allocatedBytes() - before);
+            }
             assertTrue(bytes < 256, "10k symmetric-key puts + fetching atomics allocated " + bytes + " bytes");
             assertEquals(9_999, seg.get(ValueLayout.JAVA_LONG, 0));
         } finally {
