@@ -118,20 +118,18 @@ final class LaneSelector {
         }
         bw.sort(Comparator.comparingDouble((Candidate c) -> -rndvScore(c)).thenComparing(tiebreak));
         final List<Candidate> rndv = new ArrayList<>();
-        if (!"am".equals(ctx.rndvScheme)) {
-            for (final Candidate c : bw) {
-                if (rndv.size() == ctx.maxRndvRails) {
-                    break;
-                }
-                final double best = rndv.isEmpty() ? am.get(0).bandwidth() : rndv.get(0).bandwidth();
-                if (c.bandwidth() * ctx.multiLaneMaxRatio < best) {
-                    break; // slower than streaming through the AM lane, or than the best rail, by too much
-                }
-                if (sharesDevice(rndv, c)) {
-                    continue; // one rail per device pair: another connection of a used device adds no rail
-                }
-                rndv.add(c);
+        for (final Candidate c : bw) {
+            if (rndv.size() == ctx.maxRndvRails) {
+                break;
             }
+            final double best = rndv.isEmpty() ? am.get(0).bandwidth() : rndv.get(0).bandwidth();
+            if (c.bandwidth() * ctx.multiLaneMaxRatio < best) {
+                break; // slower than streaming through the AM lane, or than the best rail, by too much
+            }
+            if (sharesDevice(rndv, c)) {
+                continue; // one rail per device pair: another connection of a used device adds no rail
+            }
+            rndv.add(c);
         }
         final int[] rndvIdx = new int[rndv.size()];
         final double[] weights = new double[rndv.size()];

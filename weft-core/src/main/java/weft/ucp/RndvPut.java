@@ -135,6 +135,7 @@ final class RndvPut {
             }
             r.received += n;
             r.putLanes |= 1L << lane;
+            lanes[lane].countRma(true, n);
             if (st != Status.IN_PROGRESS) {
                 r.completion.complete(st);
             }

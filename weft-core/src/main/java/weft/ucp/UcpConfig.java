@@ -35,7 +35,8 @@ final class UcpConfig {
         ConfigType.oneOf("auto", "get", "put", "am"), "auto",
         "Rendezvous data movement: get (receiver reads the sender's memory, striped over the rendezvous lanes), "
             + "put (sender writes into the receiver's registered buffer after its RTR, striped, then flushes), "
-            + "am (sender streams on clear-to-send), auto (get where it brings another data path, else am).");
+            + "am (sender streams on clear-to-send), auto (get where it brings another data path, else put where "
+            + "every rendezvous lane can put zero-copy into registered memory, else am).");
     static final ConfigVar<Long> UNEXPECTED_BUDGET = ConfigRegistry.register("UNEXPECTED_BUDGET", ConfigType.SIZE,
         "64m", "Bytes a worker may hold for unexpected eager messages before it stops accepting more from the wire.");
     static final ConfigVar<Integer> MAX_RMA_RAILS = ConfigRegistry.register("MAX_RMA_RAILS", ConfigType.INT, "2",

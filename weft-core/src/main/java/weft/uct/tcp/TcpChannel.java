@@ -330,6 +330,15 @@ final class TcpChannel {
     private int frameNeed;
     /** A re-arm is due at the next {@link #rearmDelayedAck}. */
     private boolean ackRearm;
+    /**
+     * The next {@link #fill} reads at most {@link #PEEK} bytes: set when a payload was streamed
+     * straight into memory, as the next frame is then likely another one (a pipeline of puts or get
+     * replies), whose header alone should be read so that its payload streams too instead of
+     * arriving through the rx buffer and a copy.
+     */
+    private boolean peek;
+    /** Enough for a frame header and the largest request header. */
+    private static final int PEEK = 64;
 
     /** Fills the rx buffer after the unparsed bytes; compacts first when the end is reached. */
     long fill() {
@@ -347,6 +356,10 @@ final class TcpChannel {
             lastAsk = Math.min(lastAsk, rxHead + frameNeed + TcpFrame.HEADER - rxTail);
         }
         frameNeed = 0;
+        if (peek) {
+            peek = false;
+            lastAsk = Math.min(lastAsk, PEEK);
+        }
         final long n = recv(rxBase + rxTail, lastAsk);
         if (n > 0) {
             rxTail += (int) n;
@@ -385,6 +398,11 @@ final class TcpChannel {
             compact();
         }
         frameNeed = need;
+    }
+
+    /** The owner finished streaming a payload into memory: the next read takes a header only. */
+    void afterStream() {
+        peek = true;
     }
 
     /** Moves the unparsed bytes to the start of the rx buffer. */

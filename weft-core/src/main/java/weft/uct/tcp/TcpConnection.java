@@ -288,12 +288,14 @@ final class TcpConnection implements TcpChannel.Owner {
             r = server.streamIn();
             if (r > 0 && !server.streaming()) {
                 stream = S_NONE;
+                ch.afterStream();
             }
         } else if (stream == S_EP) {
             final TcpEndpoint ep = requester;
             r = ep.streamIn();
             if (!ep.streaming()) {
                 stream = S_NONE;
+                ch.afterStream();
             }
             if (r < 0) {
                 return closed ? -1 : 1; // the completion closed the endpoint: the socket goes on

@@ -13,7 +13,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Timeout(120)
 class MultiRailConformanceTest {
     private static final String[] PROPS = {"weft.tcp_rails", "weft.max_rma_rails", "weft.lane_policy",
-        "weft.min_rma_chunk_size"};
+        "weft.min_rma_chunk_size", "weft.rndv_scheme"};
 
     @AfterEach
     void clear() {
@@ -68,6 +68,14 @@ class MultiRailConformanceTest {
     @EnumSource(ScenarioRunner.Mode.class)
     void rendezvousOverAmStripedOverLanes(final ScenarioRunner.Mode mode) throws Exception {
         System.setProperty("weft.tcp_rails", "2");
+        System.setProperty("weft.rndv_scheme", "am");
         ScenarioRunner.run(MultiRailScenarios.RendezvousOverAm.class, "tcp,self", mode, 60);
+    }
+
+    @ParameterizedTest
+    @EnumSource(ScenarioRunner.Mode.class)
+    void rendezvousByPutByDefaultStripedOverLanes(final ScenarioRunner.Mode mode) throws Exception {
+        System.setProperty("weft.tcp_rails", "2");
+        ScenarioRunner.run(MultiRailScenarios.RendezvousByPutByDefault.class, "tcp,self", mode, 60);
     }
 }

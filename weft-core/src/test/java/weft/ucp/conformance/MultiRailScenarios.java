@@ -318,14 +318,39 @@ public final class MultiRailScenarios {
     }
 
     /**
-     * Rendezvous over AM (tcp's default: the receiver answers RTR and the sender streams) is striped over
-     * the rendezvous lanes: each carries a real share of a 1 MiB message, which arrives intact both ways.
+     * Rendezvous over AM ({@code WEFT_RNDV_SCHEME=am}: the receiver answers RTR and the sender streams) is
+     * striped over the rendezvous lanes: each carries a real share of a 1 MiB message, which arrives intact
+     * both ways.
      */
-    public static final class RendezvousOverAm implements Scenario {
+    public static final class RendezvousOverAm extends StripedRendezvous {
+        public RendezvousOverAm() {
+            super("am");
+        }
+    }
+
+    /**
+     * Rendezvous by put, tcp's default ({@code WEFT_RNDV_SCHEME=auto}: a get would bring no other data
+     * path, and the payload of a put streams from the socket straight into the receive buffer), striped
+     * over the rendezvous lanes as {@link RendezvousOverAm}.
+     */
+    public static final class RendezvousByPutByDefault extends StripedRendezvous {
+        public RendezvousByPutByDefault() {
+            super("put");
+        }
+    }
+
+    /** A 1 MiB rendezvous each way with the given scheme, each rendezvous lane carrying a real share. */
+    abstract static class StripedRendezvous implements Scenario {
+        private final String scheme;
+
+        StripedRendezvous(final String scheme) {
+            this.scheme = scheme;
+        }
+
         @Override
         public void run(final Pe pe) {
             final String d = pe.ep().describe();
-            assertTrue(d.contains("rendezvous (am)"), d);
+            assertTrue(d.contains("rendezvous (" + scheme + ")"), d);
             final List<String> lanes = d.lines().filter(l -> l.contains("rma_bw"))
                 .map(l -> l.substring(l.indexOf(": ") + 2, l.indexOf(" ->"))).toList();
             assertEquals(2, lanes.size(), d);

@@ -30,12 +30,14 @@ class TagConformanceTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("sets")
     void rendezvousByPut(final String tls, final ScenarioRunner.Mode mode) throws Exception {
-        System.setProperty("weft.rndv_scheme", "put");
-        try {
-            ScenarioRunner.run(TagScenarios.RendezvousByPut.class, tls, mode, 90);
-        } finally {
-            System.clearProperty("weft.rndv_scheme");
-        }
+        withScheme("put", TagScenarios.RendezvousByPut.class, tls, mode, 90);
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("sets")
+    void rendezvousByActiveMessages(final String tls, final ScenarioRunner.Mode mode) throws Exception {
+        // tcp's default is put: keep the streamed (RTR + RNDV_DATA) path covered on every transport
+        withScheme("am", TagScenarios.RendezvousByAm.class, tls, mode, 90);
     }
 
     @ParameterizedTest(name = "{0} {1}")
@@ -87,9 +89,15 @@ class TagConformanceTest {
     @ParameterizedTest(name = "tcp,self {0}")
     @org.junit.jupiter.params.provider.EnumSource(ScenarioRunner.Mode.class)
     void rendezvousGetStripedOverTcpLanes(final ScenarioRunner.Mode mode) throws Exception {
-        System.setProperty("weft.rndv_scheme", "get");
+        withScheme("get", TagScenarios.StripedGet.class, "tcp,self", mode, 60);
+    }
+
+    /** Runs {@code scenario} with {@code WEFT_RNDV_SCHEME=scheme} (as a property the peer processes inherit). */
+    private static void withScheme(final String scheme, final Class<? extends Scenario> scenario, final String tls,
+                                   final ScenarioRunner.Mode mode, final int timeoutSeconds) throws Exception {
+        System.setProperty("weft.rndv_scheme", scheme);
         try {
-            ScenarioRunner.run(TagScenarios.StripedGet.class, "tcp,self", mode, 60);
+            ScenarioRunner.run(scenario, tls, mode, timeoutSeconds);
         } finally {
             System.clearProperty("weft.rndv_scheme");
         }

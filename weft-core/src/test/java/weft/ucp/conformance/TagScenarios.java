@@ -46,6 +46,22 @@ public final class TagScenarios {
     }
 
     /**
+     * Rendezvous forced to stream over active messages ({@code weft.rndv_scheme=am}: RTR, then RNDV_DATA):
+     * sizes around every threshold, sync sends, truncation and unexpected receives.
+     */
+    public static final class RendezvousByAm implements Scenario {
+        @Override
+        public void run(final Pe pe) throws Exception {
+            final String d = pe.ep().describe();
+            if (!d.contains("rendezvous (am)")) {
+                throw new AssertionError("rendezvous expected to stream over " + pe.tls() + ": " + d);
+            }
+            new Thresholds().run(pe);
+            new SyncTruncationUnexpected().run(pe);
+        }
+    }
+
+    /**
      * Rendezvous forced to put ({@code weft.rndv_scheme=put}) where the rendezvous lanes can register
      * memory (cma, tcp): the receiver registers its buffer, the sender puts and flushes, then ATP. Sizes
      * around every threshold, sync sends, truncation and unexpected receives; a heap buffer (not one

@@ -14,8 +14,12 @@ import java.lang.foreign.ValueLayout;
 /**
  * How a two-sided protocol-layer test moves one message: the part that differs between the tag,
  * stream and active-message tests. The loops ({@link UcpInitiator}, {@link UcpResponder}) start
- * sends, post one receive at a time and poll it, so a new API is one small subclass here. One
- * instance per side (it holds that side's posted receive). Nothing here allocates per message.
+ * sends, post receives and poll them, so a new API is one small subclass here. One instance per
+ * side (it holds that side's posted receives). Nothing here allocates per message.
+ *
+ * <p>Receives: the latency tests keep one posted; the bandwidth tests keep up to -O tag receives
+ * posted at once (as ucx_perftest, whose receiver posts receives up to its outstanding window), so
+ * a rendezvous protocol can have several messages in flight. They share the one receive buffer.
  *
  * <p>Every message carries {@link #pattern} bytes; the receiver checks the first and last byte of
  * each message and clears them before the next receive, so a lost, shifted or unwritten message
@@ -41,9 +45,10 @@ abstract class UcpMessaging {
         if (p.iov() && test.command() != PerfTestKind.Command.TAG && test.command() != PerfTestKind.Command.TAG_SYNC) {
             throw new PerfException("-D iov is supported by the tag tests only, not by " + test.testName());
         }
+        final int window = test.type() == PerfTestKind.Type.PINGPONG ? 1 : p.maxOutstanding();
         return switch (test.command()) {
-            case TAG -> p.iov() ? new TagIov(false, p.sizes()) : new Tag(false);
-            case TAG_SYNC -> p.iov() ? new TagIov(true, p.sizes()) : new Tag(true);
+            case TAG -> p.iov() ? new TagIov(false, p.sizes(), window) : new Tag(false, window);
+            case TAG_SYNC -> p.iov() ? new TagIov(true, p.sizes(), window) : new Tag(true, window);
             case STREAM -> new Stream();
             case UCP_AM -> new ActiveMessage(p.maxOutstanding());
             default -> throw new PerfException(test.testName() + " is not a two-sided protocol-layer test");
@@ -69,16 +74,29 @@ abstract class UcpMessaging {
     /** Starts sending {@code buf[0, length)} to the peer; the request may be {@link Request#done}. */
     abstract Request send(Endpoint ep, MemorySegment buf, long length);
 
-    /** Starts receiving the next message into {@code buf[0, length)}. */
+    /** How many receives this side may keep posted at once. */
+    int window() {
+        return 1;
+    }
+
+    /** Receives posted and not yet seen complete. */
+    abstract int posted();
+
+    /** Starts receiving the next message into {@code buf[0, length)}; the caller keeps below {@link #window()}. */
     abstract void postReceive(Worker worker, Endpoint ep, MemorySegment buf, long length);
 
     /**
-     * True once the posted receive completed; then its status and the message's first and last
-     * byte are checked (throws on a failure) and the next receive may be posted.
+     * How many posted receives completed since the last call; their status and the messages'
+     * first and last byte are checked (throws on a failure), and as many new receives may be posted.
      */
-    abstract boolean receiveDone(String what);
+    abstract int receivesDone(String what);
 
-    /** Releases a receive a failed or ended run left posted. */
+    /** True once the one posted receive completed (see {@link #receivesDone}). */
+    final boolean receiveDone(final String what) {
+        return receivesDone(what) > 0;
+    }
+
+    /** Releases the receives a failed or ended run left posted. */
     abstract void abandonReceive();
 
     /** Messages whose bytes were checked (first and last against the pattern). */
@@ -121,37 +139,48 @@ abstract class UcpMessaging {
 
     /** Receives that return a request: tag and stream. */
     abstract static class RequestReceive extends UcpMessaging {
-        private Request recv;
+        private final UcpOutstanding recvs;
         private MemorySegment buf;
         private long length;
 
+        RequestReceive(final int window) {
+            recvs = new UcpOutstanding(Math.max(1, window));
+        }
+
         abstract Request startReceive(Worker worker, Endpoint ep, MemorySegment buf, long length);
+
+        @Override
+        final int window() {
+            return recvs.capacity();
+        }
+
+        @Override
+        final int posted() {
+            return recvs.count();
+        }
 
         @Override
         final void postReceive(final Worker worker, final Endpoint ep, final MemorySegment buf, final long length) {
             this.buf = buf;
             this.length = length;
-            recv = startReceive(worker, ep, buf, length);
+            recvs.keep(startReceive(worker, ep, buf, length));
         }
 
         @Override
-        final boolean receiveDone(final String what) {
-            if (!recv.isCompleted()) {
-                return false;
+        final int receivesDone(final String what) {
+            final int n = recvs.reap(what);
+            if (n > 0) {
+                // receives still posted write the same buffer (with the same bytes): it is cleared only
+                // when none is left, so that a clear never races with a receive in progress
+                checkAndClear(buf, 0, length, recvs.count() == 0);
+                checked += n - 1;
             }
-            final Request r = recv;
-            recv = null;
-            UcpOutstanding.finish(r, what);
-            checkAndClear(buf, 0, length, true);
-            return true;
+            return n;
         }
 
         @Override
         final void abandonReceive() {
-            if (recv != null) {
-                recv.release();
-                recv = null;
-            }
+            recvs.releaseAll();
         }
     }
 
@@ -159,7 +188,8 @@ abstract class UcpMessaging {
     static final class Tag extends RequestReceive {
         private final boolean sync;
 
-        Tag(final boolean sync) {
+        Tag(final boolean sync, final int window) {
+            super(window);
             this.sync = sync;
         }
 
@@ -184,7 +214,8 @@ abstract class UcpMessaging {
         private final IoVector sendIov;
         private final IoVector recvIov;
 
-        TagIov(final boolean sync, final long[] lengths) {
+        TagIov(final boolean sync, final long[] lengths, final int window) {
+            super(window);
             this.sync = sync;
             this.lengths = lengths;
             this.sendIov = new IoVector(lengths.length);
@@ -214,6 +245,10 @@ abstract class UcpMessaging {
 
     /** stream_lat, stream_bw: the endpoint's byte stream, each receive waiting for a whole message. */
     static final class Stream extends RequestReceive {
+        Stream() {
+            super(1); // a stream receive takes the next bytes: one at a time, as ucx_perftest
+        }
+
         @Override
         Request send(final Endpoint ep, final MemorySegment buf, final long length) {
             return ep.sendStream(buf, 0, length);
@@ -237,12 +272,16 @@ abstract class UcpMessaging {
         private long length;
         private long posted;
         private long arrived;
+        /** Receives reported done by {@link #receivesDone}. */
+        private long consumed;
         /** Rendezvous messages received since the buffer was last checked (checked with the next batch). */
         private long pendingChecks;
         private PerfException failure;
 
         ActiveMessage(final int maxOutstanding) {
-            rendezvous = new UcpOutstanding(maxOutstanding + 16);
+            // a sender's send completes when its last protocol message leaves (put: the ATP), so more
+            // rendezvous than its window can be open here: those whose completing message is on its way
+            rendezvous = new UcpOutstanding(4 * maxOutstanding + 64);
         }
 
         @Override
@@ -308,7 +347,12 @@ abstract class UcpMessaging {
         }
 
         @Override
-        boolean receiveDone(final String what) {
+        int posted() {
+            return (int) (posted - consumed);
+        }
+
+        @Override
+        int receivesDone(final String what) {
             if (failure != null) {
                 throw failure;
             }
@@ -325,7 +369,10 @@ abstract class UcpMessaging {
                     pendingChecks += n;
                 }
             }
-            return arrived >= posted;
+            // a receive is a count: the handler takes every message, also before its receive is posted
+            final int done = (int) (Math.min(arrived, posted) - consumed);
+            consumed += done;
+            return done;
         }
 
         @Override

@@ -20,6 +20,10 @@ final class UcpOutstanding {
         return count;
     }
 
+    int capacity() {
+        return requests.length;
+    }
+
     boolean isFull() {
         return count == requests.length;
     }
@@ -34,6 +38,11 @@ final class UcpOutstanding {
         } else {
             requests[count++] = r;
         }
+    }
+
+    /** Takes {@code r} as it is, done or not: {@link #reap} counts it (posted receives). */
+    void keep(final Request r) {
+        requests[count++] = r;
     }
 
     /** Releases every completed request; throws if one failed. Returns how many completed. */

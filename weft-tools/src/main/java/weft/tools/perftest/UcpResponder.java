@@ -3,9 +3,10 @@ package weft.tools.perftest;
 import weft.ucp.Request;
 
 /**
- * The server's part of a two-sided protocol-layer test: progresses its worker, keeps one receive
- * posted (as ucx_perftest's receiver does), answers each ping-pong message, and in bandwidth tests
- * sends the end-of-stream message once every message has arrived. Allocation free.
+ * The server's part of a two-sided protocol-layer test: progresses its worker, keeps receives
+ * posted (one in ping-pong tests; in bandwidth tests up to the messaging's window, as ucx_perftest's
+ * receiver does), answers each ping-pong message, and in bandwidth tests sends the end-of-stream
+ * message once every message has arrived. Allocation free.
  */
 final class UcpResponder implements UcpResponding {
     private static final String RECEIVING = "receiving";
@@ -63,10 +64,17 @@ final class UcpResponder implements UcpResponding {
 
     private int absorb() {
         int n = 0;
-        while (ensurePosted() && messaging.receiveDone(RECEIVING)) {
-            posted = false;
-            received++;
-            n++;
+        while (true) {
+            // keep the window of receives posted (one for streams and active messages)
+            while (messaging.posted() < messaging.window() && received + messaging.posted() < total) {
+                messaging.postReceive(side.worker, side.ep, side.recv, side.size);
+            }
+            final int done = messaging.posted() > 0 ? messaging.receivesDone(RECEIVING) : 0;
+            if (done == 0) {
+                break;
+            }
+            received += done;
+            n += done;
         }
         if (received >= total && !finDone) {
             if (fin == null) {
@@ -101,10 +109,8 @@ final class UcpResponder implements UcpResponding {
 
     @Override
     public void abandon() {
-        if (posted) {
-            messaging.abandonReceive();
-            posted = false;
-        }
+        messaging.abandonReceive();
+        posted = false;
         if (fin != null && !finDone) {
             fin.release();
         }
