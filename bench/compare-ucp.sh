@@ -21,11 +21,15 @@ echo "# $(date -u +%FT%TZ) $(uname -m) $(nproc) cores, load $(cut -d' ' -f1-3 /p
 # ./weft rebuilds when sources change: run from a snapshot (git archive HEAD | tar -x -C DIR; WEFT_REV=...)
 # if you edit the tree while this runs
 SHM=(--weft-env "WEFT_TLS=shm" --ucx-env "UCX_TLS=sm")
+# 1 MiB tests warm up for ucx_perftest's default 10000 iterations: a few thousand large messages run the
+# per-message code too few times for the JIT's thresholds, whose compiles then land in the measured loop
+# (perftest's "# JIT compilation during the measured phase" line: 150-200 ms of 2.8 s with -w 2000)
+WB=10000
 TCP=(--weft-env "WEFT_TLS=tcp" --ucx-env "UCX_TLS=tcp")
 run "shm tag_lat 8 B"      --test tag_lat --size 8 --iters 1000000 --warmup 200000 "${SHM[@]}" --max-ratio 1.2
 run "tcp tag_lat 8 B"      --test tag_lat --size 8 --iters 100000 --warmup 20000 "${TCP[@]}" --max-ratio 1.0
-run "shm tag_bw 1 MiB"     --test tag_bw --size 1048576 --iters 20000 --warmup 2000 --metric bw "${SHM[@]}" --min-ratio 1.0
-run "tcp tag_bw 1 MiB"     --test tag_bw --size 1048576 --iters 5000 --warmup 500 --metric bw "${TCP[@]}" --min-ratio 1.0
+run "shm tag_bw 1 MiB"     --test tag_bw --size 1048576 --iters 20000 --warmup $WB --metric bw "${SHM[@]}" --min-ratio 1.0
+run "tcp tag_bw 1 MiB"     --test tag_bw --size 1048576 --iters 5000 --warmup $WB --metric bw "${TCP[@]}" --min-ratio 1.0
 run "shm tag_bw 8 B rate"  --test tag_bw --size 8 --iters 2000000 --warmup 200000 --metric mr "${SHM[@]}" --min-ratio 1.0
 run "tcp tag_bw 8 B rate"  --test tag_bw --size 8 --iters 500000 --warmup 50000 --metric mr "${TCP[@]}" --min-ratio 1.0
 # issue 4: one-sided operations (UCX_TLS=sm for shm). ucp_get over tcp is compared with UCX's one-way tcp tag_lat,
@@ -36,15 +40,15 @@ run "shm ucp_fadd 8 B"     --test ucp_fadd --size 8 --iters 1000000 --warmup 200
 run "tcp ucp_put_lat 8 B"  --test ucp_put_lat --size 8 --iters 100000 --warmup 20000 "${TCP[@]}" --max-ratio 1.0
 run "tcp ucp_fadd 8 B"     --test ucp_fadd --size 8 --iters 100000 --warmup 20000 "${TCP[@]}" --max-ratio 1.0
 run "tcp ucp_get 8 B vs tag_lat" --test ucp_get --ucx-test tag_lat --size 8 --iters 100000 --warmup 20000 "${TCP[@]}" --max-ratio 2.0
-run "tcp ucp_put_bw 1 MiB vs tag_bw" --test ucp_put_bw --ucx-test tag_bw --size 1048576 --iters 5000 --warmup 500 --metric bw "${TCP[@]}" --min-ratio 0.9
-run "shm ucp_put_bw 1 MiB" --test ucp_put_bw --size 1048576 --iters 20000 --warmup 2000 --metric bw "${SHM[@]}" --min-ratio 0.8
+run "tcp ucp_put_bw 1 MiB vs tag_bw" --test ucp_put_bw --ucx-test tag_bw --size 1048576 --iters 5000 --warmup $WB --metric bw "${TCP[@]}" --min-ratio 0.9
+run "shm ucp_put_bw 1 MiB" --test ucp_put_bw --size 1048576 --iters 20000 --warmup $WB --metric bw "${SHM[@]}" --min-ratio 0.8
 # issue 3: streams and active messages (targets as the tag tests')
 for TL in shm tcp; do
     if [[ $TL == shm ]]; then E=("${SHM[@]}"); LAT=1.2; N=1000000; NB=20000; else E=("${TCP[@]}"); LAT=1.0; N=100000; NB=5000; fi
     for T in stream ucp_am; do
         run "$TL ${T}_lat 8 B"      --test ${T}_lat --size 8 --iters $N --warmup $((N / 5)) "${E[@]}" --max-ratio $LAT
-        run "$TL ${T}_lat 1 MiB"    --test ${T}_lat --size 1048576 --iters $((NB / 4)) --warmup $((NB / 40)) "${E[@]}" --max-ratio $LAT
+        run "$TL ${T}_lat 1 MiB"    --test ${T}_lat --size 1048576 --iters $((NB / 4)) --warmup $((WB / 4)) "${E[@]}" --max-ratio $LAT
         run "$TL ${T}_bw 8 B rate"  --test ${T}_bw --size 8 --iters $((N * 2)) --warmup $((N / 5)) --metric mr "${E[@]}" --min-ratio 1.0
-        run "$TL ${T}_bw 1 MiB"     --test ${T}_bw --size 1048576 --iters $NB --warmup $((NB / 10)) --metric bw "${E[@]}" --min-ratio 1.0
+        run "$TL ${T}_bw 1 MiB"     --test ${T}_bw --size 1048576 --iters $NB --warmup $WB --metric bw "${E[@]}" --min-ratio 1.0
     done
 done

@@ -19,7 +19,7 @@ echo "# $(date -u +%FT%TZ) $(uname -m) $(nproc) cores; weft $(git rev-parse --sh
 run "shm am_lat 8 B"  --test am_lat --size 8 --iters 1000000 --warmup 200000 --weft-args "-x shm" "${SHM_UCX[@]}" --ucx-args "-x posix -d memory" --max-ratio 1.2
 run "tcp am_lat 8 B"  --test am_lat --size 8 --iters 100000 --warmup 20000 --weft-args "-x tcp -d lo" "${TCP_UCX[@]}" --ucx-args "-x tcp -d lo" --max-ratio 1.0
 run "shm am_bw 8 KiB bcopy (UCT max)" --test am_bw --size 8192 --iters 200000 --warmup 20000 --metric bw --weft-args "-x shm -D bcopy" "${SHM_UCX[@]}" --ucx-args "-x posix -d memory -D bcopy" --min-ratio 0.9
-run "tcp am_bw 64 KiB zcopy (UCT max)" --test am_bw --size 65536 --iters 20000 --warmup 2000 --metric bw --weft-args "-x tcp -d lo -D zcopy" "${TCP_UCX[@]}" --ucx-args "-x tcp -d lo -D zcopy" --min-ratio 0.9
+run "tcp am_bw 64 KiB zcopy (UCT max)" --test am_bw --size 65536 --iters 20000 --warmup 10000 --metric bw --weft-args "-x tcp -d lo -D zcopy" "${TCP_UCX[@]}" --ucx-args "-x tcp -d lo -D zcopy" --min-ratio 0.9
 run "shm put_lat 8 B" --test put_lat --size 8 --iters 1000000 --warmup 200000 --weft-args "-x shm -D short" "${SHM_UCX[@]}" --ucx-args "-x posix -d memory -D short" --max-ratio 1.5
 run "shm get 8 B"     --test get --size 8 --iters 1000000 --warmup 200000 --weft-args "-x shm -D bcopy" "${SHM_UCX[@]}" --ucx-args "-x posix -d memory -D bcopy" --max-ratio 1.5
 run "shm fadd 8 B"    --test fadd --size 8 --iters 1000000 --warmup 200000 --weft-args "-x shm" "${SHM_UCX[@]}" --ucx-args "-x posix -d memory" --max-ratio 1.5
