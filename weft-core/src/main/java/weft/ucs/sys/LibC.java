@@ -172,6 +172,11 @@ public final class LibC {
         FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle PROCESS_VM_WRITEV = errno("process_vm_writev",
         FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    // the data path's copies go through these (see processVmReadv)
+    private static final MethodHandle PROCESS_VM_READV_PLAIN = plain("process_vm_readv",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle PROCESS_VM_WRITEV_PLAIN = plain("process_vm_writev",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle PRCTL = errno("prctl",
         FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
         Linker.Option.firstVariadicArg(1));
@@ -574,24 +579,45 @@ public final class LibC {
 
     // ---- cross-memory attach ----
 
-    /** process_vm_readv(2); iov arguments are raw addresses of {@link #IOVEC} arrays. */
+    /**
+     * process_vm_readv(2); iov arguments are raw addresses of {@link #IOVEC} arrays. Returns the bytes
+     * read or {@code -errno}.
+     *
+     * <p>The call that succeeds captures no errno: a capturing downcall may allocate (the JDK slices the
+     * capture segment; see ARCHITECTURE, errno capture), and this is cma's per-operation call. A failure
+     * transferred nothing (the kernel returns the bytes moved whenever there are any), so it is issued
+     * again with errno capture to report why; a retry that succeeds returns its count.
+     */
     public static long processVmReadv(final int pid, final long localIov, final long localCount,
                                       final long remoteIov, final long remoteCount) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final long r = (long) PROCESS_VM_READV.invokeExact(c, pid, localIov, localCount, remoteIov, remoteCount, 0L);
-            return r >= 0 ? r : fail(c);
+            final long r = (long) PROCESS_VM_READV_PLAIN.invokeExact(pid, localIov, localCount, remoteIov, remoteCount,
+                0L);
+            if (r >= 0) {
+                return r;
+            }
+            final MemorySegment c = CAPTURE.get();
+            final long again = (long) PROCESS_VM_READV.invokeExact(c, pid, localIov, localCount, remoteIov, remoteCount,
+                0L);
+            return again >= 0 ? again : fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
 
+    /** process_vm_writev(2), as {@link #processVmReadv} (a failed write wrote nothing: the retry is safe). */
     public static long processVmWritev(final int pid, final long localIov, final long localCount,
                                        final long remoteIov, final long remoteCount) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final long r = (long) PROCESS_VM_WRITEV.invokeExact(c, pid, localIov, localCount, remoteIov, remoteCount, 0L);
-            return r >= 0 ? r : fail(c);
+            final long r = (long) PROCESS_VM_WRITEV_PLAIN.invokeExact(pid, localIov, localCount, remoteIov, remoteCount,
+                0L);
+            if (r >= 0) {
+                return r;
+            }
+            final MemorySegment c = CAPTURE.get();
+            final long again = (long) PROCESS_VM_WRITEV.invokeExact(c, pid, localIov, localCount, remoteIov,
+                remoteCount, 0L);
+            return again >= 0 ? again : fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
         }

@@ -311,8 +311,15 @@ final class TcpChannel {
 
     /** recv into {@code [address, +len)}: bytes, 0 at end of stream, or -errno (-EAGAIN if none). */
     long recv(final long address, final long len) {
-        return LibC.recv(fd, address, len, LibC.MSG_DONTWAIT);
+        final long n = LibC.recv(fd, address, len, LibC.MSG_DONTWAIT);
+        if (n > 0) {
+            bytesReceived += n;
+        }
+        return n;
     }
+
+    /** Bytes received so far (tells a read that found data from one that found none). */
+    long bytesReceived;
 
     /** Bytes the last {@link #fill} asked for (fewer received = the socket is drained). */
     int lastAsk;

@@ -139,40 +139,54 @@ abstract class UcpMessaging {
 
     /** Receives that return a request: tag and stream. */
     abstract static class RequestReceive extends UcpMessaging {
-        private final UcpOutstanding recvs;
+        /** Posted receives in posting order (a ring): they match, and mostly complete, in that order. */
+        private final Request[] ring;
+        private int head;
+        private int count;
         private MemorySegment buf;
         private long length;
 
         RequestReceive(final int window) {
-            recvs = new UcpOutstanding(Math.max(1, window));
+            ring = new Request[Math.max(1, window)];
         }
 
         abstract Request startReceive(Worker worker, Endpoint ep, MemorySegment buf, long length);
 
         @Override
         final int window() {
-            return recvs.capacity();
+            return ring.length;
         }
 
         @Override
         final int posted() {
-            return recvs.count();
+            return count;
         }
 
         @Override
         final void postReceive(final Worker worker, final Endpoint ep, final MemorySegment buf, final long length) {
             this.buf = buf;
             this.length = length;
-            recvs.keep(startReceive(worker, ep, buf, length));
+            final int tail = head + count < ring.length ? head + count : head + count - ring.length;
+            ring[tail] = startReceive(worker, ep, buf, length);
+            count++;
         }
 
         @Override
         final int receivesDone(final String what) {
-            final int n = recvs.reap(what);
+            // in posting order: O(1) per poll at any window (a rendezvous finishing early waits its turn)
+            int n = 0;
+            while (count > 0 && ring[head].isCompleted()) {
+                final Request r = ring[head];
+                ring[head] = null;
+                head = head + 1 == ring.length ? 0 : head + 1;
+                count--;
+                UcpOutstanding.finish(r, what);
+                n++;
+            }
             if (n > 0) {
                 // receives still posted write the same buffer (with the same bytes): it is cleared only
                 // when none is left, so that a clear never races with a receive in progress
-                checkAndClear(buf, 0, length, recvs.count() == 0);
+                checkAndClear(buf, 0, length, count == 0);
                 checked += n - 1;
             }
             return n;
@@ -180,7 +194,12 @@ abstract class UcpMessaging {
 
         @Override
         final void abandonReceive() {
-            recvs.releaseAll();
+            while (count > 0) {
+                ring[head].release();
+                ring[head] = null;
+                head = head + 1 == ring.length ? 0 : head + 1;
+                count--;
+            }
         }
     }
 

@@ -20,10 +20,6 @@ final class UcpOutstanding {
         return count;
     }
 
-    int capacity() {
-        return requests.length;
-    }
-
     boolean isFull() {
         return count == requests.length;
     }
@@ -38,11 +34,6 @@ final class UcpOutstanding {
         } else {
             requests[count++] = r;
         }
-    }
-
-    /** Takes {@code r} as it is, done or not: {@link #reap} counts it (posted receives). */
-    void keep(final Request r) {
-        requests[count++] = r;
     }
 
     /** Releases every completed request; throws if one failed. Returns how many completed. */
