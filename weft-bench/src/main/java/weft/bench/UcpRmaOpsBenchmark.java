@@ -115,6 +115,12 @@ public class UcpRmaOpsBenchmark {
         return ep.putNbi(dst, 0, 8, remote, rkey);
     }
 
+    /** One idle round of progress: what a waiting loop (a put_lat ping-pong) pays between two looks. */
+    @Benchmark
+    public int idleProgress() {
+        return a.progress();
+    }
+
     private Status finish(final Request r) {
         while (!r.isCompleted()) {
             a.progress();

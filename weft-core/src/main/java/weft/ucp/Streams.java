@@ -50,6 +50,8 @@ final class Streams {
     private final long window;
     private final StreamPacker packer = new StreamPacker();
     private final MemorySegment ackValue;
+    /** The STREAM_DATA header of a zero-copy fragment (the transport copies it at the call). */
+    private final MemorySegment zhdr;
     private Endpoint[] ready = new Endpoint[8];
     private int readyCount;
     private long malformed;
@@ -58,6 +60,7 @@ final class Streams {
         this.worker = worker;
         this.window = Math.max(MIN_CHUNK, window);
         this.ackValue = worker.arena().allocate(8, 8);
+        this.zhdr = worker.arena().allocate(AmId.STREAM_HEADER, 8);
     }
 
     void register(final Interface i) {
@@ -115,6 +118,11 @@ final class Streams {
         r.offset = off;
         r.capacity = len;
         r.length = len;
+        if (len >= ep.thresholds.zcopyThresh && seg.isNative()) {
+            // zero-copy fragments from the user's buffer (tcp): done when the last one has left it
+            r.zdata = true;
+            r.completion.reset(1); // our reference, dropped once every fragment is issued
+        }
         if (ep.status() != Status.OK) {
             worker.complete(r, ep.status());
         } else {
@@ -132,6 +140,9 @@ final class Streams {
         final State s = state(ep);
         if (s.ackOwed) {
             sendAck(ep, s); // this queue may be blocked on the peer's acks: ours must not wait behind it
+        }
+        if (r.zdata) {
+            return progressZcopy(ep, s, r);
         }
         final long frag = ep.thresholds.maxBcopy - AmId.STREAM_HEADER;
         while (r.received < r.capacity) {
@@ -154,6 +165,33 @@ final class Streams {
             r.received += n;
         }
         worker.complete(r, Status.OK);
+        return Status.OK;
+    }
+
+    /**
+     * A large contiguous send in zero-copy fragments of the AM lane's limit (fewer frames, no copy into the
+     * transport's buffer); the request completes by its completion count once the last one has left.
+     */
+    private Status progressZcopy(final Endpoint ep, final State s, final Request r) {
+        final long frag = ep.thresholds.maxZcopy - AmId.STREAM_HEADER;
+        while (r.received < r.capacity) {
+            final long room = window - (s.sent - s.acked);
+            if (room <= 0) {
+                return Status.NO_RESOURCE; // the receiver has not consumed enough: wait for its ack
+            }
+            final long n = Math.min(Math.min(frag, room), r.capacity - r.received);
+            zhdr.set(LONG, 0, ep.remoteId);
+            final Status st = Endpoint.zcopyPiece(ep.amEp, AmId.STREAM_DATA, zhdr, AmId.STREAM_HEADER, r, r.received, n);
+            if (st == Status.NO_RESOURCE) {
+                return st;
+            }
+            if (st.isError()) {
+                break; // recorded in the completion: the request fails once issued fragments finish
+            }
+            s.sent += n;
+            r.received += n;
+        }
+        r.completion.complete(Status.OK); // drop our reference
         return Status.OK;
     }
 

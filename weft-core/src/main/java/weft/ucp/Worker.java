@@ -1080,6 +1080,9 @@ public final class Worker implements AutoCloseable {
             RmaBounce.finish(r, st);
             Rails.retire(r); // its bytes are no longer outstanding on its rails
             complete(r, st);
+        } else if (r.kind == Request.STREAM_SEND && r.zdata) {
+            r.rmaIov.clear(); // every zero-copy fragment has left the user's buffer
+            complete(r, st);
         } else if (r.kind == Request.SEND && r.zdata) {
             // eager zero-copy: every fragment has left the user's buffer; a sync send also waits for its ack
             r.rmaIov.clear();
