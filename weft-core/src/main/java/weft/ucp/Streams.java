@@ -141,10 +141,9 @@ final class Streams {
         if (s.ackOwed) {
             sendAck(ep, s); // this queue may be blocked on the peer's acks: ours must not wait behind it
         }
-        if (r.zdata) {
-            return progressZcopy(ep, s, r);
-        }
-        final long frag = ep.thresholds.maxBcopy - AmId.STREAM_HEADER;
+        // a large contiguous send goes in zero-copy fragments of the AM lane's limit (fewer frames, no copy
+        // into the transport's buffer) and completes by its completion count once the last one has left
+        final long frag = (r.zdata ? ep.thresholds.maxZcopy : ep.thresholds.maxBcopy) - AmId.STREAM_HEADER;
         while (r.received < r.capacity) {
             final long room = window - (s.sent - s.acked);
             if (room <= 0) {
@@ -152,37 +151,16 @@ final class Streams {
             }
             final long n = Math.min(Math.min(frag, room), r.capacity - r.received);
             final Status st;
-            if (n <= ep.thresholds.maxShort) {
+            if (r.zdata) {
+                zhdr.set(LONG, 0, ep.remoteId);
+                st = Endpoint.zcopyPiece(ep.amEp, AmId.STREAM_DATA, zhdr, AmId.STREAM_HEADER, r, r.received, n);
+            } else if (n <= ep.thresholds.maxShort) {
                 st = ep.amEp.amShort(AmId.STREAM_DATA, ep.remoteId, r.buffer, r.offset + r.received, (int) n);
             } else {
                 packer.set(ep.remoteId, r.buffer, r.offset + r.received, n);
                 st = Status.ofLength(ep.amEp.amBcopy(AmId.STREAM_DATA, packer));
             }
-            if (st != Status.OK) {
-                return st;
-            }
-            s.sent += n;
-            r.received += n;
-        }
-        worker.complete(r, Status.OK);
-        return Status.OK;
-    }
-
-    /**
-     * A large contiguous send in zero-copy fragments of the AM lane's limit (fewer frames, no copy into the
-     * transport's buffer); the request completes by its completion count once the last one has left.
-     */
-    private Status progressZcopy(final Endpoint ep, final State s, final Request r) {
-        final long frag = ep.thresholds.maxZcopy - AmId.STREAM_HEADER;
-        while (r.received < r.capacity) {
-            final long room = window - (s.sent - s.acked);
-            if (room <= 0) {
-                return Status.NO_RESOURCE; // the receiver has not consumed enough: wait for its ack
-            }
-            final long n = Math.min(Math.min(frag, room), r.capacity - r.received);
-            zhdr.set(LONG, 0, ep.remoteId);
-            final Status st = Endpoint.zcopyPiece(ep.amEp, AmId.STREAM_DATA, zhdr, AmId.STREAM_HEADER, r, r.received, n);
-            if (st == Status.NO_RESOURCE) {
+            if (st == Status.NO_RESOURCE || st.isError() && !r.zdata) {
                 return st;
             }
             if (st.isError()) {
@@ -191,7 +169,11 @@ final class Streams {
             s.sent += n;
             r.received += n;
         }
-        r.completion.complete(Status.OK); // drop our reference
+        if (r.zdata) {
+            r.completion.complete(Status.OK); // drop our reference
+        } else {
+            worker.complete(r, Status.OK);
+        }
         return Status.OK;
     }
 
