@@ -47,7 +47,7 @@ for TL in shm tcp; do
     if [[ $TL == shm ]]; then E=("${SHM[@]}"); LAT=1.2; N=1000000; NB=20000; else E=("${TCP[@]}"); LAT=1.0; N=100000; NB=5000; fi
     for T in stream ucp_am; do
         run "$TL ${T}_lat 8 B"      --test ${T}_lat --size 8 --iters $N --warmup $((N / 5)) "${E[@]}" --max-ratio $LAT
-        run "$TL ${T}_lat 1 MiB"    --test ${T}_lat --size 1048576 --iters $((NB / 4)) --warmup $((WB / 4)) "${E[@]}" --max-ratio $LAT
+        run "$TL ${T}_lat 1 MiB"    --test ${T}_lat --size 1048576 --iters $((NB / 4)) --warmup $WB "${E[@]}" --max-ratio $LAT
         run "$TL ${T}_bw 8 B rate"  --test ${T}_bw --size 8 --iters $((N * 2)) --warmup $((N / 5)) --metric mr "${E[@]}" --min-ratio 1.0
         run "$TL ${T}_bw 1 MiB"     --test ${T}_bw --size 1048576 --iters $NB --warmup $WB --metric bw "${E[@]}" --min-ratio 1.0
     done
