@@ -12,7 +12,8 @@ import java.util.List;
 /**
  * Chooses an endpoint's lanes from the local resources and the peer's address, by capability and a
  * score computed from the performance model, never by transport name. Deterministic: the same inputs
- * give the same lanes, so both ends agree.
+ * give the same lanes, so both ends agree. A pair the local interface reaches only through a gateway
+ * ({@link weft.uct.Interface#isDirect}) is a candidate only if its transport has no direct pair.
  *
  * <ul>
  *   <li>AM (tag eager, control): needs AM short+bcopy both ways; score 1/(latency + 2·overhead).</li>
@@ -76,6 +77,7 @@ final class LaneSelector {
 
     static Selection select(final WorkerIface[] locals, final WorkerAddress remote, final Context ctx) {
         final List<Candidate> all = new ArrayList<>();
+        final List<Candidate> routed = new ArrayList<>();
         final StringBuilder why = new StringBuilder();
         for (final WorkerIface l : locals) {
             for (final WorkerAddress.Entry e : remote.entries()) {
@@ -83,11 +85,25 @@ final class LaneSelector {
                     continue;
                 }
                 if (l.iface.isReachable(e.deviceAddress(), e.interfaceAddress())) {
-                    all.add(new Candidate(l, e));
+                    if (l.iface.isDirect(e.deviceAddress(), e.interfaceAddress())) {
+                        all.add(new Candidate(l, e));
+                    } else {
+                        routed.add(new Candidate(l, e));
+                    }
                 } else {
                     why.append(' ').append(l.name()).append(" cannot reach ").append(e.transport()).append('/')
                         .append(e.device()).append(';');
                 }
+            }
+        }
+        for (final Candidate c : routed) {
+            // through a gateway only where the transport has no direct pair: a routed rail beside a direct
+            // one is slower and, between subnets joined by a host that does not forward, dead
+            if (all.stream().noneMatch(d -> d.local.transport == c.local.transport)) {
+                all.add(c);
+            } else {
+                why.append(' ').append(c.local.name()).append(" reaches ").append(c.remote.transport()).append('/')
+                    .append(c.remote.device()).append(" only through a gateway;");
             }
         }
         final Comparator<Candidate> tiebreak = Comparator.comparingDouble(Candidate::bandwidth).reversed()

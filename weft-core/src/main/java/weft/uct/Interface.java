@@ -44,6 +44,15 @@ public interface Interface extends AutoCloseable {
     /** True if a peer with these addresses can be reached from this interface. */
     boolean isReachable(byte[] deviceAddress, byte[] interfaceAddress);
 
+    /**
+     * For a reachable peer: true if it is on a link of this device, false if a gateway lies between
+     * (a network transport whose route to the peer has a next hop). Lane selection prefers direct
+     * pairs and uses a routed one only where no direct pair of the transport exists.
+     */
+    default boolean isDirect(final byte[] deviceAddress, final byte[] interfaceAddress) {
+        return true;
+    }
+
     /** Creates an endpoint to the peer interface (connect-to-iface). */
     Endpoint connect(byte[] deviceAddress, byte[] interfaceAddress);
 

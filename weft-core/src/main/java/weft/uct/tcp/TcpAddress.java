@@ -100,6 +100,11 @@ final class TcpAddress {
         return remoteDevice.length == 5 && !isLoopback(localIp);
     }
 
+    /** The IPv4 address of a device address that {@link #reachable} accepted. */
+    static int deviceIp(final byte[] remoteDevice) {
+        return ByteBuffer.wrap(remoteDevice, 1, 4).getInt();
+    }
+
     static String ipString(final int ip) {
         return (ip >>> 24) + "." + ((ip >>> 16) & 0xFF) + "." + ((ip >>> 8) & 0xFF) + "." + (ip & 0xFF);
     }

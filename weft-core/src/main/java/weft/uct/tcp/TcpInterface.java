@@ -58,6 +58,7 @@ final class TcpInterface implements Interface {
     private final UctWorker worker;
     private final Device device;
     private final int ip;
+    private final TcpRoutes routes = TcpRoutes.load();
     private final EventSet events;
     /**
      * The socket that received last. Progress reads it directly on most calls ({@link #EPOLL_EVERY}):
@@ -304,7 +305,7 @@ final class TcpInterface implements Interface {
 
     @Override
     public boolean isReachable(final byte[] deviceAddress, final byte[] interfaceAddress) {
-        if (!TcpAddress.reachable(ip, deviceAddress)) {
+        if (!TcpAddress.reachable(ip, deviceAddress) || reach(deviceAddress) == TcpRoutes.Reach.UNREACHABLE) {
             return false;
         }
         try {
@@ -313,6 +314,17 @@ final class TcpInterface implements Interface {
         } catch (final WeftException e) {
             return false;
         }
+    }
+
+    @Override
+    public boolean isDirect(final byte[] deviceAddress, final byte[] interfaceAddress) {
+        return !TcpAddress.reachable(ip, deviceAddress) || reach(deviceAddress) != TcpRoutes.Reach.ROUTED;
+    }
+
+    /** Loopback pairs are always direct; otherwise the route table decides. */
+    private TcpRoutes.Reach reach(final byte[] deviceAddress) {
+        return TcpAddress.isLoopback(ip) ? TcpRoutes.Reach.DIRECT
+            : routes.reach(device.name(), TcpAddress.deviceIp(deviceAddress));
     }
 
     @Override

@@ -104,7 +104,8 @@ public final class LaunchTestPe {
             }
             rt.barrier();
             System.out.println("rank " + me + "/" + n + " local " + rt.localRank() + "/" + rt.localSize() + " node "
-                + rt.nodeId() + " netns " + Files.readSymbolicLink(Path.of("/proc/self/ns/net")) + " var "
+                + rt.nodeId() + " netns " + Files.readSymbolicLink(Path.of("/proc/self/ns/net")) + " lanes "
+                + ringLanes + " var "
                 + System.getenv("WEFT_TEST_VAR") + " ring " + ring);
         }
     }
@@ -134,6 +135,9 @@ public final class LaunchTestPe {
      * from {@code allgather}: rank k receives from k-1, appends its rank and sends to k+1; rank 0
      * starts and finally receives the whole token (the others return what they forwarded).
      */
+    /** The lanes of the last ring's endpoint to the next rank, without spaces (lane0:a->b[am];...). */
+    static String ringLanes = "";
+
     static String ringOverTags(final Runtime rt) {
         final int n = rt.size();
         final int me = rt.rank();
@@ -141,6 +145,8 @@ public final class LaunchTestPe {
              weft.ucp.Worker w = ctx.newWorker(); java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
             final byte[][] addrs = rt.allgather(w.address());
             final weft.ucp.Endpoint next = w.connect(addrs[(me + 1) % n]);
+            ringLanes = String.join(";", next.describe().lines().filter(l -> l.startsWith("lane "))
+                .map(l -> l.replace(" ", "")).toList());
             final java.lang.foreign.MemorySegment buf = arena.allocate(4096);
             String token = me == 0 ? "0" : receiveToken(w, buf) + "," + me;
             final byte[] out = token.getBytes(StandardCharsets.UTF_8);

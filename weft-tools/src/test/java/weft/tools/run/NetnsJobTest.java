@@ -78,6 +78,12 @@ class NetnsJobTest {
             for (final String line : job.out().lines().toList()) {
                 final int r = Integer.parseInt(line.substring(1, line.indexOf(']')));
                 netns[r] = line.replaceAll(".* netns (\\S+) .*", "$1");
+                if (r % 2 == 1) { // the ring's endpoint to the other host: over the host-to-host link only
+                    final String lanes = line.replaceAll(".* lanes (\\S+) .*", "$1");
+                    assertTrue(lanes.contains("tcp/vab" + id) || lanes.contains("tcp/vba" + id), line);
+                    assertTrue(!lanes.contains("tcp/vnA" + id) && !lanes.contains("tcp/vnB" + id),
+                        "a lane through the launcher's namespace, which need not forward: " + line);
+                }
                 assertTrue(line.contains(" node " + (r / 2) + " ") && line.contains(" local " + (r % 2) + "/2 "), line);
             }
             final String mine = Files.readSymbolicLink(Path.of("/proc/self/ns/net")).toString();
