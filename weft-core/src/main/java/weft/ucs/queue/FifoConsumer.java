@@ -8,6 +8,8 @@ import static weft.ucs.queue.FifoDescriptor.BYTE;
 import static weft.ucs.queue.FifoDescriptor.ELEMENTS_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.ELEMENT_FLAGS_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.ELEMENT_PRODUCER_OFFSET;
+import static weft.ucs.queue.FifoDescriptor.ELEMENT_STAMP_OFFSET;
+import static weft.ucs.queue.FifoDescriptor.SHORT;
 import static weft.ucs.queue.FifoDescriptor.FLAG_OWNER;
 import static weft.ucs.queue.FifoDescriptor.FLAG_SKIP;
 import static weft.ucs.queue.FifoDescriptor.HEAD_OFFSET;
@@ -116,8 +118,7 @@ public final class FifoConsumer {
     }
 
     private void advance() {
-        // cleared before the tail release below frees the cell: a pid seen later is the next reserver's
-        fifo.set(ValueLayout.JAVA_INT, elementOffset(readIndex) + ELEMENT_PRODUCER_OFFSET, 0);
+        // nothing is written to the consumed cell (see the stamp in FifoDescriptor)
         if ((++readIndex & releaseMask) == 0) {
             // release: the consumed elements (and descriptor indices rebound in them) are free for reuse
             LONG.setRelease(fifo, TAIL_OFFSET, readIndex);
@@ -156,6 +157,11 @@ public final class FifoConsumer {
             return false;
         }
         final long e = elementOffset(readIndex);
+        // acquire: pairs with the reserver's release of the stamp; an older lap's stamp means its pid
+        // is a previous reserver's (this one died before recording itself, or is about to)
+        if ((short) SHORT.getAcquire(fifo, e + ELEMENT_STAMP_OFFSET) != (short) (readIndex >>> lapShift)) {
+            return false;
+        }
         final int producer = fifo.get(ValueLayout.JAVA_INT, e + ELEMENT_PRODUCER_OFFSET);
         if (producer == 0 || alive.test(producer)) {
             return false;

@@ -32,7 +32,7 @@ import java.nio.ByteOrder;
  *
  *   0       1       2       4               8               12              16
  *   +-------+-------+-------+---------------+---------------+---------------+------ ... --+
- *   | flags | AM id | (pad) | length (u32)  | desc index u32| producer pid  | inline data |
+ *   | flags | AM id | stamp | length (u32)  | desc index u32| producer pid  | inline data |
  *   +-------+-------+-------+---------------+---------------+---------------+------ ... --+
  *
  * flags: OWNER (bit 0) = lap parity of the sequence last published here; the consumer expects
@@ -40,9 +40,12 @@ import java.nio.ByteOrder;
  *        clearing is needed. INLINE (bit 1): data is inline; DESC (bit 2): data is in the
  *        receive descriptor {@code desc index} (set by the consumer, read-only to producers);
  *        SKIP (bit 3): a producer reserved the cell but published nothing (consumer skips it).
- * producer pid: written by the producer right after it reserved the cell, cleared by the consumer
- *        when it consumes it; lets the consumer skip a cell whose producer died before publishing
- *        ({@link FifoConsumer#skipAbandoned}), so that one crashed sender cannot wedge the FIFO.
+ * producer pid, stamp: written by the producer right after it reserved the cell (pid, then the low 16
+ *        bits of the reservation's lap with a release store); lets the consumer skip a cell whose
+ *        producer died before publishing ({@link FifoConsumer#skipAbandoned}), so that one crashed
+ *        sender cannot wedge the FIFO. The pid counts only if the stamp is the read index's lap: the
+ *        consumer never writes to a cell it consumes, so the cell's line moves to it and back to the
+ *        next producer, not a third time.
  * </pre>
  * All multi-byte fields are little endian (native on the supported platforms).
  */
@@ -65,6 +68,8 @@ public final class FifoDescriptor {
     public static final long ELEMENT_LENGTH_OFFSET = 4;
     public static final long ELEMENT_DESC_OFFSET = 8;
     public static final long ELEMENT_PRODUCER_OFFSET = 12;
+    /** u16: the lap (sequence / capacity, low 16 bits) of the reservation that wrote the pid. */
+    public static final long ELEMENT_STAMP_OFFSET = 2;
     /** Bytes of element header before the inline data. */
     public static final int ELEMENT_HEADER_LENGTH = 16;
 
@@ -85,6 +90,7 @@ public final class FifoDescriptor {
     static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
+    static final VarHandle SHORT = ValueLayout.JAVA_SHORT.varHandle();
     static final ValueLayout.OfInt INT_LE = ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private FifoDescriptor() {

@@ -11,6 +11,8 @@ import static weft.ucs.queue.FifoDescriptor.ELEMENT_DESC_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.ELEMENT_FLAGS_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.ELEMENT_LENGTH_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.ELEMENT_PRODUCER_OFFSET;
+import static weft.ucs.queue.FifoDescriptor.ELEMENT_STAMP_OFFSET;
+import static weft.ucs.queue.FifoDescriptor.SHORT;
 import static weft.ucs.queue.FifoDescriptor.FLAG_SKIP;
 import static weft.ucs.queue.FifoDescriptor.HEAD_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.LONG;
@@ -96,7 +98,10 @@ public final class FifoProducer {
             if (LONG.compareAndSet(fifo, HEAD_OFFSET, head, seq + 1)) {
                 sawArmed = head < 0;
                 // first thing after reserving: who owns the cell, in case this process dies before publishing
-                fifo.set(ValueLayout.JAVA_INT, elementOffset(seq) + ELEMENT_PRODUCER_OFFSET, pid);
+                final long e = elementOffset(seq);
+                fifo.set(ValueLayout.JAVA_INT, e + ELEMENT_PRODUCER_OFFSET, pid);
+                // release: a consumer that sees this lap's stamp sees the pid stored before it
+                SHORT.setRelease(fifo, e + ELEMENT_STAMP_OFFSET, (short) (seq >>> lapShift));
                 return seq;
             }
         }

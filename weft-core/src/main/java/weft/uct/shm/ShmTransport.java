@@ -21,7 +21,7 @@ import java.util.List;
  * by the target. Nothing is created in a file system (memfd + {@code /proc/<pid>/fd}).
  */
 public final class ShmTransport implements Transport {
-    static final ConfigVar<Integer> FIFO_SIZE = ConfigRegistry.register("SHM_FIFO_SIZE", ConfigType.POW2, "256",
+    static final ConfigVar<Integer> FIFO_SIZE = ConfigRegistry.register("SHM_FIFO_SIZE", ConfigType.POW2, "64",
         "Number of cells of the receive FIFO of an shm interface (a power of two).");
     static final ConfigVar<Long> FIFO_ELEM_SIZE = ConfigRegistry.register("SHM_FIFO_ELEM_SIZE", ConfigType.SIZE,
         "128", "Size of one FIFO cell; short active messages are inline up to this minus 24 bytes.");

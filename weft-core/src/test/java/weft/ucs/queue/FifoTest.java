@@ -166,6 +166,32 @@ class FifoTest {
     }
 
     @Test
+    void aDeadPidLeftFromAnEarlierLapIsNotTrusted() throws Exception {
+        try (SharedMemory m = SharedMemory.create("weft-test-fifo-stale", FifoDescriptor.length(2, ELEM))) {
+            final FifoConsumer c = new FifoConsumer(m.segment(), 2, ELEM, 1);
+            final int deadPid = deadPid();
+            final FifoProducer dead = new FifoProducer(m.segment(), deadPid);
+            final FifoProducer live = new FifoProducer(m.segment());
+            final FifoConsumer.Handler h = (f, e) -> true;
+            // lap 0: the cell at sequence 0 is recorded by a producer that then dies unpublished; skipped
+            final long s0 = dead.tryReserve();
+            live.publishSkip(live.tryReserve());
+            assertTrue(c.skipAbandoned(pid -> false));
+            assertEquals(2, c.poll(h, 10));
+            // lap 1: a live producer reserved the same cell but has not recorded itself yet (emulated by
+            // putting the dead producer's lap-0 record back); the stale pid must not get the cell skipped
+            final long s2 = live.tryReserve();
+            assertEquals(live.elementOffset(s0), live.elementOffset(s2));
+            final long e = live.elementOffset(s2);
+            m.segment().set(ValueLayout.JAVA_SHORT, e + FifoDescriptor.ELEMENT_STAMP_OFFSET, (short) 0);
+            m.segment().set(ValueLayout.JAVA_INT, e + FifoDescriptor.ELEMENT_PRODUCER_OFFSET, deadPid);
+            assertFalse(c.skipAbandoned(pid -> false), "skipped a cell on a pid from the previous lap");
+            m.segment().set(ValueLayout.JAVA_SHORT, e + FifoDescriptor.ELEMENT_STAMP_OFFSET, (short) 1);
+            assertTrue(c.skipAbandoned(pid -> false), "this lap's record of a dead producer skips the cell");
+        }
+    }
+
+    @Test
     void rejectsUnformattedMemory() {
         try (SharedMemory m = SharedMemory.create("weft-test-fifo-bad", 4096)) {
             try {
