@@ -177,6 +177,21 @@ public final class LibC {
         FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle PROCESS_VM_WRITEV_PLAIN = plain("process_vm_writev",
         FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    // the data path's socket, eventfd and epoll calls go through these (see recv)
+    private static final MethodHandle SEND_PLAIN = plain("send",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle RECV_PLAIN = plain("recv",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle WRITEV_PLAIN = plain("writev", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle READV_PLAIN = plain("readv", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle READ_PLAIN = plain("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle WRITE_PLAIN = plain("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle EPOLL_WAIT_PLAIN = plain("epoll_wait",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT));
+    private static final MethodHandle POLL_PLAIN = plain("poll", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle ERRNO_LOCATION = LINKER.downcallHandle(symbol("__errno_location"),
+        FunctionDescriptor.of(JAVA_LONG), Linker.Option.critical(false));
+    private static final MemorySegment ALL_MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private static final MethodHandle PRCTL = errno("prctl",
         FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
         Linker.Option.firstVariadicArg(1));
@@ -201,6 +216,20 @@ public final class LibC {
 
     private static MemorySegment symbol(final String name) {
         return LOOKUP.find(name).orElseThrow(() -> new UnsatisfiedLinkError("libc symbol not found: " + name));
+    }
+
+    /**
+     * errno as the calling thread's libc left it, read through {@code __errno_location} after a call made
+     * without capture. The JVM may run between that call and this read (a safepoint on the way back from
+     * native code can block in the VM and overwrite errno), so a caller trusts only the value a clobbering
+     * could not make dangerous: EAGAIN means "try again later", which for a real error is a delay (socket
+     * errors and end-of-file persist and show on the next call), never a loss. Anything else is
+     * confirmed by issuing the call again with errno captured: every call that uses this failed without effect,
+     * so the retry is safe.
+     */
+    private static int lastErrno() throws Throwable {
+        final long where = (long) ERRNO_LOCATION.invokeExact();
+        return ALL_MEMORY.get(JAVA_INT, where);
     }
 
     private static long fail(final MemorySegment cap) {
@@ -451,10 +480,18 @@ public final class LibC {
 
     /** send(2) from a raw address. */
     public static long send(final int fd, final long buf, final long len, final int flags) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final long r = (long) SEND.invokeExact(c, fd, buf, len, flags);
-            return r >= 0 ? r : fail(c);
+            final long r = (long) SEND_PLAIN.invokeExact(fd, buf, len, flags);
+            if (r >= 0) {
+                return r;
+            }
+            final int e = lastErrno();
+            if (e == EAGAIN) {
+                return -e;
+            }
+            final MemorySegment c = CAPTURE.get();
+            final long again = (long) SEND.invokeExact(c, fd, buf, len, flags);
+            return again >= 0 ? again : fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -462,10 +499,18 @@ public final class LibC {
 
     /** recv(2) into a raw address. */
     public static long recv(final int fd, final long buf, final long len, final int flags) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final long r = (long) RECV.invokeExact(c, fd, buf, len, flags);
-            return r >= 0 ? r : fail(c);
+            final long r = (long) RECV_PLAIN.invokeExact(fd, buf, len, flags);
+            if (r >= 0) {
+                return r;
+            }
+            final int e = lastErrno();
+            if (e == EAGAIN) {
+                return -e;
+            }
+            final MemorySegment c = CAPTURE.get();
+            final long again = (long) RECV.invokeExact(c, fd, buf, len, flags);
+            return again >= 0 ? again : fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -484,40 +529,72 @@ public final class LibC {
 
     /** writev(2); {@code iov} is the raw address of an array of {@link #IOVEC}. */
     public static long writev(final int fd, final long iov, final int count) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final long r = (long) WRITEV.invokeExact(c, fd, iov, count);
-            return r >= 0 ? r : fail(c);
+            final long r = (long) WRITEV_PLAIN.invokeExact(fd, iov, count);
+            if (r >= 0) {
+                return r;
+            }
+            final int e = lastErrno();
+            if (e == EAGAIN) {
+                return -e;
+            }
+            final MemorySegment c = CAPTURE.get();
+            final long again = (long) WRITEV.invokeExact(c, fd, iov, count);
+            return again >= 0 ? again : fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
 
     public static long readv(final int fd, final long iov, final int count) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final long r = (long) READV.invokeExact(c, fd, iov, count);
-            return r >= 0 ? r : fail(c);
+            final long r = (long) READV_PLAIN.invokeExact(fd, iov, count);
+            if (r >= 0) {
+                return r;
+            }
+            final int e = lastErrno();
+            if (e == EAGAIN) {
+                return -e;
+            }
+            final MemorySegment c = CAPTURE.get();
+            final long again = (long) READV.invokeExact(c, fd, iov, count);
+            return again >= 0 ? again : fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
 
     public static long read(final int fd, final long buf, final long len) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final long r = (long) READ.invokeExact(c, fd, buf, len);
-            return r >= 0 ? r : fail(c);
+            final long r = (long) READ_PLAIN.invokeExact(fd, buf, len);
+            if (r >= 0) {
+                return r;
+            }
+            final int e = lastErrno();
+            if (e == EAGAIN) {
+                return -e;
+            }
+            final MemorySegment c = CAPTURE.get();
+            final long again = (long) READ.invokeExact(c, fd, buf, len);
+            return again >= 0 ? again : fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
 
     public static long write(final int fd, final long buf, final long len) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final long r = (long) WRITE.invokeExact(c, fd, buf, len);
-            return r >= 0 ? r : fail(c);
+            final long r = (long) WRITE_PLAIN.invokeExact(fd, buf, len);
+            if (r >= 0) {
+                return r;
+            }
+            final int e = lastErrno();
+            if (e == EAGAIN) {
+                return -e;
+            }
+            final MemorySegment c = CAPTURE.get();
+            final long again = (long) WRITE.invokeExact(c, fd, buf, len);
+            return again >= 0 ? again : fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -547,10 +624,18 @@ public final class LibC {
 
     /** epoll_wait into the raw address {@code events} (an array of {@link #EPOLL_EVENT}). */
     public static int epollWait(final int epfd, final long events, final int max, final int timeoutMs) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) EPOLL_WAIT.invokeExact(c, epfd, events, max, timeoutMs);
-            return r >= 0 ? r : (int) fail(c);
+            final int r = (int) EPOLL_WAIT_PLAIN.invokeExact(epfd, events, max, timeoutMs);
+            if (r >= 0) {
+                return r;
+            }
+            final int e = lastErrno();
+            if (e == EAGAIN) {
+                return -e;
+            }
+            final MemorySegment c = CAPTURE.get();
+            final int again = (int) EPOLL_WAIT.invokeExact(c, epfd, events, max, timeoutMs);
+            return again >= 0 ? again : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -568,10 +653,18 @@ public final class LibC {
 
     /** poll(2) over the raw address of {@code nfds} pollfd structs. */
     public static int poll(final long fds, final long nfds, final int timeoutMs) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) POLL.invokeExact(c, fds, nfds, timeoutMs);
-            return r >= 0 ? r : (int) fail(c);
+            final int r = (int) POLL_PLAIN.invokeExact(fds, nfds, timeoutMs);
+            if (r >= 0) {
+                return r;
+            }
+            final int e = lastErrno();
+            if (e == EAGAIN) {
+                return -e;
+            }
+            final MemorySegment c = CAPTURE.get();
+            final int again = (int) POLL.invokeExact(c, fds, nfds, timeoutMs);
+            return again >= 0 ? again : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
