@@ -48,6 +48,7 @@ public class UcpTagOpsBenchmark {
     private Arena arena;
     private MemorySegment src;
     private MemorySegment dst;
+    private final Request[] posted = new Request[BURST];
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -99,5 +100,38 @@ public class UcpTagOpsBenchmark {
             r.release();
         }
         return got;
+    }
+
+    /**
+     * The expected path, as tag_bw's receiver runs it: BURST receives posted first, then the sends,
+     * then the receiver's progress matches each arriving message against a posted receive.
+     */
+    @Benchmark
+    @OperationsPerInvocation(BURST)
+    public int postThenSend() {
+        for (int i = 0; i < BURST; i++) {
+            posted[i] = b.recvTag(dst, 0, 8, TAG, -1L);
+        }
+        for (int i = 0; i < BURST; i++) {
+            final Request r = ep.sendTag(TAG, src, 0, 8);
+            if (!r.isCompleted()) {
+                throw new IllegalStateException("send did not complete at once: " + r);
+            }
+        }
+        long spins = 0;
+        for (int i = 0; i < BURST; i++) {
+            final Request r = posted[i];
+            while (!r.isCompleted()) {
+                b.progress();
+                if (++spins > 100_000_000L) {
+                    throw new IllegalStateException("stalled");
+                }
+            }
+            if (r.status() != Status.OK) {
+                throw new IllegalStateException("receive failed: " + r.status());
+            }
+            r.release();
+        }
+        return BURST;
     }
 }

@@ -14,7 +14,9 @@ import java.lang.foreign.ValueLayout;
  * the receiver that matches it registers its buffer on the rendezvous lanes and answers RTR_PUT with the
  * address and keys; the sender puts the data in chunks striped over those lanes by bandwidth weight,
  * flushes the lanes it used (remote completion: the data is in place), and sends ATP; the receiver
- * completes on ATP. The copy work moves from the receiver to the sender.
+ * completes on ATP. When the only lane used is the AM lane and its fence orders the puts before the ATP
+ * (tcp), the fence replaces the flush and the ATP follows the data without waiting a round trip. The
+ * copy work moves from the receiver to the sender.
  *
  * <p>Wire: {@code RNDV_RTR_PUT [u64 sender req][u64 receiver req][u64 address][u64 length][u32 n]
  * {[u16 len][rkey]}*n} (am bcopy); {@code RNDV_ATP} am short, header = receiver request id,
@@ -144,7 +146,14 @@ final class RndvPut {
                 break;
             }
         }
-        // remote completion before ATP: the data must be in place when the receiver completes
+        // remote completion before ATP: the data must be in place when the receiver completes. Where every
+        // put went over the AM lane and its fence orders them before what follows (tcp: one ordered stream
+        // that the target serves in order), the ATP that follows on that lane is enough: a fence instead
+        // of a flush round trip (UCX's fenced ATP)
+        if (r.putLanes != 0 && (r.putLanes & (r.putLanes - 1)) == 0
+            && lanes[Long.numberOfTrailingZeros(r.putLanes)] == ep.am && ep.am.uct.fence() == Status.OK) {
+            r.putLanes = 0;
+        }
         while (r.putLanes != 0) {
             final int lane = Long.numberOfTrailingZeros(r.putLanes);
             r.completion.expect(1);
