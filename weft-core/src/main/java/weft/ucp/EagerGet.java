@@ -42,6 +42,8 @@ final class EagerGet {
     private int freeCount;
     private int[] gen;
     private boolean[] busy;
+    /** The endpoint each lent slot went to (slots lent to a peer that died are taken back: {@link #reclaim}). */
+    private Endpoint[] owner;
     private boolean failed;
 
     EagerGet(final Worker worker, final long slotSize, final long poolSize) {
@@ -81,6 +83,7 @@ final class EagerGet {
         free = new int[slots];
         gen = new int[slots];
         busy = new boolean[slots];
+        owner = new Endpoint[slots];
         for (int i = 0; i < slots; i++) {
             free[i] = slots - 1 - i;
         }
@@ -123,6 +126,7 @@ final class EagerGet {
         if (st == Status.OK) {
             freeCount--; // the receiver gives it back with EAGER_GET_DONE
             busy[slot] = true;
+            owner[slot] = ep;
         }
         return st;
     }
@@ -183,10 +187,42 @@ final class EagerGet {
         if (pool == null || slot < 0 || slot >= slots || !busy[slot] || gen[slot] != (int) (token >>> 32)) {
             return Status.OK; // stale or foreign: ignore
         }
-        busy[slot] = false;
-        gen[slot]++;
-        free[freeCount++] = slot;
+        giveBack(slot);
         return Status.OK;
+    }
+
+    private void giveBack(final int slot) {
+        busy[slot] = false;
+        owner[slot] = null;
+        gen[slot]++; // a late EAGER_GET_DONE for the old loan is then ignored
+        free[freeCount++] = slot;
+    }
+
+    /**
+     * The slots lent to {@code ep}'s peer, taken back because the peer will never read them: its process is
+     * gone or it closed its interface (the caller checked). A peer that is only slow keeps its slots (it may
+     * still read them), so a failed endpoint to a live peer does not free memory the peer could read after
+     * reuse.
+     *
+     * @return how many slots came back
+     */
+    int reclaim(final Endpoint ep) {
+        if (pool == null) {
+            return 0;
+        }
+        int n = 0;
+        for (int slot = 0; slot < slots; slot++) {
+            if (busy[slot] && owner[slot] == ep) {
+                giveBack(slot);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Slots lent now (sent, not yet read by their receiver). */
+    int lent() {
+        return pool == null ? 0 : slots - freeCount;
     }
 
     /** Frees the pool (worker close). Peers keep their mapping of the file until they drop it. */

@@ -1086,6 +1086,9 @@ public final class Endpoint implements AutoCloseable {
         }
         failure = st;
         abortAll(st);
+        if (worker.eagerGet.lent() > 0 && amEp.check().isError()) {
+            worker.eagerGet.reclaim(this); // the peer is gone: it will never read (nor give back) its slots
+        }
         if (errorHandler != null) {
             errorHandler.onError(this, st);
         }

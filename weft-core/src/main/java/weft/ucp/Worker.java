@@ -709,6 +709,14 @@ public final class Worker implements AutoCloseable {
         ams.release(message);
     }
 
+    /**
+     * Slots of this worker's eager-get pool lent now: medium messages sent by reference whose receivers
+     * have not yet read them. Slots lent to a peer whose process died come back when its endpoint fails.
+     */
+    public int eagerGetSlotsLent() {
+        return eagerGet.lent();
+    }
+
     /** Active messages dropped because no handler was set for their id. */
     public long amUnknownIdCount() {
         return ams.unknownIds();

@@ -77,6 +77,13 @@ class PeerFailureConformanceTest {
             assertTrue(!sync.isCompleted() && !rndv.isCompleted(), "both wait for the peer");
             child.send("STOP");
             Thread.sleep(100);
+            // medium messages the peer will never read: where they go by reference (eager get), their pool
+            // slots stay lent until the peer is known dead
+            for (int i = 0; i < 4; i++) {
+                ep.sendTag(61, buf, 0, 16 * 1024).release();
+                w.progress();
+            }
+            final int lentBeforeKill = w.eagerGetSlotsLent();
             final List<Request> queued = new java.util.ArrayList<>();
             for (int i = 0; i < 50_000 && queued.size() < 4; i++) {
                 final Request q = ep.sendTag(60, buf, 0, 4096);
@@ -101,6 +108,10 @@ class PeerFailureConformanceTest {
                 q.release();
             }
             assertEquals(err.get(), ep.status());
+            if (lentBeforeKill > 0) {
+                assertEquals(0, w.eagerGetSlotsLent(), "eager-get slots lent to the dead peer come back");
+            }
+            System.out.println("eager-get slots lent to the peer before its kill: " + lentBeforeKill);
             assertTrue(ep.sendTag(1, buf, 0, 8).status().isError(), "sends to a failed endpoint fail at once");
             sync.release();
             rndv.release();
