@@ -79,7 +79,8 @@ class LibCDataPathTest {
                     round.run();
                     bytes = Math.min(bytes, AllocationMeter.allocatedBytes() - before);
                 }
-                assertEquals(0, bytes, "10k rounds of eventfd read/write, recv and epoll_wait allocated");
+                assertEquals(0, bytes, () -> "10k rounds of eventfd read/write, recv and epoll_wait allocated"
+                    + AllocationMeter.allocationSites(round));
                 assertTrue(sink[0] != 0);
             } finally {
                 LibC.close(ep);

@@ -424,6 +424,9 @@ class TcpRmaTest {
             allocated = Math.min(allocated, weft.uct.AllocationMeter.allocatedBytes() - before);
         }
         progressUntil(() -> got[0] == sent[0], 5000, "all AMs", a, b);
-        assertTrue(allocated < 512, "allocated " + allocated + " bytes in 10k rounds");
+        if (allocated >= 512) {
+            org.junit.jupiter.api.Assertions.fail("allocated " + allocated + " bytes in 10k rounds"
+                + weft.uct.AllocationMeter.allocationSites(round));
+        }
     }
 }
