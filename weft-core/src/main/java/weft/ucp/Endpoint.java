@@ -56,6 +56,8 @@ public final class Endpoint implements AutoCloseable {
     // sockaddr client: first in the send queue until the server accepts (see Lifecycle)
     Request gate;
     boolean removedNoticeSent;
+    /** The peer closed its endpoint (EP_REMOVED): it reads none of our eager-get slots any more. */
+    boolean removedByPeer;
     long lastHeard = System.nanoTime(); // last keepalive from the peer (Lifecycle)
 
     // send queue: requests wait here, in order, when a lane is out of resources or wireup is not done
@@ -1086,8 +1088,10 @@ public final class Endpoint implements AutoCloseable {
         }
         failure = st;
         abortAll(st);
-        if (worker.eagerGet.lent() > 0 && amEp.check().isError()) {
-            worker.eagerGet.reclaim(this); // the peer is gone: it will never read (nor give back) its slots
+        if (worker.eagerGet.lent() > 0 && (removedByPeer || amEp.check().isError())) {
+            // the peer is gone, or dropped its endpoint (its answers for slots it read came before the
+            // notice, on the same ordered lane): it will never read (nor give back) the slots still lent
+            worker.eagerGet.reclaim(this);
         }
         if (errorHandler != null) {
             errorHandler.onError(this, st);

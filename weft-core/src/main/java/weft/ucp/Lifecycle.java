@@ -139,6 +139,7 @@ final class Lifecycle {
     /** The peer closed its endpoint (EP_REMOVED, from a transport callback): fail ours from progress. */
     void peerRemoved(final Endpoint ep) {
         ep.removedNoticeSent = true; // the peer's side is gone: do not answer with a notice
+        ep.removedByPeer = true;
         failLater(ep, Status.CONNECTION_RESET);
     }
 

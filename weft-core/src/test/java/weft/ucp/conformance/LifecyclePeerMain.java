@@ -39,6 +39,7 @@ import java.util.List;
 public final class LifecyclePeerMain {
     private static volatile boolean stopped;
     private static volatile boolean closeWorker;
+    private static volatile boolean closeEp;
 
     private LifecyclePeerMain() {
     }
@@ -94,6 +95,8 @@ public final class LifecyclePeerMain {
                             stopped = true;
                         } else if (cmd.equals("CLOSEWORKER")) {
                             closeWorker = true;
+                        } else if (cmd.equals("CLOSEEP")) {
+                            closeEp = true;
                         }
                     }
                 } catch (final java.io.IOException e) {
@@ -110,6 +113,12 @@ public final class LifecyclePeerMain {
                     out.println("WORKERCLOSED");
                     closeWorker = false;
                     stopped = true;
+                }
+                if (closeEp) {
+                    // force: no progress, so messages already in our queues stay unread
+                    eps.remove(eps.size() - 1).closeNonBlocking(weft.ucp.CloseMode.FORCE).release();
+                    out.println("EPCLOSED");
+                    closeEp = false;
                 }
                 if (stopped) {
                     Thread.sleep(10);

@@ -180,6 +180,47 @@ class PeerFailureConformanceTest {
         Resources.assertBackTo(before, "cross-process close over " + tls, 3000);
     }
 
+    /**
+     * A peer that drops its endpoint (force close, no progress) leaves our eager-get messages unread: the
+     * slots they hold come back when its notice fails our endpoint, though the peer process lives on.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("sets")
+    void peerEndpointCloseReturnsTheSlotsItNeverRead(final String tls) throws Exception {
+        final Resources.Snapshot before = Resources.take();
+        try (PeerProcess child = new PeerProcess("address", tls);
+             Context ctx = Two.context(tls, Config.global());
+             Worker w = ctx.newWorker();
+             Arena arena = Arena.ofConfined()) {
+            final byte[] childAddr = HexFormat.of().parseHex(child.expect("ADDR "));
+            child.send("ADDR " + HexFormat.of().formatHex(w.address()));
+            child.expect("READY");
+            final MemorySegment buf = arena.allocate(64 * 1024);
+            final Endpoint ep = w.connect(childAddr);
+            final AtomicReference<Status> err = new AtomicReference<>();
+            ep.onError((e, st) -> err.set(st));
+            final Request echo = w.recvTag(buf, 32 * 1024, 8, 2, -1L);
+            ep.sendTag(1, buf, 0, 8).release();
+            await(w, echo, 20, "echo");
+            echo.release();
+            child.send("STOP");
+            Thread.sleep(100);
+            for (int i = 0; i < 4; i++) {
+                ep.sendTag(61, buf, 0, 16 * 1024).release();
+                w.progress();
+            }
+            final int lent = w.eagerGetSlotsLent();
+            child.send("CLOSEEP");
+            child.expect("EPCLOSED");
+            await(w, () -> err.get() != null, 5, "our endpoint to fail after the peer closed its endpoint");
+            System.out.println("peer endpoint close over " + tls + ": " + err.get() + ", " + lent
+                + " eager-get slots were lent");
+            assertEquals(0, w.eagerGetSlotsLent(), "slots lent to an endpoint the peer dropped come back");
+            ep.close();
+        }
+        Resources.assertBackTo(before, "peer endpoint close over " + tls, 3000);
+    }
+
     static void await(final Worker w, final Request r, final double s, final String what) {
         await(w, r::isCompleted, s, what);
     }
