@@ -15,7 +15,8 @@ run() { # label, compare-ucx args...
     echo "== $label"
     python3 "$CMP" --pairs "$PAIRS" "$@" 2>&1 | tail -n $((PAIRS + 1))
 }
-echo "# $(date -u +%FT%TZ) $(uname -m) $(nproc) cores; weft $(git rev-parse --short HEAD); $(ucx_info -v 2>/dev/null | head -1)"
+REV=$(git rev-parse --short HEAD 2>/dev/null || echo "${WEFT_REV:-unknown}")
+echo "# $(date -u +%FT%TZ) $(uname -m) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); weft $REV; $(ucx_info -v 2>/dev/null | head -1)"
 run "shm am_lat 8 B"  --test am_lat --size 8 --iters 1000000 --warmup 200000 --weft-args "-x shm" "${SHM_UCX[@]}" --ucx-args "-x posix -d memory" --max-ratio 1.2
 run "tcp am_lat 8 B"  --test am_lat --size 8 --iters 100000 --warmup 20000 --weft-args "-x tcp -d lo" "${TCP_UCX[@]}" --ucx-args "-x tcp -d lo" --max-ratio 1.0
 run "shm am_bw 8 KiB bcopy (UCT max)" --test am_bw --size 8192 --iters 200000 --warmup 20000 --metric bw --weft-args "-x shm -D bcopy" "${SHM_UCX[@]}" --ucx-args "-x posix -d memory -D bcopy" --min-ratio 0.9
