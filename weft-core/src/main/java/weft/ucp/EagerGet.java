@@ -42,7 +42,7 @@ final class EagerGet {
     private int freeCount;
     private int[] gen;
     private boolean[] busy;
-    /** The endpoint each lent slot went to (slots lent to a peer that died are taken back: {@link #reclaim}). */
+    /** The endpoint each lent slot went to (slots lent to a peer that is gone are taken back: {@link #reclaim}). */
     private Endpoint[] owner;
     private boolean failed;
 
@@ -200,7 +200,7 @@ final class EagerGet {
 
     /**
      * The slots lent to {@code ep}'s peer, taken back because the peer will never read them: its process is
-     * gone or it closed its interface (the caller checked). A peer that is only slow keeps its slots (it may
+     * gone, it closed its interface, or it dropped its endpoint (EP_REMOVED) — the caller checked. A peer that is only slow keeps its slots (it may
      * still read them), so a failed endpoint to a live peer does not free memory the peer could read after
      * reuse.
      *

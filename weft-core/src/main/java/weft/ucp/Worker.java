@@ -711,7 +711,8 @@ public final class Worker implements AutoCloseable {
 
     /**
      * Slots of this worker's eager-get pool lent now: medium messages sent by reference whose receivers
-     * have not yet read them. Slots lent to a peer whose process died come back when its endpoint fails.
+     * have not yet read them. Slots lent to a peer whose process died, or that dropped its endpoint, come back
+     * when our endpoint to it fails.
      */
     public int eagerGetSlotsLent() {
         return eagerGet.lent();
