@@ -7,8 +7,9 @@ import static weft.ucs.queue.FifoDescriptor.ARMED;
 import static weft.ucs.queue.FifoDescriptor.BYTE;
 import static weft.ucs.queue.FifoDescriptor.ELEMENTS_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.ELEMENT_FLAGS_OFFSET;
-import static weft.ucs.queue.FifoDescriptor.ELEMENT_PRODUCER_OFFSET;
-import static weft.ucs.queue.FifoDescriptor.ELEMENT_STAMP_OFFSET;
+import static weft.ucs.queue.FifoDescriptor.OWNER_PID_IN_RECORD;
+import static weft.ucs.queue.FifoDescriptor.OWNER_RECORD_SIZE;
+import static weft.ucs.queue.FifoDescriptor.OWNER_STAMP_IN_RECORD;
 import static weft.ucs.queue.FifoDescriptor.SHORT;
 import static weft.ucs.queue.FifoDescriptor.FLAG_OWNER;
 import static weft.ucs.queue.FifoDescriptor.FLAG_SKIP;
@@ -157,12 +158,13 @@ public final class FifoConsumer {
             return false;
         }
         final long e = elementOffset(readIndex);
+        final long o = FifoDescriptor.ownersOffset(capacity, elementSize) + (readIndex & mask) * OWNER_RECORD_SIZE;
         // acquire: pairs with the reserver's release of the stamp; an older lap's stamp means its pid
         // is a previous reserver's (this one died before recording itself, or is about to)
-        if ((short) SHORT.getAcquire(fifo, e + ELEMENT_STAMP_OFFSET) != (short) (readIndex >>> lapShift)) {
+        if ((short) SHORT.getAcquire(fifo, o + OWNER_STAMP_IN_RECORD) != (short) (readIndex >>> lapShift)) {
             return false;
         }
-        final int producer = fifo.get(ValueLayout.JAVA_INT, e + ELEMENT_PRODUCER_OFFSET);
+        final int producer = fifo.get(ValueLayout.JAVA_INT, o + OWNER_PID_IN_RECORD);
         if (producer == 0 || alive.test(producer)) {
             return false;
         }

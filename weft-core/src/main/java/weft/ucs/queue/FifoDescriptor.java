@@ -6,8 +6,9 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
- * Layout of the inter-process multi-producer single-consumer cell FIFO: a control area followed
- * by {@code capacity} (a power of two) elements of {@code elementSize} bytes.
+ * Layout of the inter-process multi-producer single-consumer cell FIFO: a control area, then
+ * {@code capacity} (a power of two) elements of {@code elementSize} bytes, then one 8-byte owner
+ * record per element.
  *
  * <pre>
  * Control area (256 bytes; head and tail on separate 128-byte spans, so producers CASing head
@@ -32,19 +33,29 @@ import java.nio.ByteOrder;
  *
  *   0       1       2       4               8               12              16
  *   +-------+-------+-------+---------------+---------------+---------------+------ ... --+
- *   | flags | AM id | stamp | length (u32)  | desc index u32| producer pid  | inline data |
+ *   | flags | AM id | (pad) | length (u32)  | desc index u32| (pad)         | inline data |
  *   +-------+-------+-------+---------------+---------------+---------------+------ ... --+
+ *
+ * Owner record i at ownersOffset(capacity, elementSize) + 8 * i, after the elements:
+ *
+ *   0               4       6       8
+ *   +---------------+-------+-------+
+ *   | producer pid  | stamp | (pad) |
+ *   +---------------+-------+-------+
  *
  * flags: OWNER (bit 0) = lap parity of the sequence last published here; the consumer expects
  *        ((seq / capacity) &amp; 1) at its read index, so the polarity flips each lap and no
  *        clearing is needed. INLINE (bit 1): data is inline; DESC (bit 2): data is in the
  *        receive descriptor {@code desc index} (set by the consumer, read-only to producers);
  *        SKIP (bit 3): a producer reserved the cell but published nothing (consumer skips it).
- * producer pid, stamp: written by the producer right after it reserved the cell (pid, then the low 16
+ * producer pid, stamp: written by the producer right after it reserved cell i (pid, then the low 16
  *        bits of the reservation's lap with a release store); lets the consumer skip a cell whose
  *        producer died before publishing ({@link FifoConsumer#skipAbandoned}), so that one crashed
- *        sender cannot wedge the FIFO. The pid counts only if the stamp is the read index's lap: the
- *        consumer never writes to a cell it consumes, so the cell's line moves to it and back to the
+ *        sender cannot wedge the FIFO. The pid counts only if the stamp is the read index's lap. The
+ *        records live apart from the cells: a consumer spinning on the next cell's flags would
+ *        otherwise pull that line over while the producer still fills it, and the producer's
+ *        publish would have to take it back (two line transfers more per message). The consumer
+ *        never writes a cell it consumes, so each cell's line moves to the consumer and back to the
  *        next producer, not a third time.
  * </pre>
  * All multi-byte fields are little endian (native on the supported platforms).
@@ -67,9 +78,12 @@ public final class FifoDescriptor {
     public static final long ELEMENT_AM_ID_OFFSET = 1;
     public static final long ELEMENT_LENGTH_OFFSET = 4;
     public static final long ELEMENT_DESC_OFFSET = 8;
-    public static final long ELEMENT_PRODUCER_OFFSET = 12;
+    /** Bytes per owner record (after the elements). */
+    public static final long OWNER_RECORD_SIZE = 8;
+    /** In an owner record: the pid of the producer that reserved the cell (u32). */
+    public static final long OWNER_PID_IN_RECORD = 0;
     /** u16: the lap (sequence / capacity, low 16 bits) of the reservation that wrote the pid. */
-    public static final long ELEMENT_STAMP_OFFSET = 2;
+    public static final long OWNER_STAMP_IN_RECORD = 4;
     /** Bytes of element header before the inline data. */
     public static final int ELEMENT_HEADER_LENGTH = 16;
 
@@ -98,7 +112,12 @@ public final class FifoDescriptor {
 
     /** Total bytes of a FIFO with these dimensions. */
     public static long length(final int capacity, final int elementSize) {
-        return ELEMENTS_OFFSET + (long) capacity * elementSize;
+        return ownersOffset(capacity, elementSize) + capacity * OWNER_RECORD_SIZE;
+    }
+
+    /** Where the owner records start: after the elements, on a fresh cache line. */
+    public static long ownersOffset(final int capacity, final int elementSize) {
+        return (ELEMENTS_OFFSET + (long) capacity * elementSize + 63) & ~63L;
     }
 
     /** Offset of element {@code index} (already masked). */
@@ -122,6 +141,7 @@ public final class FifoDescriptor {
             fifo.asSlice(e, ELEMENT_HEADER_LENGTH).fill((byte) 0);
             fifo.set(ValueLayout.JAVA_BYTE, e + ELEMENT_FLAGS_OFFSET, (byte) FLAG_OWNER);
         }
+        fifo.asSlice(ownersOffset(capacity, elementSize), capacity * OWNER_RECORD_SIZE).fill((byte) 0);
         fifo.set(INT_LE, MAGIC_OFFSET, MAGIC);
         fifo.set(INT_LE, OWNER_PID_OFFSET, ownerPid);
         fifo.set(INT_LE, CAPACITY_OFFSET, capacity);

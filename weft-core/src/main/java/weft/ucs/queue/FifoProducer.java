@@ -10,8 +10,9 @@ import static weft.ucs.queue.FifoDescriptor.ELEMENT_AM_ID_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.ELEMENT_DESC_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.ELEMENT_FLAGS_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.ELEMENT_LENGTH_OFFSET;
-import static weft.ucs.queue.FifoDescriptor.ELEMENT_PRODUCER_OFFSET;
-import static weft.ucs.queue.FifoDescriptor.ELEMENT_STAMP_OFFSET;
+import static weft.ucs.queue.FifoDescriptor.OWNER_PID_IN_RECORD;
+import static weft.ucs.queue.FifoDescriptor.OWNER_RECORD_SIZE;
+import static weft.ucs.queue.FifoDescriptor.OWNER_STAMP_IN_RECORD;
 import static weft.ucs.queue.FifoDescriptor.SHORT;
 import static weft.ucs.queue.FifoDescriptor.FLAG_SKIP;
 import static weft.ucs.queue.FifoDescriptor.HEAD_OFFSET;
@@ -40,6 +41,7 @@ public final class FifoProducer {
     private final int elementSize;
     private final long mask;
     private final int lapShift;
+    private final long owners;
     private final int pid;
     private long cachedTail;
     private boolean sawArmed;
@@ -66,6 +68,7 @@ public final class FifoProducer {
         this.elementSize = FifoDescriptor.elementSize(fifo);
         this.mask = capacity - 1;
         this.lapShift = Integer.numberOfTrailingZeros(capacity);
+        this.owners = FifoDescriptor.ownersOffset(capacity, elementSize);
         this.cachedTail = (long) LONG.getAcquire(fifo, TAIL_OFFSET);
     }
 
@@ -98,10 +101,11 @@ public final class FifoProducer {
             if (LONG.compareAndSet(fifo, HEAD_OFFSET, head, seq + 1)) {
                 sawArmed = head < 0;
                 // first thing after reserving: who owns the cell, in case this process dies before publishing
-                final long e = elementOffset(seq);
-                fifo.set(ValueLayout.JAVA_INT, e + ELEMENT_PRODUCER_OFFSET, pid);
+                // (in the owner record, not the cell: see FifoDescriptor)
+                final long o = owners + (seq & mask) * OWNER_RECORD_SIZE;
+                fifo.set(ValueLayout.JAVA_INT, o + OWNER_PID_IN_RECORD, pid);
                 // release: a consumer that sees this lap's stamp sees the pid stored before it
-                SHORT.setRelease(fifo, e + ELEMENT_STAMP_OFFSET, (short) (seq >>> lapShift));
+                SHORT.setRelease(fifo, o + OWNER_STAMP_IN_RECORD, (short) (seq >>> lapShift));
                 return seq;
             }
         }

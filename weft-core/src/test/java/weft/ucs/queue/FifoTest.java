@@ -182,11 +182,12 @@ class FifoTest {
             // putting the dead producer's lap-0 record back); the stale pid must not get the cell skipped
             final long s2 = live.tryReserve();
             assertEquals(live.elementOffset(s0), live.elementOffset(s2));
-            final long e = live.elementOffset(s2);
-            m.segment().set(ValueLayout.JAVA_SHORT, e + FifoDescriptor.ELEMENT_STAMP_OFFSET, (short) 0);
-            m.segment().set(ValueLayout.JAVA_INT, e + FifoDescriptor.ELEMENT_PRODUCER_OFFSET, deadPid);
+            final long o = FifoDescriptor.ownersOffset(live.capacity(), live.elementSize())
+                + (s2 & (live.capacity() - 1)) * FifoDescriptor.OWNER_RECORD_SIZE;
+            m.segment().set(ValueLayout.JAVA_SHORT, o + FifoDescriptor.OWNER_STAMP_IN_RECORD, (short) 0);
+            m.segment().set(ValueLayout.JAVA_INT, o + FifoDescriptor.OWNER_PID_IN_RECORD, deadPid);
             assertFalse(c.skipAbandoned(pid -> false), "skipped a cell on a pid from the previous lap");
-            m.segment().set(ValueLayout.JAVA_SHORT, e + FifoDescriptor.ELEMENT_STAMP_OFFSET, (short) 1);
+            m.segment().set(ValueLayout.JAVA_SHORT, o + FifoDescriptor.OWNER_STAMP_IN_RECORD, (short) 1);
             assertTrue(c.skipAbandoned(pid -> false), "this lap's record of a dead producer skips the cell");
         }
     }
