@@ -37,7 +37,7 @@ class LibCDataPathTest {
                 assertEquals(8, LibC.read(efd, buf.address(), 8));
                 assertEquals(3, buf.get(ValueLayout.JAVA_LONG, 0));
                 assertEquals(-LibC.EAGAIN, LibC.recv(sock, buf.address(), 8, LibC.MSG_DONTWAIT), "nothing to receive");
-                // errors other than EAGAIN/EINTR take the confirming path: the errno must be the real one
+                // errors other than EAGAIN take the confirming path: the errno must be the real one
                 assertEquals(-ENOTSOCK, LibC.recv(efd, buf.address(), 8, LibC.MSG_DONTWAIT));
                 assertEquals(-ENOTSOCK, LibC.send(efd, buf.address(), 8, LibC.MSG_DONTWAIT | LibC.MSG_NOSIGNAL));
                 assertEquals(-LibC.EINVAL, LibC.read(efd, buf.address(), 4), "eventfd reads are 8 bytes");
@@ -73,14 +73,17 @@ class LibCDataPathTest {
                     }
                 };
                 AllocationMeter.warmUntilQuiet(round, 0, 10_000);
+                // the best of three rounds: a one-off JIT transient shows in one, a per-call allocation (40 B x
+                // 50k calls) in all of them
                 long bytes = Long.MAX_VALUE;
-                for (int r = 0; r < 3 && bytes > 0; r++) {
+                for (int r = 0; r < 3 && bytes >= 256; r++) {
                     final long before = AllocationMeter.allocatedBytes();
                     round.run();
                     bytes = Math.min(bytes, AllocationMeter.allocatedBytes() - before);
                 }
-                assertEquals(0, bytes, () -> "10k rounds of eventfd read/write, recv and epoll_wait allocated"
-                    + AllocationMeter.allocationSites(round));
+                final long best = bytes;
+                assertTrue(best < 256, () -> "10k rounds of eventfd read/write, recv and epoll_wait allocated " + best
+                    + " bytes" + AllocationMeter.allocationSites(round));
                 assertTrue(sink[0] != 0);
             } finally {
                 LibC.close(ep);
