@@ -182,13 +182,18 @@ public final class LibC {
         FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
     private static final MethodHandle RECV_PLAIN = plain("recv",
         FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle WRITEV_PLAIN = plain("writev", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle READV_PLAIN = plain("readv", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle READ_PLAIN = plain("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle WRITE_PLAIN = plain("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle WRITEV_PLAIN = plain("writev",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle READV_PLAIN = plain("readv",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle READ_PLAIN = plain("read",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle WRITE_PLAIN = plain("write",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle EPOLL_WAIT_PLAIN = plain("epoll_wait",
         FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT));
-    private static final MethodHandle POLL_PLAIN = plain("poll", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle POLL_PLAIN = plain("poll",
+        FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
     private static final MethodHandle ERRNO_LOCATION = LINKER.downcallHandle(symbol("__errno_location"),
         FunctionDescriptor.of(JAVA_LONG), Linker.Option.critical(false));
     private static final MemorySegment ALL_MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
@@ -230,6 +235,19 @@ public final class LibC {
     private static int lastErrno() throws Throwable {
         final long where = (long) ERRNO_LOCATION.invokeExact();
         return ALL_MEMORY.get(JAVA_INT, where);
+    }
+
+    /**
+     * Issues a call that failed without effect again, with errno captured (see {@link #lastErrno}): its
+     * result, or -errno. The slow path of a real error: the boxing here is fine.
+     */
+    private static long confirm(final MethodHandle captured, final Object... args) throws Throwable {
+        final MemorySegment c = CAPTURE.get();
+        final Object[] all = new Object[args.length + 1];
+        all[0] = c;
+        System.arraycopy(args, 0, all, 1, args.length);
+        final long r = ((Number) captured.invokeWithArguments(all)).longValue();
+        return r >= 0 ? r : fail(c);
     }
 
     private static long fail(final MemorySegment cap) {
@@ -482,16 +500,7 @@ public final class LibC {
     public static long send(final int fd, final long buf, final long len, final int flags) {
         try {
             final long r = (long) SEND_PLAIN.invokeExact(fd, buf, len, flags);
-            if (r >= 0) {
-                return r;
-            }
-            final int e = lastErrno();
-            if (e == EAGAIN) {
-                return -e;
-            }
-            final MemorySegment c = CAPTURE.get();
-            final long again = (long) SEND.invokeExact(c, fd, buf, len, flags);
-            return again >= 0 ? again : fail(c);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(SEND, fd, buf, len, flags);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -501,16 +510,7 @@ public final class LibC {
     public static long recv(final int fd, final long buf, final long len, final int flags) {
         try {
             final long r = (long) RECV_PLAIN.invokeExact(fd, buf, len, flags);
-            if (r >= 0) {
-                return r;
-            }
-            final int e = lastErrno();
-            if (e == EAGAIN) {
-                return -e;
-            }
-            final MemorySegment c = CAPTURE.get();
-            final long again = (long) RECV.invokeExact(c, fd, buf, len, flags);
-            return again >= 0 ? again : fail(c);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(RECV, fd, buf, len, flags);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -531,16 +531,7 @@ public final class LibC {
     public static long writev(final int fd, final long iov, final int count) {
         try {
             final long r = (long) WRITEV_PLAIN.invokeExact(fd, iov, count);
-            if (r >= 0) {
-                return r;
-            }
-            final int e = lastErrno();
-            if (e == EAGAIN) {
-                return -e;
-            }
-            final MemorySegment c = CAPTURE.get();
-            final long again = (long) WRITEV.invokeExact(c, fd, iov, count);
-            return again >= 0 ? again : fail(c);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(WRITEV, fd, iov, count);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -549,16 +540,7 @@ public final class LibC {
     public static long readv(final int fd, final long iov, final int count) {
         try {
             final long r = (long) READV_PLAIN.invokeExact(fd, iov, count);
-            if (r >= 0) {
-                return r;
-            }
-            final int e = lastErrno();
-            if (e == EAGAIN) {
-                return -e;
-            }
-            final MemorySegment c = CAPTURE.get();
-            final long again = (long) READV.invokeExact(c, fd, iov, count);
-            return again >= 0 ? again : fail(c);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(READV, fd, iov, count);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -567,16 +549,7 @@ public final class LibC {
     public static long read(final int fd, final long buf, final long len) {
         try {
             final long r = (long) READ_PLAIN.invokeExact(fd, buf, len);
-            if (r >= 0) {
-                return r;
-            }
-            final int e = lastErrno();
-            if (e == EAGAIN) {
-                return -e;
-            }
-            final MemorySegment c = CAPTURE.get();
-            final long again = (long) READ.invokeExact(c, fd, buf, len);
-            return again >= 0 ? again : fail(c);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(READ, fd, buf, len);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -585,16 +558,7 @@ public final class LibC {
     public static long write(final int fd, final long buf, final long len) {
         try {
             final long r = (long) WRITE_PLAIN.invokeExact(fd, buf, len);
-            if (r >= 0) {
-                return r;
-            }
-            final int e = lastErrno();
-            if (e == EAGAIN) {
-                return -e;
-            }
-            final MemorySegment c = CAPTURE.get();
-            final long again = (long) WRITE.invokeExact(c, fd, buf, len);
-            return again >= 0 ? again : fail(c);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(WRITE, fd, buf, len);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -626,16 +590,8 @@ public final class LibC {
     public static int epollWait(final int epfd, final long events, final int max, final int timeoutMs) {
         try {
             final int r = (int) EPOLL_WAIT_PLAIN.invokeExact(epfd, events, max, timeoutMs);
-            if (r >= 0) {
-                return r;
-            }
-            final int e = lastErrno();
-            if (e == EAGAIN) {
-                return -e;
-            }
-            final MemorySegment c = CAPTURE.get();
-            final int again = (int) EPOLL_WAIT.invokeExact(c, epfd, events, max, timeoutMs);
-            return again >= 0 ? again : (int) fail(c);
+            return r >= 0 ? r
+                : lastErrno() == EAGAIN ? -EAGAIN : (int) confirm(EPOLL_WAIT, epfd, events, max, timeoutMs);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -655,16 +611,7 @@ public final class LibC {
     public static int poll(final long fds, final long nfds, final int timeoutMs) {
         try {
             final int r = (int) POLL_PLAIN.invokeExact(fds, nfds, timeoutMs);
-            if (r >= 0) {
-                return r;
-            }
-            final int e = lastErrno();
-            if (e == EAGAIN) {
-                return -e;
-            }
-            final MemorySegment c = CAPTURE.get();
-            final int again = (int) POLL.invokeExact(c, fds, nfds, timeoutMs);
-            return again >= 0 ? again : (int) fail(c);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : (int) confirm(POLL, fds, nfds, timeoutMs);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -686,13 +633,7 @@ public final class LibC {
         try {
             final long r = (long) PROCESS_VM_READV_PLAIN.invokeExact(pid, localIov, localCount, remoteIov, remoteCount,
                 0L);
-            if (r >= 0) {
-                return r;
-            }
-            final MemorySegment c = CAPTURE.get();
-            final long again = (long) PROCESS_VM_READV.invokeExact(c, pid, localIov, localCount, remoteIov, remoteCount,
-                0L);
-            return again >= 0 ? again : fail(c);
+            return r >= 0 ? r : confirm(PROCESS_VM_READV, pid, localIov, localCount, remoteIov, remoteCount, 0L);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -704,13 +645,7 @@ public final class LibC {
         try {
             final long r = (long) PROCESS_VM_WRITEV_PLAIN.invokeExact(pid, localIov, localCount, remoteIov, remoteCount,
                 0L);
-            if (r >= 0) {
-                return r;
-            }
-            final MemorySegment c = CAPTURE.get();
-            final long again = (long) PROCESS_VM_WRITEV.invokeExact(c, pid, localIov, localCount, remoteIov,
-                remoteCount, 0L);
-            return again >= 0 ? again : fail(c);
+            return r >= 0 ? r : confirm(PROCESS_VM_WRITEV, pid, localIov, localCount, remoteIov, remoteCount, 0L);
         } catch (final Throwable t) {
             throw rethrow(t);
         }

@@ -48,9 +48,7 @@ class PeerFailureConformanceTest {
              Context ctx2 = Two.context(tls, Config.global());
              Worker other = ctx2.newWorker();
              Arena arena = Arena.ofConfined()) {
-            final byte[] childAddr = HexFormat.of().parseHex(child.expect("ADDR "));
-            child.send("ADDR " + HexFormat.of().formatHex(w.address()));
-            child.expect("READY");
+            final byte[] childAddr = exchangeAddresses(child, w);
             final Endpoint ep = w.connect(childAddr);
             final AtomicReference<Status> err = new AtomicReference<>();
             final AtomicLong errAt = new AtomicLong();
@@ -144,9 +142,7 @@ class PeerFailureConformanceTest {
              Context ctx = Two.context(tls, Config.global());
              Worker w = ctx.newWorker();
              Arena arena = Arena.ofConfined()) {
-            final byte[] childAddr = HexFormat.of().parseHex(child.expect("ADDR "));
-            child.send("ADDR " + HexFormat.of().formatHex(w.address()));
-            child.expect("READY");
+            final byte[] childAddr = exchangeAddresses(child, w);
             final MemorySegment buf = arena.allocate(64);
             final Endpoint ep = w.connect(childAddr);
             final Request echo = w.recvTag(buf, 8, 8, 2, -1L);
@@ -192,9 +188,7 @@ class PeerFailureConformanceTest {
              Context ctx = Two.context(tls, Config.global());
              Worker w = ctx.newWorker();
              Arena arena = Arena.ofConfined()) {
-            final byte[] childAddr = HexFormat.of().parseHex(child.expect("ADDR "));
-            child.send("ADDR " + HexFormat.of().formatHex(w.address()));
-            child.expect("READY");
+            final byte[] childAddr = exchangeAddresses(child, w);
             final MemorySegment buf = arena.allocate(64 * 1024);
             final Endpoint ep = w.connect(childAddr);
             final AtomicReference<Status> err = new AtomicReference<>();
@@ -219,6 +213,14 @@ class PeerFailureConformanceTest {
             ep.close();
         }
         Resources.assertBackTo(before, "peer endpoint close over " + tls, 3000);
+    }
+
+    /** Swaps worker addresses with the child and waits until it is ready; returns the child's address. */
+    private static byte[] exchangeAddresses(final PeerProcess child, final Worker w) throws Exception {
+        final byte[] childAddr = HexFormat.of().parseHex(child.expect("ADDR "));
+        child.send("ADDR " + HexFormat.of().formatHex(w.address()));
+        child.expect("READY");
+        return childAddr;
     }
 
     static void await(final Worker w, final Request r, final double s, final String what) {
