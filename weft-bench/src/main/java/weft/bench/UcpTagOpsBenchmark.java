@@ -78,28 +78,13 @@ public class UcpTagOpsBenchmark {
     @Benchmark
     @OperationsPerInvocation(BURST)
     public int sendThenReceive() {
-        for (int i = 0; i < BURST; i++) {
-            final Request r = ep.sendTag(TAG, src, 0, 8);
-            if (!r.isCompleted()) {
-                throw new IllegalStateException("send did not complete at once: " + r);
-            }
-        }
-        int got = 0;
+        sendBurst();
         long spins = 0;
-        for (; got < BURST; got++) {
-            final Request r = b.recvTag(dst, 0, 8, TAG, -1L); // done at once when the message is buffered
-            while (!r.isCompleted()) {
-                b.progress();
-                if (++spins > 100_000_000L) {
-                    throw new IllegalStateException("stalled");
-                }
-            }
-            if (r.status() != Status.OK) {
-                throw new IllegalStateException("receive failed: " + r.status());
-            }
-            r.release();
+        for (int i = 0; i < BURST; i++) {
+            // done at once when the message is buffered
+            spins = awaitReceive(b.recvTag(dst, 0, 8, TAG, -1L), spins);
         }
-        return got;
+        return BURST;
     }
 
     /**
@@ -112,26 +97,37 @@ public class UcpTagOpsBenchmark {
         for (int i = 0; i < BURST; i++) {
             posted[i] = b.recvTag(dst, 0, 8, TAG, -1L);
         }
+        sendBurst();
+        long spins = 0;
+        for (int i = 0; i < BURST; i++) {
+            spins = awaitReceive(posted[i], spins);
+        }
+        return BURST;
+    }
+
+    /** BURST 8-byte sends, each done at once (eager short). */
+    private void sendBurst() {
         for (int i = 0; i < BURST; i++) {
             final Request r = ep.sendTag(TAG, src, 0, 8);
             if (!r.isCompleted()) {
                 throw new IllegalStateException("send did not complete at once: " + r);
             }
         }
-        long spins = 0;
-        for (int i = 0; i < BURST; i++) {
-            final Request r = posted[i];
-            while (!r.isCompleted()) {
-                b.progress();
-                if (++spins > 100_000_000L) {
-                    throw new IllegalStateException("stalled");
-                }
+    }
+
+    /** Progresses the receiver until {@code r} completes, checks and releases it; returns the spins so far. */
+    private long awaitReceive(final Request r, final long spinsSoFar) {
+        long spins = spinsSoFar;
+        while (!r.isCompleted()) {
+            b.progress();
+            if (++spins > 100_000_000L) {
+                throw new IllegalStateException("stalled");
             }
-            if (r.status() != Status.OK) {
-                throw new IllegalStateException("receive failed: " + r.status());
-            }
-            r.release();
         }
-        return BURST;
+        if (r.status() != Status.OK) {
+            throw new IllegalStateException("receive failed: " + r.status());
+        }
+        r.release();
+        return spins;
     }
 }

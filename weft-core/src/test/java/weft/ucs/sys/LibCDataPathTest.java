@@ -4,6 +4,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -21,75 +23,74 @@ class LibCDataPathTest {
 
     private static final int ENOTSOCK = 88;
 
+    private Arena arena;
+    private int efd;
+    private int sock;
+    private int ep;
+
+    @BeforeEach
+    void open() {
+        arena = Arena.ofConfined();
+        efd = LibC.eventfd(0, LibC.EFD_NONBLOCK | LibC.EFD_CLOEXEC);
+        sock = LibC.socket(LibC.AF_UNIX, LibC.SOCK_DGRAM | LibC.SOCK_NONBLOCK, 0);
+        ep = LibC.epollCreate1(LibC.EPOLL_CLOEXEC);
+        assertTrue(efd >= 0 && sock >= 0 && ep >= 0, "eventfd " + efd + ", socket " + sock + ", epoll " + ep);
+    }
+
+    @AfterEach
+    void close() {
+        LibC.close(ep);
+        LibC.close(sock);
+        LibC.close(efd);
+        arena.close();
+    }
+
     @Test
     void shouldReportTheExactErrnoOfAFailedCall() {
-        try (Arena arena = Arena.ofConfined()) {
-            final MemorySegment buf = arena.allocate(8, 8);
-            final int efd = LibC.eventfd(0, LibC.EFD_NONBLOCK | LibC.EFD_CLOEXEC);
-            final int sock = LibC.socket(LibC.AF_UNIX, LibC.SOCK_DGRAM | LibC.SOCK_NONBLOCK, 0);
-            final int ep = LibC.epollCreate1(LibC.EPOLL_CLOEXEC);
-            try {
-                assertTrue(efd >= 0 && sock >= 0 && ep >= 0, "eventfd " + efd + ", socket " + sock + ", epoll " + ep);
-                assertEquals(-LibC.EAGAIN, LibC.read(efd, buf.address(), 8), "empty eventfd");
-                buf.set(ValueLayout.JAVA_LONG, 0, 3);
-                assertEquals(8, LibC.write(efd, buf.address(), 8));
-                buf.set(ValueLayout.JAVA_LONG, 0, 0);
-                assertEquals(8, LibC.read(efd, buf.address(), 8));
-                assertEquals(3, buf.get(ValueLayout.JAVA_LONG, 0));
-                assertEquals(-LibC.EAGAIN, LibC.recv(sock, buf.address(), 8, LibC.MSG_DONTWAIT), "nothing to receive");
-                // errors other than EAGAIN take the confirming path: the errno must be the real one
-                assertEquals(-ENOTSOCK, LibC.recv(efd, buf.address(), 8, LibC.MSG_DONTWAIT));
-                assertEquals(-ENOTSOCK, LibC.send(efd, buf.address(), 8, LibC.MSG_DONTWAIT | LibC.MSG_NOSIGNAL));
-                assertEquals(-LibC.EINVAL, LibC.read(efd, buf.address(), 4), "eventfd reads are 8 bytes");
-                assertEquals(-LibC.EBADF, LibC.epollWait(-1, buf.address(), 1, 0));
-                assertEquals(-LibC.EBADF, LibC.writev(-1, buf.address(), 0));
-                assertEquals(0, LibC.epollWait(ep, buf.address(), 1, 0), "no event registered");
-            } finally {
-                LibC.close(ep);
-                LibC.close(sock);
-                LibC.close(efd);
-            }
-        }
+        final MemorySegment buf = arena.allocate(8, 8);
+        assertEquals(-LibC.EAGAIN, LibC.read(efd, buf.address(), 8), "empty eventfd");
+        buf.set(ValueLayout.JAVA_LONG, 0, 3);
+        assertEquals(8, LibC.write(efd, buf.address(), 8));
+        buf.set(ValueLayout.JAVA_LONG, 0, 0);
+        assertEquals(8, LibC.read(efd, buf.address(), 8));
+        assertEquals(3, buf.get(ValueLayout.JAVA_LONG, 0));
+        assertEquals(-LibC.EAGAIN, LibC.recv(sock, buf.address(), 8, LibC.MSG_DONTWAIT), "nothing to receive");
+        // errors other than EAGAIN take the confirming path: the errno must be the real one
+        assertEquals(-ENOTSOCK, LibC.recv(efd, buf.address(), 8, LibC.MSG_DONTWAIT));
+        assertEquals(-ENOTSOCK, LibC.send(efd, buf.address(), 8, LibC.MSG_DONTWAIT | LibC.MSG_NOSIGNAL));
+        assertEquals(-LibC.EINVAL, LibC.read(efd, buf.address(), 4), "eventfd reads are 8 bytes");
+        assertEquals(-LibC.EBADF, LibC.epollWait(-1, buf.address(), 1, 0));
+        assertEquals(-LibC.EBADF, LibC.writev(-1, buf.address(), 0));
+        assertEquals(0, LibC.epollWait(ep, buf.address(), 1, 0), "no event registered");
     }
 
     @Test
     @Tag("allocation") // runs in a fresh JVM: see the surefire "allocation" execution
     void shouldNotAllocateOnTheDataPath() {
-        try (Arena arena = Arena.ofConfined()) {
-            final MemorySegment buf = arena.allocate(16, 8);
-            final int efd = LibC.eventfd(0, LibC.EFD_NONBLOCK | LibC.EFD_CLOEXEC);
-            final int sock = LibC.socket(LibC.AF_UNIX, LibC.SOCK_DGRAM | LibC.SOCK_NONBLOCK, 0);
-            final int ep = LibC.epollCreate1(LibC.EPOLL_CLOEXEC);
-            try {
-                final long[] sink = new long[1];
-                final Runnable round = () -> {
-                    for (int i = 0; i < 10_000; i++) {
-                        sink[0] += LibC.read(efd, buf.address(), 8); // EAGAIN
-                        buf.set(ValueLayout.JAVA_LONG, 0, 1);
-                        sink[0] += LibC.write(efd, buf.address(), 8);
-                        sink[0] += LibC.read(efd, buf.address(), 8);
-                        sink[0] += LibC.recv(sock, buf.address(), 8, LibC.MSG_DONTWAIT); // EAGAIN
-                        sink[0] += LibC.epollWait(ep, buf.address(), 1, 0);
-                    }
-                };
-                AllocationMeter.warmUntilQuiet(round, 0, 10_000);
-                // the best of three rounds: a one-off JIT transient shows in one, a per-call allocation (40 B x
-                // 50k calls) in all of them
-                long bytes = Long.MAX_VALUE;
-                for (int r = 0; r < 3 && bytes >= 256; r++) {
-                    final long before = AllocationMeter.allocatedBytes();
-                    round.run();
-                    bytes = Math.min(bytes, AllocationMeter.allocatedBytes() - before);
-                }
-                final long best = bytes;
-                assertTrue(best < 256, () -> "10k rounds of eventfd read/write, recv and epoll_wait allocated " + best
-                    + " bytes" + AllocationMeter.allocationSites(round));
-                assertTrue(sink[0] != 0);
-            } finally {
-                LibC.close(ep);
-                LibC.close(sock);
-                LibC.close(efd);
+        final MemorySegment buf = arena.allocate(16, 8);
+        final long[] sink = new long[1];
+        final Runnable round = () -> {
+            for (int i = 0; i < 10_000; i++) {
+                sink[0] += LibC.read(efd, buf.address(), 8); // EAGAIN
+                buf.set(ValueLayout.JAVA_LONG, 0, 1);
+                sink[0] += LibC.write(efd, buf.address(), 8);
+                sink[0] += LibC.read(efd, buf.address(), 8);
+                sink[0] += LibC.recv(sock, buf.address(), 8, LibC.MSG_DONTWAIT); // EAGAIN
+                sink[0] += LibC.epollWait(ep, buf.address(), 1, 0);
             }
+        };
+        AllocationMeter.warmUntilQuiet(round, 0, 10_000);
+        // the best of three rounds: a one-off JIT transient shows in one, a per-call allocation (40 B x
+        // 50k calls) in all of them
+        long bytes = Long.MAX_VALUE;
+        for (int r = 0; r < 3 && bytes >= 256; r++) {
+            final long before = AllocationMeter.allocatedBytes();
+            round.run();
+            bytes = Math.min(bytes, AllocationMeter.allocatedBytes() - before);
         }
+        final long best = bytes;
+        assertTrue(best < 256, () -> "10k rounds of eventfd read/write, recv and epoll_wait allocated " + best
+            + " bytes" + AllocationMeter.allocationSites(round));
+        assertTrue(sink[0] != 0);
     }
 }
