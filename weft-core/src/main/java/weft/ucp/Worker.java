@@ -2,6 +2,7 @@ package weft.ucp;
 
 import weft.ucs.Status;
 import weft.ucs.WeftException;
+import weft.ucs.stats.Counter;
 import weft.ucs.sys.LibC;
 import weft.ucs.wakeup.EventFd;
 import weft.ucs.wakeup.EventSet;
@@ -19,6 +20,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -204,6 +206,19 @@ public final class Worker implements AutoCloseable {
             l.add(wi.name());
         }
         return l;
+    }
+
+    /**
+     * Each opened resource's interface counters (messages, bytes, NO_RESOURCE refusals, errors), by
+     * resource name in {@link #resources()} order: a copy taken now, for tools and diagnosis (a high
+     * {@code NO_RESOURCE} count says the peer's receive queue was full, so the receiver set the pace).
+     */
+    public Map<String, Map<Counter, Long>> interfaceCounters() {
+        final Map<String, Map<Counter, Long>> m = new LinkedHashMap<>();
+        for (final WorkerIface wi : ifaces) {
+            m.put(wi.name(), wi.iface.counters().snapshot());
+        }
+        return m;
     }
 
     // ------------------------------------------------------------------ endpoints

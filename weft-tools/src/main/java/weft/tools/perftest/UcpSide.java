@@ -10,6 +10,8 @@ import weft.ucs.WeftException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.util.Locale;
+import java.util.StringJoiner;
 
 /**
  * One side of a protocol-layer perftest: its worker (on the run's context), the endpoint to the
@@ -137,10 +139,27 @@ final class UcpSide implements ControlChannel.SetupSide {
         }
     }
 
-    /** The endpoint's lanes and thresholds, one line each. */
+    /** The worker's resources and their counters, the endpoint's lanes and thresholds, one line each. */
     String describe() {
-        return "resources " + worker.resources() + "\n" + (ep == null ? "" : ep.describe())
+        return "resources " + worker.resources() + counters() + "\n" + (ep == null ? "" : ep.describe())
             + (peerKey == null ? "" : "\nremote key " + peerKey.describe());
+    }
+
+    /** One line per resource with its non-zero interface counters (e.g. no_resource: the peer set the pace). */
+    private String counters() {
+        final StringBuilder sb = new StringBuilder();
+        worker.interfaceCounters().forEach((name, values) -> {
+            final StringJoiner line = new StringJoiner(" ");
+            values.forEach((c, v) -> {
+                if (v != 0) {
+                    line.add(c.name().toLowerCase(Locale.ROOT) + "=" + v);
+                }
+            });
+            if (line.length() > 0) {
+                sb.append("\ncounters ").append(name).append(": ").append(line);
+            }
+        });
+        return sb.toString();
     }
 
     @Override

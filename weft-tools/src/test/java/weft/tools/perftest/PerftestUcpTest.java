@@ -65,6 +65,11 @@ class PerftestUcpTest {
         // the lanes the endpoint chose, and the protocol thresholds, follow the result
         assertTrue(r.err().contains("# lane 0: " + tls + "/"), r.err());
         assertTrue(r.err().contains("# tag_send: 0.."), r.err());
+        // the initiator's interface counters: its AM lane sent at least the measured messages
+        final java.util.regex.Matcher tx = java.util.regex.Pattern
+            .compile("# counters " + tls + "/\\S+: .*tx_messages=(\\d+)").matcher(r.err());
+        assertTrue(tx.find(), r.err());
+        assertTrue(Long.parseLong(tx.group(1)) >= n, r.err());
         r.allocatedBytes(); // printed (parsed)
     }
 
