@@ -33,6 +33,15 @@ final class ThreadGuard {
     }
 
     void enter() {
+        // the common case in a few bytecodes, so that the JIT inlines it at every call site whatever
+        // the profile says (a 133-byte enter() was left out of line: "too big" for a call site it
+        // judged cold)
+        if (kind != SINGLE || owner != Thread.currentThread()) {
+            enterSlow();
+        }
+    }
+
+    private void enterSlow() {
         // int compares rather than a switch on the enum (its ordinal map costs loads on every call)
         if (kind == SINGLE) {
             final Thread t = Thread.currentThread();
@@ -58,6 +67,12 @@ final class ThreadGuard {
     }
 
     void exit() {
+        if (kind != SINGLE) {
+            exitSlow();
+        }
+    }
+
+    private void exitSlow() {
         if (kind == SERIALIZED) {
             if (--depth == 0) {
                 OWNER.setRelease(this, null); // publishes the worker state to the next thread

@@ -41,6 +41,13 @@ import java.util.Map;
 public final class Worker implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Worker.class.getName());
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    /**
+     * Loaded with this class: C2 never inlines a method whose signature names a class that is not loaded
+     * yet ("unloaded signature classes"), so a program that never passes a callback or a TagInfo kept
+     * Endpoint.send and Worker.recvTag out of line for good (seen in perftest's PrintInlining).
+     */
+    @SuppressWarnings("unused")
+    private static final Class<?>[] SIGNATURE_CLASSES = {RequestCallback.class, TagInfo.class, GenericDatatype.class};
 
     final Context context;
     final ThreadGuard guard;

@@ -166,6 +166,17 @@ final class ShmEndpoint extends AbstractEndpoint {
         if (seq < 0) {
             return noResource();
         }
+        return writeShort(seq, id, header, payload, offset, length);
+    }
+
+    /**
+     * The successful part of {@link #amShort}, a method of its own so that the JIT compiles it from its
+     * own profile. Inside amShort it was compiled from amShort's, where a sender that met a full FIFO
+     * while warming up (most calls refused) made this path look cold: C2 then left the segment
+     * accessors' Unsafe calls out of line (PrintInlining: "low call site frequency").
+     */
+    private Status writeShort(final long seq, final int id, final long header, final MemorySegment payload,
+                              final long offset, final int length) {
         final long e = producer.elementOffset(seq) + ELEMENT_HEADER_LENGTH;
         try {
             fifo.set(LONG_LE, e, header);
