@@ -53,7 +53,10 @@ public record PerfParams(PerfTestKind test, long[] sizes, long iterations, long 
         }
     }
 
-    /** Default when -O is 0: how many zcopy/get operations may be in flight in a bandwidth test. */
+    /**
+     * Default when -O is 0 for the tests ucx_perftest gives no window of 32 (see
+     * {@link PerfTestKind#defaultOutstanding()}): how many zcopy/get operations may be in flight.
+     */
     static final int DEFAULT_OUTSTANDING = 64;
 
     public PerfParams {
@@ -99,7 +102,7 @@ public record PerfParams(PerfTestKind test, long[] sizes, long iterations, long 
 
     /** Effective -O. */
     public int maxOutstanding() {
-        return outstanding == 0 ? DEFAULT_OUTSTANDING : outstanding;
+        return outstanding == 0 ? test.defaultOutstanding() : outstanding;
     }
 
     @Override

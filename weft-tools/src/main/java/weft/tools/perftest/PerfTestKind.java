@@ -88,6 +88,21 @@ public enum PerfTestKind {
         };
     }
 
+    /**
+     * The window when -O is 0. ucx_perftest's own table gives 32 to tag_bw, tag_sync_bw, ucp_put_bw
+     * and ucp_am_bw, and weft follows it there (so a side-by-side run keeps the same number of receives
+     * posted and puts between flushes). ucx_perftest gives 1 to the other tests; weft keeps
+     * {@link PerfParams#DEFAULT_OUTSTANDING} for them: where it matters (zero-copy sends, tcp puts and
+     * atomic posts) a weft operation counts as outstanding until its completion or a flush, where
+     * ucx_perftest counts only requests the library returned, so 1 would make weft wait for every one.
+     */
+    public int defaultOutstanding() {
+        return switch (this) {
+            case TAG_BW, TAG_SYNC_BW, UCP_PUT_BW, UCP_AM_BW -> 32;
+            default -> PerfParams.DEFAULT_OUTSTANDING;
+        };
+    }
+
     /** True for protocol-layer tests (run on weft.ucp workers and endpoints, not on one interface). */
     public boolean isUcp() {
         return ucp;

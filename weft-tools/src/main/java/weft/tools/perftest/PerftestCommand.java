@@ -47,8 +47,9 @@ public final class PerftestCommand implements Callable<Integer> {
     String cpus;
 
     @Option(names = "-O", paramLabel = "COUNT", defaultValue = "0",
-        description = "max uncompleted outstanding operations in bandwidth tests (0 = "
-            + PerfParams.DEFAULT_OUTSTANDING + ")")
+        description = "max uncompleted outstanding operations in bandwidth tests (0 = the test's default: 32 for "
+            + "tag_bw, tag_sync_bw, ucp_put_bw and ucp_am_bw, as ucx_perftest; " + PerfParams.DEFAULT_OUTSTANDING
+            + " otherwise)")
     int outstanding;
 
     @Option(names = "-W", paramLabel = "COUNT", defaultValue = "127",

@@ -34,6 +34,16 @@ class PerfParamsTest {
     }
 
     @Test
+    void shouldTakeUcxPerftestsWindowWhereItHasOne() {
+        for (final String t : new String[] {"tag_bw", "tag_sync_bw", "ucp_put_bw", "ucp_am_bw"}) {
+            assertEquals(32, parse("-t", t).params().maxOutstanding(), t);
+            assertEquals(4, parse("-t", t, "-O", "4").params().maxOutstanding(), t + " -O 4");
+        }
+        assertEquals(PerfParams.DEFAULT_OUTSTANDING, parse("-t", "am_bw", "-x", "self").params().maxOutstanding());
+        assertEquals(PerfParams.DEFAULT_OUTSTANDING, parse("-t", "ucp_get").params().maxOutstanding());
+    }
+
+    @Test
     void shouldParseEveryOption() {
         final PerftestCommand c = parse("localhost", "-t", "put_bw", "-s", "16,48,8192", "-n", "500", "-w", "7",
             "-c", "1", "-O", "4", "-W", "32", "-R", "99.9", "-p", "20000", "-f", "-v", "-x", "self", "-d", "memory",
