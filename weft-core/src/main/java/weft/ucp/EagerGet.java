@@ -200,9 +200,9 @@ final class EagerGet {
 
     /**
      * The slots lent to {@code ep}'s peer, taken back because the peer will never read them: its process is
-     * gone, it closed its interface, or it dropped its endpoint (EP_REMOVED) — the caller checked. A peer that is only slow keeps its slots (it may
-     * still read them), so a failed endpoint to a live peer does not free memory the peer could read after
-     * reuse.
+     * gone, it closed its interface, or it dropped its endpoint (EP_REMOVED); the caller checked which. A
+     * peer that is only slow keeps its slots (it may still read them), so a failed endpoint to a live peer
+     * does not free memory the peer could read after reuse.
      *
      * @return how many slots came back
      */

@@ -2,7 +2,7 @@ package weft.ucp;
 
 import weft.ucs.Status;
 import weft.ucs.WeftException;
-import weft.ucs.stats.Counter;
+import weft.ucs.stats.Counters;
 import weft.ucs.sys.LibC;
 import weft.ucs.wakeup.EventFd;
 import weft.ucs.wakeup.EventSet;
@@ -220,10 +220,10 @@ public final class Worker implements AutoCloseable {
      * resource name in {@link #resources()} order: a copy taken now, for tools and diagnosis (a high
      * {@code NO_RESOURCE} count says the peer's receive queue was full, so the receiver set the pace).
      */
-    public Map<String, Map<Counter, Long>> interfaceCounters() {
-        final Map<String, Map<Counter, Long>> m = new LinkedHashMap<>();
+    public Map<String, Counters> interfaceCounters() {
+        final Map<String, Counters> m = new LinkedHashMap<>();
         for (final WorkerIface wi : ifaces) {
-            m.put(wi.name(), wi.iface.counters().snapshot());
+            m.put(wi.name(), wi.iface.counters().copy());
         }
         return m;
     }

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import weft.ucs.stats.Counter;
+import weft.ucs.stats.Counters;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -31,7 +32,7 @@ class InterfaceCountersTest {
             final Endpoint ab = a.connect(b.address());
             final MemorySegment src = arena.allocate(8);
             final MemorySegment dst = arena.allocate(8);
-            final Map<String, Map<Counter, Long>> before = a.interfaceCounters();
+            final Map<String, Counters> before = a.interfaceCounters();
             assertEquals(a.resources(), List.copyOf(before.keySet()));
             assertTrue(before.keySet().stream().anyMatch(n -> n.startsWith(tl + "/")), before.keySet().toString());
             final long tx0 = sum(before, tl, Counter.TX_MESSAGES);
@@ -56,7 +57,7 @@ class InterfaceCountersTest {
         }
     }
 
-    private static long sum(final Map<String, Map<Counter, Long>> counters, final String tl, final Counter c) {
+    private static long sum(final Map<String, Counters> counters, final String tl, final Counter c) {
         return counters.entrySet().stream().filter(e -> e.getKey().startsWith(tl + "/"))
             .mapToLong(e -> e.getValue().get(c)).sum();
     }

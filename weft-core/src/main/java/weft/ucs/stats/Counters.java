@@ -25,6 +25,13 @@ public final class Counters {
         return values[c.ordinal()];
     }
 
+    /** An independent copy (later counts here do not change it): a set of values to keep or print. */
+    public Counters copy() {
+        final Counters c = new Counters();
+        System.arraycopy(values, 0, c.values, 0, values.length);
+        return c;
+    }
+
     /** A copy of all values, for printing. */
     public Map<Counter, Long> snapshot() {
         final Map<Counter, Long> m = new EnumMap<>(Counter.class);

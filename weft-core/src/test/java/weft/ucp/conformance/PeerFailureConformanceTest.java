@@ -42,29 +42,20 @@ class PeerFailureConformanceTest {
     @MethodSource("sets")
     void sigkilledPeerFailsItsEndpointAndEverythingOutstanding(final String tls) throws Exception {
         final Resources.Snapshot before = Resources.take();
-        try (PeerProcess child = new PeerProcess("address", tls);
-             Context ctx = Two.context(tls, Config.global());
-             Worker w = ctx.newWorker();
+        try (Child peer = new Child(tls);
              Context ctx2 = Two.context(tls, Config.global());
-             Worker other = ctx2.newWorker();
-             Arena arena = Arena.ofConfined()) {
-            final byte[] childAddr = exchangeAddresses(child, w);
-            final Endpoint ep = w.connect(childAddr);
+             Worker other = ctx2.newWorker()) {
+            final PeerProcess child = peer.process;
+            final Worker w = peer.worker;
+            final Endpoint ep = w.connect(peer.address);
             final AtomicReference<Status> err = new AtomicReference<>();
             final AtomicLong errAt = new AtomicLong();
             ep.onError((e, st) -> {
                 errAt.set(System.nanoTime());
                 err.set(st);
             });
-            // the echo proves the endpoint works (and both sides are wired)
-            final MemorySegment buf = arena.allocate(1 << 20);
-            buf.set(ValueLayout.JAVA_LONG, 0, 0x1234_5678L);
-            final Request echo = w.recvTag(buf, 4096, 8, 2, -1L);
-            final Request ping = ep.sendTag(1, buf, 0, 8);
-            await(w, echo, 20, "echo from the peer");
-            assertEquals(0x1234_5678L, buf.get(ValueLayout.JAVA_LONG, 4096));
-            ping.release();
-            echo.release();
+            final MemorySegment buf = peer.arena.allocate(1 << 20);
+            echo(w, ep, buf, 4096);
             // outstanding work toward the peer: a sync send (never matched) and a rendezvous (never
             // received) in flight, then sends queued behind a full lane (the peer stops reading)
             final Request sync = ep.sendTagSync(50, buf, 0, 64);
@@ -138,17 +129,13 @@ class PeerFailureConformanceTest {
     @MethodSource("sets")
     void crossProcessCloseIsSeenByThePeer(final String tls) throws Exception {
         final Resources.Snapshot before = Resources.take();
-        try (PeerProcess child = new PeerProcess("address", tls);
-             Context ctx = Two.context(tls, Config.global());
-             Worker w = ctx.newWorker();
-             Arena arena = Arena.ofConfined()) {
-            final byte[] childAddr = exchangeAddresses(child, w);
-            final MemorySegment buf = arena.allocate(64);
+        try (Child peer = new Child(tls)) {
+            final PeerProcess child = peer.process;
+            final Worker w = peer.worker;
+            final byte[] childAddr = peer.address;
+            final MemorySegment buf = peer.arena.allocate(64);
             final Endpoint ep = w.connect(childAddr);
-            final Request echo = w.recvTag(buf, 8, 8, 2, -1L);
-            ep.sendTag(1, buf, 0, 8);
-            await(w, echo, 20, "echo");
-            echo.release();
+            echo(w, ep, buf, 8);
             // our endpoint close (flush) -> the child's endpoint fails at once (EP_REMOVED)
             final long t0 = System.nanoTime();
             ep.close();
@@ -184,19 +171,14 @@ class PeerFailureConformanceTest {
     @MethodSource("sets")
     void peerEndpointCloseReturnsTheSlotsItNeverRead(final String tls) throws Exception {
         final Resources.Snapshot before = Resources.take();
-        try (PeerProcess child = new PeerProcess("address", tls);
-             Context ctx = Two.context(tls, Config.global());
-             Worker w = ctx.newWorker();
-             Arena arena = Arena.ofConfined()) {
-            final byte[] childAddr = exchangeAddresses(child, w);
-            final MemorySegment buf = arena.allocate(64 * 1024);
-            final Endpoint ep = w.connect(childAddr);
+        try (Child peer = new Child(tls)) {
+            final PeerProcess child = peer.process;
+            final Worker w = peer.worker;
+            final MemorySegment buf = peer.arena.allocate(64 * 1024);
+            final Endpoint ep = w.connect(peer.address);
             final AtomicReference<Status> err = new AtomicReference<>();
             ep.onError((e, st) -> err.set(st));
-            final Request echo = w.recvTag(buf, 32 * 1024, 8, 2, -1L);
-            ep.sendTag(1, buf, 0, 8).release();
-            await(w, echo, 20, "echo");
-            echo.release();
+            echo(w, ep, buf, 32 * 1024);
             child.send("STOP");
             Thread.sleep(100);
             for (int i = 0; i < 4; i++) {
@@ -215,12 +197,59 @@ class PeerFailureConformanceTest {
         Resources.assertBackTo(before, "peer endpoint close over " + tls, 3000);
     }
 
-    /** Swaps worker addresses with the child and waits until it is ready; returns the child's address. */
-    private static byte[] exchangeAddresses(final PeerProcess child, final Worker w) throws Exception {
-        final byte[] childAddr = HexFormat.of().parseHex(child.expect("ADDR "));
-        child.send("ADDR " + HexFormat.of().formatHex(w.address()));
-        child.expect("READY");
-        return childAddr;
+    /**
+     * The peer process (LifecyclePeerMain "address" mode), our worker on its own context, an arena, and
+     * the child's worker address: addresses swapped and the child ready. Closed in reverse order.
+     */
+    private static final class Child implements AutoCloseable {
+        final PeerProcess process;
+        final Worker worker;
+        final Arena arena;
+        final byte[] address;
+        private final Context ctx;
+
+        Child(final String tls) throws Exception {
+            process = new PeerProcess("address", tls);
+            Context c = null;
+            Worker w = null;
+            try {
+                c = Two.context(tls, Config.global());
+                w = c.newWorker();
+                address = HexFormat.of().parseHex(process.expect("ADDR "));
+                process.send("ADDR " + HexFormat.of().formatHex(w.address()));
+                process.expect("READY");
+            } catch (final Exception | Error e) {
+                if (w != null) {
+                    w.close();
+                }
+                if (c != null) {
+                    c.close();
+                }
+                process.close();
+                throw e;
+            }
+            ctx = c;
+            worker = w;
+            arena = Arena.ofConfined();
+        }
+
+        @Override
+        public void close() throws Exception {
+            try (PeerProcess p = process; Context c = ctx; Worker w = worker; Arena a = arena) {
+                // closed in reverse: arena, worker, context, process
+            }
+        }
+    }
+
+    /** The child echoes tag 1 back on tag 2: proves the endpoint works both ways (and both sides are wired). */
+    private static void echo(final Worker w, final Endpoint ep, final MemorySegment buf, final long at) {
+        buf.set(ValueLayout.JAVA_LONG, 0, 0x1234_5678L);
+        final Request echo = w.recvTag(buf, at, 8, 2, -1L);
+        final Request ping = ep.sendTag(1, buf, 0, 8);
+        await(w, echo, 20, "echo from the peer");
+        assertEquals(0x1234_5678L, buf.get(ValueLayout.JAVA_LONG, at));
+        ping.release();
+        echo.release();
     }
 
     static void await(final Worker w, final Request r, final double s, final String what) {

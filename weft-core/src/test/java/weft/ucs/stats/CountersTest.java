@@ -30,5 +30,11 @@ class CountersTest {
         assertEquals(2L, snap.get(Counter.PUTS), "a snapshot is a copy");
         assertEquals("tx_bytes=4000 puts=3", c.toString(), "only non-zero counters, in declaration order");
         assertTrue(new Counters().toString().isEmpty());
+        final Counters copy = c.copy();
+        c.increment(Counter.PUTS);
+        assertEquals(3, copy.get(Counter.PUTS), "a copy does not follow later counts");
+        assertEquals(4000, copy.get(Counter.TX_BYTES));
+        copy.increment(Counter.GETS);
+        assertEquals(0, c.get(Counter.GETS), "nor does the original follow the copy");
     }
 }

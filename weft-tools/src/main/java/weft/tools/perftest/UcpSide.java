@@ -10,8 +10,6 @@ import weft.ucs.WeftException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.util.Locale;
-import java.util.StringJoiner;
 
 /**
  * One side of a protocol-layer perftest: its worker (on the run's context), the endpoint to the
@@ -148,14 +146,9 @@ final class UcpSide implements ControlChannel.SetupSide {
     /** One line per resource with its non-zero interface counters (e.g. no_resource: the peer set the pace). */
     private String counters() {
         final StringBuilder sb = new StringBuilder();
-        worker.interfaceCounters().forEach((name, values) -> {
-            final StringJoiner line = new StringJoiner(" ");
-            values.forEach((c, v) -> {
-                if (v != 0) {
-                    line.add(c.name().toLowerCase(Locale.ROOT) + "=" + v);
-                }
-            });
-            if (line.length() > 0) {
+        worker.interfaceCounters().forEach((name, counters) -> {
+            final String line = counters.toString(); // the non-zero ones
+            if (!line.isEmpty()) {
                 sb.append("\ncounters ").append(name).append(": ").append(line);
             }
         });
