@@ -853,6 +853,7 @@ public final class Endpoint implements AutoCloseable {
 
     /** A receive matched an RTS: pull the data with gets, or ask the sender to stream it (RTR). */
     void startRndvReceive(final Request r, final long sreq, final long address, final byte[][] keys) {
+        r.wide = true;
         r.kind = Request.RNDV_RECV;
         r.ep = this;
         r.remoteReqId = sreq;

@@ -43,6 +43,7 @@ final class Rails {
      * outstanding there. Returns the mask of the lanes the operation will use (for fence ordering).
      */
     static long choose(final Endpoint ep, final Request r) {
+        r.wide = true;
         final Rkey k = r.rkeyRef;
         if (r.rmaOp != Rma.PUT && r.rmaOp != Rma.GET) {
             // emulated atomics: the top bit, which no lane fence covers (a fence then flushes, and waits for their replies)

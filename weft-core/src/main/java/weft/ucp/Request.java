@@ -59,6 +59,12 @@ public class Request {
     boolean completed;
     boolean released;
     boolean urgent; // a CONTROL reply queued ahead of the send queue (Endpoint.sendReply)
+    /**
+     * True once the request may have left the plain-receive fields (set by kind when acquired, and by
+     * every step that takes a receive further: datatypes, rendezvous, striping, an inflight id, a
+     * future): {@link #reset} then restores every field instead of the few a plain receive writes.
+     */
+    boolean wide;
     RequestCallback callback;
     CompletableFuture<Request> future;
 
@@ -227,6 +233,7 @@ public class Request {
         try {
             if (future == null) {
                 future = new CompletableFuture<>();
+                wide = true;
                 if (completed) {
                     future.complete(this);
                 }
@@ -237,24 +244,39 @@ public class Request {
         }
     }
 
+    /**
+     * Returns every field to its initial value, for the next operation. Once per pooled operation, so
+     * it is written for speed: a request that was only ever a plain receive (the common case, and the
+     * whole of a streaming receiver's work) touched only the first group of fields, so only those are
+     * stored; one that went further ({@link #wide}) gets every field back. {@link #isPristine()} checks
+     * the result in tests.
+     */
     void reset() {
         kind = 0;
         status = Status.OK;
         completed = false;
         released = false;
-        urgent = false;
         callback = null;
-        future = null;
         buffer = null;
         offset = capacity = tag = mask = length = received = sn = 0;
-        bucket = -1;
         info = null;
         ep = null;
+        bucket = -1;
+        prev = next = nextDone = null;
+        queuedDone = false;
+        if (wide) {
+            resetWide();
+        }
+    }
+
+    /** The fields only sends, rendezvous, datatypes, one-sided operations and active messages use. */
+    private void resetWide() {
+        wide = false;
+        urgent = false;
+        future = null;
         id = -1;
-        sync = acked = localDone = zdata = rndvPut = false;
-        putKeys = null;
-        rndvWant = 0;
-        putLanes = 0;
+        sync = acked = localDone = zdata = false;
+        nextSend = null;
         dt = Datatypes.CONTIG;
         iov = null;
         generic = null;
@@ -262,24 +284,41 @@ public class Request {
         dtIdx = 0;
         dtBase = 0;
         dtFailed = false;
-        prev = next = nextDone = nextSend = null;
-        queuedDone = false;
         handles = null;
+        putKeys = null;
+        rndvWant = 0;
+        putLanes = 0;
+        rndvPut = false;
         rkeys = null;
+        remoteReqId = 0;
+        sendStage = 0;
+        anyOrder = false;
         rmaOp = 0;
         rkeyRef = null;
         rail = railCount = 0;
-        anyOrder = false;
         atomicOp = null;
         value = compare = 0;
         rmaIov.clear();
         parent = null;
-        remoteAddress = remoteReqId = 0;
-        sendStage = 0;
+        remoteAddress = 0;
         am = waitAll = false;
         amId = amFlags = 0;
         amHeader = null;
         amHeaderOffset = amHeaderLength = 0;
+    }
+
+    /** True if every field is at its initial value except {@link #kind} (what {@link #reset} leaves); for tests. */
+    boolean isPristine() {
+        return !wide && status == Status.OK && !completed && !released && !urgent && callback == null && future == null
+            && buffer == null && offset == 0 && capacity == 0 && tag == 0 && mask == 0 && length == 0 && received == 0
+            && sn == 0 && bucket == -1 && info == null && ep == null && id == -1 && !sync && !acked && !localDone
+            && !zdata && dt == Datatypes.CONTIG && iov == null && generic == null && dtState == null && dtIdx == 0
+            && dtBase == 0 && !dtFailed && prev == null && next == null && nextDone == null && nextSend == null
+            && !queuedDone && handles == null && rkeys == null && rmaOp == 0 && rkeyRef == null && atomicOp == null
+            && value == 0 && compare == 0 && rmaIov.count() == 0 && parent == null && rail == 0 && railCount == 0
+            && !anyOrder && remoteAddress == 0 && remoteReqId == 0 && putKeys == null && rndvWant == 0 && !rndvPut
+            && putLanes == 0 && sendStage == 0 && !am && amId == 0 && amFlags == 0 && amHeader == null
+            && amHeaderOffset == 0 && amHeaderLength == 0 && !waitAll;
     }
 
     @Override

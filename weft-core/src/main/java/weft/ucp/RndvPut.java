@@ -34,6 +34,7 @@ final class RndvPut {
      * queues the RTR_PUT on the endpoint (ordered, retried on NO_RESOURCE, like control messages).
      */
     static void requestPut(final Endpoint ep, final Request r, final long want) {
+        r.wide = true;
         try {
             r.handles = ep.rndvCache.acquireHandles(r.buffer, r.offset, want);
             r.putKeys = ep.rndvCache.packedKeys(r.handles);

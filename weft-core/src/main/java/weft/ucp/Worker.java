@@ -490,6 +490,7 @@ public final class Worker implements AutoCloseable {
                 throw new WeftException(Status.INVALID_PARAM, "null IoVector");
             }
             final Request r = acquire(Request.RECV);
+            r.wide = true;
             r.dt = Datatypes.IOV;
             r.iov = iov;
             r.capacity = iov.totalLength();
@@ -514,6 +515,7 @@ public final class Worker implements AutoCloseable {
                     : "negative receive capacity " + capacity);
             }
             final Request r = acquire(Request.RECV);
+            r.wide = true;
             r.dt = Datatypes.GENERIC;
             r.generic = datatype;
             r.dtState = state;
@@ -962,7 +964,9 @@ public final class Worker implements AutoCloseable {
     Request acquire(final byte kind) {
         final Request r = poolSize == 0 ? new Request(this) : pool[--poolSize];
         r.reset();
+        assert r.isPristine() : "a request left the pool with stale state: a step that widened it did not set wide";
         r.kind = kind;
+        r.wide = kind != Request.RECV;
         return r;
     }
 
@@ -996,6 +1000,7 @@ public final class Worker implements AutoCloseable {
     }
 
     long registerInflight(final Request r) {
+        r.wide = true;
         final int slot;
         if (inflightFreeCount > 0) {
             slot = inflightFree[--inflightFreeCount];

@@ -110,7 +110,15 @@ public abstract class AbstractEndpoint implements Endpoint {
             return Status.BUSY;
         }
         pending.add(request);
+        pendingAdded();
         return Status.OK;
+    }
+
+    /**
+     * Called after a request joined the pending queue, so that the interface can note that this endpoint
+     * needs dispatching (its progress then skips endpoints while none has pending requests).
+     */
+    protected void pendingAdded() {
     }
 
     /** True if an operation issued now would not get NO_RESOURCE. */

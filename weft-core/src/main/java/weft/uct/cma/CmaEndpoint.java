@@ -45,6 +45,11 @@ final class CmaEndpoint extends AbstractEndpoint {
         return !pending.isEmpty();
     }
 
+    @Override
+    protected void pendingAdded() {
+        iface.pendingAdded();
+    }
+
     int dispatchPending() {
         return pending.isEmpty() ? 0 : pending.dispatch();
     }

@@ -77,6 +77,8 @@ final class CmaInterface implements Interface {
     private final byte[] deviceAddress;
     private final byte[] ifaceAddress;
     private boolean closed;
+    /** Some endpoint may have pending requests (set when one is queued; cleared by a dispatch that empties them). */
+    private boolean maybePending;
 
     CmaInterface(final CmaTransport transport, final UctWorker worker, final Device device,
                  final InterfaceParams params) {
@@ -319,10 +321,15 @@ final class CmaInterface implements Interface {
         if (head != tail) {
             work += progressRing();
         }
-        if (hasRoom()) {
+        if (maybePending && hasRoom()) {
             work += dispatchPending();
         }
         return work;
+    }
+
+    /** An endpoint queued a pending request: progress dispatches until none is left. */
+    void pendingAdded() {
+        maybePending = true;
     }
 
     /** Retires holes and flush markers at the head, then moves one segment of the first transfer. */
@@ -370,12 +377,19 @@ final class CmaInterface implements Interface {
     }
 
     private int dispatchPending() {
+        maybePending = false; // set again below, or by an endpoint that queues while we dispatch
         int work = 0;
-        for (int i = 0; i < endpoints.size() && hasRoom(); i++) {
-            final int n = endpoints.get(i).dispatchPending();
-            if (n > 0) {
-                counters.add(Counter.PENDING_DISPATCHED, n);
-                work += n;
+        for (int i = 0; i < endpoints.size(); i++) {
+            final CmaEndpoint ep = endpoints.get(i);
+            if (hasRoom()) {
+                final int n = ep.dispatchPending();
+                if (n > 0) {
+                    counters.add(Counter.PENDING_DISPATCHED, n);
+                    work += n;
+                }
+            }
+            if (ep.hasPending()) {
+                maybePending = true;
             }
         }
         return work;

@@ -97,6 +97,8 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
     private long nextKeepaliveNs;
     private int progressCalls;
     private boolean closed;
+    /** Some endpoint may have pending requests (set when one is queued; cleared by a dispatch that empties them). */
+    private boolean maybePending;
 
     ShmInterface(final ShmTransport transport, final UctWorker worker, final Device device,
                  final ShmMemoryDomain md, final InterfaceParams params) {
@@ -265,17 +267,33 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
             return 0;
         }
         int work = consumer.poll(this, maxPoll);
-        final ShmEndpoint[] eps = endpoints;
-        for (final ShmEndpoint ep : eps) {
-            if (ep.hasPending()) {
-                work += ep.dispatchPending();
-            }
+        if (maybePending) {
+            work += dispatchPending();
         }
         if ((++progressCalls & 127) == 0) {
             keepalive();
         }
         if (!failed.isEmpty()) {
             work += reportFailures();
+        }
+        return work;
+    }
+
+    /** An endpoint queued a pending request: progress dispatches until none is left. */
+    void pendingAdded() {
+        maybePending = true;
+    }
+
+    private int dispatchPending() {
+        maybePending = false; // set again below, or by an endpoint that queues while we dispatch
+        int work = 0;
+        for (final ShmEndpoint ep : endpoints) {
+            if (ep.hasPending()) {
+                work += ep.dispatchPending();
+                if (ep.hasPending()) {
+                    maybePending = true;
+                }
+            }
         }
         return work;
     }

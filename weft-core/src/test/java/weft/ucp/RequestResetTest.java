@@ -1,0 +1,137 @@
+package weft.ucp;
+
+import org.junit.jupiter.api.Test;
+import weft.ucs.Status;
+import weft.uct.IoVector;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link Request#reset} restores only the plain-receive fields unless the request was marked
+ * {@link Request#wide}: every field, set alone to something else, must come back when the request is
+ * wide, and {@link Request#isPristine} must notice it first (a field added to Request without both fails
+ * here). The fields a plain receive writes come back without the mark. The rest of the contract (every
+ * step that widens a receive sets the mark) is checked by the assertion in {@code Worker.acquire}, which
+ * every test run with assertions enabled exercises.
+ */
+class RequestResetTest {
+    /** Fields reset() deliberately keeps: identity, the pooled completion, and reusable striping arrays. */
+    private static final List<String> KEPT = List.of("worker", "completion", "rmaIov", "railPos", "railEnd", "kind");
+
+    @Test
+    void everyFieldComesBackAlone() throws Exception {
+        try (Context ctx = Context.builder().transports("self").build(); Worker w = ctx.newWorker();
+             Arena arena = Arena.ofConfined()) {
+            final MemorySegment seg = arena.allocate(8);
+            final List<String> checked = new ArrayList<>();
+            for (final Field f : Request.class.getDeclaredFields()) {
+                if (Modifier.isStatic(f.getModifiers()) || KEPT.contains(f.getName())) {
+                    continue;
+                }
+                final Request r = w.acquire(Request.RECV);
+                assertTrue(r.isPristine(), "fresh from the pool");
+                f.setAccessible(true);
+                f.set(r, dirty(f.getType(), f.get(r), seg, w));
+                assertTrue(!r.isPristine(), "isPristine misses a dirty " + f.getName());
+                r.wide = true;
+                r.reset();
+                assertTrue(r.isPristine(), "reset leaves " + f.getName() + " dirty");
+                checked.add(f.getName());
+            }
+            // the one piece of an RMA operation lives in a reused IoVector: reset must empty it
+            final Request r = w.acquire(Request.RMA);
+            r.rmaIov.add(seg, 0, 8);
+            assertTrue(!r.isPristine());
+            r.reset();
+            assertEquals(0, r.rmaIov.count());
+            assertTrue(checked.size() > 50, "checked " + checked);
+        }
+    }
+
+    @Test
+    void plainReceiveFieldsComeBackWithoutTheMark() throws Exception {
+        try (Context ctx = Context.builder().transports("self").build(); Worker w = ctx.newWorker();
+             Arena arena = Arena.ofConfined()) {
+            final Request r = w.acquire(Request.RECV);
+            assertTrue(!r.wide, "a receive starts narrow");
+            r.buffer = arena.allocate(8);
+            r.offset = 1;
+            r.capacity = 7;
+            r.tag = 5;
+            r.mask = -1;
+            r.length = 7;
+            r.received = 7;
+            r.sn = 9;
+            r.bucket = 3;
+            r.info = new TagInfo();
+            r.callback = req -> { };
+            r.status = Status.MESSAGE_TRUNCATED;
+            r.completed = true;
+            r.released = true;
+            r.queuedDone = true;
+            r.prev = r.next = r.nextDone = w.acquire(Request.RECV);
+            r.reset();
+            assertTrue(r.isPristine(), "a plain receive's fields come back without the mark");
+            assertTrue(w.acquire(Request.SEND).wide, "every other kind starts wide");
+        }
+    }
+
+    private static Object dirty(final Class<?> t, final Object current, final MemorySegment seg, final Worker w) {
+        if (t == boolean.class) {
+            return !(Boolean) current;
+        }
+        if (t == byte.class) {
+            return (byte) ((Byte) current + 7);
+        }
+        if (t == int.class) {
+            return (Integer) current + 7;
+        }
+        if (t == long.class) {
+            return (Long) current + 7;
+        }
+        if (t == Status.class) {
+            return Status.CANCELED;
+        }
+        if (t == MemorySegment.class) {
+            return seg;
+        }
+        if (t == IoVector.class) {
+            return new IoVector(1);
+        }
+        if (t == Request.class) {
+            return w.acquire(Request.SEND);
+        }
+        if (t.isArray()) {
+            return java.lang.reflect.Array.newInstance(t.getComponentType(), 1);
+        }
+        if (t.isEnum()) {
+            return t.getEnumConstants()[0];
+        }
+        if (t == Object.class) {
+            return new Object();
+        }
+        if (t.isInterface()) { // callbacks, datatypes
+            return java.lang.reflect.Proxy.newProxyInstance(t.getClassLoader(), new Class<?>[] {t}, (p, m, a) -> null);
+        }
+        return instanceOf(t); // endpoints, keys, futures: only the reference matters here
+    }
+
+    private static Object instanceOf(final Class<?> t) {
+        try {
+            final Field f = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe");
+            f.setAccessible(true);
+            final Object unsafe = f.get(null);
+            return unsafe.getClass().getMethod("allocateInstance", Class.class).invoke(unsafe, t);
+        } catch (final ReflectiveOperationException e) {
+            throw new AssertionError("cannot make a " + t, e);
+        }
+    }
+}
