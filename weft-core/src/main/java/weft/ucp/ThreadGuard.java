@@ -19,7 +19,12 @@ final class ThreadGuard {
     /** {@link #mode} as one of the int constants above. */
     private final int kind;
     private final ReentrantLock lock;
-    private volatile Thread owner;
+    /**
+     * The bound (SINGLE) or current (SERIALIZED) thread. A plain field, read plainly on SINGLE's fast path:
+     * it is written once, under {@link #bindSingle}'s lock, and a thread that sees a stale null is sent
+     * there; SERIALIZED reads and writes it through {@link #OWNER} with volatile semantics.
+     */
+    private Thread owner;
     private int depth;
 
     ThreadGuard(final ThreadMode mode) {
@@ -51,7 +56,7 @@ final class ThreadGuard {
             }
         } else if (kind == SERIALIZED) {
             final Thread t = Thread.currentThread();
-            final Thread o = owner;
+            final Thread o = (Thread) OWNER.getVolatile(this);
             if (o == t) {
                 depth++;
             } else if (o == null && OWNER.compareAndSet(this, null, t)) {
@@ -84,9 +89,10 @@ final class ThreadGuard {
 
     /** For checks that must not take the lock (MULTI): true if the calling thread may touch state. */
     boolean isHeldByCurrentThread() {
+        final Thread o = (Thread) OWNER.getVolatile(this);
         return switch (mode) {
-            case SINGLE -> owner == null || owner == Thread.currentThread();
-            case SERIALIZED -> owner == Thread.currentThread();
+            case SINGLE -> o == null || o == Thread.currentThread();
+            case SERIALIZED -> o == Thread.currentThread();
             case MULTI -> lock.isHeldByCurrentThread();
         };
     }

@@ -49,6 +49,12 @@ import static weft.ucs.queue.FifoDescriptor.FLAG_DESC;
  * bounded and nothing is lost.
  */
 final class ShmInterface implements Interface, FifoConsumer.Handler {
+    // where the cell header's fields sit in the long at its start (written in native byte order)
+    private static final boolean LE = java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN;
+    private static final int FLAGS_SHIFT = (int) (LE ? ELEMENT_FLAGS_OFFSET * 8 : 56 - ELEMENT_FLAGS_OFFSET * 8);
+    private static final int AM_ID_SHIFT = (int) (LE ? ELEMENT_AM_ID_OFFSET * 8 : 56 - ELEMENT_AM_ID_OFFSET * 8);
+    private static final int LENGTH_SHIFT = (int) (LE ? ELEMENT_LENGTH_OFFSET * 8 : 32 - ELEMENT_LENGTH_OFFSET * 8);
+
     private static final AtomicLong IDS = new AtomicLong();
     private static final int AM_HEADER = 8;
 
@@ -200,9 +206,11 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
 
     @Override
     public boolean onElement(final MemorySegment f, final long e) {
-        final int flags = f.get(ValueLayout.JAVA_BYTE, e + ELEMENT_FLAGS_OFFSET);
-        final int id = f.get(ValueLayout.JAVA_BYTE, e + ELEMENT_AM_ID_OFFSET) & (AM_ID_COUNT - 1);
-        final int length = f.get(ValueLayout.JAVA_INT, e + ELEMENT_LENGTH_OFFSET);
+        // flags, AM id and length share the cell's first 8 bytes: one checked access instead of three
+        final long h = f.get(ValueLayout.JAVA_LONG, e);
+        final int flags = (byte) (h >>> FLAGS_SHIFT);
+        final int id = (int) (h >>> AM_ID_SHIFT) & (AM_ID_COUNT - 1);
+        final int length = (int) (h >>> LENGTH_SHIFT);
         if ((flags & FLAG_DESC) != 0) {
             if (freeCount == 0) {
                 return false; // no spare descriptor to rebind if the handler keeps this one: wait for releases
