@@ -1385,7 +1385,40 @@ public final class Endpoint implements AutoCloseable {
      */
     public Status putNbi(final MemorySegment src, final long offset, final long length, final long remoteAddress,
                          final Rkey rkey) {
+        if (length <= rkey.putShortMax && rkey.ep == this) {
+            final Status st = putShortNow(src, offset, length, remoteAddress, rkey);
+            if (st != null) {
+                return st;
+            }
+        }
         return nbi(Rma.PUT, src, offset, length, remoteAddress, rkey, null, 0, 0);
+    }
+
+    /**
+     * A short put in the fewest steps (shm's is a copy into the peer's mapping): what {@link Rma#immediate}
+     * does for it, without its general dispatch. Null when the general path must decide (something queued
+     * or fenced, a closed endpoint or key, a bad range, heap memory, a full transport).
+     */
+    private Status putShortNow(final MemorySegment src, final long offset, final long length,
+                               final long remoteAddress, final Rkey rkey) {
+        worker.guard.enter();
+        try {
+            if (failure != null || closed || sqHead != null || fencePending || rkey.isClosed() || offset < 0
+                || length < 0 || length > src.byteSize() - offset || !src.isNative()) {
+                return null;
+            }
+            final Lane lane = rkey.rmaLane;
+            final Status st = lane.uct.putShort(src, offset, (int) length, remoteAddress, rkey.rmaKey);
+            if (st == Status.NO_RESOURCE) {
+                return null;
+            }
+            lane.countRma(true, length);
+            unflushedLanes |= lane.bit(); // no fence pending: notes the lane for the next fence (orderRma)
+            // a short put never answers IN_PROGRESS (it has no completion): as the general path
+            return st == Status.IN_PROGRESS ? Status.INVALID_PARAM : st;
+        } finally {
+            worker.guard.exit();
+        }
     }
 
     /** Reads the peer's memory at {@code remoteAddress} into {@code dst[offset, +length)}; completion by flush. */

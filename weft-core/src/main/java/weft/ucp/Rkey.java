@@ -29,6 +29,12 @@ public final class Rkey implements AutoCloseable {
     final RemoteKey rmaKey;
     final Lane amoLane;
     final RemoteKey amoKey;
+    /**
+     * Contiguous puts of up to this many bytes go straight to the first rail's {@code putShort}, as
+     * {@link Rails#choose} would send them (one rail, or too short to stripe under the fixed policy); -1 when
+     * no rail takes short puts. Read by {@link Endpoint#putNbi}'s fast path.
+     */
+    final long putShortMax;
     /** No lane has atomics on this memory: they are emulated at the target ({@link SoftAtomics}). */
     final boolean softAmo;
     final long softNonce;
@@ -154,6 +160,7 @@ public final class Rkey implements AutoCloseable {
         this.rmaKey = this.rails.length == 0 ? null : this.railKeys[0];
         this.amoLane = bestAmo;
         this.amoKey = bestAmoKey;
+        this.putShortMax = putShortMax(ep.worker.context, this.rails);
         this.amo32Ops = bestAmo != null ? bestAmo.local.attrs.atomic32Ops() : soft != null ? -1 : 0;
         this.amo64Ops = bestAmo != null ? bestAmo.local.attrs.atomic64Ops() : soft != null ? -1 : 0;
     }
@@ -266,6 +273,17 @@ public final class Rkey implements AutoCloseable {
             return a.length < b.length ? -1 : 1;
         }
         return Integer.signum(java.util.Arrays.compareUnsigned(a, b));
+    }
+
+    private static long putShortMax(final Context context, final Lane[] rails) {
+        if (rails.length == 0 || !rails[0].local.attrs.has(weft.uct.Capability.PUT_SHORT)) {
+            return -1;
+        }
+        final long max = rails[0].local.attrs.putMaxShort();
+        if (rails.length == 1) {
+            return max;
+        }
+        return context.lanePolicy == Rails.FIXED ? Math.min(max, 2 * context.minRmaChunk - 1) : -1;
     }
 
     void checkOpen() {
