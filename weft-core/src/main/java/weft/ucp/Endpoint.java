@@ -1395,8 +1395,8 @@ public final class Endpoint implements AutoCloseable {
     }
 
     /**
-     * A short put in the fewest steps (shm's is a copy into the peer's mapping): what {@link Rma#immediate}
-     * does for it, without its general dispatch. Null when the general path must decide (something queued
+     * A short put without {@link #nbi}'s general dispatch (shm's is a copy into the peer's mapping): the
+     * endpoint's checks, then {@link Rma#putShort}. Null when the general path must decide (something queued
      * or fenced, a closed endpoint or key, a bad range, heap memory, a full transport).
      */
     private Status putShortNow(final MemorySegment src, final long offset, final long length,
@@ -1404,18 +1404,10 @@ public final class Endpoint implements AutoCloseable {
         worker.guard.enter();
         try {
             if (failure != null || closed || sqHead != null || fencePending || rkey.isClosed() || offset < 0
-                || length < 0 || length > src.byteSize() - offset || !src.isNative()) {
+                || length < 0 || length > src.byteSize() - offset) {
                 return null;
             }
-            final Lane lane = rkey.rmaLane;
-            final Status st = lane.uct.putShort(src, offset, (int) length, remoteAddress, rkey.rmaKey);
-            if (st == Status.NO_RESOURCE) {
-                return null;
-            }
-            lane.countRma(true, length);
-            unflushedLanes |= lane.bit(); // no fence pending: notes the lane for the next fence (orderRma)
-            // a short put never answers IN_PROGRESS (it has no completion): as the general path
-            return st == Status.IN_PROGRESS ? Status.INVALID_PARAM : st;
+            return Rma.putShort(this, src, offset, length, remoteAddress, rkey);
         } finally {
             worker.guard.exit();
         }

@@ -30,10 +30,12 @@ public final class Rkey implements AutoCloseable {
     final Lane amoLane;
     final RemoteKey amoKey;
     /**
-     * Contiguous puts of up to this many bytes go straight to the first rail's {@code putShort}, as
-     * {@link Rails#choose} would send them (one rail, or too short to stripe under the fixed policy); -1 when
-     * no rail takes short puts. Read by {@link Endpoint#putNbi}'s fast path.
+     * The longest contiguous put or get that {@link Rails#choose} sends over the first rail alone: any length
+     * with one rail, below two chunks under the fixed policy with several (longer ones are striped), none
+     * (-1) without rails or with a policy that picks a rail per operation. {@link Rma#immediate} reads it.
      */
+    final long oneRailMax;
+    /** The longest put that goes straight to the first rail's {@code putShort} ({@link Rma#putShort}); -1: none. */
     final long putShortMax;
     /** No lane has atomics on this memory: they are emulated at the target ({@link SoftAtomics}). */
     final boolean softAmo;
@@ -160,7 +162,9 @@ public final class Rkey implements AutoCloseable {
         this.rmaKey = this.rails.length == 0 ? null : this.railKeys[0];
         this.amoLane = bestAmo;
         this.amoKey = bestAmoKey;
-        this.putShortMax = putShortMax(ep.worker.context, this.rails);
+        this.oneRailMax = oneRailMax(ep.worker.context, this.rails);
+        this.putShortMax = this.rails.length == 0 || !this.rails[0].local.attrs.has(weft.uct.Capability.PUT_SHORT)
+            ? -1 : Math.min(this.oneRailMax, this.rails[0].local.attrs.putMaxShort());
         this.amo32Ops = bestAmo != null ? bestAmo.local.attrs.atomic32Ops() : soft != null ? -1 : 0;
         this.amo64Ops = bestAmo != null ? bestAmo.local.attrs.atomic64Ops() : soft != null ? -1 : 0;
     }
@@ -275,15 +279,11 @@ public final class Rkey implements AutoCloseable {
         return Integer.signum(java.util.Arrays.compareUnsigned(a, b));
     }
 
-    private static long putShortMax(final Context context, final Lane[] rails) {
-        if (rails.length == 0 || !rails[0].local.attrs.has(weft.uct.Capability.PUT_SHORT)) {
-            return -1;
-        }
-        final long max = rails[0].local.attrs.putMaxShort();
+    private static long oneRailMax(final Context context, final Lane[] rails) {
         if (rails.length == 1) {
-            return max;
+            return Long.MAX_VALUE;
         }
-        return context.lanePolicy == Rails.FIXED ? Math.min(max, 2 * context.minRmaChunk - 1) : -1;
+        return rails.length > 1 && context.lanePolicy == Rails.FIXED ? 2 * context.minRmaChunk - 1 : -1;
     }
 
     void checkOpen() {

@@ -51,7 +51,7 @@ final class Rma {
             case GET -> {
                 final Lane[] rails = k.rails;
                 // one rail: the first (no striping: below two chunks; the policy picks it, or only one rail)
-                if (buf == null || !buf.isNative() || !oneRail(ep, rails, len)) {
+                if (buf == null || !buf.isNative() || len > k.oneRailMax) {
                     return null;
                 }
                 lane = rails[0];
@@ -98,20 +98,8 @@ final class Rma {
                 }
             }
             case PUT -> {
-                final Lane[] rails = k.rails;
-                if (buf == null || !buf.isNative() || !oneRail(ep, rails, len)) {
-                    return null;
-                }
-                lane = rails[0];
-                final InterfaceAttributes a = lane.local.attrs;
-                if (len > a.putMaxShort() || !a.has(Capability.PUT_SHORT)) {
-                    return null;
-                }
-                st = lane.uct.putShort(buf, off, (int) len, raddr, k.railKeys[0]);
-                if (st == Status.NO_RESOURCE) {
-                    return null;
-                }
-                lane.countRma(true, len);
+                final Status s = putShort(ep, buf, off, len, raddr, k);
+                return s == null ? null : Request.done(s);
             }
             case AMO_POST -> {
                 lane = k.amoLane;
@@ -135,13 +123,25 @@ final class Rma {
     }
 
     /**
-     * True if a contiguous put/get of {@code len} bytes goes to the first rail, as {@link Rails#choose}
-     * would send it: native memory (heap memory needs {@link RmaBounce}), one rail, or the fixed policy and
-     * too short to stripe.
+     * A short contiguous put straight to the key's first rail, when {@link Rkey#putShortMax} allows it (what
+     * {@link Rails#choose} would pick) and the memory is off-heap; the caller checked the endpoint, the key
+     * and the range, and that no fence is pending. Null when the general path must take it (too long, heap
+     * memory, a full transport).
      */
-    private static boolean oneRail(final Endpoint ep, final Lane[] rails, final long len) {
-        return rails.length == 1 || rails.length > 1 && ep.worker.context.lanePolicy == Rails.FIXED
-            && len < 2 * ep.worker.context.minRmaChunk;
+    static Status putShort(final Endpoint ep, final MemorySegment buf, final long off, final long len,
+                           final long raddr, final Rkey k) {
+        if (len > k.putShortMax || buf == null || !buf.isNative()) {
+            return null;
+        }
+        final Lane lane = k.rmaLane;
+        final Status st = lane.uct.putShort(buf, off, (int) len, raddr, k.rmaKey);
+        if (st == Status.NO_RESOURCE) {
+            return null;
+        }
+        lane.countRma(true, len);
+        ep.orderRma(lane.bit()); // no fence pending: notes the lane for the next fence
+        // a short put has no completion, so a lane never answers IN_PROGRESS to it: as the general path
+        return st == Status.IN_PROGRESS ? Status.INVALID_PARAM : st;
     }
 
     /** The lane continues the operation: the spare becomes its request (as {@link #prepare} fills one). */

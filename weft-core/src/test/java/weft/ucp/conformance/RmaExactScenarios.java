@@ -513,6 +513,13 @@ public final class RmaExactScenarios {
                     assertTrue(g == Status.OK || g == Status.IN_PROGRESS, "heap getNbi: " + g);
                     flush(pe, "heap getNbi");
                     check(hb, 1, n, 50 + n, "heap getNbi of " + n);
+                    // putNbi from the heap too (the short-put shortcut leaves it to the general path)
+                    fill(hs, 3, n, 60 + n);
+                    final Status p = pe.ep().putNbi(hs, 3, n, b + 3 * max + 1, rk);
+                    assertTrue(p == Status.OK || p == Status.IN_PROGRESS, "heap putNbi: " + p);
+                    flush(pe, "heap putNbi");
+                    awaitOk(pe, pe.ep().get(hb, 1, n, b + 3 * max + 1, rk), "get after a heap putNbi of " + n);
+                    check(hb, 1, n, 60 + n, "heap putNbi of " + n);
                 }
                 // atomics need aligned words: a clear error otherwise
                 if (atomics(pe, rk, dst)) {
