@@ -1,5 +1,6 @@
 package weft.ucp;
 
+import weft.ucs.memory.MemoryCopy;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.uct.AmHandler;
@@ -342,7 +343,7 @@ final class ActiveMessages {
             dropMalformed("cannot keep " + m.dataLength + " bytes: " + e.getMessage());
             return false;
         }
-        MemorySegment.copy(m.data, m.dataOffset, b.data, 0, m.dataLength);
+        MemoryCopy.copy(m.data, m.dataOffset, b.data, 0, m.dataLength);
         m.kind = AmMessage.POOLED;
         m.buffer = b;
         m.data = b.data;
@@ -383,7 +384,7 @@ final class ActiveMessages {
         } catch (final WeftException e) {
             return dropMalformed("cannot buffer " + total + " bytes: " + e.getMessage());
         }
-        MemorySegment.copy(d, o + AmId.AM_FIRST_HEADER, b.data, 0, plen);
+        MemoryCopy.copy(d, o + AmId.AM_FIRST_HEADER, b.data, 0, plen);
         b.length = total;
         b.received = plen;
         final AmMessage m = take();
@@ -417,7 +418,7 @@ final class ActiveMessages {
         if (m == null || at != m.buffer.received || at + plen > m.buffer.length) {
             return dropMalformed("AM_MIDDLE out of sequence");
         }
-        MemorySegment.copy(d, o + AmId.AM_MIDDLE_HEADER, m.buffer.data, at, plen);
+        MemoryCopy.copy(d, o + AmId.AM_MIDDLE_HEADER, m.buffer.data, at, plen);
         m.buffer.received += plen;
         if (m.buffer.received == m.buffer.length) {
             ep.amRx = null;
@@ -539,7 +540,7 @@ final class ActiveMessages {
             Worker.checkRange(buf, off, len);
             if (m.kind != AmMessage.RNDV) {
                 final long n = Math.min(len, m.dataLength);
-                MemorySegment.copy(m.data, m.dataOffset, buf, off, n);
+                MemoryCopy.copy(m.data, m.dataOffset, buf, off, n);
                 final Status st = m.dataLength > len ? Status.MESSAGE_TRUNCATED : Status.OK;
                 final long length = m.dataLength;
                 final int id = m.id;
@@ -657,13 +658,13 @@ final class ActiveMessages {
             long left = n;
             if (src < h) {
                 final long k = Math.min(left, h - src);
-                MemorySegment.copy(r.amHeader, r.amHeaderOffset + src, d, dst, k);
+                MemoryCopy.copy(r.amHeader, r.amHeaderOffset + src, d, dst, k);
                 src += k;
                 dst += k;
                 left -= k;
             }
             if (left > 0) {
-                MemorySegment.copy(r.buffer, r.offset + src - h, d, dst, left);
+                MemoryCopy.copy(r.buffer, r.offset + src - h, d, dst, left);
             }
         }
 
@@ -708,7 +709,7 @@ final class ActiveMessages {
                     d.set(LONG, p, r.amHeaderLength);
                     d.set(LONG, p + 8, replyId());
                     p += AmId.AM_RTS_TRAILER;
-                    MemorySegment.copy(r.amHeader, r.amHeaderOffset, d, p, r.amHeaderLength);
+                    MemoryCopy.copy(r.amHeader, r.amHeaderOffset, d, p, r.amHeaderLength);
                     return p + r.amHeaderLength - o;
                 }
                 default -> throw new IllegalStateException("AM packer mode " + mode);

@@ -1,5 +1,6 @@
 package weft.ucp;
 
+import weft.ucs.memory.MemoryCopy;
 import weft.uct.IoVector;
 
 import java.lang.foreign.MemorySegment;
@@ -23,7 +24,7 @@ final class Datatypes {
     /** Copies message bytes {@code [pos, pos+len)} of send request {@code r} to {@code dst[dstOff, +len)}. */
     static void pack(final Request r, final long pos, final MemorySegment dst, final long dstOff, final long len) {
         if (r.dt == CONTIG) {
-            MemorySegment.copy(r.buffer, r.offset + pos, dst, dstOff, len);
+            MemoryCopy.copy(r.buffer, r.offset + pos, dst, dstOff, len);
         } else {
             packSlow(r, pos, dst, dstOff, len);
         }
@@ -39,7 +40,7 @@ final class Datatypes {
         }
         final long n = Math.min(len, r.capacity - pos);
         if (r.dt == CONTIG) {
-            MemorySegment.copy(src, srcOff, r.buffer, r.offset + pos, n);
+            MemoryCopy.copy(src, srcOff, r.buffer, r.offset + pos, n);
         } else {
             unpackSlow(r, pos, src, srcOff, n);
         }
@@ -97,9 +98,9 @@ final class Datatypes {
             final long in = pos + done - base;
             final long n = Math.min(v.length(i) - in, len - done);
             if (intoIov) {
-                MemorySegment.copy(seg, segOff + done, v.segment(i), v.offset(i) + in, n);
+                MemoryCopy.copy(seg, segOff + done, v.segment(i), v.offset(i) + in, n);
             } else {
-                MemorySegment.copy(v.segment(i), v.offset(i) + in, seg, segOff + done, n);
+                MemoryCopy.copy(v.segment(i), v.offset(i) + in, seg, segOff + done, n);
             }
             done += n;
             base += v.length(i);

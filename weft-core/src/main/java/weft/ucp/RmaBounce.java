@@ -1,5 +1,6 @@
 package weft.ucp;
 
+import weft.ucs.memory.MemoryCopy;
 import weft.uct.IoVector;
 
 import java.lang.foreign.Arena;
@@ -51,13 +52,13 @@ final class RmaBounce {
             return;
         }
         if (b.userIov == null) {
-            MemorySegment.copy(b.bounce, 0, b.user, b.userOffset, r.capacity);
+            MemoryCopy.copy(b.bounce, 0, b.user, b.userOffset, r.capacity);
             return;
         }
         long pos = 0;
         for (int i = 0; i < b.userIov.count(); i++) {
             final long n = b.userIov.length(i);
-            MemorySegment.copy(b.bounce, pos, b.userIov.segment(i), b.userIov.offset(i), n);
+            MemoryCopy.copy(b.bounce, pos, b.userIov.segment(i), b.userIov.offset(i), n);
             pos += n;
         }
     }

@@ -1,5 +1,6 @@
 package weft.ucp;
 
+import weft.ucs.memory.MemoryCopy;
 import weft.ucs.Status;
 import weft.ucs.config.ConfigRegistry;
 import weft.ucs.config.ConfigType;
@@ -209,7 +210,7 @@ final class Streams {
         while (n > 0 && s.rqHead != null) {
             final Request r = s.rqHead;
             final long k = Math.min(n, r.capacity - r.received);
-            MemorySegment.copy(d, p, r.buffer, r.offset + r.received, k);
+            MemoryCopy.copy(d, p, r.buffer, r.offset + r.received, k);
             r.received += k;
             s.consumed += k;
             p += k;
@@ -242,14 +243,14 @@ final class Streams {
         final TagMessage t = s.bufTail;
         if (t != null) {
             final long k = Math.min(left, t.data.byteSize() - t.length);
-            MemorySegment.copy(d, at, t.data, t.length, k);
+            MemoryCopy.copy(d, at, t.data, t.length, k);
             t.length += k;
             at += k;
             left -= k;
         }
         if (left > 0) {
             final TagMessage c = worker.unexpected.acquire(Math.max(MIN_CHUNK, left));
-            MemorySegment.copy(d, at, c.data, 0, left);
+            MemoryCopy.copy(d, at, c.data, 0, left);
             c.length = left;
             c.received = 0;
             if (t == null) {
@@ -387,7 +388,7 @@ final class Streams {
             final TagMessage c = s.bufHead;
             final long k = Math.min(c.length - c.received, len - got);
             if (buf != null) {
-                MemorySegment.copy(c.data, c.received, buf, off + got, k);
+                MemoryCopy.copy(c.data, c.received, buf, off + got, k);
             }
             c.received += k;
             got += k;
@@ -501,7 +502,7 @@ final class Streams {
         @Override
         public long pack(final MemorySegment d, final long o, final long capacity) {
             d.set(LONG, o, dst);
-            MemorySegment.copy(src, at, d, o + AmId.STREAM_HEADER, len);
+            MemoryCopy.copy(src, at, d, o + AmId.STREAM_HEADER, len);
             return AmId.STREAM_HEADER + len;
         }
     }

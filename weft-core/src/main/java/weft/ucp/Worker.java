@@ -1,5 +1,6 @@
 package weft.ucp;
 
+import weft.ucs.memory.MemoryCopy;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.stats.Counters;
@@ -653,7 +654,7 @@ public final class Worker implements AutoCloseable {
     private Request receiveBuffered(final TagMessage m, final MemorySegment buf, final long offset, final long length,
                                     final TagInfo info) {
         final long n = Math.min(m.received, length);
-        MemorySegment.copy(m.data, 0, buf, offset, n);
+        MemoryCopy.copy(m.data, 0, buf, offset, n);
         if (m.syncReqId >= 0 && m.ep != null) {
             m.ep.sendControl(AmId.SYNC_ACK, m.syncReqId, 0);
         }
@@ -1193,7 +1194,7 @@ public final class Worker implements AutoCloseable {
             return;
         }
         final TagMessage m = unexpected.acquire(plen);
-        MemorySegment.copy(data, src, m.data, 0, plen);
+        MemoryCopy.copy(data, src, m.data, 0, plen);
         m.tag = tag;
         m.length = plen;
         m.received = plen;
@@ -1229,7 +1230,7 @@ public final class Worker implements AutoCloseable {
             return Status.OK;
         }
         final TagMessage m = unexpected.acquire(total);
-        MemorySegment.copy(data, src, m.data, 0, plen);
+        MemoryCopy.copy(data, src, m.data, 0, plen);
         m.tag = tag;
         m.length = total;
         m.received = plen;
@@ -1262,7 +1263,7 @@ public final class Worker implements AutoCloseable {
         }
         final TagMessage m = ep.rxMessage;
         if (m != null && at + plen <= m.length) {
-            MemorySegment.copy(data, off + AmId.MIDDLE_HEADER, m.data, at, plen);
+            MemoryCopy.copy(data, off + AmId.MIDDLE_HEADER, m.data, at, plen);
             m.received += plen;
             if (m.received >= m.length) {
                 ep.rxMessage = null;

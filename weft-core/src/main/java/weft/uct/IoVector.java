@@ -1,5 +1,6 @@
 package weft.uct;
 
+import weft.ucs.memory.MemoryCopy;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -78,7 +79,7 @@ public final class IoVector {
     public long gather(final MemorySegment dst, final long dstOffset) {
         long pos = dstOffset;
         for (int i = 0; i < count; i++) {
-            MemorySegment.copy(segments[i], offsets[i], dst, pos, lengths[i]);
+            MemoryCopy.copy(segments[i], offsets[i], dst, pos, lengths[i]);
             pos += lengths[i];
         }
         return pos - dstOffset;
@@ -89,7 +90,7 @@ public final class IoVector {
         long done = 0;
         for (int i = 0; i < count && done < length; i++) {
             final long n = Math.min(lengths[i], length - done);
-            MemorySegment.copy(src, srcOffset + done, segments[i], offsets[i], n);
+            MemoryCopy.copy(src, srcOffset + done, segments[i], offsets[i], n);
             done += n;
         }
         return done;

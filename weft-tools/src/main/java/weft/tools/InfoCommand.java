@@ -208,6 +208,7 @@ public final class InfoCommand implements Callable<Integer> {
         Transports.all(); // loads every transport, registering its variables
         weft.runtime.RuntimeConfig.all(); // and the runtime's and launcher's
         weft.ucp.Context.configVars(); // and the protocol layer's
+        weft.ucs.memory.MemoryCopy.configVars(); // and the copy routine's
         final Config c = Config.global();
         for (final ConfigVar<?> v : ConfigRegistry.all()) {
             out.println("#");

@@ -1,5 +1,6 @@
 package weft.uct.self;
 
+import weft.ucs.memory.MemoryCopy;
 import weft.ucs.Status;
 import weft.ucs.stats.Counter;
 import weft.uct.AbstractEndpoint;
@@ -123,7 +124,7 @@ final class SelfEndpoint extends AbstractEndpoint {
             return Status.NO_RESOURCE;
         }
         try {
-            MemorySegment.copy(header, headerOffset, buf, 0, headerLength);
+            MemoryCopy.copy(header, headerOffset, buf, 0, headerLength);
             iov.gather(buf, headerLength);
             count(total);
             return iface.deliver(id, buf, total);
@@ -165,7 +166,7 @@ final class SelfEndpoint extends AbstractEndpoint {
         if (mem == null) {
             return lastError;
         }
-        MemorySegment.copy(src, offset, mem, remoteAddress - rkey.base(), length);
+        MemoryCopy.copy(src, offset, mem, remoteAddress - rkey.base(), length);
         iface.countersInternal().increment(Counter.PUTS);
         return Status.OK;
     }
@@ -182,7 +183,7 @@ final class SelfEndpoint extends AbstractEndpoint {
             if (mem == null) {
                 return lastError.code();
             }
-            MemorySegment.copy(buf, 0, mem, remoteAddress - rkey.base(), len);
+            MemoryCopy.copy(buf, 0, mem, remoteAddress - rkey.base(), len);
             iface.countersInternal().increment(Counter.PUTS);
             return len;
         } finally {

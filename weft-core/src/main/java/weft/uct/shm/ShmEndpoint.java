@@ -1,5 +1,6 @@
 package weft.uct.shm;
 
+import weft.ucs.memory.MemoryCopy;
 import weft.ucs.sys.ProcessLiveness;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
@@ -319,7 +320,7 @@ final class ShmEndpoint extends AbstractEndpoint {
             counters.increment(Counter.ERRORS);
             return r.code();
         }
-        MemorySegment.copy(bounce, 0, mem, remoteAddress - rkey.base(), len);
+        MemoryCopy.copy(bounce, 0, mem, remoteAddress - rkey.base(), len);
         return len;
     }
 
@@ -358,7 +359,7 @@ final class ShmEndpoint extends AbstractEndpoint {
             return lastError;
         }
         if (one) {
-            MemorySegment.copy(mem, remoteAddress - rkey.base(), iov.segment(0), iov.offset(0), len);
+            MemoryCopy.copy(mem, remoteAddress - rkey.base(), iov.segment(0), iov.offset(0), len);
         } else {
             iov.scatter(mem, remoteAddress - rkey.base(), len);
         }

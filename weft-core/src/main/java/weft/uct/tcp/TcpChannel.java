@@ -1,5 +1,6 @@
 package weft.uct.tcp;
 
+import weft.ucs.memory.MemoryCopy;
 import weft.ucs.sys.LibC;
 
 import java.lang.foreign.Arena;
@@ -416,7 +417,7 @@ final class TcpChannel {
     void compact() {
         final int n = rxTail - rxHead;
         if (rxHead > 0) {
-            MemorySegment.copy(rx, rxHead, rx, 0, n);
+            MemoryCopy.copy(rx, rxHead, rx, 0, n);
             rxHead = 0;
             rxTail = n;
         }

@@ -1,5 +1,6 @@
 package weft.uct.tcp;
 
+import weft.ucs.memory.MemoryCopy;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.stats.Counter;
@@ -307,7 +308,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             return noResource();
         }
         TcpFrame.header(ch.tx, off, TcpFrame.AM, id, 0, (int) (headerLength + data));
-        MemorySegment.copy(header, headerOffset, ch.tx, off + TcpFrame.HEADER, headerLength);
+        MemoryCopy.copy(header, headerOffset, ch.tx, off + TcpFrame.HEADER, headerLength);
         countTx(headerLength + data);
         return sendWithIov(off, TcpFrame.HEADER + headerLength, iov, W_TX, 0, completion);
     }
@@ -365,7 +366,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             return noResource();
         }
         putHeader(off, length, remoteAddress, (TcpMemoryDomain.Key) rkey);
-        MemorySegment.copy(src, offset, ch.tx, off + TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED, length);
+        MemoryCopy.copy(src, offset, ch.tx, off + TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED, length);
         return commit(off, total) ? Status.OK : failStatus;
     }
 
@@ -987,7 +988,7 @@ final class TcpEndpoint extends AbstractEndpoint {
                 continue;
             }
             final long k = Math.min(room, n - done);
-            MemorySegment.copy(TcpInterface.ALL, address + done, iov.segment(streamEntry),
+            MemoryCopy.copy(TcpInterface.ALL, address + done, iov.segment(streamEntry),
                 iov.offset(streamEntry) + streamEntryOff, k);
             streamEntryOff += k;
             done += k;

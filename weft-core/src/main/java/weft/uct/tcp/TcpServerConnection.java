@@ -1,5 +1,6 @@
 package weft.uct.tcp;
 
+import weft.ucs.memory.MemoryCopy;
 import weft.ucs.Status;
 import weft.ucs.stats.Counter;
 import weft.ucs.sys.LibC;
@@ -200,7 +201,7 @@ final class TcpServerConnection {
         iface.countersInternal().add(Counter.RX_BYTES, payload);
         if (whole) {
             if (st == Status.OK) {
-                MemorySegment.copy(c.rx, h + fixed, target, targetOff, payload);
+                MemoryCopy.copy(c.rx, h + fixed, target, targetOff, payload);
                 ackPending = true;
                 ackSeq = seq;
             }
@@ -210,7 +211,7 @@ final class TcpServerConnection {
         // larger than the rx buffer: take what is buffered, then receive the rest in place
         final int take = avail - fixed; // < payload, since the frame does not fit
         if (st == Status.OK) {
-            MemorySegment.copy(c.rx, h + fixed, target, targetOff, take);
+            MemoryCopy.copy(c.rx, h + fixed, target, targetOff, take);
         }
         c.rxHead = c.rxTail;
         streaming = true;
@@ -274,7 +275,7 @@ final class TcpServerConnection {
         }
         if (copy) {
             if (data > 0) {
-                MemorySegment.copy(target, targetOff, c.tx, off + hdr, data);
+                MemoryCopy.copy(target, targetOff, c.tx, off + hdr, data);
             }
             return c.commit(off, hdr + (int) data) < 0 ? fail() : CONT;
         }

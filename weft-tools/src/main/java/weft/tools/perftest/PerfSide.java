@@ -1,5 +1,6 @@
 package weft.tools.perftest;
 
+import weft.ucs.memory.MemoryCopy;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.uct.AtomicOp;
@@ -447,7 +448,7 @@ final class PerfSide implements ControlChannel.SetupSide {
             }
             dest.set(LONG_LE, offset, header);
             if (len > AM_HEADER) {
-                MemorySegment.copy(send, AM_HEADER, dest, offset + AM_HEADER, len - AM_HEADER);
+                MemoryCopy.copy(send, AM_HEADER, dest, offset + AM_HEADER, len - AM_HEADER);
             }
             return len;
         }
@@ -458,7 +459,7 @@ final class PerfSide implements ControlChannel.SetupSide {
         @Override
         public long pack(final MemorySegment dest, final long offset, final long capacity) {
             final long len = Math.min(size, capacity);
-            MemorySegment.copy(send, 0, dest, offset, len);
+            MemoryCopy.copy(send, 0, dest, offset, len);
             return len;
         }
     }
@@ -467,7 +468,7 @@ final class PerfSide implements ControlChannel.SetupSide {
     private final class CopyUnpacker implements Unpacker {
         @Override
         public void unpack(final MemorySegment src, final long offset, final long length) {
-            MemorySegment.copy(src, offset, send, 0, Math.min(length, size));
+            MemoryCopy.copy(src, offset, send, 0, Math.min(length, size));
         }
     }
 }
