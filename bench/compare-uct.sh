@@ -25,8 +25,9 @@ RN=10000000
 RW=2000000
 run "shm am_lat 8 B"  --test am_lat --size 8 --iters $RN --warmup $RW --weft-args "-x shm" "${SHM_UCX[@]}" --ucx-args "-x posix -d memory" --max-ratio 1.2
 run "tcp am_lat 8 B"  --test am_lat --size 8 --iters 100000 --warmup 20000 --weft-args "-x tcp -d lo" "${TCP_UCX[@]}" --ucx-args "-x tcp -d lo" --max-ratio 1.0
-# 2M iterations (0.6 s): 200k was 60 ms, within the VM's mode flips and short of the JIT's steady state
-run "shm am_bw 8 KiB bcopy (UCT max)" --test am_bw --size 8192 --iters 2000000 --warmup 200000 --metric bw --weft-args "-x shm -D bcopy" "${SHM_UCX[@]}" --ucx-args "-x posix -d memory -D bcopy" --min-ratio 0.9
+# 4M iterations after 2M of warm-up (1.5 s in all): with 200k of warm-up (50 ms) the responder's last
+# compiles (foreground, as perftest's) stalled it for 10-45 ms each inside the measured phase
+run "shm am_bw 8 KiB bcopy (UCT max)" --test am_bw --size 8192 --iters 4000000 --warmup 2000000 --metric bw --weft-args "-x shm -D bcopy" "${SHM_UCX[@]}" --ucx-args "-x posix -d memory -D bcopy" --min-ratio 0.9
 run "tcp am_bw 64 KiB zcopy (UCT max)" --test am_bw --size 65536 --iters 20000 --warmup 10000 --metric bw --weft-args "-x tcp -d lo -D zcopy" "${TCP_UCX[@]}" --ucx-args "-x tcp -d lo -D zcopy" --min-ratio 0.9
 run "shm put_lat 8 B" --test put_lat --size 8 --iters $RN --warmup $RW --weft-args "-x shm -D short" "${SHM_UCX[@]}" --ucx-args "-x posix -d memory -D short" --max-ratio 1.5
 run "shm get 8 B"     --test get --size 8 --iters $RN --warmup $RW --weft-args "-x shm -D bcopy" "${SHM_UCX[@]}" --ucx-args "-x posix -d memory -D bcopy" --max-ratio 1.5
