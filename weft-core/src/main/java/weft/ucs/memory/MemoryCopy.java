@@ -75,10 +75,21 @@ public final class MemoryCopy {
      */
     public static void copy(final MemorySegment src, final long srcOffset, final MemorySegment dst,
                             final long dstOffset, final long length) {
-        if (length < MIN || length > MAX || !src.isNative() || !dst.isNative()) {
+        if (length >= MIN && length <= MAX && src.isNative() && dst.isNative()) {
+            copyNative(src, srcOffset, dst, dstOffset, length);
+        } else {
             MemorySegment.copy(src, srcOffset, dst, dstOffset, length);
-            return;
         }
+    }
+
+    /**
+     * The native copy, a method of its own: copy() stays a few bytecodes that the JIT inlines at every
+     * call site, so that the short copies of the message paths compile exactly as MemorySegment.copy does
+     * (with the downcall inside, copy() compiled larger than the inlining limit for already compiled code,
+     * and tag_bw 8 B's receive path called it out of line).
+     */
+    private static void copyNative(final MemorySegment src, final long srcOffset, final MemorySegment dst,
+                                   final long dstOffset, final long length) {
         Objects.checkFromIndexSize(srcOffset, length, src.byteSize());
         Objects.checkFromIndexSize(dstOffset, length, dst.byteSize());
         if (dst.isReadOnly()) {

@@ -30,9 +30,12 @@ public final class FifoConsumer {
         /**
          * Handles the element at {@code elementOffset} of {@code fifo}.
          *
+         * @param header the element's first 8 bytes (flags, AM id, length) as read by the poll, in native
+         *               order: decode them with {@link FifoDescriptor#flagsOf}, {@link FifoDescriptor#amIdOf}
+         *               and {@link FifoDescriptor#lengthOf} rather than reading the cell again
          * @return true when consumed; false to stop polling and see the same element again later
          */
-        boolean onElement(MemorySegment fifo, long elementOffset);
+        boolean onElement(MemorySegment fifo, long elementOffset, long header);
     }
 
     private final MemorySegment fifo;
@@ -95,15 +98,17 @@ public final class FifoConsumer {
         int n = 0;
         while (n < max) {
             final long e = elementOffset(readIndex);
-            // acquire: pairs with the producer's release store of the flags; the data is then visible
-            final int flags = (byte) BYTE.getAcquire(fifo, e + ELEMENT_FLAGS_OFFSET);
+            // acquire: pairs with the producer's release store of the header; the data is then visible. The
+            // whole header in one load, handed to the handler, which then need not read the cell again
+            final long h = (long) LONG.getAcquire(fifo, e + ELEMENT_FLAGS_OFFSET);
+            final int flags = FifoDescriptor.flagsOf(h);
             if ((flags & FLAG_OWNER) != ((readIndex >>> lapShift) & 1)) {
                 break;
             }
             if ((flags & FLAG_SKIP) == 0) {
                 final boolean consumed;
                 try {
-                    consumed = handler.onElement(fifo, e);
+                    consumed = handler.onElement(fifo, e, h);
                 } catch (final RuntimeException | Error ex) {
                     advance(); // a failing handler must not be handed the same element forever
                     throw ex;

@@ -4,16 +4,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 import static weft.ucs.queue.FifoDescriptor.ARMED;
-import static weft.ucs.queue.FifoDescriptor.BYTE;
 import static weft.ucs.queue.FifoDescriptor.ELEMENTS_OFFSET;
-import static weft.ucs.queue.FifoDescriptor.ELEMENT_AM_ID_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.ELEMENT_DESC_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.ELEMENT_FLAGS_OFFSET;
-import static weft.ucs.queue.FifoDescriptor.ELEMENT_LENGTH_OFFSET;
-import static weft.ucs.queue.FifoDescriptor.OWNER_PID_IN_RECORD;
 import static weft.ucs.queue.FifoDescriptor.OWNER_RECORD_SIZE;
-import static weft.ucs.queue.FifoDescriptor.OWNER_STAMP_IN_RECORD;
-import static weft.ucs.queue.FifoDescriptor.SHORT;
 import static weft.ucs.queue.FifoDescriptor.FLAG_SKIP;
 import static weft.ucs.queue.FifoDescriptor.HEAD_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.LONG;
@@ -44,6 +38,8 @@ public final class FifoProducer {
     private final long owners;
     private final int pid;
     private long cachedTail;
+    /** The head as this producer last saw it (its CAS's expected value). */
+    private long headGuess;
     private boolean sawArmed;
 
     /**
@@ -70,6 +66,7 @@ public final class FifoProducer {
         this.lapShift = Integer.numberOfTrailingZeros(capacity);
         this.owners = FifoDescriptor.ownersOffset(capacity, elementSize);
         this.cachedTail = (long) LONG.getAcquire(fifo, TAIL_OFFSET);
+        this.headGuess = (long) LONG.getVolatile(fifo, HEAD_OFFSET);
     }
 
     /** The FIFO memory. */
@@ -91,21 +88,28 @@ public final class FifoProducer {
      * @return its sequence number, or -1 if the FIFO is full (nothing reserved, nothing overwritten)
      */
     public long tryReserve() {
+        // no load of head first: the CAS expects what this producer last left there, and its witness is the
+        // head to retry with when another producer or the consumer's ARMED bit got in between (a guess
+        // behind the real head can only make the FIFO look emptier, and the CAS then fails)
+        long head = headGuess;
         while (true) {
-            final long head = (long) LONG.getVolatile(fifo, HEAD_OFFSET);
             final long seq = head & ~ARMED;
             if (seq - cachedTail >= capacity && isFull(seq)) {
+                headGuess = head;
                 return -1;
             }
             // the CAS also clears ARMED: exactly one producer (this one) owes the consumer a wakeup
-            if (LONG.compareAndSet(fifo, HEAD_OFFSET, head, seq + 1)) {
+            final long witness = (long) LONG.compareAndExchange(fifo, HEAD_OFFSET, head, seq + 1);
+            if (witness != head) {
+                head = witness;
+            } else {
+                headGuess = seq + 1;
                 sawArmed = head < 0;
                 // first thing after reserving: who owns the cell, in case this process dies before publishing
                 // (in the owner record, not the cell: see FifoDescriptor)
                 final long o = owners + (seq & mask) * OWNER_RECORD_SIZE;
-                fifo.set(ValueLayout.JAVA_INT, o + OWNER_PID_IN_RECORD, pid);
-                // release: a consumer that sees this lap's stamp sees the pid stored before it
-                SHORT.setRelease(fifo, o + OWNER_STAMP_IN_RECORD, (short) (seq >>> lapShift));
+                // pid and stamp in one store: a consumer that sees this lap's stamp sees this pid
+                LONG.setRelease(fifo, o, FifoDescriptor.ownerRecord(pid, (short) (seq >>> lapShift)));
                 return seq;
             }
         }
@@ -146,11 +150,10 @@ public final class FifoProducer {
      * @param kind {@link FifoDescriptor#FLAG_INLINE} or {@link FifoDescriptor#FLAG_DESC}
      */
     public void publish(final long seq, final int kind, final int amId, final int length) {
-        final long e = elementOffset(seq);
-        fifo.set(ValueLayout.JAVA_BYTE, e + ELEMENT_AM_ID_OFFSET, (byte) amId);
-        fifo.set(ValueLayout.JAVA_INT, e + ELEMENT_LENGTH_OFFSET, length);
-        // release: the data, id and length written above are visible before the consumer sees the owner bit
-        BYTE.setRelease(fifo, e + ELEMENT_FLAGS_OFFSET, (byte) (kind | (int) ((seq >>> lapShift) & 1)));
+        // flags, id and length in one store; release: the data written before it is visible to a consumer
+        // that sees the owner bit
+        LONG.setRelease(fifo, elementOffset(seq) + ELEMENT_FLAGS_OFFSET,
+            FifoDescriptor.cellHeader(kind | (int) ((seq >>> lapShift) & 1), amId, length));
     }
 
     /** Publishes the element of {@code seq} as empty (the consumer skips it). */

@@ -31,11 +31,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
-import static weft.ucs.queue.FifoDescriptor.ELEMENT_AM_ID_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.ELEMENT_DESC_OFFSET;
-import static weft.ucs.queue.FifoDescriptor.ELEMENT_FLAGS_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.ELEMENT_HEADER_LENGTH;
-import static weft.ucs.queue.FifoDescriptor.ELEMENT_LENGTH_OFFSET;
 import static weft.ucs.queue.FifoDescriptor.FLAG_DESC;
 
 /**
@@ -49,12 +46,6 @@ import static weft.ucs.queue.FifoDescriptor.FLAG_DESC;
  * bounded and nothing is lost.
  */
 final class ShmInterface implements Interface, FifoConsumer.Handler {
-    // where the cell header's fields sit in the long at its start (written in native byte order)
-    private static final boolean LE = java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN;
-    private static final int FLAGS_SHIFT = (int) (LE ? ELEMENT_FLAGS_OFFSET * 8 : 56 - ELEMENT_FLAGS_OFFSET * 8);
-    private static final int AM_ID_SHIFT = (int) (LE ? ELEMENT_AM_ID_OFFSET * 8 : 56 - ELEMENT_AM_ID_OFFSET * 8);
-    private static final int LENGTH_SHIFT = (int) (LE ? ELEMENT_LENGTH_OFFSET * 8 : 32 - ELEMENT_LENGTH_OFFSET * 8);
-
     private static final AtomicLong IDS = new AtomicLong();
     private static final int AM_HEADER = 8;
 
@@ -205,12 +196,10 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
     // ---- receive ----
 
     @Override
-    public boolean onElement(final MemorySegment f, final long e) {
-        // flags, AM id and length share the cell's first 8 bytes: one checked access instead of three
-        final long h = f.get(ValueLayout.JAVA_LONG, e);
-        final int flags = (byte) (h >>> FLAGS_SHIFT);
-        final int id = (int) (h >>> AM_ID_SHIFT) & (AM_ID_COUNT - 1);
-        final int length = (int) (h >>> LENGTH_SHIFT);
+    public boolean onElement(final MemorySegment f, final long e, final long h) {
+        final int flags = FifoDescriptor.flagsOf(h);
+        final int id = FifoDescriptor.amIdOf(h) & (AM_ID_COUNT - 1);
+        final int length = FifoDescriptor.lengthOf(h);
         if ((flags & FLAG_DESC) != 0) {
             if (freeCount == 0) {
                 return false; // no spare descriptor to rebind if the handler keeps this one: wait for releases

@@ -31,7 +31,7 @@ class FifoTest {
         }
 
         @Override
-        public boolean onElement(final MemorySegment fifo, final long e) {
+        public boolean onElement(final MemorySegment fifo, final long e, final long header) {
             final long d = e + FifoDescriptor.ELEMENT_HEADER_LENGTH;
             final int p = fifo.get(ValueLayout.JAVA_INT, d);
             final int i = fifo.get(ValueLayout.JAVA_INT, d + 4);
@@ -80,7 +80,7 @@ class FifoTest {
             assertEquals(-1, p.tryReserve(), "a full FIFO must refuse");
             assertFalse(p.hasRoom());
             final List<Integer> got = new ArrayList<>();
-            final FifoConsumer.Handler h = (f, e) -> {
+            final FifoConsumer.Handler h = (f, e, hdr) -> {
                 got.add(f.get(ValueLayout.JAVA_INT, e + FifoDescriptor.ELEMENT_HEADER_LENGTH));
                 return true;
             };
@@ -111,13 +111,13 @@ class FifoTest {
             final long unpublished = p.tryReserve();
             p.publish(s, FifoDescriptor.FLAG_INLINE, 3, 0);
             final AtomicInteger calls = new AtomicInteger();
-            assertEquals(0, c.poll((f, e) -> calls.incrementAndGet() < 0, 10) - 1, "skip consumed, refused kept");
+            assertEquals(0, c.poll((f, e, hdr) -> calls.incrementAndGet() < 0, 10) - 1, "skip consumed, refused kept");
             assertEquals(1, calls.get());
-            assertEquals(1, c.poll((f, e) -> calls.incrementAndGet() > 0, 10), "unpublished cell stops the poll");
+            assertEquals(1, c.poll((f, e, hdr) -> calls.incrementAndGet() > 0, 10), "unpublished cell stops the poll");
             assertTrue(c.hasUnread());
             assertFalse(c.tryArm(), "cannot arm with a reserved cell");
             p.publishSkip(unpublished);
-            assertEquals(1, c.poll((f, e) -> true, 10));
+            assertEquals(1, c.poll((f, e, hdr) -> true, 10));
             assertFalse(c.hasUnread());
             assertTrue(c.tryArm());
             assertTrue(p.tryReserve() >= 0);
@@ -148,7 +148,7 @@ class FifoTest {
                 m.segment().set(ValueLayout.JAVA_INT, live.elementOffset(s) + FifoDescriptor.ELEMENT_HEADER_LENGTH, 77);
                 live.publish(s, FifoDescriptor.FLAG_INLINE, 1, 4);
                 final int[] got = {0};
-                final FifoConsumer.Handler h = (f, e) -> {
+                final FifoConsumer.Handler h = (f, e, hdr) -> {
                     got[0] = f.get(ValueLayout.JAVA_INT, e + FifoDescriptor.ELEMENT_HEADER_LENGTH);
                     return true;
                 };
@@ -172,7 +172,7 @@ class FifoTest {
             final int deadPid = deadPid();
             final FifoProducer dead = new FifoProducer(m.segment(), deadPid);
             final FifoProducer live = new FifoProducer(m.segment());
-            final FifoConsumer.Handler h = (f, e) -> true;
+            final FifoConsumer.Handler h = (f, e, hdr) -> true;
             // lap 0: the cell at sequence 0 is recorded by a producer that then dies unpublished; skipped
             final long s0 = dead.tryReserve();
             live.publishSkip(live.tryReserve());
@@ -189,6 +189,33 @@ class FifoTest {
             assertFalse(c.skipAbandoned(pid -> false), "skipped a cell on a pid from the previous lap");
             m.segment().set(ValueLayout.JAVA_SHORT, o + FifoDescriptor.OWNER_STAMP_IN_RECORD, (short) 1);
             assertTrue(c.skipAbandoned(pid -> false), "this lap's record of a dead producer skips the cell");
+        }
+    }
+
+    /** The one-store publish and owner record land on the documented byte layout (what peers read). */
+    @Test
+    void publishAndOwnerRecordFollowTheLayout() {
+        try (SharedMemory m = SharedMemory.create("weft-test-fifo-layout", FifoDescriptor.length(4, ELEM))) {
+            final FifoConsumer c = new FifoConsumer(m.segment(), 4, ELEM, 1);
+            final FifoProducer p = new FifoProducer(m.segment(), 0x12345678);
+            final MemorySegment f = m.segment();
+            for (int lap = 0; lap < 3; lap++) {
+                for (int i = 0; i < 4; i++) {
+                    final long seq = p.tryReserve();
+                    final long e = p.elementOffset(seq);
+                    final long o = FifoDescriptor.ownersOffset(4, ELEM) + (seq & 3) * FifoDescriptor.OWNER_RECORD_SIZE;
+                    assertEquals(0x12345678, f.get(ValueLayout.JAVA_INT, o + FifoDescriptor.OWNER_PID_IN_RECORD));
+                    assertEquals((short) lap, f.get(ValueLayout.JAVA_SHORT, o + FifoDescriptor.OWNER_STAMP_IN_RECORD));
+                    final int desc = f.get(ValueLayout.JAVA_INT, e + FifoDescriptor.ELEMENT_DESC_OFFSET);
+                    p.publish(seq, FifoDescriptor.FLAG_INLINE, 31 - i, 0x7654321 + i);
+                    assertEquals(FifoDescriptor.FLAG_INLINE | (lap & 1), c.flags(e));
+                    assertEquals((byte) (31 - i), f.get(ValueLayout.JAVA_BYTE, e + FifoDescriptor.ELEMENT_AM_ID_OFFSET));
+                    assertEquals(0x7654321 + i, f.get(ValueLayout.JAVA_INT, e + FifoDescriptor.ELEMENT_LENGTH_OFFSET));
+                    assertEquals(desc, f.get(ValueLayout.JAVA_INT, e + FifoDescriptor.ELEMENT_DESC_OFFSET),
+                        "the consumer's descriptor index is not the producer's to write");
+                }
+                assertEquals(4, c.poll((fifo, e, hdr) -> true, 16));
+            }
         }
     }
 
