@@ -1,5 +1,6 @@
 package weft.ucp;
 
+import weft.ucs.KeepaliveRamp;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.config.ConfigRegistry;
@@ -47,6 +48,8 @@ final class Lifecycle {
     private final long keepaliveTimeoutNs;
     private final long closeTimeoutNs;
     private long lastKeepalive = System.nanoTime();
+    /** The gap to the next keepalive: ramps up from {@link KeepaliveRamp#START_NS} to the interval. */
+    private long keepaliveGap;
 
     private final ConcurrentLinkedQueue<ConnectionRequest> incoming = new ConcurrentLinkedQueue<>();
     private final List<ConnectionRequest> undecided = new ArrayList<>();
@@ -61,9 +64,15 @@ final class Lifecycle {
     Lifecycle(final Worker worker) {
         this.worker = worker;
         this.keepaliveNs = Math.max(1_000_000L, worker.context.config().get(KEEPALIVE_INTERVAL));
+        this.keepaliveGap = KeepaliveRamp.first(keepaliveNs);
         final long kt = worker.context.config().get(KEEPALIVE_TIMEOUT);
         this.keepaliveTimeoutNs = kt <= 0 ? Long.MAX_VALUE : kt;
         this.closeTimeoutNs = Math.max(0L, worker.context.config().get(EP_CLOSE_TIMEOUT));
+    }
+
+    /** A new endpoint: its peer is checked, and sent keepalives, soon (see {@link KeepaliveRamp}). */
+    void endpointAdded() {
+        keepaliveGap = KeepaliveRamp.first(keepaliveNs);
     }
 
     /** Longest a sleeping worker waits before checking its peers again (ms). */
@@ -76,8 +85,9 @@ final class Lifecycle {
         int work = 0;
         final long now = System.nanoTime();
         final long gap = now - lastKeepalive;
-        if (gap >= keepaliveNs) {
+        if (gap >= keepaliveGap) {
             lastKeepalive = now;
+            keepaliveGap = KeepaliveRamp.next(keepaliveGap, keepaliveNs);
             // if this worker itself was not progressed for a while, the peers' keepalives may be waiting
             // unread: restart their clocks instead of timing them out
             work += keepalive(now, gap > 4 * keepaliveNs);

@@ -363,6 +363,7 @@ public final class Worker implements AutoCloseable {
         final Endpoint ep = new Endpoint(this, id, remote, sn, sel);
         eps[slot] = ep;
         liveEps.add(ep);
+        lifecycle.endpointAdded();
         for (final Lane l : ep.lanes) {
             l.local.lanes++; // the interface is now in use: progressed on every call
         }

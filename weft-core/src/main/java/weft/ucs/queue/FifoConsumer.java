@@ -19,8 +19,8 @@ import static weft.ucs.queue.FifoDescriptor.TAIL_OFFSET;
 
 /**
  * The single consumer of a FIFO ({@link FifoDescriptor}): polls the element at its read index,
- * hands published ones to a {@link Handler}, and publishes the consumed count (tail) in batches of
- * half the FIFO, so that producers rarely touch the tail's cache line. Single threaded,
+ * hands published ones to a {@link Handler}, and publishes the consumed count (tail) in batches (half
+ * the FIFO by default), so that producers rarely touch the tail's cache line. Single threaded,
  * allocation-free.
  */
 public final class FifoConsumer {
@@ -52,13 +52,28 @@ public final class FifoConsumer {
      * @param ownerPid written to the control area for producers' liveness checks
      */
     public FifoConsumer(final MemorySegment fifo, final int capacity, final int elementSize, final int ownerPid) {
+        this(fifo, capacity, elementSize, ownerPid, capacity / 2);
+    }
+
+    /**
+     * Formats {@code fifo} and becomes its consumer, publishing the tail every {@code releaseEvery}
+     * elements (rounded down to a power of two, at least 1): smaller batches give producers room sooner,
+     * at one more transfer of the tail's cache line per batch.
+     *
+     * @param ownerPid written to the control area for producers' liveness checks
+     */
+    public FifoConsumer(final MemorySegment fifo, final int capacity, final int elementSize, final int ownerPid,
+                        final int releaseEvery) {
+        if (releaseEvery > capacity) {
+            throw new IllegalArgumentException("release batch " + releaseEvery + " > capacity " + capacity);
+        }
         FifoDescriptor.init(fifo, capacity, elementSize, ownerPid);
         this.fifo = fifo;
         this.capacity = capacity;
         this.elementSize = elementSize;
         this.mask = capacity - 1;
         this.lapShift = Integer.numberOfTrailingZeros(capacity);
-        this.releaseMask = Math.max(1, capacity / 2) - 1;
+        this.releaseMask = Integer.highestOneBit(Math.max(1, releaseEvery)) - 1;
     }
 
     public MemorySegment segment() {

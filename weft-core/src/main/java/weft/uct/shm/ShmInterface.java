@@ -7,6 +7,7 @@ import weft.ucs.config.Config;
 import weft.ucs.memory.SharedMemory;
 import weft.ucs.queue.FifoConsumer;
 import weft.ucs.queue.FifoDescriptor;
+import weft.ucs.KeepaliveRamp;
 import weft.ucs.stats.Counter;
 import weft.ucs.stats.Counters;
 import weft.ucs.sys.LibC;
@@ -92,6 +93,8 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
     private final List<ShmEndpoint> failed = new ArrayList<>();
     private final long keepaliveNs;
     private long nextKeepaliveNs;
+    /** The gap to the next keepalive: ramps up from {@link KeepaliveRamp#START_NS} to the interval. */
+    private long keepaliveGapNs;
     private int progressCalls;
     private boolean closed;
     /** Some endpoint may have pending requests (set when one is queued; cleared by a dispatch that empties them). */
@@ -120,6 +123,12 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
         if (rxDescs < 0 || maxPoll < 1) {
             throw new WeftException(Status.INVALID_PARAM, "shm: SHM_RX_DESCS must be >= 0 and SHM_FIFO_MAX_POLL >= 1");
         }
+        final double releaseFactor = cfg.get(ShmTransport.FIFO_RELEASE_FACTOR);
+        if (!(releaseFactor > 0 && releaseFactor <= 1)) {
+            throw new WeftException(Status.INVALID_PARAM, "shm: SHM_FIFO_RELEASE_FACTOR must be in (0, 1], not "
+                + releaseFactor);
+        }
+        final int releaseEvery = (int) Math.max(1, fifoSize * releaseFactor);
         segSize = (int) seg;
         maxShort = (int) elemSize - ELEMENT_HEADER_LENGTH - AM_HEADER;
         descStride = (segSize + 63) & -64;
@@ -158,7 +167,7 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
         signalFd = s;
         fifo = f.segment();
         descPool = d.segment();
-        consumer = new FifoConsumer(fifo, fifoSize, (int) elemSize, ShmMemoryDomain.PID);
+        consumer = new FifoConsumer(fifo, fifoSize, (int) elemSize, ShmMemoryDomain.PID, releaseEvery);
         cellDesc = new int[fifoSize];
         cellMask = fifoSize - 1;
         for (int i = 0; i < fifoSize; i++) {
@@ -185,7 +194,8 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
             maxShort, segSize, 0, 0, 1,
             Integer.MAX_VALUE, segSize, Long.MAX_VALUE, segSize, Long.MAX_VALUE,
             80, 10, 15360.0 * (1 << 20), 10);
-        nextKeepaliveNs = System.nanoTime() + keepaliveNs;
+        keepaliveGapNs = KeepaliveRamp.first(keepaliveNs);
+        nextKeepaliveNs = System.nanoTime() + keepaliveGapNs;
         worker.attach(this);
     }
 
@@ -301,7 +311,8 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
         if (now - nextKeepaliveNs < 0) {
             return;
         }
-        nextKeepaliveNs = now + keepaliveNs;
+        keepaliveGapNs = KeepaliveRamp.next(keepaliveGapNs, keepaliveNs);
+        nextKeepaliveNs = now + keepaliveGapNs;
         for (final ShmEndpoint ep : endpoints) {
             ep.check();
         }
@@ -402,6 +413,8 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
         final ShmEndpoint[] n = Arrays.copyOf(endpoints, endpoints.length + 1);
         n[endpoints.length] = ep;
         endpoints = n; // copy-on-write: progress walks a plain array
+        keepaliveGapNs = KeepaliveRamp.first(keepaliveNs); // check the new peer soon (see KeepaliveRamp)
+        nextKeepaliveNs = Math.min(nextKeepaliveNs, System.nanoTime() + keepaliveGapNs);
         return ep;
     }
 

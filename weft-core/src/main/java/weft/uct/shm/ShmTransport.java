@@ -25,6 +25,9 @@ public final class ShmTransport implements Transport {
         "Number of cells of the receive FIFO of an shm interface (a power of two).");
     static final ConfigVar<Long> FIFO_ELEM_SIZE = ConfigRegistry.register("SHM_FIFO_ELEM_SIZE", ConfigType.SIZE,
         "128", "Size of one FIFO cell; short active messages are inline up to this minus 24 bytes.");
+    static final ConfigVar<Double> FIFO_RELEASE_FACTOR = ConfigRegistry.register("SHM_FIFO_RELEASE_FACTOR",
+        ConfigType.DOUBLE, "0.5", "Fraction of the FIFO the receiver consumes between two releases of cells to "
+            + "senders (in (0, 1]; rounded down to a power of two of cells).");
     static final ConfigVar<Long> SEG_SIZE = ConfigRegistry.register("SHM_SEG_SIZE", ConfigType.SIZE, "8k",
         "Size of a receive descriptor: the largest bcopy active message / put / get.");
     static final ConfigVar<Integer> RX_DESCS = ConfigRegistry.register("SHM_RX_DESCS", ConfigType.INT, "512",
@@ -99,6 +102,6 @@ public final class ShmTransport implements Transport {
 
     @Override
     public List<ConfigVar<?>> configVars() {
-        return List.of(FIFO_SIZE, FIFO_ELEM_SIZE, SEG_SIZE, RX_DESCS, FIFO_MAX_POLL, KEEPALIVE_INTERVAL);
+        return List.of(FIFO_SIZE, FIFO_ELEM_SIZE, FIFO_RELEASE_FACTOR, SEG_SIZE, RX_DESCS, FIFO_MAX_POLL, KEEPALIVE_INTERVAL);
     }
 }

@@ -23,6 +23,10 @@ final class PerfRun {
 
     /** Longest pause between warm-up and measurement waiting for the JIT to go quiet. */
     static final long JIT_SETTLE_MAX_NS = TimeUnit.SECONDS.toNanos(2);
+    /** The warm-up meter's report interval (it reports nothing: the branch runs, see measure()). */
+    static final long WARMUP_REPORT_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(5);
+    /** Calls of run() the warm-up is split into (fewer for short warm-ups: at least one chunk each). */
+    static final long WARMUP_SLICES = 1000;
 
     private final PrintStream out;
     private final PrintStream err;
@@ -60,8 +64,21 @@ final class PerfRun {
     }
 
     PerfResult measure(final PerfParams p, final PerfLoop initiator, final PerfOutput output) {
-        // the warm-up is timed too (not reported), so that the measured loop runs warm code
-        initiator.run(p.warmup(), new PerfMeter(null, p, REPORT_INTERVAL_NS), false);
+        // the warm-up is timed too (not reported), so that the measured loop runs warm code; and it is many
+        // calls of run(), so that the measured call enters a method the JIT compiled whole: a single call
+        // left only an on-stack-replacement compile of run()'s loop, whose exit trapped at the end of the
+        // warm-up and whose recompile (a blocking one, with perftest's foreground JIT) fell inside the
+        // measured phase
+        // (its report interval short, so that the report branch the measured phase takes once a second
+        // was taken here too: a branch never taken in the warm-up is compiled as a trap)
+        final PerfMeter warm = new PerfMeter(null, p, WARMUP_REPORT_INTERVAL_NS);
+        final long slices = Math.max(1, Math.min(WARMUP_SLICES, p.warmup() / PerfLoop.CHUNK));
+        long left = p.warmup();
+        for (long s = slices; s > 0; s--) {
+            final long n = left / s;
+            initiator.run(n, warm, false);
+            left -= n;
+        }
         initiator.afterWarmup();
         // let the compiles the warm-up started finish before the clock starts (see JitSettle)
         if (p.warmup() > 0) {
