@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -190,6 +191,26 @@ class FifoTest {
             m.segment().set(ValueLayout.JAVA_SHORT, o + FifoDescriptor.OWNER_STAMP_IN_RECORD, (short) 1);
             assertTrue(c.skipAbandoned(pid -> false), "this lap's record of a dead producer skips the cell");
         }
+    }
+
+    /** The tail is published every releaseEvery consumed cells: a producer of a full FIFO sees room from then on. */
+    @Test
+    void releaseBatchDecidesWhenProducersSeeRoom() {
+        for (final int every : new int[] {1, 2, 4, 8}) {
+            try (SharedMemory m = SharedMemory.create("weft-test-fifo-release", FifoDescriptor.length(8, ELEM))) {
+                final FifoConsumer c = new FifoConsumer(m.segment(), 8, ELEM, 1, every);
+                final FifoProducer p = new FifoProducer(m.segment());
+                for (int i = 0; i < 8; i++) {
+                    p.publish(p.tryReserve(), FifoDescriptor.FLAG_INLINE, 0, 0);
+                }
+                assertEquals(-1, p.tryReserve(), "full");
+                for (int consumed = 1; consumed <= 8; consumed++) {
+                    assertEquals(1, c.poll((f, e, hdr) -> true, 1));
+                    assertEquals(consumed >= every, p.hasRoom(), "every " + every + ", consumed " + consumed);
+                }
+            }
+        }
+        assertThrows(IllegalArgumentException.class, () -> new FifoConsumer(MemorySegment.NULL, 4, ELEM, 1, 8));
     }
 
     /** The one-store publish and owner record land on the documented byte layout (what peers read). */

@@ -175,7 +175,8 @@ class ShmTransportTest {
         final UctWorker w = new UctWorker();
         try {
             for (final String[] kv : new String[][] {{"SHM_FIFO_SIZE", "3"}, {"SHM_FIFO_ELEM_SIZE", "20"},
-                {"SHM_SEG_SIZE", "0"}, {"SHM_RX_DESCS", "-1"}}) {
+                {"SHM_SEG_SIZE", "0"}, {"SHM_RX_DESCS", "-1"}, {"SHM_FIFO_RELEASE_FACTOR", "0"},
+                {"SHM_FIFO_RELEASE_FACTOR", "1.5"}}) {
                 final WeftException e = assertThrows(WeftException.class, () -> shm.openInterface(w,
                     shm.devices().getFirst(), InterfaceParams.defaults().withConfig(Config.global().with(kv[0], kv[1]))));
                 assertEquals(Status.INVALID_PARAM, e.status(), kv[0]);
