@@ -1,8 +1,8 @@
 package weft.ucp;
 
-import weft.ucs.memory.MemoryCopy;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
+import weft.ucs.memory.MemoryCopy;
 import weft.uct.AmHandler;
 import weft.uct.Interface;
 import weft.uct.MemoryHandle;

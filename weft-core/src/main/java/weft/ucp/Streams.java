@@ -1,10 +1,10 @@
 package weft.ucp;
 
-import weft.ucs.memory.MemoryCopy;
 import weft.ucs.Status;
 import weft.ucs.config.ConfigRegistry;
 import weft.ucs.config.ConfigType;
 import weft.ucs.config.ConfigVar;
+import weft.ucs.memory.MemoryCopy;
 import weft.uct.Interface;
 import weft.uct.Packer;
 

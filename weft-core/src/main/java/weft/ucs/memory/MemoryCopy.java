@@ -1,9 +1,9 @@
 package weft.ucs.memory;
 
+import weft.ucs.config.Config;
 import weft.ucs.config.ConfigRegistry;
 import weft.ucs.config.ConfigType;
 import weft.ucs.config.ConfigVar;
-import weft.ucs.config.Config;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -19,10 +19,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * Copies between memory segments as {@link MemorySegment#copy(MemorySegment, long, MemorySegment, long, long)}
  * does, faster for the medium sizes of bcopy messages: between two native segments, a copy of
  * {@code WEFT_NATIVE_COPY_MIN} to {@code WEFT_NATIVE_COPY_MAX} bytes (512 B to 64 KiB by default) is
- * the C library's {@code memmove} through a critical downcall. On x86_64 glibc copies such sizes
- * with {@code rep movsb}, which writes whole cache lines without reading them first; the JDK's copy
- * stub moves 32 bytes at a time, 10-20 % slower from 512 B to 16 KiB on this project's machine
- * (2 KiB: 37 ns against 31; 8 KiB: 163 against 141) and no different from 128 KiB up.
+ * the C library's {@code memmove} through a critical downcall. On this project's machine (x86_64,
+ * ERMS/FSRM) glibc copies such sizes with {@code rep movsb}, and the JDK's copy stub with 32-byte
+ * vector moves, 10-20 % slower from 512 B to 16 KiB (2 KiB: 37 ns against 31; 8 KiB: 163 against
+ * 141) and no different from 128 KiB up. The native range is capped at 1 MiB: a critical call holds
+ * off safepoints (and so the GC) until it returns.
  *
  * <p>Checks are the same: bounds (IndexOutOfBoundsException), a read-only destination
  * (IllegalArgumentException), a closed arena (IllegalStateException), a confined segment used from
@@ -41,8 +42,11 @@ public final class MemoryCopy {
     static final ConfigVar<Long> NATIVE_MIN = ConfigRegistry.register("NATIVE_COPY_MIN", ConfigType.SIZE, "512",
         "Smallest copy between native segments done by the C library's memmove (smaller ones by the JDK).");
     static final ConfigVar<Long> NATIVE_MAX = ConfigRegistry.register("NATIVE_COPY_MAX", ConfigType.SIZE, "64k",
-        "Largest copy between native segments done by the C library's memmove; 0 turns the native copy off.");
+        "Largest copy between native segments done by the C library's memmove (at most 1m); 0 turns the "
+            + "native copy off.");
 
+    /** The largest native copy whatever the configuration says (see the class comment). */
+    static final long MAX_CAP = 1L << 20;
     private static final long MIN;
     private static final long MAX;
     private static final MethodHandle MEMMOVE;
@@ -50,7 +54,7 @@ public final class MemoryCopy {
     static {
         final Config c = Config.global();
         MIN = Math.max(1, c.get(NATIVE_MIN));
-        MAX = c.get(NATIVE_MAX);
+        MAX = Math.min(c.get(NATIVE_MAX), MAX_CAP);
         final Linker linker = Linker.nativeLinker();
         // critical: no thread-state transition (a copy of at most MAX bytes is short), no safepoint inside
         @SuppressWarnings("restricted")

@@ -1,7 +1,7 @@
 package weft.uct.self;
 
-import weft.ucs.memory.MemoryCopy;
 import weft.ucs.Status;
+import weft.ucs.memory.MemoryCopy;
 import weft.ucs.stats.Counter;
 import weft.uct.AbstractEndpoint;
 import weft.uct.AtomicOp;

@@ -1,13 +1,13 @@
 package weft.uct.shm;
 
-import weft.ucs.memory.MemoryCopy;
-import weft.ucs.sys.ProcessLiveness;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
+import weft.ucs.memory.MemoryCopy;
 import weft.ucs.queue.FifoDescriptor;
 import weft.ucs.queue.FifoProducer;
 import weft.ucs.stats.Counter;
 import weft.ucs.stats.Counters;
+import weft.ucs.sys.ProcessLiveness;
 import weft.uct.AbstractEndpoint;
 import weft.uct.AtomicOp;
 import weft.uct.Completion;

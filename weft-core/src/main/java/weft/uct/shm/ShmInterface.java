@@ -1,16 +1,16 @@
 package weft.uct.shm;
 
-import weft.ucs.sys.ProcessLiveness;
+import weft.ucs.KeepaliveRamp;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.config.Config;
 import weft.ucs.memory.SharedMemory;
 import weft.ucs.queue.FifoConsumer;
 import weft.ucs.queue.FifoDescriptor;
-import weft.ucs.KeepaliveRamp;
 import weft.ucs.stats.Counter;
 import weft.ucs.stats.Counters;
 import weft.ucs.sys.LibC;
+import weft.ucs.sys.ProcessLiveness;
 import weft.uct.AmHandler;
 import weft.uct.AtomicOp;
 import weft.uct.Capability;
@@ -414,7 +414,10 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
         n[endpoints.length] = ep;
         endpoints = n; // copy-on-write: progress walks a plain array
         keepaliveGapNs = KeepaliveRamp.first(keepaliveNs); // check the new peer soon (see KeepaliveRamp)
-        nextKeepaliveNs = Math.min(nextKeepaliveNs, System.nanoTime() + keepaliveGapNs);
+        final long soon = System.nanoTime() + keepaliveGapNs;
+        if (soon - nextKeepaliveNs < 0) {
+            nextKeepaliveNs = soon;
+        }
         return ep;
     }
 

@@ -1,7 +1,7 @@
 package weft.uct.tcp;
 
-import weft.ucs.memory.MemoryCopy;
 import weft.ucs.Status;
+import weft.ucs.memory.MemoryCopy;
 import weft.ucs.stats.Counter;
 import weft.ucs.sys.LibC;
 import weft.uct.AtomicOp;

@@ -64,13 +64,14 @@ final class PerfRun {
     }
 
     PerfResult measure(final PerfParams p, final PerfLoop initiator, final PerfOutput output) {
-        // the warm-up is timed too (not reported), so that the measured loop runs warm code; and it is many
-        // calls of run(), so that the measured call enters a method the JIT compiled whole: a single call
-        // left only an on-stack-replacement compile of run()'s loop, whose exit trapped at the end of the
-        // warm-up and whose recompile (a blocking one, with perftest's foreground JIT) fell inside the
-        // measured phase
-        // (its report interval short, so that the report branch the measured phase takes once a second
-        // was taken here too: a branch never taken in the warm-up is compiled as a trap)
+        // The warm-up runs the measured phase's code, so that the JIT compiles what the measurement runs:
+        // - it is timed too (not reported), by a meter whose report interval is short, so that the report
+        //   branch the measured phase takes once a second is taken here too (a branch never taken in the
+        //   warm-up is compiled as a trap);
+        // - it is many calls of run(), so that the measured call enters a method compiled whole: a single
+        //   call left only an on-stack-replacement compile of run()'s loop, whose exit trapped at the end of
+        //   the warm-up and whose recompile (blocking, with perftest's foreground JIT) fell inside the
+        //   measured phase.
         final PerfMeter warm = new PerfMeter(null, p, WARMUP_REPORT_INTERVAL_NS);
         final long slices = Math.max(1, Math.min(WARMUP_SLICES, p.warmup() / PerfLoop.CHUNK));
         long left = p.warmup();

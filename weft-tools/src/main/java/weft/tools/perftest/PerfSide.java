@@ -1,8 +1,8 @@
 package weft.tools.perftest;
 
-import weft.ucs.memory.MemoryCopy;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
+import weft.ucs.memory.MemoryCopy;
 import weft.uct.AtomicOp;
 import weft.uct.Capability;
 import weft.uct.Completion;
