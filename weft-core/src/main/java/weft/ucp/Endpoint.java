@@ -349,6 +349,9 @@ public final class Endpoint implements AutoCloseable {
         } else {
             r.sendStage = ST_SINGLE;
         }
+        if (r.sendStage != ST_SHORT || sync || r.kind != Request.SEND || r.dt != Datatypes.CONTIG) {
+            r.wide = true; // only a plain short eager send stays within the fields reset() always restores
+        }
         if (sync || r.kind == Request.RNDV_SEND) {
             worker.registerInflight(r);
         }

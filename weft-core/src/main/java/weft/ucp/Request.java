@@ -60,9 +60,10 @@ public class Request {
     boolean released;
     boolean urgent; // a CONTROL reply queued ahead of the send queue (Endpoint.sendReply)
     /**
-     * True once the request may have left the plain-receive fields (set by kind when acquired, and by
-     * every step that takes a receive further: datatypes, rendezvous, striping, an inflight id, a
-     * future): {@link #reset} then restores every field instead of the few a plain receive writes.
+     * True once the request may have left the fields of a plain receive or a short eager send (set by kind
+     * when acquired, and by every step that takes a receive or send further: datatypes, other protocols,
+     * rendezvous, striping, an inflight id, a future): {@link #reset} then restores every field instead of
+     * the few those two write.
      */
     boolean wide;
     RequestCallback callback;
@@ -264,6 +265,10 @@ public class Request {
         bucket = -1;
         prev = next = nextDone = null;
         queuedDone = false;
+        // what a short eager send that waited in its endpoint's queue writes (also narrow: see Endpoint.startSend)
+        sync = localDone = false;
+        sendStage = 0;
+        nextSend = null;
         if (wide) {
             resetWide();
         }
@@ -275,8 +280,7 @@ public class Request {
         urgent = false;
         future = null;
         id = -1;
-        sync = acked = localDone = zdata = false;
-        nextSend = null;
+        acked = zdata = false;
         dt = Datatypes.CONTIG;
         iov = null;
         generic = null;
@@ -291,7 +295,6 @@ public class Request {
         rndvPut = false;
         rkeys = null;
         remoteReqId = 0;
-        sendStage = 0;
         anyOrder = false;
         rmaOp = 0;
         rkeyRef = null;

@@ -968,7 +968,7 @@ public final class Worker implements AutoCloseable {
         r.reset();
         assert r.isPristine() : "a request left the pool with stale state: a step that widened it did not set wide";
         r.kind = kind;
-        r.wide = kind != Request.RECV;
+        r.wide = kind != Request.RECV && kind != Request.SEND; // a send widens in Endpoint.startSend
         return r;
     }
 
