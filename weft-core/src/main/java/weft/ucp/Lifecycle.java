@@ -47,9 +47,8 @@ final class Lifecycle {
     private final long keepaliveNs;
     private final long keepaliveTimeoutNs;
     private final long closeTimeoutNs;
-    private long lastKeepalive = System.nanoTime();
-    /** The gap to the next keepalive: ramps up from {@link KeepaliveRamp#START_NS} to the interval. */
-    private long keepaliveGap;
+    /** When keepalive rounds are due: soon after an endpoint appears, then every interval. */
+    private final KeepaliveRamp keepaliveRamp;
 
     private final ConcurrentLinkedQueue<ConnectionRequest> incoming = new ConcurrentLinkedQueue<>();
     private final List<ConnectionRequest> undecided = new ArrayList<>();
@@ -64,7 +63,7 @@ final class Lifecycle {
     Lifecycle(final Worker worker) {
         this.worker = worker;
         this.keepaliveNs = Math.max(1_000_000L, worker.context.config().get(KEEPALIVE_INTERVAL));
-        this.keepaliveGap = KeepaliveRamp.first(keepaliveNs);
+        this.keepaliveRamp = new KeepaliveRamp(keepaliveNs, System.nanoTime());
         final long kt = worker.context.config().get(KEEPALIVE_TIMEOUT);
         this.keepaliveTimeoutNs = kt <= 0 ? Long.MAX_VALUE : kt;
         this.closeTimeoutNs = Math.max(0L, worker.context.config().get(EP_CLOSE_TIMEOUT));
@@ -72,7 +71,7 @@ final class Lifecycle {
 
     /** A new endpoint: its peer is checked, and sent keepalives, soon (see {@link KeepaliveRamp}). */
     void endpointAdded() {
-        keepaliveGap = KeepaliveRamp.first(keepaliveNs);
+        keepaliveRamp.restart();
     }
 
     /** Longest a sleeping worker waits before checking its peers again (ms). */
@@ -84,10 +83,8 @@ final class Lifecycle {
     int service() {
         int work = 0;
         final long now = System.nanoTime();
-        final long gap = now - lastKeepalive;
-        if (gap >= keepaliveGap) {
-            lastKeepalive = now;
-            keepaliveGap = KeepaliveRamp.next(keepaliveGap, keepaliveNs);
+        final long gap = keepaliveRamp.sinceLastRound(now);
+        if (keepaliveRamp.due(now)) {
             // if this worker itself was not progressed for a while, the peers' keepalives may be waiting
             // unread: restart their clocks instead of timing them out
             work += keepalive(now, gap > 4 * keepaliveNs);

@@ -1,30 +1,55 @@
 package weft.ucs;
 
 /**
- * The gaps between keepalive rounds: the first comes {@link #START_NS} after an endpoint appears and
- * each gap doubles until it reaches the configured interval (1, 2, 4, ... ms, then every interval).
+ * When keepalive rounds are due: the first comes {@link #START_NS} after the timer starts (or after the
+ * last round, once {@link #restart} was called for a new peer) and each gap doubles until it reaches the
+ * configured interval (1, 2, 4 ... 256 ms, then every 500 ms by default). Single threaded, allocation free.
  *
  * <p>Why: the JIT compiles a worker's progress loop from what it ran while warming up. A keepalive
  * that first runs a few hundred milliseconds into a job, after that compile, takes branches the
  * compiled code never saw (the keepalive itself, and at the peer the first message on an idle FIFO):
  * the loop deoptimizes and is recompiled, 10-50 ms of slow progress inside a running job (seen as
  * compiles inside perftest's measured phase). Early rounds put those paths in the profile, and check a
- * new peer sooner; they cost nine extra rounds per endpoint (in its first half second), once.
+ * new peer sooner; they cost nine extra rounds per peer (in its first half second), once.
+ *
+ * <pre>{@code
+ * KeepaliveRamp ramp = new KeepaliveRamp(intervalNs, System.nanoTime());
+ * // in progress:
+ * if (ramp.due(System.nanoTime())) checkPeers();
+ * }</pre>
  */
 public final class KeepaliveRamp {
     /** The first gap. */
     public static final long START_NS = 1_000_000L;
 
-    private KeepaliveRamp() {
+    private final long intervalNs;
+    private long gapNs;
+    private long lastNs;
+
+    /** A timer for rounds every {@code intervalNs} once ramped up, started at {@code nowNs}. */
+    public KeepaliveRamp(final long intervalNs, final long nowNs) {
+        this.intervalNs = intervalNs;
+        this.gapNs = Math.min(START_NS, intervalNs);
+        this.lastNs = nowNs;
     }
 
-    /** The gap before the first round with a configured {@code intervalNs}. */
-    public static long first(final long intervalNs) {
-        return Math.min(START_NS, intervalNs);
+    /** Time since the last round (or since the start). */
+    public long sinceLastRound(final long nowNs) {
+        return nowNs - lastNs;
     }
 
-    /** The gap after one of {@code gapNs}. */
-    public static long next(final long gapNs, final long intervalNs) {
-        return gapNs >= intervalNs / 2 ? intervalNs : gapNs * 2;
+    /** True if a round is due at {@code nowNs}; it then counts as held, and the next gap begins. */
+    public boolean due(final long nowNs) {
+        if (nowNs - lastNs < gapNs) {
+            return false;
+        }
+        lastNs = nowNs;
+        gapNs = gapNs >= intervalNs / 2 ? intervalNs : gapNs * 2;
+        return true;
+    }
+
+    /** A new peer: the next round comes {@link #START_NS} after the last one, and the ramp starts over. */
+    public void restart() {
+        gapNs = Math.min(START_NS, intervalNs);
     }
 }

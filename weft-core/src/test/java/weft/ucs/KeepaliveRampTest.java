@@ -6,23 +6,50 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class KeepaliveRampTest {
+    private static final long MS = 1_000_000L;
+
+    /** The times (ms) at which rounds are held over {@code untilMs}, polling every 100 us from {@code t0}. */
+    private static List<Long> rounds(final KeepaliveRamp ramp, final long t0, final long untilMs) {
+        final List<Long> at = new ArrayList<>();
+        for (long t = t0; t <= t0 + untilMs * MS; t += MS / 10) {
+            if (ramp.due(t)) {
+                at.add((t - t0) / MS);
+            }
+        }
+        return at;
+    }
+
     @Test
     void gapsDoubleFromOneMillisecondToTheInterval() {
-        final long interval = 500_000_000L;
-        final List<Long> gaps = new ArrayList<>();
-        long g = KeepaliveRamp.first(interval);
-        for (int i = 0; i < 12; i++) {
-            gaps.add(g / 1_000_000L);
-            g = KeepaliveRamp.next(g, interval);
-        }
-        assertEquals(List.of(1L, 2L, 4L, 8L, 16L, 32L, 64L, 128L, 256L, 500L, 500L, 500L), gaps);
+        final long t0 = 123_456_789L;
+        final KeepaliveRamp ramp = new KeepaliveRamp(500 * MS, t0);
+        // gaps 1, 2, 4 ... 256, then 500
+        assertEquals(List.of(1L, 3L, 7L, 15L, 31L, 63L, 127L, 255L, 511L, 1011L, 1511L), rounds(ramp, t0, 1600));
+    }
+
+    @Test
+    void aNewPeerRestartsTheRampFromTheLastRound() {
+        final long t0 = 0;
+        final KeepaliveRamp ramp = new KeepaliveRamp(500 * MS, t0);
+        rounds(ramp, t0, 1100); // ramped up: the last round at 1011 ms, the next due at 1511 ms
+        assertEquals(89 * MS, ramp.sinceLastRound(1100 * MS));
+        assertFalse(ramp.due(1100 * MS));
+        ramp.restart();
+        assertTrue(ramp.due(1100 * MS), "a round at once: more than the first gap since the last one");
+        assertFalse(ramp.due(1100 * MS + MS / 2));
+        assertTrue(ramp.due(1102 * MS), "then 2 ms later");
     }
 
     @Test
     void anIntervalShorterThanTheFirstGapIsKept() {
-        assertEquals(300_000L, KeepaliveRamp.first(300_000L));
-        assertEquals(300_000L, KeepaliveRamp.next(300_000L, 300_000L));
+        final KeepaliveRamp ramp = new KeepaliveRamp(300_000L, 0);
+        assertFalse(ramp.due(299_999L));
+        assertTrue(ramp.due(300_000L));
+        assertFalse(ramp.due(599_999L));
+        assertTrue(ramp.due(600_000L));
     }
 }

@@ -91,10 +91,8 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
 
     private ShmEndpoint[] endpoints = new ShmEndpoint[0];
     private final List<ShmEndpoint> failed = new ArrayList<>();
-    private final long keepaliveNs;
-    private long nextKeepaliveNs;
-    /** The gap to the next keepalive: ramps up from {@link KeepaliveRamp#START_NS} to the interval. */
-    private long keepaliveGapNs;
+    /** When peers' liveness is checked: soon after an endpoint appears, then every interval. */
+    private final KeepaliveRamp keepaliveRamp;
     private int progressCalls;
     private boolean closed;
     /** Some endpoint may have pending requests (set when one is queued; cleared by a dispatch that empties them). */
@@ -113,7 +111,7 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
         final long seg = cfg.get(ShmTransport.SEG_SIZE);
         final int rxDescs = cfg.get(ShmTransport.RX_DESCS);
         maxPoll = cfg.get(ShmTransport.FIFO_MAX_POLL);
-        keepaliveNs = cfg.get(ShmTransport.KEEPALIVE_INTERVAL);
+        final long keepaliveNs = cfg.get(ShmTransport.KEEPALIVE_INTERVAL);
         if (elemSize < 32 || elemSize > 65536 || (elemSize & 7) != 0) {
             throw new WeftException(Status.INVALID_PARAM, "shm: SHM_FIFO_ELEM_SIZE must be a multiple of 8 in [32, 64k]");
         }
@@ -194,8 +192,7 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
             maxShort, segSize, 0, 0, 1,
             Integer.MAX_VALUE, segSize, Long.MAX_VALUE, segSize, Long.MAX_VALUE,
             80, 10, 15360.0 * (1 << 20), 10);
-        keepaliveGapNs = KeepaliveRamp.first(keepaliveNs);
-        nextKeepaliveNs = System.nanoTime() + keepaliveGapNs;
+        keepaliveRamp = new KeepaliveRamp(keepaliveNs, System.nanoTime());
         worker.attach(this);
     }
 
@@ -305,14 +302,11 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
         return work;
     }
 
-    /** Checks peers' liveness every {@link ShmTransport#KEEPALIVE_INTERVAL}. */
+    /** Checks peers' liveness when due (every {@link ShmTransport#KEEPALIVE_INTERVAL}, sooner for new peers). */
     private void keepalive() {
-        final long now = System.nanoTime();
-        if (now - nextKeepaliveNs < 0) {
+        if (!keepaliveRamp.due(System.nanoTime())) {
             return;
         }
-        keepaliveGapNs = KeepaliveRamp.next(keepaliveGapNs, keepaliveNs);
-        nextKeepaliveNs = now + keepaliveGapNs;
         for (final ShmEndpoint ep : endpoints) {
             ep.check();
         }
@@ -413,11 +407,7 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
         final ShmEndpoint[] n = Arrays.copyOf(endpoints, endpoints.length + 1);
         n[endpoints.length] = ep;
         endpoints = n; // copy-on-write: progress walks a plain array
-        keepaliveGapNs = KeepaliveRamp.first(keepaliveNs); // check the new peer soon (see KeepaliveRamp)
-        final long soon = System.nanoTime() + keepaliveGapNs;
-        if (soon - nextKeepaliveNs < 0) {
-            nextKeepaliveNs = soon;
-        }
+        keepaliveRamp.restart(); // check the new peer soon (see KeepaliveRamp)
         return ep;
     }
 
