@@ -12,7 +12,8 @@ public enum Counter {
     NO_RESOURCE("operations refused with NO_RESOURCE"),
     PENDING_DISPATCHED("pending requests dispatched"),
     ERRORS("operations that failed with an error"),
-    WAKEUPS_SENT("wakeup signals sent to armed peers");
+    WAKEUPS_SENT("wakeup signals sent to armed peers"),
+    TX_SPLICED("payload bytes handed to the kernel by reference instead of copied (tcp splice; part of tx_bytes)");
 
     private final String doc;
 

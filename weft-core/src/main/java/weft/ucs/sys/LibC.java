@@ -50,6 +50,12 @@ public final class LibC {
     public static final int F_SEAL_SEAL = 1;
     public static final int F_SEAL_SHRINK = 2;
     public static final int F_SEAL_GROW = 4;
+    public static final int F_SETPIPE_SZ = 1031;
+    public static final int F_GETPIPE_SZ = 1032;
+    public static final int O_NONBLOCK = 04000;
+    /** splice(2)/vmsplice(2) flags. */
+    public static final int SPLICE_F_MOVE = 1;
+    public static final int SPLICE_F_NONBLOCK = 2;
     public static final int AF_UNIX = 1;
     public static final int AF_INET = 2;
     public static final int AF_INET6 = 10;
@@ -203,6 +209,15 @@ public final class LibC {
     private static final MethodHandle LSEEK = errno("lseek", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
     private static final MethodHandle FCNTL = errno("fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
         Linker.Option.firstVariadicArg(2));
+    private static final MethodHandle PIPE2 = errno("pipe2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle VMSPLICE = errno("vmsplice",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle VMSPLICE_PLAIN = plain("vmsplice",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle SPLICE = errno("splice",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle SPLICE_PLAIN = plain("splice",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
     private static final MethodHandle STRERROR = plain("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
 
     private LibC() {
@@ -676,6 +691,50 @@ public final class LibC {
         try {
             final long r = (long) LSEEK.invokeExact(c, fd, offset, whence);
             return r >= 0 ? r : fail(c);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * pipe2(2): the two descriptors in {@code fds} (read end at 0, write end at 1).
+     *
+     * @return 0 or -errno
+     */
+    public static int pipe2(final int[] fds, final int flags) {
+        final MemorySegment c = CAPTURE.get();
+        try (Arena a = Arena.ofConfined()) {
+            final MemorySegment pair = a.allocate(JAVA_INT, 2);
+            final int r = (int) PIPE2.invokeExact(c, pair, flags);
+            if (r < 0) {
+                return (int) fail(c);
+            }
+            fds[0] = pair.getAtIndex(JAVA_INT, 0);
+            fds[1] = pair.getAtIndex(JAVA_INT, 1);
+            return 0;
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * vmsplice(2) of the user memory described by {@code count} {@link #IOVEC}s at the raw address
+     * {@code iov} into the pipe {@code fd}: the pipe refers to the pages, it does not copy them.
+     */
+    public static long vmsplice(final int fd, final long iov, final long count, final int flags) {
+        try {
+            final long r = (long) VMSPLICE_PLAIN.invokeExact(fd, iov, count, flags);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(VMSPLICE, fd, iov, count, flags);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** splice(2) of up to {@code len} bytes from the pipe {@code in} to {@code out} (no offsets). */
+    public static long splice(final int in, final int out, final long len, final int flags) {
+        try {
+            final long r = (long) SPLICE_PLAIN.invokeExact(in, 0L, out, 0L, len, flags);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(SPLICE, in, 0L, out, 0L, len, flags);
         } catch (final Throwable t) {
             throw rethrow(t);
         }

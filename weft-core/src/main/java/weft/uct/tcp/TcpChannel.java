@@ -1,6 +1,7 @@
 package weft.uct.tcp;
 
 import weft.ucs.memory.MemoryCopy;
+import weft.ucs.stats.Counter;
 import weft.ucs.sys.LibC;
 
 import java.lang.foreign.Arena;
@@ -20,6 +21,15 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * {@code writev} when epoll reports the socket writable. Positions {@link #bytesQueued} and
  * {@link #bytesWritten} count every byte of the stream, so that completions can wait for "all
  * bytes up to here have left".
+ *
+ * <p>Large user memory whose owner waits for the peer's acknowledgement anyway (a put) may be
+ * queued as <em>spliceable</em>: it then goes to the socket by reference (vmsplice into a pipe of
+ * this channel, splice from the pipe into the socket), so the sending kernel does not copy it
+ * and, on loopback, the receiver copies straight from the sender's pages. The socket (and the
+ * peer's receive queue) refers to those pages until the peer has read them, which is why only
+ * memory that must not change before the peer's acknowledgement may be spliced. Bytes count as
+ * written when they reach the socket, not the pipe; nothing queued after them leaves before the
+ * pipe is empty.
  *
  * <p>The tx buffer is a ring with contiguous reservations: a frame that does not fit at the end
  * starts again at offset 0 (the tail of the buffer is skipped until the head passes it). The tail
@@ -58,6 +68,15 @@ final class TcpChannel {
 
     private final long iovBase;
     private final boolean[] inTx = new boolean[IOV_CAP];
+    /** The entry is user memory that may be spliced (see the class comment). */
+    private final boolean[] spliceable = new boolean[IOV_CAP];
+    private int spliceQueued;
+    /** Read and write end of the splice pipe, -1 until the first splice (and for good if it failed). */
+    private int pipeR = -1;
+    private int pipeW = -1;
+    private boolean pipeFailed;
+    /** Spliced bytes in the pipe, not yet in the socket: they leave before anything queued. */
+    private long pipeBytes;
     private int iovHead;
     private int iovCount;
 
@@ -100,7 +119,7 @@ final class TcpChannel {
     /** True when nothing is waiting to be written. */
     String dbg() { return "fd="+fd+" rx="+rxHead+"/"+rxTail+" q="+bytesQueued+" w="+bytesWritten+" held="+held+" wantOut="+wantOut+" interest="+interest+" paused="+readPaused+" iov="+iovCount+" closed="+closed; }
     boolean txEmpty() {
-        return iovCount == 0;
+        return iovCount == 0 && pipeBytes == 0;
     }
 
     /**
@@ -141,7 +160,7 @@ final class TcpChannel {
     int commit(final int off, final int len) {
         txTail = off + len;
         bytesQueued += len;
-        if (iovCount == 0 && connected && !held) {
+        if (iovCount == 0 && pipeBytes == 0 && connected && !held) {
             long n = LibC.send(fd, txBase + off, len, LibC.MSG_DONTWAIT | LibC.MSG_NOSIGNAL);
             if (n == len) {
                 bytesWritten += len;
@@ -186,10 +205,22 @@ final class TcpChannel {
 
     /** Queues {@code len} bytes of user memory at {@code address} (zero copy; caller checked iovFree). */
     void appendUser(final long address, final long len) {
+        appendUser(address, len, false);
+    }
+
+    /**
+     * As {@link #appendUser(long, long)}; {@code untilAcked} says that the memory stays unchanged
+     * until the peer acknowledged having received it, so that it may be spliced when large enough.
+     */
+    void appendUser(final long address, final long len, final boolean untilAcked) {
         if (len == 0) {
             return;
         }
         push(address, len, false);
+        if (untilAcked && len >= iface.spliceThresh && !pipeFailed) {
+            spliceable[(iovHead + iovCount - 1) & IOV_MASK] = true;
+            spliceQueued++;
+        }
         bytesQueued += len;
     }
 
@@ -199,6 +230,7 @@ final class TcpChannel {
         ALL.set(JAVA_LONG, e, base);
         setL(e, len);
         inTx[i] = fromTx;
+        spliceable[i] = false;
         iovCount++;
     }
 
@@ -232,8 +264,23 @@ final class TcpChannel {
             setWantOut(false); // nothing may leave now: no writability wake-ups either
             return 0;
         }
-        while (iovCount > 0) {
-            final int n = Math.min(Math.min(iovCount, IOV_CAP - iovHead), WRITEV_BATCH);
+        while (iovCount > 0 || pipeBytes > 0) {
+            if (pipeBytes > 0 || spliceQueued > 0 && spliceable[iovHead]) {
+                final int r = spliceHead();
+                if (r <= 0) {
+                    return r;
+                }
+                continue;
+            }
+            int n = Math.min(Math.min(iovCount, IOV_CAP - iovHead), WRITEV_BATCH);
+            if (spliceQueued > 0) {
+                for (int k = 1; k < n; k++) {
+                    if (spliceable[(iovHead + k) & IOV_MASK]) {
+                        n = k; // written up to the spliced entry, which goes its own way
+                        break;
+                    }
+                }
+            }
             final long w = LibC.writev(fd, iovBase + 16L * iovHead, n);
             if (w < 0) {
                 if (w == -LibC.EAGAIN) {
@@ -250,6 +297,68 @@ final class TcpChannel {
         }
         setWantOut(false);
         return 0;
+    }
+
+    /**
+     * Moves the pipe's bytes into the socket, or (pipe empty) the head entry's pages into the pipe.
+     *
+     * @return 1 to go on, 0 when the socket is full (epoll watches for writability), or -errno
+     */
+    private int spliceHead() {
+        if (pipeBytes == 0) {
+            if (pipeR < 0 && !openPipe()) {
+                unmarkSpliceable();
+                return 1; // written the ordinary way
+            }
+            final long v = LibC.vmsplice(pipeW, iovBase + 16L * iovHead, 1, LibC.SPLICE_F_NONBLOCK);
+            if (v <= 0) {
+                // a kernel that refuses this memory: write it, and splice nothing more here
+                pipeFailed = true;
+                unmarkSpliceable();
+                return 1;
+            }
+            pipeBytes = v;
+            if (v == l(iovBase + 16L * iovHead)) {
+                spliceable[iovHead] = false;
+                spliceQueued--;
+            }
+            consume(v, 1);
+        }
+        final long s = LibC.splice(pipeR, fd, pipeBytes, LibC.SPLICE_F_MOVE | LibC.SPLICE_F_NONBLOCK);
+        if (s < 0) {
+            if (s == -LibC.EAGAIN) {
+                setWantOut(true);
+                return 0;
+            }
+            return (int) s;
+        }
+        bytesWritten += s;
+        pipeBytes -= s;
+        iface.countersInternal().add(Counter.TX_SPLICED, s);
+        if (pipeBytes > 0) {
+            setWantOut(true); // the socket is full
+            return 0;
+        }
+        return 1;
+    }
+
+    private boolean openPipe() {
+        final int[] fds = new int[2];
+        if (LibC.pipe2(fds, LibC.O_NONBLOCK | LibC.O_CLOEXEC) < 0) {
+            pipeFailed = true;
+            return false;
+        }
+        pipeR = fds[0];
+        pipeW = fds[1];
+        // a smaller pipe than asked (fs.pipe-max-size, the per-user budget) only costs more calls
+        LibC.fcntl(pipeW, LibC.F_SETPIPE_SZ, iface.splicePipe);
+        return true;
+    }
+
+    /** After a failed splice: every queued entry is written the ordinary way. */
+    private void unmarkSpliceable() {
+        java.util.Arrays.fill(spliceable, false);
+        spliceQueued = 0;
     }
 
     /** Drops {@code w} written bytes from the head; true if all {@code n} entries went. */
@@ -434,6 +543,12 @@ final class TcpChannel {
         }
         iface.unregister(this);
         LibC.close(fd);
+        if (pipeR >= 0) {
+            LibC.close(pipeR); // pages still in the pipe are released with it
+            LibC.close(pipeW);
+            pipeR = -1;
+            pipeW = -1;
+        }
         arena.close();
     }
 }

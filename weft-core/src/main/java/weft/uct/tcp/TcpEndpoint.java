@@ -324,7 +324,8 @@ final class TcpEndpoint extends AbstractEndpoint {
         sentAny = true;
         ch.queue(off, hdrLen);
         for (int i = 0; i < iov.count(); i++) {
-            ch.appendUser(iov.segment(i).address() + iov.offset(i), iov.length(i));
+            // a put's memory stays as it is until the target's acknowledgement: it may be spliced
+            ch.appendUser(iov.segment(i).address() + iov.offset(i), iov.length(i), kind == W_PUT);
         }
         ownTx = ch.bytesQueued;
         if (wasEmpty && ch.flushTx() < 0) {

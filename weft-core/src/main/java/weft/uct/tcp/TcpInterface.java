@@ -91,6 +91,9 @@ final class TcpInterface implements Interface {
     final int txBufSize;
     final int segSize;
     final int amMaxShort;
+    /** Puts of at least this many bytes are spliced into the socket (Long.MAX_VALUE = never). */
+    final long spliceThresh;
+    final int splicePipe;
     private final int keepIdleS;
     private final int keepIntvlS;
     private final int keepCnt;
@@ -130,6 +133,8 @@ final class TcpInterface implements Interface {
         this.rxBufSize = (int) Math.min(1 << 30, Math.max(TcpFrame.HEADER + TcpFrame.MAX_AM_PAYLOAD + 64,
             cfg.get(TcpTransport.RX_BUF)));
         this.txBufSize = (int) Math.min(1 << 30, Math.max(4L * (segSize + 64), cfg.get(TcpTransport.TX_BUF)));
+        this.spliceThresh = Math.max(1, cfg.get(TcpTransport.SPLICE_THRESH));
+        this.splicePipe = (int) Math.min(1 << 30, Math.max(4096, cfg.get(TcpTransport.SPLICE_PIPE)));
         this.keepIdleS = (int) Math.max(1, cfg.get(TcpTransport.KEEPIDLE) / 1_000_000_000L);
         this.keepIntvlS = (int) Math.max(1, cfg.get(TcpTransport.KEEPINTVL) / 1_000_000_000L);
         this.keepCnt = Math.max(1, cfg.get(TcpTransport.KEEPCNT));

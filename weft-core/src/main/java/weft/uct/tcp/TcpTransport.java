@@ -65,6 +65,14 @@ public final class TcpTransport implements Transport {
     static final ConfigVar<Long> RCVBUF = ConfigRegistry.register("TCP_RCVBUF", ConfigType.SIZE, "0",
         "Kernel receive buffer of each tcp socket (SO_RCVBUF); 0 = the kernel's autotuning (net.ipv4.tcp_rmem, "
             + "up to its maximum: what a flooded receiver may have in flight beyond its unexpected budget).");
+    static final ConfigVar<Long> SPLICE_THRESH = ConfigRegistry.register("TCP_SPLICE_THRESH", ConfigType.SIZE, "128k",
+        "Zero-copy puts of at least this many bytes are handed to the socket by reference (vmsplice into a pipe, "
+            + "splice into the socket) instead of being copied into it: the sender's kernel does not copy them; the "
+            + "receiver reads them straight from the sender's pages. Safe because a put completes only when the "
+            + "target acknowledged it. inf = always copy.");
+    static final ConfigVar<Long> SPLICE_PIPE = ConfigRegistry.register("TCP_SPLICE_PIPE", ConfigType.SIZE, "1m",
+        "Capacity asked for the splice pipe of a connection (created on its first spliced put; the kernel caps it "
+            + "at fs.pipe-max-size and a per-user budget, and a smaller pipe only means more calls).");
     static final ConfigVar<Long> HANDSHAKE_TIMEOUT = ConfigRegistry.register("TCP_HANDSHAKE_TIMEOUT",
         ConfigType.TIME, "10s", "An accepted connection that has not authenticated by then is closed.");
 
@@ -169,7 +177,7 @@ public final class TcpTransport implements Transport {
 
     @Override
     public List<ConfigVar<?>> configVars() {
-        return List.of(DEVICES, RAILS, JOB_SECRET, TX_BUF, RX_BUF, SEG_SIZE, KEEPIDLE, KEEPINTVL, KEEPCNT, USER_TIMEOUT,
-            HANDSHAKE_TIMEOUT);
+        return List.of(DEVICES, RAILS, JOB_SECRET, TX_BUF, RX_BUF, SEG_SIZE, SPLICE_THRESH, SPLICE_PIPE, KEEPIDLE,
+            KEEPINTVL, KEEPCNT, USER_TIMEOUT, HANDSHAKE_TIMEOUT);
     }
 }
