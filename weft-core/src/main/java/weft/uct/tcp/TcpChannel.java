@@ -116,8 +116,7 @@ final class TcpChannel {
         return IOV_CAP - iovCount;
     }
 
-    /** True when nothing is waiting to be written. */
-    String dbg() { return "fd="+fd+" rx="+rxHead+"/"+rxTail+" q="+bytesQueued+" w="+bytesWritten+" held="+held+" wantOut="+wantOut+" interest="+interest+" paused="+readPaused+" iov="+iovCount+" closed="+closed; }
+    /** True when nothing is waiting to be written (queued, or spliced into the pipe). */
     boolean txEmpty() {
         return iovCount == 0 && pipeBytes == 0;
     }
