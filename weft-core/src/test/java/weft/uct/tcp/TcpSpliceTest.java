@@ -181,6 +181,32 @@ class TcpSpliceTest {
         assertTrue(a.counters().get(Counter.TX_SPLICED) >= 4 * n);
     }
 
+    /**
+     * The target goes away while the pipe holds part of a put: the put and the next one fail with
+     * CONNECTION_RESET, the error handler hears of it once, nothing crashes (no SIGPIPE either).
+     */
+    @Test
+    void shouldFailAPutWhoseTargetGoesAwayWhileSpliced() {
+        open(config("64k", "1m"));
+        weft.ucs.sys.LibC.check(weft.ucs.sys.LibC.setsockoptInt(((TcpEndpoint) ep).ch.fd,
+            weft.ucs.sys.LibC.SOL_SOCKET, weft.ucs.sys.LibC.SO_SNDBUF, 64 << 10), "SO_SNDBUF");
+        final long n = 4 << 20;
+        final MemorySegment src = pattern(n, 3);
+        final Completion first = new Completion().reset(1); // connected, and the pipe is open
+        assertEquals(Status.OK, await(first, ep.putZcopy(IoVector.of(src, 0, 1 << 20), target.address(), rkey, first)));
+        final long before = a.counters().get(Counter.TX_SPLICED);
+        final Completion c = new Completion().reset(1);
+        assertEquals(Status.IN_PROGRESS, ep.putZcopy(IoVector.of(src, 0, n), target.address(), rkey, c));
+        final long spliced = a.counters().get(Counter.TX_SPLICED) - before;
+        assertTrue(spliced > 0 && spliced < n, "the socket took part of the put: " + spliced);
+        w2.close(); // the target goes away with the put half delivered
+        progressUntil(c::isDone, 10000, "failed put", a);
+        assertEquals(Status.CONNECTION_RESET, c.status());
+        assertEquals(List.of("a: CONNECTION_RESET"), problems);
+        assertEquals(Status.CONNECTION_RESET, ep.putZcopy(IoVector.of(src, 0, n), target.address(), rkey,
+            new Completion().reset(1)));
+    }
+
     @Test
     void shouldCopyEverythingWhenTheThresholdIsInfinite() {
         open(config("inf", "1m"));
