@@ -71,8 +71,10 @@ public final class TcpTransport implements Transport {
             + "receiver reads them straight from the sender's pages. Safe because a put completes only when the "
             + "target acknowledged it. inf = always copy.");
     static final ConfigVar<Long> SPLICE_PIPE = ConfigRegistry.register("TCP_SPLICE_PIPE", ConfigType.SIZE, "1m",
-        "Capacity asked for the splice pipe of a connection (created on its first spliced put; the kernel caps it "
-            + "at fs.pipe-max-size and a per-user budget, and a smaller pipe only means more calls).");
+        "Capacity asked for the splice pipe of a connection (created on its first spliced put). The kernel caps "
+            + "it at fs.pipe-max-size and a per-user budget (fs.pipe-user-pages-soft); a connection whose pipe gets "
+            + "less than this or 256k, whichever is smaller, copies its puts instead (a small pipe costs more calls "
+            + "than the copy saves).");
     static final ConfigVar<Long> HANDSHAKE_TIMEOUT = ConfigRegistry.register("TCP_HANDSHAKE_TIMEOUT",
         ConfigType.TIME, "10s", "An accepted connection that has not authenticated by then is closed.");
 
