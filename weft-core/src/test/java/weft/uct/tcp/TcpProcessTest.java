@@ -108,11 +108,7 @@ class TcpProcessTest {
     }
 
     private Status await(final Completion c, final Status st) {
-        if (st != Status.IN_PROGRESS) {
-            return st;
-        }
-        progressUntil(c::isDone, 20000, "completion", iface);
-        return c.status();
+        return TcpTestSupport.await(c, st, iface);
     }
 
     @Test

@@ -71,11 +71,7 @@ class TcpRmaTest {
     }
 
     private Status await(final Completion c, final Status st) {
-        if (st != Status.IN_PROGRESS) {
-            return st;
-        }
-        progressUntil(c::isDone, 20000, "completion", a, b);
-        return c.status();
+        return TcpTestSupport.await(c, st, a, b);
     }
 
     private void flush() {

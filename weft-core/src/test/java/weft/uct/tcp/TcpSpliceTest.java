@@ -75,11 +75,7 @@ class TcpSpliceTest {
     }
 
     private Status await(final Completion c, final Status st) {
-        if (st != Status.IN_PROGRESS) {
-            return st;
-        }
-        progressUntil(c::isDone, 20000, "completion", a, b);
-        return c.status();
+        return TcpTestSupport.await(c, st, a, b);
     }
 
     private static Config config(final String thresh, final String pipe) {

@@ -1,6 +1,8 @@
 package weft.uct.tcp;
 
+import weft.ucs.Status;
 import weft.ucs.config.Config;
+import weft.uct.Completion;
 import weft.uct.Device;
 import weft.uct.ErrorHandler;
 import weft.uct.Interface;
@@ -38,6 +40,18 @@ final class TcpTestSupport {
                 i.progress();
             }
         }
+    }
+
+    /**
+     * The outcome of an operation that returned {@code st}: if IN_PROGRESS, progresses {@code ifaces}
+     * until {@code c} completes (at most 20 s) and returns its status.
+     */
+    static Status await(final Completion c, final Status st, final Interface... ifaces) {
+        if (st != Status.IN_PROGRESS) {
+            return st;
+        }
+        progressUntil(c::isDone, 20000, "completion", ifaces);
+        return c.status();
     }
 
     /** Progresses for {@code ms} milliseconds. */
