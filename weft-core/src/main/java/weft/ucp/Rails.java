@@ -221,9 +221,9 @@ final class Rails {
                 final RemoteKey key = k.railKeys[i];
                 final long len = Math.min(r.railEnd[i] - pos,
                     put ? lane.local.attrs.putMaxZcopy() : lane.local.attrs.getMaxZcopy());
-                // a vector per piece: a transport may hold it until the piece completes (tcp get replies land
-                // through it), and several pieces are in flight at once (a large operation: not the hot path)
-                final weft.uct.IoVector iov = weft.uct.IoVector.of(r.buffer, r.offset + pos, len);
+                // the request's one iov serves every piece: the IoVector object is the caller's again when the
+                // call returns (a transport that needs the entries later copies them), only the memory is held
+                final weft.uct.IoVector iov = r.rmaIov.clear().add(r.buffer, r.offset + pos, len);
                 r.completion.expect(1);
                 final Status st = put ? lane.uct.putZcopy(iov, r.remoteAddress + pos, key, r.completion)
                     : lane.uct.getZcopy(iov, r.remoteAddress + pos, key, r.completion);
