@@ -7,6 +7,7 @@ import weft.tools.perftest.PerftestCommand;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -52,9 +53,11 @@ final class WeftSide implements AutoCloseable {
         }
         port = freePort();
         final List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-            "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xss2m", "-XX:-BackgroundCompilation",
-            "-cp", System.getProperty("java.class.path"), "weft.tools.Main", "perftest", "-p", Integer.toString(port),
-            "--serve", "0", "--timeout", Integer.toString(SERVER_TIMEOUT_S)));
+            "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xss2m", "-XX:-BackgroundCompilation"));
+        // the server compiles as the client (this JVM) does: WEFT_JVM_OPTS's -XX options reach both sides
+        cmd.addAll(jitOptions(ManagementFactory.getRuntimeMXBean().getInputArguments()));
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "weft.tools.Main", "perftest",
+            "-p", Integer.toString(port), "--serve", "0", "--timeout", Integer.toString(SERVER_TIMEOUT_S)));
         if (serverCpu >= 0) {
             cmd.add("-c");
             cmd.add(Integer.toString(serverCpu));
@@ -91,6 +94,17 @@ final class WeftSide implements AutoCloseable {
         }
         final Matcher m = ALLOC.matcher(diagnostics);
         return Outcome.ok(r, m.find() ? Double.parseDouble(m.group(1)) : Double.NaN);
+    }
+
+    /** The {@code -XX:} options among a JVM's arguments, less the ones the server command sets itself. */
+    static List<String> jitOptions(final List<String> jvmArgs) {
+        final List<String> out = new ArrayList<>();
+        for (final String a : jvmArgs) {
+            if (a.startsWith("-XX:") && !a.equals("-XX:+UseSerialGC") && !a.equals("-XX:-BackgroundCompilation")) {
+                out.add(a);
+            }
+        }
+        return out;
     }
 
     /** The last line that is not blank and not a "# ..." diagnostic: a tool's error message. */

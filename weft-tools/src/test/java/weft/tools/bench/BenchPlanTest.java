@@ -41,6 +41,21 @@ class BenchPlanTest {
     }
 
     @Test
+    void warmUpReachesTheOptimizingCompilersThresholdWhereThatTakesUnderTheCap() {
+        final List<BenchPoint> pts = BenchPlan.points(BenchPlan.Tier.DEFAULT, List.of("shm", "tcp"), List.of(), 0);
+        for (final BenchPoint p : pts) {
+            final double warmMs = p.warmup() * BenchPlan.costUs(p.transport(), p.test(), p.size()) / 1000;
+            assertTrue(p.warmup() >= BenchPlan.C2_THRESHOLD || warmMs >= BenchPlan.WARMUP_CAP_US / 1000 - 1 || warmMs <= 301, p + " warms " + warmMs + " ms");
+        }
+        // a tcp round trip with 64 KiB each way: a 300 ms warm-up would be about 4000 of them
+        assertTrue(find(pts, "tcp", "tag_lat", 64 << 10).warmup() >= BenchPlan.C2_THRESHOLD);
+        // 1 MiB round trips: the cap's worth, not 15000 of them
+        final BenchPoint tcp1m = find(pts, "tcp", "tag_lat", 1 << 20);
+        assertTrue(tcp1m.warmup() < BenchPlan.C2_THRESHOLD
+            && tcp1m.warmup() * BenchPlan.costUs("tcp", "tag_lat", 1 << 20) <= BenchPlan.WARMUP_CAP_US, tcp1m.toString());
+    }
+
+    @Test
     void smallStreamingPointsMeasureMessageRateAndLargeOnesBandwidth() {
         final List<BenchPoint> pts = BenchPlan.points(BenchPlan.Tier.DEFAULT, List.of("shm"), List.of("tag_bw"), 0);
         assertEquals(Metric.RATE, find(pts, "shm", "tag_bw", 8).metric());
