@@ -40,7 +40,7 @@ class MemoryCopyTest {
     }
 
     @ParameterizedTest
-    @ValueSource(longs = {-100, -1, 1, 100})
+    @ValueSource(longs = {-100, -8, -1, 1, 8, 100})
     void overlappingRangesCopyAsThroughATemporary(final long shift) {
         final int len = 4096;
         try (Arena arena = Arena.ofConfined()) {
@@ -52,6 +52,28 @@ class MemoryCopyTest {
             final byte[] want = before.clone();
             System.arraycopy(before, 128, want, (int) (128 + shift), len);
             assertArrayEquals(want, after);
+        }
+    }
+
+    /** Every distance of destination ahead of source modulo 4 KiB, around the ones glibc copies slowly. */
+    @Test
+    void copiesExactlyAtEveryDistanceModuloAPage() {
+        final int len = 8184;
+        try (Arena arena = Arena.ofConfined()) {
+            final MemorySegment src = arena.allocate(len + 8192, 4096);
+            final MemorySegment dst = arena.allocate(len + 8192, 4096);
+            final MemorySegment expected = arena.allocate(len + 8192, 4096);
+            pattern(src, 4);
+            for (int d = 0; d < 4096; d += d < 80 || d >= 4016 ? 1 : 61) {
+                for (final int srcOff : new int[] {0, 64, 4088}) {
+                    final int dstOff = (srcOff + d) % 4096;
+                    pattern(dst, d);
+                    pattern(expected, d);
+                    MemoryCopy.copy(src, srcOff, dst, dstOff, len);
+                    MemorySegment.copy(src, srcOff, expected, dstOff, len);
+                    assertEquals(-1, dst.mismatch(expected), "source +" + srcOff + ", destination +" + dstOff);
+                }
+            }
         }
     }
 
