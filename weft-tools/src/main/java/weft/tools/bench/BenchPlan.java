@@ -32,11 +32,12 @@ final class BenchPlan {
     /**
      * Invocations after which HotSpot's optimizing compiler takes a method (its Tier4CompileThreshold is
      * 15000): tcp tag_lat 64 KiB after 4000 warm-up round trips spent 200 ms of a 460 ms measured phase
-     * compiling (one-way 107-113 us), after 15000 none (20-23 us).
+     * compiling (one-way 107-113 us), after 15000 none (20-23 us); tcp tag_lat 1 MiB after 2000 spent
+     * 200 ms of 1.1 s (its 99.9th percentile a 17 ms compile), after 8000 none.
      */
     static final long C2_THRESHOLD = 15_000;
     /** The most warm-up time (estimated) that reaching {@link #C2_THRESHOLD} may take in one point. */
-    static final double WARMUP_CAP_US = 1_500_000;
+    static final double WARMUP_CAP_US = 3_000_000;
 
     private static final long K = 1024;
     private static final long M = K * K;
@@ -100,7 +101,7 @@ final class BenchPlan {
                     final long iters = Math.max(20, Math.min(2_000_000, (long) (budgetUs / est)));
                     // Weft's client JIT-compiles each test's path during its warm-up: give it twice the
                     // measured time, and enough iterations for the optimizing compiler to take the
-                    // per-message code where that costs at most 1.5 s (UCX needs none, and gets the same
+                    // per-message code where that costs at most 3 s (UCX needs none, and gets the same
                     // counts)
                     final long warmup = Math.max(Math.max(iters / 2, Math.min(1_000_000, (long) (2 * budgetUs / est))),
                         Math.min(C2_THRESHOLD, (long) (WARMUP_CAP_US / est)));
@@ -139,7 +140,7 @@ final class BenchPlan {
         // few hundred iterations to get there, so its cost is not overestimated
         if (e.pingPong) {
             perOp = tcp ? 30 : 1.5;           // a round trip
-            bytesPerUs = tcp ? 1500 : 2000;    // both directions copy
+            bytesPerUs = tcp ? 3000 : 2000;    // both directions copy (tcp 1 MiB: 150-280 us one way)
         } else if (e.streaming) {
             perOp = tcp ? 8 : 0.3;
             bytesPerUs = tcp ? 2000 : 4000;
