@@ -504,6 +504,14 @@ final class TcpInterface implements Interface {
             if (ch == null || ch.epollData != data || ch.closed) {
                 continue; // closed earlier in this batch
             }
+            if ((mask & (LibC.EPOLLERR | LibC.EPOLLHUP)) != 0 && ch.connected) {
+                // reset or hung up: what the peer sent before is still readable, and is delivered before a
+                // write of ours fails on the dead socket and closes it
+                ch.owner.onReadable();
+                if (ch.closed) {
+                    continue;
+                }
+            }
             if ((mask & (LibC.EPOLLOUT | LibC.EPOLLERR | LibC.EPOLLHUP)) != 0) {
                 ch.owner.onWritable();
             }

@@ -3,6 +3,7 @@ package weft.ucp.conformance;
 import weft.ucp.Context;
 import weft.ucp.Endpoint;
 import weft.ucp.Feature;
+import weft.ucp.Request;
 import weft.ucp.Worker;
 import weft.uct.conformance.Resources;
 
@@ -137,6 +138,11 @@ public final class ScenarioRunner {
             pe.barrier(); // both endpoints are wired before the scenario starts
             sc.run(pe);
             pe.barrier(); // neither side closes while the other still needs it
+            // and the last barrier message has left this process before the worker closes (a close drops
+            // what a transport still holds; the status is the scenario's business, a failed peer's included)
+            final Request flushed = ep.flush();
+            pe.await(flushed);
+            flushed.release();
         }
     }
 

@@ -177,6 +177,35 @@ class TcpSharedSocketTest {
         assertTrue(errorsA.isEmpty() && errorsB.isEmpty(), "no errors: " + errorsA + " " + errorsB);
     }
 
+    /**
+     * A peer that closes with bytes of ours unread resets the socket; what it sent before is still
+     * readable, and must be delivered although our own unsent bytes can no longer be written.
+     */
+    @Test
+    void shouldDeliverWhatThePeerSentBeforeItsCloseResetTheSocket() {
+        final Endpoint[] eps = connectBoth(true);
+        send(eps[0], 0);
+        send(eps[1], 0);
+        progressUntil(() -> atA.size() == 1 && atB.size() == 1, 5000, "first messages", a, b);
+        awaitOneSocket();
+        // fill the socket towards b (b does not progress) until a holds bytes the kernel did not take
+        final int max = a.attributes().amMaxShort();
+        final MemorySegment payload = arena.allocate(max);
+        long queued = 0;
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (eps[0].amShort(5, 1, payload, 0, max) != Status.NO_RESOURCE) {
+            assertTrue(System.nanoTime() < deadline, "a's socket never filled");
+            queued++;
+            a.progress();
+        }
+        assertTrue(queued > 0);
+        send(eps[1], 4242); // b's last message, then b goes away with a's bytes unread: a reset
+        w2.close();
+        progressUntil(() -> !errorsA.isEmpty(), 5000, "a sees the reset", a);
+        assertEquals(List.of(Status.CONNECTION_RESET), errorsA);
+        assertEquals(List.of(0L, 4242L), atA, "b's last message was delivered before the reset");
+    }
+
     @Test
     void shouldKeepOneSocketPerDirectionWithAPeerThatDoesNotShare() {
         final UctWorker w3 = new UctWorker();
