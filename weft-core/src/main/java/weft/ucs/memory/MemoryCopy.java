@@ -117,8 +117,8 @@ public final class MemoryCopy {
         usable(dst);
         final long to = dst.address() + dstOffset;
         final long from = src.address() + srcOffset;
-        if (((to - from) & PAGE_MASK) < SLOW_DISTANCE && to != from) {
-            MemorySegment.copy(src, srcOffset, dst, dstOffset, length); // glibc's slow case (class comment)
+        if (slowForLibc(to, from)) {
+            MemorySegment.copy(src, srcOffset, dst, dstOffset, length);
             return;
         }
         try {
@@ -130,6 +130,12 @@ public final class MemoryCopy {
             Reference.reachabilityFence(src);
             Reference.reachabilityFence(dst);
         }
+    }
+
+    /** True if glibc copies from {@code from} to {@code to} slowly (see the class comment). */
+    static boolean slowForLibc(final long to, final long from) {
+        final long ahead = (to - from) & PAGE_MASK;
+        return ahead != 0 && ahead < SLOW_DISTANCE;
     }
 
     private static void usable(final MemorySegment s) {

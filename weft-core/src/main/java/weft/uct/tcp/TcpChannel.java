@@ -66,6 +66,9 @@ final class TcpChannel {
     private int txHead;
     private int txTail;
 
+    /** The smallest splice pipe worth using (unless a smaller one was asked for). */
+    private static final int MIN_PIPE = 256 << 10;
+
     private final long iovBase;
     private final boolean[] inTx = new boolean[IOV_CAP];
     /** The entry is user memory that may be spliced (see the class comment). */
@@ -363,9 +366,6 @@ final class TcpChannel {
         pipeW = fds[1];
         return true;
     }
-
-    /** The smallest splice pipe worth using (unless a smaller one was asked for). */
-    private static final int MIN_PIPE = 256 << 10;
 
     /** After a failed splice: every queued entry is written the ordinary way. */
     private void unmarkSpliceable() {

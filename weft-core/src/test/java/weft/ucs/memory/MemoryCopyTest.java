@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -74,6 +75,19 @@ class MemoryCopyTest {
                     assertEquals(-1, dst.mismatch(expected), "source +" + srcOff + ", destination +" + dstOff);
                 }
             }
+        }
+    }
+
+    @Test
+    void onlyDestinationsOneToFifteenBytesAheadModuloAPageAvoidLibc() {
+        final long base = 1L << 32;
+        for (long d = 1; d < 16; d++) {
+            assertTrue(MemoryCopy.slowForLibc(base + d, base), "ahead by " + d);
+            assertTrue(MemoryCopy.slowForLibc(base + 4096 * 3 + d, base), "ahead by 3 pages + " + d);
+            assertTrue(MemoryCopy.slowForLibc(base + 64 + d, base + 64), "ahead by " + d + " from +64");
+        }
+        for (final long d : new long[] {0, 16, 17, 64, 4080, 4095, 4096, -1, -8, -4096}) {
+            assertFalse(MemoryCopy.slowForLibc(base + d, base), "ahead by " + d);
         }
     }
 
