@@ -65,7 +65,7 @@ public final class TcpTransport implements Transport {
     static final ConfigVar<Long> RCVBUF = ConfigRegistry.register("TCP_RCVBUF", ConfigType.SIZE, "0",
         "Kernel receive buffer of each tcp socket (SO_RCVBUF); 0 = the kernel's autotuning (net.ipv4.tcp_rmem, "
             + "up to its maximum: what a flooded receiver may have in flight beyond its unexpected budget).");
-    static final ConfigVar<Long> SPLICE_THRESH = ConfigRegistry.register("TCP_SPLICE_THRESH", ConfigType.SIZE, "128k",
+    static final ConfigVar<Long> SPLICE_THRESH = ConfigRegistry.register("TCP_SPLICE_THRESH", ConfigType.SIZE, "64k",
         "Zero-copy puts of at least this many bytes are handed to the socket by reference (vmsplice into a pipe, "
             + "splice into the socket) instead of being copied into it: the sender's kernel does not copy them; the "
             + "receiver reads them straight from the sender's pages. Safe because a put completes only when the "
