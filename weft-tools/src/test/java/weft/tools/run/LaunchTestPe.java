@@ -154,6 +154,11 @@ public final class LaunchTestPe {
             final weft.ucp.Request s = next.sendTag(77, buf, 0, out.length);
             check(s.await() == weft.ucs.Status.OK, "ring send");
             s.release();
+            // a completed send may still sit in the transport (tcp holds it while the pair moves onto one
+            // socket); the barrier below does not progress this worker, so flush first
+            final weft.ucp.Request f = next.flush();
+            check(f.await() == weft.ucs.Status.OK, "ring flush");
+            f.release();
             if (me == 0) {
                 token = receiveToken(w, buf);
             }
