@@ -1784,8 +1784,11 @@ public final class Endpoint implements AutoCloseable {
                 continue;
             }
             for (final WorkerAddress.Entry e : remote.entries()) {
+                // a rail through a gateway beside the direct lanes would be slower and, between subnets
+                // joined by a host that does not forward, dead (LaneSelector's rule)
                 if (e.transport().equals(transport) && !usesRemote(e)
-                    && wi.iface.isReachable(e.deviceAddress(), e.interfaceAddress())) {
+                    && wi.iface.isReachable(e.deviceAddress(), e.interfaceAddress())
+                    && wi.iface.isDirect(e.deviceAddress(), e.interfaceAddress())) {
                     out.add(addLane(wi, e));
                     break;
                 }
@@ -1855,13 +1858,17 @@ public final class Endpoint implements AutoCloseable {
                 return l;
             }
         }
-        for (final WorkerIface wi : worker.ifaces) {
-            if (!wi.transport.name().equals(transport)) {
-                continue;
-            }
-            for (final WorkerAddress.Entry e : remote.entries()) {
-                if (e.transport().equals(transport) && wi.iface.isReachable(e.deviceAddress(), e.interfaceAddress())) {
-                    return addLane(wi, e);
+        // a direct pair if there is one, else one through a gateway (LaneSelector's rule)
+        for (int pass = 0; pass < 2; pass++) {
+            for (final WorkerIface wi : worker.ifaces) {
+                if (!wi.transport.name().equals(transport)) {
+                    continue;
+                }
+                for (final WorkerAddress.Entry e : remote.entries()) {
+                    if (e.transport().equals(transport) && wi.iface.isReachable(e.deviceAddress(), e.interfaceAddress())
+                        && (pass == 1 || wi.iface.isDirect(e.deviceAddress(), e.interfaceAddress()))) {
+                        return addLane(wi, e);
+                    }
                 }
             }
         }

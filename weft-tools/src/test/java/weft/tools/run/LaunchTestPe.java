@@ -135,15 +135,20 @@ public final class LaunchTestPe {
      * from {@code allgather}: rank k receives from k-1, appends its rank and sends to k+1; rank 0
      * starts and finally receives the whole token (the others return what they forwarded).
      */
-    /** The lanes of the last ring's endpoint to the next rank, without spaces (lane0:a->b[am];...). */
+    /**
+     * The lanes of the last ring's endpoint to the next rank and the rails of its remote key, without spaces
+     * (lane0:a->b[am];...;rma=...;amo=...).
+     */
     static String ringLanes = "";
 
     static String ringOverTags(final Runtime rt) {
         final int n = rt.size();
         final int me = rt.rank();
-        try (weft.ucp.Context ctx = weft.ucp.Context.create(weft.ucp.Feature.TAG);
-             weft.ucp.Worker w = ctx.newWorker(); java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+        try (weft.ucp.Context ctx = weft.ucp.Context.create(weft.ucp.Feature.TAG, weft.ucp.Feature.RMA);
+             weft.ucp.Worker w = ctx.newWorker(); java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined();
+             weft.ucp.MemoryMap heap = ctx.memMap(4096, 0)) {
             final byte[][] addrs = rt.allgather(w.address());
+            final byte[][] keys = rt.allgather(heap.packRkey());
             final weft.ucp.Endpoint next = w.connect(addrs[(me + 1) % n]);
             ringLanes = String.join(";", next.describe().lines().filter(l -> l.startsWith("lane "))
                 .map(l -> l.replace(" ", "")).toList());
@@ -157,11 +162,35 @@ public final class LaunchTestPe {
             // a completed send may still sit in the transport (tcp holds it while the pair moves onto one
             // socket); the barrier below does not progress this worker, so flush first
             final weft.ucp.Request f = next.flush();
-            check(f.await() == weft.ucs.Status.OK, "ring flush");
+            check(f.await() == weft.ucs.Status.OK, "ring flush (" + f.status() + ") over " + next.describe());
             f.release();
             if (me == 0) {
                 token = receiveToken(w, buf);
             }
+            // one put into the next rank's heap, over the key's rails (to another host: only through the direct
+            // link, never through the launcher's namespace), then "done" around the ring by tag, so that every
+            // rank progresses until its predecessor's put has landed
+            try (weft.ucp.Rkey rk = next.unpackRkey(keys[(me + 1) % n])) {
+                ringLanes += ";" + rk.describe().replace(" ", ";");
+                buf.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, 1000 + me);
+                final weft.ucp.Request p = next.put(buf, 0, 8, rk.base(), rk);
+                check(p.await() == weft.ucs.Status.OK, "put (" + p.status() + ") over " + next.describe());
+                p.release();
+                final weft.ucp.Request pf = next.flush();
+                check(pf.await() == weft.ucs.Status.OK, "put flush (" + pf.status() + ") over " + next.describe());
+                pf.release();
+            }
+            final weft.ucp.Request done = next.sendTag(78, buf, 0, 8);
+            check(done.await() == weft.ucs.Status.OK, "done send");
+            done.release();
+            final weft.ucp.Request df = next.flush();
+            check(df.await() == weft.ucs.Status.OK, "done flush");
+            df.release();
+            final weft.ucp.Request got = w.recvTag(buf, 8, 8, 78, -1L);
+            check(got.await() == weft.ucs.Status.OK, "done receive");
+            got.release();
+            final long landed = heap.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG, 0);
+            check(landed == 1000 + (me + n - 1) % n, "put from the previous rank (" + landed + ")");
             rt.barrier(); // every token delivered before any worker closes
             return token;
         }

@@ -62,6 +62,12 @@ class NetnsJobTest {
             must(sh("ip", "netns", "exec", b, "ip", "addr", "add", "10.231.9.2/24", "dev", "vba" + id));
             must(sh("ip", "netns", "exec", a, "ip", "link", "set", "vab" + id, "up"));
             must(sh("ip", "netns", "exec", b, "ip", "link", "set", "vba" + id, "up"));
+            // the kernel marks a new link's carrier up (and its routes usable) from its link-watch work, up to
+            // a second later: a PE that read its routes before saw only the path through the launcher
+            awaitOperUp(a, "vnA" + id);
+            awaitOperUp(b, "vnB" + id);
+            awaitOperUp(a, "vab" + id);
+            awaitOperUp(b, "vba" + id);
 
             final Path agent = tmp.resolve("netns-agent");
             Files.writeString(agent, "#!/bin/sh\nhost=$1; shift\nexec ip netns exec \"$host\" \"$@\"\n");
@@ -78,7 +84,7 @@ class NetnsJobTest {
             for (final String line : job.out().lines().toList()) {
                 final int r = Integer.parseInt(line.substring(1, line.indexOf(']')));
                 netns[r] = line.replaceAll(".* netns (\\S+) .*", "$1");
-                if (r % 2 == 1) { // the ring's endpoint to the other host: over the host-to-host link only
+                if (r % 2 == 1) { // the ring's endpoint (and its key's rails) to the other host: over the link only
                     final String lanes = line.replaceAll(".* lanes (\\S+) .*", "$1");
                     assertTrue(lanes.contains("tcp/vab" + id) || lanes.contains("tcp/vba" + id), line);
                     assertTrue(!lanes.contains("tcp/vnA" + id) && !lanes.contains("tcp/vnB" + id),
@@ -111,6 +117,23 @@ class NetnsJobTest {
         must(sh("ip", "netns", "exec", ns, "ip", "link", "set", inside, "up"));
         must(sh("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up"));
         must(sh("ip", "netns", "exec", ns, "ip", "route", "add", "default", "via", net + ".1"));
+    }
+
+    /** Waits (at most 10 s) until {@code dev} in namespace {@code ns} reports operstate "up". */
+    private static void awaitOperUp(final String ns, final String dev) throws Exception {
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (true) {
+            final Process p = new ProcessBuilder("ip", "netns", "exec", ns, "cat", "/sys/class/net/" + dev + "/operstate")
+                .redirectErrorStream(true).start();
+            p.getOutputStream().close();
+            final String state = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            p.waitFor(10, TimeUnit.SECONDS);
+            if (state.equals("up")) {
+                return;
+            }
+            assertTrue(System.nanoTime() < deadline, dev + " in " + ns + " is still " + state);
+            Thread.sleep(50);
+        }
     }
 
     private static boolean isRoot() throws IOException {
