@@ -26,11 +26,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * off safepoints (and so the GC) until it returns.
  *
  * <p>One exception: when the destination lies 1 to 15 bytes ahead of the source modulo 4 KiB (a
- * descriptor's 8-byte header before a payload copied from a 64-byte aligned buffer, say), glibc's
+ * payload copied from a buffer 8 bytes past an alignment into a 16-byte aligned descriptor, say), glibc's
  * {@code rep movsb} copies 4 KiB or more at 3.5 GB/s instead of 50 (64 KiB: 19.4 us against 1.1; the
- * JDK's copy: 1.2 us), so those copies go the JDK's way. A 64-byte aligned buffer never meets that
- * distance against shm descriptors (a tag fragment's payload starts 16 or 32 bytes into its page); a
- * user buffer 8 bytes past an alignment does.
+ * JDK's copy: 1.2 us; {@code bench/memmove-distance.c}), so those copies go the JDK's way. A 64-byte
+ * aligned buffer never meets that distance against shm descriptors (a tag fragment's payload starts 16
+ * or 32 bytes into its page).
  *
  * <p>Checks are the same: bounds (IndexOutOfBoundsException), a read-only destination
  * (IllegalArgumentException), a closed arena (IllegalStateException), a confined segment used from

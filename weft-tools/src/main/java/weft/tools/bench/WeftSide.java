@@ -28,6 +28,9 @@ final class WeftSide implements AutoCloseable {
     private static final Pattern ALLOC = Pattern.compile("# allocated bytes/op: ([0-9.]+)");
     /** The server's longest wait on its peer within a test (between tests it waits for the next client as long as it takes). */
     private static final int SERVER_TIMEOUT_S = 300;
+    /** The server's JVM options (perftest's, as the {@code weft} script gives them). */
+    static final List<String> SERVER_JVM = List.of("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xss2m",
+        "-XX:-BackgroundCompilation");
 
     private final Path log;
     private final int clientCpu;
@@ -52,10 +55,11 @@ final class WeftSide implements AutoCloseable {
             return;
         }
         port = freePort();
-        final List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-            "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xss2m", "-XX:-BackgroundCompilation"));
-        // the server compiles as the client (this JVM) does: WEFT_JVM_OPTS's -XX options reach both sides
-        cmd.addAll(jitOptions(ManagementFactory.getRuntimeMXBean().getInputArguments()));
+        final List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        cmd.addAll(SERVER_JVM);
+        // the server runs as the client (this JVM) does: WEFT_JVM_OPTS's -XX options reach both sides
+        cmd.addAll(hotspotOptions(ManagementFactory.getRuntimeMXBean().getInputArguments()));
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "weft.tools.Main", "perftest",
             "-p", Integer.toString(port), "--serve", "0", "--timeout", Integer.toString(SERVER_TIMEOUT_S)));
         if (serverCpu >= 0) {
@@ -96,11 +100,11 @@ final class WeftSide implements AutoCloseable {
         return Outcome.ok(r, m.find() ? Double.parseDouble(m.group(1)) : Double.NaN);
     }
 
-    /** The {@code -XX:} options among a JVM's arguments, less the ones the server command sets itself. */
-    static List<String> jitOptions(final List<String> jvmArgs) {
+    /** The {@code -XX:} options among a JVM's arguments, less those {@link #SERVER_JVM} sets anyway. */
+    static List<String> hotspotOptions(final List<String> jvmArgs) {
         final List<String> out = new ArrayList<>();
         for (final String a : jvmArgs) {
-            if (a.startsWith("-XX:") && !a.equals("-XX:+UseSerialGC") && !a.equals("-XX:-BackgroundCompilation")) {
+            if (a.startsWith("-XX:") && !SERVER_JVM.contains(a)) {
                 out.add(a);
             }
         }

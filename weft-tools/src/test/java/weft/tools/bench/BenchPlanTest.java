@@ -44,8 +44,10 @@ class BenchPlanTest {
     void warmUpReachesTheOptimizingCompilersThresholdWhereThatTakesUnderTheCap() {
         final List<BenchPoint> pts = BenchPlan.points(BenchPlan.Tier.DEFAULT, List.of("shm", "tcp"), List.of(), 0);
         for (final BenchPoint p : pts) {
+            // below the threshold only where the cap stopped it (less one iteration's rounding)
             final double warmMs = p.warmup() * BenchPlan.costUs(p.transport(), p.test(), p.size()) / 1000;
-            assertTrue(p.warmup() >= BenchPlan.C2_THRESHOLD || warmMs >= BenchPlan.WARMUP_CAP_US / 1000 - 1 || warmMs <= 301, p + " warms " + warmMs + " ms");
+            assertTrue(p.warmup() >= BenchPlan.C2_THRESHOLD || warmMs >= BenchPlan.WARMUP_CAP_US / 1000 - 1,
+                p + " warms " + warmMs + " ms");
         }
         // a tcp round trip with 64 KiB each way: a 300 ms warm-up would be about 4000 of them
         assertTrue(find(pts, "tcp", "tag_lat", 64 << 10).warmup() >= BenchPlan.C2_THRESHOLD);

@@ -131,15 +131,17 @@ public final class LaunchTestPe {
     }
 
     /**
-     * The same token passed around a ring of tagged messages between ucp workers whose addresses came
-     * from {@code allgather}: rank k receives from k-1, appends its rank and sends to k+1; rank 0
-     * starts and finally receives the whole token (the others return what they forwarded).
-     */
-    /**
      * The lanes of the last ring's endpoint to the next rank and the rails of its remote key, without spaces
      * (lane0:a->b[am];...;rma=...;amo=...).
      */
     static String ringLanes = "";
+
+    /**
+     * The same token passed around a ring of tagged messages between ucp workers whose addresses came
+     * from {@code allgather}: rank k receives from k-1, appends its rank and sends to k+1; rank 0
+     * starts and finally receives the whole token (the others return what they forwarded). Then each
+     * rank puts into the next rank's heap and checks what its predecessor put.
+     */
 
     static String ringOverTags(final Runtime rt) {
         final int n = rt.size();
@@ -156,14 +158,10 @@ public final class LaunchTestPe {
             String token = me == 0 ? "0" : receiveToken(w, buf) + "," + me;
             final byte[] out = token.getBytes(StandardCharsets.UTF_8);
             java.lang.foreign.MemorySegment.copy(java.lang.foreign.MemorySegment.ofArray(out), 0, buf, 0, out.length);
-            final weft.ucp.Request s = next.sendTag(77, buf, 0, out.length);
-            check(s.await() == weft.ucs.Status.OK, "ring send");
-            s.release();
-            // a completed send may still sit in the transport (tcp holds it while the pair moves onto one
-            // socket); the barrier below does not progress this worker, so flush first
-            final weft.ucp.Request f = next.flush();
-            check(f.await() == weft.ucs.Status.OK, "ring flush (" + f.status() + ") over " + next.describe());
-            f.release();
+            awaitOk(next.sendTag(77, buf, 0, out.length), "ring send", next);
+            // a completed send may still sit in the transport's buffer, and the barrier below does not
+            // progress this worker
+            awaitOk(next.flush(), "ring flush", next);
             if (me == 0) {
                 token = receiveToken(w, buf);
             }
@@ -173,27 +171,24 @@ public final class LaunchTestPe {
             try (weft.ucp.Rkey rk = next.unpackRkey(keys[(me + 1) % n])) {
                 ringLanes += ";" + rk.describe().replace(" ", ";");
                 buf.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, 1000 + me);
-                final weft.ucp.Request p = next.put(buf, 0, 8, rk.base(), rk);
-                check(p.await() == weft.ucs.Status.OK, "put (" + p.status() + ") over " + next.describe());
-                p.release();
-                final weft.ucp.Request pf = next.flush();
-                check(pf.await() == weft.ucs.Status.OK, "put flush (" + pf.status() + ") over " + next.describe());
-                pf.release();
+                awaitOk(next.put(buf, 0, 8, rk.base(), rk), "put", next);
+                awaitOk(next.flush(), "put flush", next);
             }
-            final weft.ucp.Request done = next.sendTag(78, buf, 0, 8);
-            check(done.await() == weft.ucs.Status.OK, "done send");
-            done.release();
-            final weft.ucp.Request df = next.flush();
-            check(df.await() == weft.ucs.Status.OK, "done flush");
-            df.release();
-            final weft.ucp.Request got = w.recvTag(buf, 8, 8, 78, -1L);
-            check(got.await() == weft.ucs.Status.OK, "done receive");
-            got.release();
+            awaitOk(next.sendTag(78, buf, 0, 8), "done send", next);
+            awaitOk(next.flush(), "done flush", next);
+            awaitOk(w.recvTag(buf, 8, 8, 78, -1L), "done receive", next);
             final long landed = heap.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG, 0);
             check(landed == 1000 + (me + n - 1) % n, "put from the previous rank (" + landed + ")");
             rt.barrier(); // every token delivered before any worker closes
             return token;
         }
+    }
+
+    /** Waits for {@code r}, fails with its status and the endpoint's lanes unless OK, and releases it. */
+    private static void awaitOk(final weft.ucp.Request r, final String what, final weft.ucp.Endpoint ep) {
+        final weft.ucs.Status st = r.await();
+        check(st == weft.ucs.Status.OK, what + " (" + st + ") over " + ep.describe());
+        r.release();
     }
 
     private static String receiveToken(final weft.ucp.Worker w, final java.lang.foreign.MemorySegment buf) {
