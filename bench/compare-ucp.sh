@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # Side-by-side UCP-level comparison of ./weft perftest (tag tests over weft.ucp) with native ucx_perftest
-# (UCX 1.13): alternating pairs (UCX first), pinned to cores 0/1, ratio weft/ucx of the overall column
-# (as ../shared/bench/compare-ucx.py computes it) and, for latency, of the typical (50th percentile)
-# column too; median and spread. Transports: WEFT_TLS=shm (shm+cma+self) against UCX_TLS=sm, and
-# WEFT_TLS=tcp against UCX_TLS=tcp. Needs ucx_perftest (apt-get install ucx-utils). From the repo root:
+# (UCX 1.13) through bench/compare.py: alternating pairs (UCX first), pinned to cores 0/1, ratio weft/ucx
+# of the overall column and, for latency, of the typical (50th percentile) column too; median and spread.
+# Transports: WEFT_TLS=shm (shm+cma+self) against UCX_TLS=sm, and WEFT_TLS=tcp against UCX_TLS=tcp.
+# Needs ucx_perftest (apt-get install ucx-utils). From the repo root:
 #   bench/compare-ucp.sh [PAIRS] [TEST-FILTER]   > bench/results/DATE-ucp.txt
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PAIRS=${1:-3}
 FILTER=${2:-}
-run() { # label, compare-ucp args...
+run() { # label, compare.py args...
     local label=$1; shift
     [[ -n "$FILTER" && "$label" != *$FILTER* ]] && return 0
     echo "== $label"
-    python3 bench/compare-ucp.py --label "$label" --pairs "$PAIRS" "$@" 2>&1
+    python3 bench/compare.py --label "$label" --pairs "$PAIRS" "$@" 2>&1
 }
 REV=$(git rev-parse --short HEAD 2>/dev/null || echo "${WEFT_REV:-unknown}")
 if git rev-parse --git-dir >/dev/null 2>&1 && ! git diff --quiet HEAD -- weft-core weft-tools; then REV="$REV+changes"; fi

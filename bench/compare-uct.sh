@@ -1,21 +1,19 @@
 #!/usr/bin/env bash
 # Side-by-side UCT-level comparison of ./weft perftest with native ucx_perftest (UCX 1.13), using
-# ../shared/bench/compare-ucx.py: alternating pairs, pinned to cores 0/1, median of per-pair ratios.
+# bench/compare.py: alternating pairs, pinned to cores 0/1, median of per-pair ratios.
 # Needs ucx_perftest (apt-get install ucx-utils). Run from the repository root:
 #   bench/compare-uct.sh [PAIRS] [LABEL-FILTER]   > bench/results/DATE-uct.txt
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PAIRS=${1:-3}
 FILTER=${2:-}
-CMP=${COMPARE:-../shared/bench/compare-ucx.py}
-[ -f "$CMP" ] || CMP=/work/shared/bench/compare-ucx.py
 SHM_UCX=(--ucx-env "UCX_TLS=posix")
 TCP_UCX=(--ucx-env "UCX_TLS=tcp")
-run() { # label, compare-ucx args...
+run() { # label, compare.py args...
     local label=$1; shift
     [[ -n "$FILTER" && "$label" != *$FILTER* ]] && return 0
     echo "== $label"
-    python3 "$CMP" --pairs "$PAIRS" "$@" 2>&1 | tail -n $((PAIRS + 1))
+    python3 bench/compare.py --label "$label" --pairs "$PAIRS" "$@" 2>&1
 }
 REV=$(git rev-parse --short HEAD 2>/dev/null || echo "${WEFT_REV:-unknown}")
 echo "# $(date -u +%FT%TZ) $(uname -m) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); weft $REV; $(ucx_info -v 2>/dev/null | head -1)"

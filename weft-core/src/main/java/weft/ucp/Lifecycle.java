@@ -49,6 +49,8 @@ final class Lifecycle {
     private final long closeTimeoutNs;
     /** When keepalive rounds are due: soon after an endpoint appears, then every interval. */
     private final KeepaliveRamp keepaliveRamp;
+    /** Keepalive rounds run so far (written by the progressing thread, read relaxed by tools and tests). */
+    private long keepaliveRounds;
 
     private final ConcurrentLinkedQueue<ConnectionRequest> incoming = new ConcurrentLinkedQueue<>();
     private final List<ConnectionRequest> undecided = new ArrayList<>();
@@ -72,6 +74,11 @@ final class Lifecycle {
     /** A new endpoint: its peer is checked, and sent keepalives, soon (see {@link KeepaliveRamp}). */
     void endpointAdded() {
         keepaliveRamp.restart();
+    }
+
+    /** Keepalive rounds run so far. */
+    long keepaliveRounds() {
+        return keepaliveRounds;
     }
 
     /** Longest a sleeping worker waits before checking its peers again (ms). */
@@ -107,6 +114,7 @@ final class Lifecycle {
     // ------------------------------------------------------------------ keepalive and failures
 
     private int keepalive(final long now, final boolean wasAway) {
+        keepaliveRounds++;
         int failed = 0;
         final ArrayList<Endpoint> eps = worker.liveEndpoints();
         for (int i = eps.size() - 1; i >= 0; i--) { // backwards: a failure may remove an endpoint

@@ -229,6 +229,14 @@ public final class Worker implements AutoCloseable {
         return m;
     }
 
+    /**
+     * How many keepalive rounds this worker has run (each checks every live endpoint's peer and sends it
+     * a keepalive, every {@code WEFT_KEEPALIVE_INTERVAL}): a counter for tools and tests, read relaxed.
+     */
+    public long keepaliveRounds() {
+        return lifecycle.keepaliveRounds();
+    }
+
     // ------------------------------------------------------------------ endpoints
 
     /**

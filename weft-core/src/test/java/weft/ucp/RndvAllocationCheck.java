@@ -2,8 +2,6 @@ package weft.ucp;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
 import weft.ucs.Status;
 import weft.ucs.config.Config;
 import weft.uct.AllocationMeter;
@@ -20,48 +18,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * by put and by AM streaming, eager zero-copy and multi-fragment eager, and the AM rendezvous received
  * with {@link Worker#recvAmData}. Two workers in one JVM, one thread progressing both (the meter sees
  * both sides); the same buffers every message, as a benchmark or a solver's halo exchange does (so the
- * registration and remote-key caches hit). One subclass per transport set, each in its own fresh JVM: a JVM
+ * registration and remote-key caches hit). One test class per transport set ({@link RndvShmAllocationTest},
+ * {@link RndvTcpAllocationTest}: top-level, as surefire runs no nested class), each in its own fresh JVM: a JVM
  * that ran shm first has megamorphic segment slicing, and then tcp's errno-capturing socket calls allocate
  * (docs/ARCHITECTURE.md, errno capture), a uct matter, not these paths'.
  */
 @Timeout(120)
 @Tag("allocation") // runs in a fresh JVM per class: see the surefire "allocation" execution
-abstract class RndvAllocationTest {
+abstract class RndvAllocationCheck {
     private static final int WARMUP = Integer.getInteger("weft.test.rndvWarmup", 10_000);
     private static final int N = Integer.getInteger("weft.test.rndvMessages", 1000);
-    private static final long LIMIT = 64; // bytes per message, both sides together
-
-    /** Over shm with cma (+self): rendezvous lanes are cma. */
-    static final class Shm extends RndvAllocationTest {
-        @ParameterizedTest(name = "{0} scheme={1} {2} bytes {3} rndv>={4}")
-        @CsvSource({
-            "shm;cma;self, get,  65536,  tag, 8k",  // rendezvous by get (cma lane)
-            "shm;cma;self, put,  65536,  tag, 8k",  // rendezvous by put
-            "shm;cma;self, get,  65536,  am,  8k",  // AM rendezvous received with recvAmData
-        })
-        void largeMessagesAllocateNothingPerMessage(final String tls, final String scheme, final int size,
-                                                    final String api, final String rndvThresh) {
-            check(tls, scheme, size, api, rndvThresh);
-        }
-    }
-
-    /** Over tcp. */
-    static final class Tcp extends RndvAllocationTest {
-        @ParameterizedTest(name = "{0} scheme={1} {2} bytes {3} rndv>={4}")
-        @CsvSource({
-            "tcp, get,  65536,  tag, 8k",
-            "tcp, put,  65536,  tag, 8k",
-            "tcp, auto, 65536,  tag, 8k",   // rendezvous by AM streaming (tcp default)
-            "tcp, auto, 65536,  am,  8k",
-            "tcp, auto, 65536,  tag, auto", // eager zero-copy (tcp medium sizes)
-            "tcp, auto, 204800, tag, auto",
-            "tcp, auto, 30000,  tag, auto", // eager multi-fragment bcopy
-        })
-        void largeMessagesAllocateNothingPerMessage(final String tls, final String scheme, final int size,
-                                                    final String api, final String rndvThresh) {
-            check(tls, scheme, size, api, rndvThresh);
-        }
-    }
+    // Nothing per message: any object made per message (16 bytes or more) would put a window above this
+    // average; a rare one-off (a recompilation, a cache entry) stays under it.
+    private static final long LIMIT = 4; // bytes per message on average, both sides together
 
     void check(final String tls, final String scheme, final int size, final String api, final String rndvThresh) {
         final Config cfg = Config.global().with("SHM_KEEPALIVE_INTERVAL", "inf").with("KEEPALIVE_INTERVAL", "10m")
@@ -76,7 +45,7 @@ abstract class RndvAllocationTest {
             final boolean am = api.equals("am");
             run(a, b, ab, src, dst, handler, am, WARMUP);
             long best = Long.MAX_VALUE;
-            for (int round = 0; round < 3 && best >= LIMIT * N; round++) { // best of up to 3: a JIT recompile may land in one
+            for (int round = 0; round < 5 && best >= LIMIT * N; round++) { // best of up to 5: a JIT recompile may land in one
                 final long before = AllocationMeter.allocatedBytes();
                 run(a, b, ab, src, dst, handler, am, N);
                 best = Math.min(best, AllocationMeter.allocatedBytes() - before);
