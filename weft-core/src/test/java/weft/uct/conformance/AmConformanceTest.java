@@ -26,7 +26,7 @@ class AmConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("weft.uct.conformance.Case#all")
+    @MethodSource("weft.uct.conformance.Case#withAm")
     void everySizeClassArrivesIntact(final Case c) {
         try (Fixture f = Fixture.open(c)) {
             final InterfaceAttributes a = f.attrs;
@@ -74,7 +74,7 @@ class AmConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("weft.uct.conformance.Case#all")
+    @MethodSource("weft.uct.conformance.Case#withAm")
     void idsZeroAndThirtyOneAreDistinct(final Case c) {
         try (Fixture f = Fixture.open(c)) {
             final Kind kind = f.attrs.has(Capability.AM_SHORT) ? Kind.SHORT
@@ -96,7 +96,7 @@ class AmConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("weft.uct.conformance.Case#all")
+    @MethodSource("weft.uct.conformance.Case#withAm")
     void tenThousandMixedMessagesArriveInSendOrder(final Case c) {
         try (Fixture f = Fixture.open(c)) {
             final InterfaceAttributes a = f.attrs;

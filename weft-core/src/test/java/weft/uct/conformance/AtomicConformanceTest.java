@@ -32,7 +32,7 @@ class AtomicConformanceTest {
     private static final long VALUE = 0x00FF_00FF_8765_4321L;
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("weft.uct.conformance.Case#all")
+    @MethodSource("weft.uct.conformance.Case#withAtomics")
     void everyAdvertisedOpGivesExactResults(final Case c) {
         try (Fixture f = Fixture.open(c)) {
             Assumptions.assumeTrue(f.attrs.has(Capability.ATOMIC32) || f.attrs.has(Capability.ATOMIC64),
@@ -153,7 +153,7 @@ class AtomicConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("weft.uct.conformance.Case#all")
+    @MethodSource("weft.uct.conformance.Case#withAtomics")
     void concurrentAddsFromSeveralInitiatorsAreExact(final Case c) throws Exception {
         try (Fixture f = Fixture.open(c)) {
             for (final int width : new int[] {64, 32}) {

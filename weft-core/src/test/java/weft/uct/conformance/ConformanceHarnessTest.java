@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import weft.uct.Capability;
 import weft.uct.Device;
 import weft.uct.Transport;
 import weft.uct.Transports;
@@ -37,8 +38,20 @@ class ConformanceHarnessTest {
     }
 
     @Test
-    void casesCoverEveryTransportInBothModes() {
-        assertEquals(Transports.all().size() * Mode.values().length, Case.all().count());
+    void casesCoverEveryTransportInBothModesWhereItCanReachAPeer() {
+        for (final Transport t : Transports.all()) {
+            final Case.Probe p = Case.probe(t);
+            final long cells = Case.all().map(a -> (Case) a.get()[0]).filter(c -> c.transport() == t).count();
+            // a transport that cannot reach a second interface in its own process has no cross-process cell
+            final long expected = p.device() == null || p.reachesSecondInterface() ? Mode.values().length : 1;
+            assertEquals(expected, cells, t.name() + ": " + p);
+        }
+        // and the capability-filtered sources keep only cells of transports that advertise what they need
+        assertTrue(Case.withAtomics().map(a -> (Case) a.get()[0]).allMatch(
+            c -> c.device() == null || Case.probe(c.transport()).has(Capability.ATOMIC32
+                | Capability.ATOMIC64)));
+        assertTrue(Case.crossProcessWithFailureDetection().map(a -> (Case) a.get()[0])
+            .allMatch(c -> c.mode() == Mode.CROSS_PROCESS));
     }
 
     @Test
@@ -98,12 +111,18 @@ class ConformanceHarnessTest {
         final ProcessPeer p = ProcessPeer.spawn(anyDevice());
         try {
             final ProcessHandle h = p.handle();
-            Thread.sleep(300); // past start-up (JIT, class loading)
-            final Duration cpu0 = h.info().totalCpuDuration().orElseThrow();
-            Thread.sleep(1_000);
-            final Duration cpu1 = h.info().totalCpuDuration().orElseThrow();
-            final long used = cpu1.minus(cpu0).toMillis();
-            assertTrue(used < 500, "an idle peer used " + used + " ms of CPU in 1 s (spinning?)");
+            // the quietest of up to ten 500 ms windows: start-up (JIT, class loading) may take several on a
+            // busy machine, while a spinning peer uses a good share of a core in every window
+            final java.util.List<Long> used = new java.util.ArrayList<>();
+            long quietest = Long.MAX_VALUE;
+            for (int w = 0; w < 10 && quietest >= 50; w++) {
+                final Duration cpu0 = h.info().totalCpuDuration().orElseThrow();
+                Thread.sleep(500);
+                final long ms = h.info().totalCpuDuration().orElseThrow().minus(cpu0).toMillis();
+                used.add(ms);
+                quietest = Math.min(quietest, ms);
+            }
+            assertTrue(quietest < 50, "an idle peer used CPU in every 500 ms window (spinning?): " + used + " ms");
             assertTrue(p.exitsWhenStdinCloses(10_000), "the peer must exit by itself when its stdin closes");
             assertFalse(h.isAlive());
         } finally {

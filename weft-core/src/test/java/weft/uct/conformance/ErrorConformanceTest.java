@@ -259,12 +259,9 @@ class ErrorConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("weft.uct.conformance.Case#all")
+    @MethodSource("weft.uct.conformance.Case#crossProcessWithFailureDetection") // an in-JVM peer cannot be killed
     void killedPeerIsReportedWithoutHanging(final Case c) {
-        Assumptions.assumeTrue(c.mode() == Mode.CROSS_PROCESS,
-            "an in-JVM peer shares this process and cannot be killed; see the CROSS_PROCESS case");
         try (Fixture f = Fixture.open(c, true)) {
-            assumeFailureDetection(f);
             roundTrip(f);
             f.killPeer();
             final String how = awaitFailureReport(f, "the peer was killed (SIGKILL)");
@@ -274,15 +271,12 @@ class ErrorConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("weft.uct.conformance.Case#all")
+    // AM only: with one-sided operations alone a closed peer interface is not observable while the peer
+    // process and its registered memory live; and the peer must be another interface, not the test's own
+    @MethodSource("weft.uct.conformance.Case#withAmToAnotherInterface")
     void peerClosingItsInterfaceIsReported(final Case c) {
         try (Fixture f = Fixture.open(c, true)) {
-            Assumptions.assumeFalse(f.peer.isLoopback(), c + ": the peer is the test interface itself (loopback)");
             assumeFailureDetection(f);
-            // one-sided only: RMA goes to memory that stays registered, the peer interface is not involved
-            Assumptions.assumeTrue(f.attrs.has(Capability.AM_SHORT) || f.attrs.has(Capability.AM_BCOPY)
-                || f.attrs.has(Capability.AM_ZCOPY), c + " is one-sided only (no AM): a closed peer interface is"
-                + " not observable while the peer process and its registered memory live");
             roundTrip(f);
             f.closePeerInterface();
             final String how = awaitFailureReport(f, "the peer closed its interface");

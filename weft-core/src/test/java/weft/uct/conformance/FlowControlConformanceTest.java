@@ -89,7 +89,7 @@ class FlowControlConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("weft.uct.conformance.Case#all")
+    @MethodSource("weft.uct.conformance.Case#withAmToAnotherInterface") // a loopback peer receives synchronously
     void noResourceThenPendingRequestsDispatchInOrder(final Case c) {
         try (Fixture f = Fixture.open(c)) {
             f.assumeCap(Capability.PENDING, "PENDING");

@@ -11,6 +11,23 @@ public final class Waits {
     /** Default deadline of a wait in the conformance suite. */
     public static final long DEFAULT_TIMEOUT_MS = 10_000;
 
+    /**
+     * What a busy machine may add to a configured time (a descheduled thread, a collection, compiles on
+     * a starved core), in ms: system property {@code weft.test.timeAllowanceMs}, 5000 by default.
+     */
+    public static final long TIME_ALLOWANCE_MS = Long.getLong("weft.test.timeAllowanceMs", 5_000);
+
+    /**
+     * The upper bound for something that should happen within {@code configuredMs} (an interval or
+     * timeout the test configured or relies on): that time plus {@link #TIME_ALLOWANCE_MS}. A test
+     * asserting a time bound uses this rather than a guess of its own, so that it fails when the
+     * mechanism is missing (detection through a 20-30 s fallback instead of the configured check) and
+     * not when the machine is busy.
+     */
+    public static long bound(final long configuredMs) {
+        return configuredMs + TIME_ALLOWANCE_MS;
+    }
+
     private Waits() {
     }
 

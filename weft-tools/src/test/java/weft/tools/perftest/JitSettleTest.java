@@ -7,13 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The pause between warm-up and measurement is bounded, and ends early once the JIT is quiet. */
 class JitSettleTest {
+    private static final long ALLOWANCE_NS = Long.getLong("weft.test.timeAllowanceMs", 5_000) * 1_000_000L;
+
     @Test
-    @Timeout(10)
+    @Timeout(30)
     void shouldReturnWithinItsLimit() {
         final long t0 = System.nanoTime();
         JitSettle.await(1_000_000_000L);
         final long took = System.nanoTime() - t0;
-        assertTrue(took < 1_500_000_000L, "took " + took / 1_000_000 + " ms");
+        // its limit plus what a busy machine may add (as the core suite's Waits.bound)
+        assertTrue(took < 1_000_000_000L + ALLOWANCE_NS, "took " + took / 1_000_000 + " ms");
     }
 
     @Test
