@@ -141,9 +141,27 @@ final class UcxSide {
 
     private Process start(final List<String> cmd, final String transport, final ProcessBuilder.Redirect out)
         throws IOException {
-        final ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out);
+        final ProcessBuilder pb = new ProcessBuilder(withParentDeathSignal(cmd)).redirectErrorStream(true)
+            .redirectOutput(out);
         pb.environment().put("UCX_TLS", ucxTls(transport));
         return pb.start();
+    }
+
+    /**
+     * {@code cmd} under {@code setpriv --pdeathsig KILL} where util-linux's setpriv is installed: the kernel
+     * then kills the native ucx_perftest when the thread that started it (this run's, which lives as long
+     * as the bench) ends, even by {@code kill -9}, which runs none of our clean-up.
+     */
+    static List<String> withParentDeathSignal(final List<String> cmd) {
+        for (final String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
+            final java.nio.file.Path setpriv = java.nio.file.Path.of(dir.isEmpty() ? "." : dir, "setpriv");
+            if (java.nio.file.Files.isExecutable(setpriv)) {
+                final List<String> wrapped = new ArrayList<>(List.of(setpriv.toString(), "--pdeathsig", "KILL"));
+                wrapped.addAll(cmd);
+                return wrapped;
+            }
+        }
+        return cmd;
     }
 
     private static String readAll(final Process p) {

@@ -61,7 +61,8 @@ final class WeftSide implements AutoCloseable {
         // the server runs as the client (this JVM) does: WEFT_JVM_OPTS's -XX options reach both sides
         cmd.addAll(hotspotOptions(ManagementFactory.getRuntimeMXBean().getInputArguments()));
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "weft.tools.Main", "perftest",
-            "-p", Integer.toString(port), "--serve", "0", "--timeout", Integer.toString(SERVER_TIMEOUT_S)));
+            "-p", Integer.toString(port), "--serve", "0", "--timeout", Integer.toString(SERVER_TIMEOUT_S),
+            "--exit-with", Long.toString(ProcessHandle.current().pid())));
         if (serverCpu >= 0) {
             cmd.add("-c");
             cmd.add(Integer.toString(serverCpu));

@@ -3,6 +3,7 @@ package weft.tools.perftest;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import weft.tools.ParentWatch;
 import weft.ucs.config.Config;
 import weft.uct.Transports;
 
@@ -94,6 +95,10 @@ public final class PerftestCommand implements Callable<Integer> {
         description = "how long to wait for the peer to connect or answer (default: ${DEFAULT-VALUE})")
     long timeoutSeconds;
 
+    @Option(names = "--exit-with", paramLabel = "PID", defaultValue = "-1",
+        description = "exit when process PID ends (weft bench starts its server so: the server never outlives it)")
+    long exitWith;
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
     boolean help;
 
@@ -116,6 +121,9 @@ public final class PerftestCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try {
+            if (exitWith > 0) {
+                ParentWatch.exitWhenGone(exitWith, "weft perftest");
+            }
             final PerfRun run = new PerfRun(out, err, TimeUnit.SECONDS.toNanos(timeoutSeconds));
             if (loopback && host != null) {
                 throw new PerfException("-l (loopback) takes no server host name");

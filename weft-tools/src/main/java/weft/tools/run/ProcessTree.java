@@ -1,8 +1,7 @@
 package weft.tools.run;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import weft.tools.ParentWatch;
+
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -27,25 +26,11 @@ final class ProcessTree {
     synchronized List<ProcessHandle> alive() {
         final List<ProcessHandle> out = new ArrayList<>();
         for (final ProcessHandle p : seen) {
-            if (p.isAlive() && !exited(p.pid())) {
+            if (ParentWatch.isLive(p)) {
                 out.add(p);
             }
         }
         return out;
-    }
-
-    /**
-     * True for a zombie: it has exited but its parent (for an orphan, init, which may reap only
-     * every second or so) has not collected it yet. {@link ProcessHandle#isAlive} counts it alive.
-     */
-    static boolean exited(final long pid) {
-        try {
-            final String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            final int end = stat.lastIndexOf(')'); // the command name may hold spaces and parentheses
-            return end < 0 || end + 2 >= stat.length() || "ZX".indexOf(stat.charAt(end + 2)) >= 0;
-        } catch (final IOException e) {
-            return true; // no /proc entry: gone
-        }
     }
 
     /** Every process recorded so far. */

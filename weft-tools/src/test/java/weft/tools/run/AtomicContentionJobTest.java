@@ -1,5 +1,7 @@
 package weft.tools.run;
 
+import weft.tools.ParentWatch;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
@@ -44,7 +46,7 @@ class AtomicContentionJobTest {
         try (Stream<Path> s = Files.list(pidDir)) {
             for (final Path p : s.toList()) {
                 final long pid = Long.parseLong(p.getFileName().toString());
-                ProcessHandle.of(pid).filter(h -> !ProcessTree.exited(pid)).ifPresent(h -> {
+                ProcessHandle.of(pid).filter(ParentWatch::isLive).ifPresent(h -> {
                     h.destroyForcibly();
                     throw new AssertionError("process " + pid + " of the job is still alive: " + h.info());
                 });

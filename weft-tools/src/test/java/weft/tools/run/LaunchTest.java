@@ -1,5 +1,7 @@
 package weft.tools.run;
 
+import weft.tools.ParentWatch;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -58,7 +60,7 @@ class LaunchTest {
             for (final Path p : s.toList()) {
                 final long pid = Long.parseLong(p.getFileName().toString());
                 // A zombie (exited, not yet reaped by init) is dead.
-                ProcessHandle.of(pid).filter(h -> !ProcessTree.exited(pid)).ifPresent(h -> {
+                ProcessHandle.of(pid).filter(ParentWatch::isLive).ifPresent(h -> {
                     h.destroyForcibly(); // leave nothing behind even when the assertion fails
                     throw new AssertionError("process " + pid + " of the job is still alive: " + h.info());
                 });
@@ -81,7 +83,7 @@ class LaunchTest {
         System.out.println("weft run " + args + " -> " + job + "(" + job.millis() + " ms)");
         if (job.launcher() != null) {
             for (final ProcessHandle p : job.launcher().processes()) {
-                assertFalse(p.isAlive() && !ProcessTree.exited(p.pid()), "process " + p.pid() + " outlived the job");
+                assertFalse(ParentWatch.isLive(p), "process " + p.pid() + " outlived the job");
             }
         }
         return job;
@@ -283,10 +285,10 @@ class LaunchTest {
             launcher.destroyForcibly(); // SIGKILL: no shutdown hook runs; the PEs notice the lost connection
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
             for (final ProcessHandle pe : pes) {
-                while (pe.isAlive() && !ProcessTree.exited(pe.pid()) && System.nanoTime() < deadline) {
+                while (ParentWatch.isLive(pe) && System.nanoTime() < deadline) {
                     Thread.sleep(20);
                 }
-                assertTrue(!pe.isAlive() || ProcessTree.exited(pe.pid()), "PE " + pe.pid() + " outlived its launcher");
+                assertTrue(!ParentWatch.isLive(pe), "PE " + pe.pid() + " outlived its launcher");
             }
         } finally {
             launcher.descendants().forEach(ProcessHandle::destroyForcibly);
