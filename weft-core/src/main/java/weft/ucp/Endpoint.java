@@ -427,7 +427,7 @@ public final class Endpoint implements AutoCloseable {
             case Request.CONTROL -> {
                 final Status st;
                 if (r.tag == AmId.WIREUP) {
-                    st = trySendWireup(AmId.WIREUP_REPLY, r.remoteReqId);
+                    st = trySendWireup((byte) r.length, r.remoteReqId); // length: request or reply
                 } else {
                     ctl.set(LONG, 0, r.length);
                     st = amEp.amShort((int) r.tag, r.remoteReqId, ctl, 0, 8);
@@ -1040,9 +1040,10 @@ public final class Endpoint implements AutoCloseable {
 
     void sendWireup(final byte type, final long dst) {
         final Status st = trySendWireup(type, dst);
-        if (st == Status.NO_RESOURCE && type == AmId.WIREUP_REPLY) {
-            // the lane is full (e.g. this side is streaming to the peer): the reply waits in the send queue
-            enqueue(controlRequest(AmId.WIREUP, dst, 0));
+        if (st == Status.NO_RESOURCE) {
+            // the lane is full (the peer's receive FIFO, filled by many PEs wiring up at once, or this side
+            // streaming to the peer): the message waits in the send queue, ahead of anything sent later
+            enqueue(controlRequest(AmId.WIREUP, dst, type));
         } else if (st != Status.OK) {
             throw new WeftException(st, "cannot send the wireup message to " + remote + " on " + am.name() + ": "
                 + st);
