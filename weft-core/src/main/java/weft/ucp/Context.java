@@ -85,6 +85,11 @@ public final class Context implements AutoCloseable {
                 .toList() + ")");
         }
         this.transports = List.copyOf(sel);
+        // every layer has registered its variables now (transports above, these, the runtime's): report
+        // WEFT_* names that match none, once per process
+        configVars();
+        weft.runtime.RuntimeConfig.all();
+        weft.ucs.config.UnknownVariables.warnOnce();
         this.rndvThresh = config.get(UcpConfig.RNDV_THRESH);
         this.maxShort = config.get(UcpConfig.MAX_SHORT);
         this.zcopyThresh = config.get(UcpConfig.ZCOPY_THRESH);
