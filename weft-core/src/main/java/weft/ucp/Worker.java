@@ -762,6 +762,11 @@ public final class Worker implements AutoCloseable {
         return ams.malformed() + streams.malformed();
     }
 
+    /** Eager tag fragments dropped as malformed (bad lengths, out of sequence, unknown endpoint). */
+    public long tagMalformedCount() {
+        return tagMalformed;
+    }
+
     /**
      * Puts into {@code out} the endpoints that have received stream bytes no receive has taken yet.
      *
@@ -1212,14 +1217,16 @@ public final class Worker implements AutoCloseable {
     }
 
     private Status onEagerFirst(final MemorySegment data, final long off, final long len, final int flags) {
+        if (len < AmId.FIRST_HEADER) {
+            return dropMalformedTag("EAGER_FIRST of " + len + " bytes");
+        }
         final long tag = data.get(LONG, off);
         final Endpoint ep = endpointById(data.get(LONG, off + 8));
         final long total = data.get(LONG, off + 16);
         final long sync = data.get(LONG, off + 24);
         final long plen = len - AmId.FIRST_HEADER;
         if (ep == null || plen > total || total < 0) {
-            LOG.log(System.Logger.Level.WARNING, "dropping an eager fragment for an unknown endpoint or with a bad length");
-            return Status.OK;
+            return dropMalformedTag("EAGER_FIRST for an unknown endpoint or with a bad length");
         }
         final long src = off + AmId.FIRST_HEADER;
         final Request r = matcher.matchExpected(tag);
@@ -1254,14 +1261,24 @@ public final class Worker implements AutoCloseable {
     }
 
     private Status onEagerMiddle(final MemorySegment data, final long off, final long len, final int flags) {
+        if (len < AmId.MIDDLE_HEADER) {
+            return dropMalformedTag("EAGER_MIDDLE of " + len + " bytes");
+        }
         final Endpoint ep = endpointById(data.get(LONG, off));
         final long at = data.get(LONG, off + 8);
         final long plen = len - AmId.MIDDLE_HEADER;
         if (ep == null) {
-            return Status.OK;
+            return dropMalformedTag("EAGER_MIDDLE for an unknown endpoint");
         }
         final Request r = ep.rxRequest;
         if (r != null) {
+            // fragments come in order on one lane: each starts where the last ended, within the message
+            if (at != r.received || at + plen > r.length) {
+                ep.rxRequest = null;
+                complete(r, Status.IO_ERROR); // the message cannot be rebuilt: fail it, never write out of place
+                return dropMalformedTag("EAGER_MIDDLE at " + at + " (+" + plen + ") of a " + r.length
+                    + "-byte message with " + r.received + " received");
+            }
             Datatypes.unpack(r, at, data, off + AmId.MIDDLE_HEADER, plen);
             r.received += plen;
             if (r.received >= r.length) {
@@ -1271,13 +1288,23 @@ public final class Worker implements AutoCloseable {
             return Status.OK;
         }
         final TagMessage m = ep.rxMessage;
-        if (m != null && at + plen <= m.length) {
-            MemoryCopy.copy(data, off + AmId.MIDDLE_HEADER, m.data, at, plen);
-            m.received += plen;
-            if (m.received >= m.length) {
-                ep.rxMessage = null;
-            }
+        if (m == null || at != m.received || at + plen > m.length) {
+            return dropMalformedTag("EAGER_MIDDLE out of sequence");
         }
+        MemoryCopy.copy(data, off + AmId.MIDDLE_HEADER, m.data, at, plen);
+        m.received += plen;
+        if (m.received >= m.length) {
+            ep.rxMessage = null;
+        }
+        return Status.OK;
+    }
+
+    /** Eager tag fragments dropped as malformed (short, out of sequence, unknown endpoint). */
+    private long tagMalformed;
+
+    private Status dropMalformedTag(final String what) {
+        tagMalformed++;
+        LOG.log(System.Logger.Level.WARNING, "dropping a malformed eager tag fragment: " + what);
         return Status.OK;
     }
 
