@@ -47,12 +47,11 @@ abstract class AmStreamAllocationCheck {
         }
     }
 
-    /** Sends 8-byte AMs to a handler that keeps nothing, then 8-byte stream send/receive pairs. */
-    private static long[] run(final Worker a, final Worker b, final Endpoint ab, final Endpoint ba,
-                              final AmScenarios.Counter counter, final MemorySegment src, final MemorySegment dst,
-                              final int n) {
+    /** Sends 8-byte AMs to a handler that keeps nothing, each handled before the next. */
+    private static void ams(final Worker a, final Worker b, final Endpoint ab, final AmScenarios.Counter counter,
+                            final MemorySegment src, final int n) {
         final long deadline = System.nanoTime() + 60_000_000_000L;
-        final long t0 = AllocationMeter.allocatedBytes();
+        final long first = counter.count;
         for (int i = 0; i < n; i++) {
             src.set(ValueLayout.JAVA_LONG, 0, i);
             final long want = counter.count + 1;
@@ -66,7 +65,13 @@ abstract class AmStreamAllocationCheck {
                 spin(a, b, deadline);
             }
         }
-        final long t1 = AllocationMeter.allocatedBytes();
+        assertEquals(first + n, counter.count, "every AM handled once");
+    }
+
+    /** 8-byte stream send/receive pairs, every other one with the receive posted first. */
+    private static void streams(final Worker a, final Worker b, final Endpoint ab, final Endpoint ba,
+                                final MemorySegment src, final MemorySegment dst, final int n) {
+        final long deadline = System.nanoTime() + 60_000_000_000L;
         for (int i = 0; i < n; i++) {
             src.set(ValueLayout.JAVA_LONG, 0, i);
             final Request s;
@@ -87,8 +92,6 @@ abstract class AmStreamAllocationCheck {
                 throw new AssertionError("stream byte order at " + i);
             }
         }
-        final long t2 = AllocationMeter.allocatedBytes();
-        return new long[] {t1 - t0, t2 - t1};
     }
 
     void check(final String tls) {
@@ -103,22 +106,10 @@ abstract class AmStreamAllocationCheck {
             final Endpoint ba = b.endpoints().getFirst();
             final MemorySegment src = arena.allocate(8, 8);
             final MemorySegment dst = arena.allocate(8, 8);
-            run(a, b, ab, ba, counter, src, dst, N); // warm up
-            // steady state = the best of up to five rounds: a JIT recompilation (deoptimized code runs
-            // without escape analysis) can land inside one round on a loaded machine, as seen in a full run
-            final long[] bytes = {Long.MAX_VALUE, Long.MAX_VALUE};
-            int rounds = 0;
-            while (rounds < 5 && (bytes[0] >= LIMIT || bytes[1] >= LIMIT)) {
-                final long[] round = run(a, b, ab, ba, counter, src, dst, N);
-                bytes[0] = Math.min(bytes[0], round[0]);
-                bytes[1] = Math.min(bytes[1], round[1]);
-                rounds++;
-            }
-            System.out.println(tls + ": AM 8 B allocated " + bytes[0] + " B, stream 8 B allocated " + bytes[1]
-                + " B over " + N + " messages (best of " + rounds + " rounds)");
-            assertEquals((1L + rounds) * N, counter.count, "every AM handled");
-            assertTrue(bytes[0] < LIMIT, tls + ": 8-byte AM send+receive allocated " + bytes[0] + " bytes");
-            assertTrue(bytes[1] < LIMIT, tls + ": 8-byte stream send+receive allocated " + bytes[1] + " bytes");
+            AllocationMeter.fewestBytes(tls + ": " + N + " 8-byte AM send+receive", () -> ams(a, b, ab, counter, src, N),
+                LIMIT, 30_000);
+            AllocationMeter.fewestBytes(tls + ": " + N + " 8-byte stream send+receive",
+                () -> streams(a, b, ab, ba, src, dst, N), LIMIT, 30_000);
             assertSame(ab.worker(), a);
         }
     }

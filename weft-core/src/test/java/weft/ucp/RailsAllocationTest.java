@@ -45,19 +45,10 @@ class RailsAllocationTest {
             final MemorySegment buf = arena.allocate(512, 8);
             try (Rkey rk = ab.unpackRkey(heap.packRkey())) {
                 assertEquals(2, rk.rails.length, rk.describe());
-                long best = Long.MAX_VALUE;
-                for (int round = 0; round < 14; round++) { // the first rounds warm up (JIT, pools)
-                    final long before = AllocationMeter.allocatedBytes();
+                AllocationMeter.fewestBytes(policy + ": " + N + " 8-byte put+get on two rails", () -> {
                     final long sum = round(a, b, ab, rk, buf, heap);
-                    final long allocated = AllocationMeter.allocatedBytes() - before;
                     assertEquals((long) N * (N - 1) / 2, sum, "values read back");
-                    System.out.printf("%s round %d: %d bytes for %d 8-byte put+get%n", policy, round, allocated, N);
-                    if (round >= 3) {
-                        best = Math.min(best, allocated);
-                    }
-                }
-                assertTrue(best < LIMIT, policy + ": no round of " + N + " 8-byte put+get on two rails allocated less "
-                    + "than " + LIMIT + " bytes (best " + best + ")");
+                }, LIMIT, 30_000);
                 assertTrue(a.progress() >= 0);
             }
         }
@@ -77,26 +68,16 @@ class RailsAllocationTest {
             final MemorySegment buf = arena.allocate(size, 8);
             try (Rkey rk = ab.unpackRkey(heap.packRkey())) {
                 assertEquals(2, rk.rails.length, rk.describe());
-                long best = Long.MAX_VALUE;
                 // a tcp endpoint keeps a get's iov entries in its op slot's own iov, made at the slot's first
-                // use: 1024 slots per rail, 64 gets per round, so the first 16 rounds fill them
-                for (int round = 0; round < 22; round++) {
-                    final long before = AllocationMeter.allocatedBytes();
+                // use: 1024 slots per rail, 64 gets per window, so the first 16 windows fill them
+                AllocationMeter.fewestBytes(op + ": " + ops + " striped " + size + "-byte operations", () -> {
                     for (int i = 0; i < ops; i++) {
                         buf.set(ValueLayout.JAVA_LONG, size - 8, i);
                         check(op.equals("put") ? ab.putNbi(buf, 0, size, rk.base(), rk)
                             : ab.getNbi(buf, 0, size, rk.base(), rk));
                         flush(a, b, ab);
                     }
-                    final long allocated = AllocationMeter.allocatedBytes() - before;
-                    System.out.printf("%s round %d: %d bytes for %d striped %d-byte operations%n", op, round, allocated,
-                        ops, size);
-                    if (round >= 17) {
-                        best = Math.min(best, allocated);
-                    }
-                }
-                assertTrue(best < LIMIT, op + ": no round of " + ops + " striped operations allocated less than "
-                    + LIMIT + " bytes (best " + best + ")");
+                }, LIMIT, 30_000);
             }
         }
     }

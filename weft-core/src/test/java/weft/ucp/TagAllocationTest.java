@@ -13,7 +13,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * An 8-byte tag send and receive allocates nothing in steady state, on the expected path (receive
@@ -24,8 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag("allocation") // runs in a fresh JVM: see the surefire "allocation" execution
 class TagAllocationTest {
     private static final int N = 20_000;
-    private static final long LIMIT = 400;   // bytes for a whole measured round (2N pairs): steady state
-    private static final long CEILING = 2000; // any round after warm-up: 0.05 byte per pair (JIT transients)
+    private static final long LIMIT = 400; // bytes for a whole window (2N pairs): steady state
 
     @ParameterizedTest
     @ValueSource(strings = {"shm,self 8", "tcp,self 8", "shm,self 32768"}) // 32 KiB over shm: eager get
@@ -42,27 +40,12 @@ class TagAllocationTest {
             final MemorySegment src = arena.allocate(n);
             final MemorySegment dst = arena.allocate(n);
             final TagInfo info = new TagInfo();
-            long best = Long.MAX_VALUE;
-            for (int round = 0; round < 6; round++) { // the first three rounds warm up (JIT, pools: a 3 KB
-                // compilation transient was seen once in the third round of the first case)
-                final long before = AllocationMeter.allocatedBytes();
-                final long sum1 = expected(a, b, ab, src, dst, n);
-                final long mid = AllocationMeter.allocatedBytes();
-                final long sum = sum1 + unexpected(a, b, ab, src, dst, info, n);
-                final long allocated = AllocationMeter.allocatedBytes() - before;
-                System.out.printf("%s round %d: expected %d bytes, unexpected %d bytes%n", tls, round, mid - before,
-                    AllocationMeter.allocatedBytes() - mid);
+            final Runnable window = () -> {
+                final long sum = expected(a, b, ab, src, dst, n) + unexpected(a, b, ab, src, dst, info, n);
                 assertEquals(2L * N * (N - 1) / 2, sum, "payloads");
-                if (round >= 3) {
-                    System.out.printf("%s: %d bytes allocated for %d tag send/receive pairs (%.4f per pair)%n",
-                        tls, allocated, 2 * N, allocated / (2.0 * N));
-                    assertTrue(allocated < CEILING, tls + ": " + allocated + " bytes allocated for " + 2 * N
-                        + " 8-byte tag send/receive pairs");
-                    best = Math.min(best, allocated);
-                }
-            }
-            assertTrue(best < LIMIT, tls + ": no round of " + 2 * N + " 8-byte tag send/receive pairs allocated less"
-                + " than " + LIMIT + " bytes (best " + best + ")");
+            };
+            AllocationMeter.fewestBytes(tls + " " + n + " B: " + N + " expected + " + N + " unexpected tag send/receive"
+                + " pairs", window, LIMIT, 30_000);
         }
     }
 

@@ -12,6 +12,8 @@ import java.lang.invoke.MethodType;
  */
 public final class AllocationMeter {
     private static final MethodHandle ALLOCATED;
+    /** Windows {@link #fewestBytes} runs before it may fail, however long they take. */
+    private static final int MIN_WINDOWS = 3;
 
     static {
         try {
@@ -29,21 +31,47 @@ public final class AllocationMeter {
     }
 
     /**
-     * Runs {@code round} until one run of it allocates at most {@code quietBytes} (the JIT has compiled
-     * the path: steady state) or {@code maxMillis} pass. Zero-allocation tests measure after this, so
-     * that a compiler thread starved on a loaded machine does not make them measure interpreted code.
-     *
-     * @return the bytes the last warm-up round allocated
+     * Steady-state allocation of {@code window}, for zero-allocation tests: runs it until one run allocates
+     * less than {@code limit} bytes, and returns what that run allocated. Steady state is reached by running
+     * the measured path itself (the JIT compiles it, pools and caches fill), not after a fixed count of
+     * warm-up rounds, which a compiler thread starved on a busy machine can outlast; and it is judged by the
+     * best window, not every window, as a recompilation or a preemption can land in any one. A path that
+     * allocates per operation does so in every window: once {@code budgetMillis} have passed (and at least
+     * {@value #MIN_WINDOWS} windows ran) with none under the limit, this throws an AssertionError giving
+     * {@code what}, every window's figure and {@link #allocationSites where} the window allocates.
      */
-    public static long warmUntilQuiet(final Runnable round, final long quietBytes, final long maxMillis) {
-        final long deadline = System.nanoTime() + maxMillis * 1_000_000L;
-        long last;
+    public static long fewestBytes(final String what, final Runnable window, final long limit,
+                                   final long budgetMillis) {
+        final long start = System.nanoTime();
+        final long deadline = start + budgetMillis * 1_000_000L;
+        final java.util.List<Long> figures = new java.util.ArrayList<>();
+        long bytes;
         do {
             final long before = allocatedBytes();
-            round.run();
-            last = allocatedBytes() - before;
-        } while (last > quietBytes && System.nanoTime() < deadline);
-        return last;
+            window.run();
+            bytes = allocatedBytes() - before;
+            figures.add(bytes); // outside the window: boxing here is not measured
+        } while (bytes >= limit && (figures.size() < MIN_WINDOWS || System.nanoTime() - deadline < 0));
+        System.out.println(what + ": bytes allocated per window " + list(figures));
+        if (bytes >= limit) {
+            String sites;
+            try {
+                sites = allocationSites(window);
+            } catch (final AssertionError e) {
+                sites = "\n(allocation sites unavailable: " + e + ")";
+            }
+            throw new AssertionError(what + ": no window allocated less than " + limit + " bytes: " + figures.size()
+                + " windows in " + (System.nanoTime() - start) / 1_000_000L + " ms, the fewest "
+                + java.util.Collections.min(figures) + " bytes; bytes per window " + list(figures) + sites);
+        }
+        return bytes;
+    }
+
+    /** Every window's figure; of thousands of short windows, the first and the last 20. */
+    private static String list(final java.util.List<Long> figures) {
+        final int n = figures.size();
+        return n <= 40 ? figures.toString()
+            : figures.subList(0, 20) + " ... " + (n - 40) + " more ... " + figures.subList(n - 20, n);
     }
 
     /**

@@ -139,17 +139,12 @@ class PendingQueueTest {
                 return Status.OK;
             }
         };
-        for (int i = 0; i < 20_000; i++) {
-            q.add(quiet);
-            q.dispatch();
-        }
-        final long before = AllocationMeter.allocatedBytes();
-        for (int i = 0; i < 20_000; i++) {
-            q.add(quiet);
-            q.dispatch();
-        }
-        final long allocated = AllocationMeter.allocatedBytes() - before;
-        assertTrue(allocated < 300, "add+dispatch allocated " + allocated + " bytes");
+        AllocationMeter.fewestBytes("20k add+dispatch", () -> {
+            for (int i = 0; i < 20_000; i++) {
+                q.add(quiet);
+                q.dispatch();
+            }
+        }, 300, 30_000);
         assertFalse(a.isQueued());
     }
 }

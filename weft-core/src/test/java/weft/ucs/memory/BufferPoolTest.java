@@ -85,15 +85,11 @@ class BufferPoolTest {
     @Test
     void shouldNotAllocateInSteadyState() {
         try (BufferPool pool = new BufferPool(16, 64)) {
-            for (int i = 0; i < 20_000; i++) {
-                pool.release(pool.acquire());
-            }
-            final long before = weft.uct.AllocationMeter.allocatedBytes();
-            for (int i = 0; i < 20_000; i++) {
-                pool.release(pool.acquire());
-            }
-            final long allocated = weft.uct.AllocationMeter.allocatedBytes() - before;
-            assertTrue(allocated < 300, "acquire/release allocated " + allocated + " bytes");
+            weft.uct.AllocationMeter.fewestBytes("20k acquire/release", () -> {
+                for (int i = 0; i < 20_000; i++) {
+                    pool.release(pool.acquire());
+                }
+            }, 300, 30_000);
         }
     }
 }

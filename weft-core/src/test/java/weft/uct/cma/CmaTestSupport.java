@@ -33,11 +33,6 @@ final class CmaTestSupport {
         return st == Status.IN_PROGRESS ? await(iface, c) : st;
     }
 
-    /** Bytes allocated so far by the calling thread. */
-    static long allocatedBytes() {
-        return weft.uct.AllocationMeter.allocatedBytes();
-    }
-
     static long openFds() {
         try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
             return s.count();

@@ -26,7 +26,6 @@ import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The hot paths allocate nothing in steady state (measured per thread by the JVM, via ThreadMXBean). */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -103,13 +102,11 @@ class ShmAllocationTest {
     @Test
     void amShortSendAndReceiveAllocateNothing() {
         final MemorySegment payload = arena.allocate(8);
-        amLoop(payload);
-        amLoop(payload);
-        final long before = AllocationMeter.allocatedBytes();
-        amLoop(payload);
-        final long allocated = AllocationMeter.allocatedBytes() - before;
-        assertEquals(3L * N, sink.count);
-        assertTrue(allocated < LIMIT, "am short loop allocated " + allocated + " bytes");
+        AllocationMeter.fewestBytes(N + " am short send+receive", () -> {
+            final long count = sink.count;
+            amLoop(payload);
+            assertEquals(count + N, sink.count, "messages received");
+        }, LIMIT, 30_000);
     }
 
     private void rmaLoop(final MemorySegment src, final MemorySegment result) {
@@ -129,13 +126,12 @@ class ShmAllocationTest {
         final MemorySegment src = arena.allocate(8);
         src.set(ValueLayout.JAVA_LONG, 0, 5);
         final MemorySegment result = arena.allocate(8);
-        rmaLoop(src, result);
-        rmaLoop(src, result);
-        final long before = AllocationMeter.allocatedBytes();
-        rmaLoop(src, result);
-        final long allocated = AllocationMeter.allocatedBytes() - before;
-        assertEquals(3L * N, mem.segment().get(ValueLayout.JAVA_LONG, 128));
-        assertEquals(3L * N * 5, sink.sum);
-        assertTrue(allocated < LIMIT, "rma loop allocated " + allocated + " bytes");
+        AllocationMeter.fewestBytes(N + " putShort+getBcopy+atomic64Fetch+atomic64Post", () -> {
+            final long adds = mem.segment().get(ValueLayout.JAVA_LONG, 128);
+            final long sum = sink.sum;
+            rmaLoop(src, result);
+            assertEquals(adds + N, mem.segment().get(ValueLayout.JAVA_LONG, 128), "fetching adds");
+            assertEquals(sum + 5L * N, sink.sum, "values read back");
+        }, LIMIT, 30_000);
     }
 }

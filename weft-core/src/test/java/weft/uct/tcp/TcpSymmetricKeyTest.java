@@ -209,19 +209,9 @@ class TcpSymmetricKeyTest {
                     }
                 }
             };
-            weft.uct.AllocationMeter.warmUntilQuiet(round, 0, 10_000);
-            // the best of three measured rounds: a steady per-operation allocation shows in every round, a
-            // one-off JIT transient (1240 bytes once in a full suite run) in one
-            long bytes = Long.MAX_VALUE;
-            for (int r = 0; r < 3 && bytes >= 256; r++) {
-                final long before = weft.uct.AllocationMeter.allocatedBytes();
-                round.run();
-                bytes = Math.min(bytes, weft.uct.AllocationMeter.allocatedBytes() - before);
-            }
-            if (bytes >= 256) {
-                org.junit.jupiter.api.Assertions.fail("10k symmetric-key puts + fetching atomics allocated " + bytes
-                    + " bytes" + weft.uct.AllocationMeter.allocationSites(round));
-            }
+            // a steady per-operation allocation shows in every window, a one-off JIT transient (1240 bytes once
+            // in a full suite run) in one
+            weft.uct.AllocationMeter.fewestBytes("10k symmetric-key puts + fetching atomics", round, 256, 30_000);
             assertEquals(9_999, seg.get(ValueLayout.JAVA_LONG, 0));
         } finally {
             md.deregister(h);
