@@ -5,7 +5,6 @@ import org.junit.jupiter.api.Timeout;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.uct.Interface;
-import weft.uct.Packer;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -23,35 +22,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class AmMalformedTest {
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
 
-    /** Packs fixed bytes. */
-    private record Raw(MemorySegment bytes) implements Packer {
-        @Override
-        public long pack(final MemorySegment d, final long o, final long capacity) {
-            MemorySegment.copy(bytes, 0, d, o, bytes.byteSize());
-            return bytes.byteSize();
-        }
-    }
-
-    private static Interface shm(final Worker w) {
-        for (final WorkerIface wi : w.ifaces) {
-            if (wi.name().startsWith("shm")) {
-                return wi.iface;
-            }
-        }
-        throw new AssertionError("no shm interface in " + w.resources());
-    }
-
-    private static void progressUntil(final Worker a, final Worker b, final java.util.function.BooleanSupplier c) {
-        final long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!c.getAsBoolean()) {
-            a.progress();
-            b.progress();
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out");
-            }
-        }
-    }
-
     @Test
     void malformedMessagesAreCountedAndDropped() {
         try (Context ctx = Context.builder().features(Feature.values()).transports("shm", "self").build();
@@ -61,48 +31,48 @@ class AmMalformedTest {
                 seen[0]++;
                 return Status.OK;
             }, 0);
-            final Interface bi = shm(b);
-            final weft.uct.Endpoint raw = shm(a).connect(bi.deviceAddress(), bi.interfaceAddress());
+            final Interface bi = RawAm.shm(b);
+            final weft.uct.Endpoint raw = RawAm.shm(a).connect(bi.deviceAddress(), bi.interfaceAddress());
             final MemorySegment m = arena.allocate(64);
             // AM_SINGLE: header length larger than the message
             m.set(LONG, 0, 1);
             m.set(LONG, 8, 1000);
             m.set(LONG, 16, -1);
-            assertTrue(raw.amBcopy(AmId.AM_SINGLE, new Raw(m.asSlice(0, 30))) >= 0);
+            assertTrue(raw.amBcopy(AmId.AM_SINGLE, new RawAm.Bytes(m.asSlice(0, 30))) >= 0);
             // AM_SINGLE shorter than its fixed header
-            assertTrue(raw.amBcopy(AmId.AM_SINGLE, new Raw(m.asSlice(0, 10))) >= 0);
+            assertTrue(raw.amBcopy(AmId.AM_SINGLE, new RawAm.Bytes(m.asSlice(0, 10))) >= 0);
             // AM_FIRST for an endpoint id that does not exist
             m.set(LONG, 8, 0);
             m.set(LONG, 24, 12345);
             m.set(LONG, 32, 100);
-            assertTrue(raw.amBcopy(AmId.AM_FIRST, new Raw(m.asSlice(0, 48))) >= 0);
+            assertTrue(raw.amBcopy(AmId.AM_FIRST, new RawAm.Bytes(m.asSlice(0, 48))) >= 0);
             // AM_MIDDLE with no message being reassembled
-            assertTrue(raw.amBcopy(AmId.AM_MIDDLE, new Raw(m.asSlice(0, 20))) >= 0);
+            assertTrue(raw.amBcopy(AmId.AM_MIDDLE, new RawAm.Bytes(m.asSlice(0, 20))) >= 0);
             // AM_RTS too short, STREAM_DATA and STREAM_ACK for unknown endpoints
-            assertTrue(raw.amBcopy(AmId.AM_RTS, new Raw(m.asSlice(0, 20))) >= 0);
+            assertTrue(raw.amBcopy(AmId.AM_RTS, new RawAm.Bytes(m.asSlice(0, 20))) >= 0);
             m.set(LONG, 0, 999);
-            assertTrue(raw.amBcopy(AmId.STREAM_DATA, new Raw(m.asSlice(0, 16))) >= 0);
-            assertTrue(raw.amBcopy(AmId.STREAM_ACK, new Raw(m.asSlice(0, 16))) >= 0);
-            progressUntil(a, b, () -> b.amMalformedCount() >= 7);
+            assertTrue(raw.amBcopy(AmId.STREAM_DATA, new RawAm.Bytes(m.asSlice(0, 16))) >= 0);
+            assertTrue(raw.amBcopy(AmId.STREAM_ACK, new RawAm.Bytes(m.asSlice(0, 16))) >= 0);
+            RawAm.progressUntil(a, b, () -> b.amMalformedCount() >= 7);
             assertEquals(7, b.amMalformedCount(), "every malformed message counted once");
             raw.close();
 
             // a real endpoint: a huge claimed eager size is refused, and normal traffic goes on
             final Endpoint ab = a.connect(b.address());
-            progressUntil(a, b, () -> ab.remoteId >= 0);
-            final Interface ai = shm(a);
+            RawAm.progressUntil(a, b, () -> ab.remoteId >= 0);
+            final Interface ai = RawAm.shm(a);
             final weft.uct.Endpoint raw2 = ai.connect(bi.deviceAddress(), bi.interfaceAddress());
             m.set(LONG, 0, 1);
             m.set(LONG, 8, 0);
             m.set(LONG, 16, -1);
             m.set(LONG, 24, ab.remoteId);
             m.set(LONG, 32, 1L << 45);
-            assertTrue(raw2.amBcopy(AmId.AM_FIRST, new Raw(m.asSlice(0, 48))) >= 0);
-            progressUntil(a, b, () -> b.amMalformedCount() >= 8);
+            assertTrue(raw2.amBcopy(AmId.AM_FIRST, new RawAm.Bytes(m.asSlice(0, 48))) >= 0);
+            RawAm.progressUntil(a, b, () -> b.amMalformedCount() >= 8);
             raw2.close();
             final MemorySegment v = arena.allocate(8);
             final Request q = ab.sendAm(1, v, 0, 8, 0);
-            progressUntil(a, b, () -> seen[0] == 1 && q.isCompleted());
+            RawAm.progressUntil(a, b, () -> seen[0] == 1 && q.isCompleted());
             assertEquals(Status.OK, q.status());
             q.release();
 

@@ -4,7 +4,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import weft.ucs.Status;
 import weft.uct.Interface;
-import weft.uct.Packer;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -23,54 +22,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TagMalformedTest {
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
 
-    /** Packs fixed bytes. */
-    private record Raw(MemorySegment bytes) implements Packer {
-        @Override
-        public long pack(final MemorySegment d, final long o, final long capacity) {
-            MemorySegment.copy(bytes, 0, d, o, bytes.byteSize());
-            return bytes.byteSize();
-        }
-    }
-
-    private static Interface shm(final Worker w) {
-        for (final WorkerIface wi : w.ifaces) {
-            if (wi.name().startsWith("shm")) {
-                return wi.iface;
-            }
-        }
-        throw new AssertionError("no shm interface in " + w.resources());
-    }
-
-    private static void progressUntil(final Worker a, final Worker b, final java.util.function.BooleanSupplier c) {
-        final long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!c.getAsBoolean()) {
-            a.progress();
-            b.progress();
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out");
-            }
-        }
-    }
-
     @Test
     void malformedEagerFragmentsAreCountedAndDropped() {
         try (Context ctx = Context.builder().features(Feature.values()).transports("shm", "self").build();
              Worker a = ctx.newWorker(); Worker b = ctx.newWorker(); Arena arena = Arena.ofConfined()) {
             final Endpoint ab = a.connect(b.address());
-            progressUntil(a, b, () -> ab.remoteId >= 0);
-            final Interface bi = shm(b);
-            final weft.uct.Endpoint raw = shm(a).connect(bi.deviceAddress(), bi.interfaceAddress());
+            RawAm.progressUntil(a, b, () -> ab.remoteId >= 0);
+            final Interface bi = RawAm.shm(b);
+            final weft.uct.Endpoint raw = RawAm.shm(a).connect(bi.deviceAddress(), bi.interfaceAddress());
             final MemorySegment m = arena.allocate(256);
             // shorter than their fixed headers
-            assertTrue(raw.amBcopy(AmId.EAGER_FIRST, new Raw(m.asSlice(0, 20))) >= 0);
-            assertTrue(raw.amBcopy(AmId.EAGER_MIDDLE, new Raw(m.asSlice(0, 10))) >= 0);
+            assertTrue(raw.amBcopy(AmId.EAGER_FIRST, new RawAm.Bytes(m.asSlice(0, 20))) >= 0);
+            assertTrue(raw.amBcopy(AmId.EAGER_MIDDLE, new RawAm.Bytes(m.asSlice(0, 10))) >= 0);
             // a middle fragment for an unknown endpoint, and one with nothing being reassembled
             m.set(LONG, 0, 424242);
-            assertTrue(raw.amBcopy(AmId.EAGER_MIDDLE, new Raw(m.asSlice(0, 24))) >= 0);
+            assertTrue(raw.amBcopy(AmId.EAGER_MIDDLE, new RawAm.Bytes(m.asSlice(0, 24))) >= 0);
             m.set(LONG, 0, ab.remoteId);
             m.set(LONG, 8, 0);
-            assertTrue(raw.amBcopy(AmId.EAGER_MIDDLE, new Raw(m.asSlice(0, 24))) >= 0);
-            progressUntil(a, b, () -> b.tagMalformedCount() >= 4);
+            assertTrue(raw.amBcopy(AmId.EAGER_MIDDLE, new RawAm.Bytes(m.asSlice(0, 24))) >= 0);
+            RawAm.progressUntil(a, b, () -> b.tagMalformedCount() >= 4);
             assertEquals(4, b.tagMalformedCount(), "each counted once");
 
             // a posted receive: the first fragment (16 of 100 bytes), then a middle one at the wrong offset
@@ -80,12 +50,12 @@ class TagMalformedTest {
             m.set(LONG, 8, ab.remoteId);     // receiver's endpoint
             m.set(LONG, 16, 100);            // total
             m.set(LONG, 24, -1);             // not synchronous
-            assertTrue(raw.amBcopy(AmId.EAGER_FIRST, new Raw(m.asSlice(0, AmId.FIRST_HEADER + 16))) >= 0);
+            assertTrue(raw.amBcopy(AmId.EAGER_FIRST, new RawAm.Bytes(m.asSlice(0, AmId.FIRST_HEADER + 16))) >= 0);
             m.set(LONG, 0, ab.remoteId);
             m.set(LONG, 8, 60);              // should be 16
             m.asSlice(16, 40).fill((byte) 0x77);
-            assertTrue(raw.amBcopy(AmId.EAGER_MIDDLE, new Raw(m.asSlice(0, AmId.MIDDLE_HEADER + 40))) >= 0);
-            progressUntil(a, b, r::isCompleted);
+            assertTrue(raw.amBcopy(AmId.EAGER_MIDDLE, new RawAm.Bytes(m.asSlice(0, AmId.MIDDLE_HEADER + 40))) >= 0);
+            RawAm.progressUntil(a, b, r::isCompleted);
             assertEquals(Status.IO_ERROR, r.status(), "a message that cannot be rebuilt fails its receive");
             assertEquals(5, b.tagMalformedCount());
             for (long i = 16; i < 100; i++) {
@@ -102,7 +72,7 @@ class TagMalformedTest {
             final MemorySegment big = arena.allocate(64 * 1024);
             final Request q = b.recvTag(big, 0, big.byteSize(), 10, -1L);
             final Request s = ab.sendTag(10, src, 0, src.byteSize());
-            progressUntil(a, b, () -> q.isCompleted() && s.isCompleted());
+            RawAm.progressUntil(a, b, () -> q.isCompleted() && s.isCompleted());
             assertEquals(Status.OK, q.status());
             assertEquals(-1L, big.mismatch(src));
             assertEquals(5, b.tagMalformedCount(), "nothing more dropped");

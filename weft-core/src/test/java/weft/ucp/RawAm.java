@@ -1,0 +1,48 @@
+package weft.ucp;
+
+import weft.uct.Interface;
+import weft.uct.Packer;
+
+import java.lang.foreign.MemorySegment;
+import java.util.function.BooleanSupplier;
+
+/**
+ * What tests of malformed input need to reach a worker's protocol handlers with hand-made messages: a bare
+ * uct endpoint to its shm interface ({@code shm(a).connect(...)}, then {@code amBcopy(AmId.X, new
+ * Bytes(...))}) and a bounded wait that progresses both workers.
+ */
+final class RawAm {
+    private RawAm() {
+    }
+
+    /** Packs fixed bytes. */
+    record Bytes(MemorySegment bytes) implements Packer {
+        @Override
+        public long pack(final MemorySegment d, final long o, final long capacity) {
+            MemorySegment.copy(bytes, 0, d, o, bytes.byteSize());
+            return bytes.byteSize();
+        }
+    }
+
+    /** The shm interface of {@code w}. */
+    static Interface shm(final Worker w) {
+        for (final WorkerIface wi : w.ifaces) {
+            if (wi.name().startsWith("shm")) {
+                return wi.iface;
+            }
+        }
+        throw new AssertionError("no shm interface in " + w.resources());
+    }
+
+    /** Progresses {@code a} and {@code b} until {@code c} holds; fails after 10 s. */
+    static void progressUntil(final Worker a, final Worker b, final BooleanSupplier c) {
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!c.getAsBoolean()) {
+            a.progress();
+            b.progress();
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out");
+            }
+        }
+    }
+}
