@@ -144,7 +144,7 @@ final class ShmEndpoint extends AbstractEndpoint {
 
     private Status noResource() {
         if (FifoDescriptor.state(fifo) != FifoDescriptor.STATE_OPEN) {
-            fail(Status.CONNECTION_RESET);
+            fail(Status.CONNECTION_RESET, null); // the peer closed its interface
             return failure;
         }
         counters.increment(Counter.NO_RESOURCE);
@@ -492,9 +492,12 @@ final class ShmEndpoint extends AbstractEndpoint {
         if (failure != null) {
             return failure;
         }
-        if (ProcessLiveness.startTime(statPath, iface.statBuffer) != peerStartTime
-            || FifoDescriptor.state(fifo) != FifoDescriptor.STATE_OPEN) {
-            fail(Status.CONNECTION_RESET);
+        if (ProcessLiveness.startTime(statPath, iface.statBuffer) != peerStartTime) {
+            fail(Status.CONNECTION_RESET, "the peer process is gone");
+            return failure;
+        }
+        if (FifoDescriptor.state(fifo) != FifoDescriptor.STATE_OPEN) {
+            fail(Status.CONNECTION_RESET, null); // the peer closed its interface: the end of a job, no news
             return failure;
         }
         return Status.OK;
@@ -502,11 +505,17 @@ final class ShmEndpoint extends AbstractEndpoint {
 
     /** Fails the endpoint: later operations return {@code st}; pending requests see it once. */
     void fail(final Status st) {
+        fail(st, "");
+    }
+
+    /** As {@link #fail(Status)}, logged (INFO) with {@code why} unless it is null (DEBUG: a peer's close). */
+    private void fail(final Status st, final String why) {
         if (failure != null) {
             return;
         }
         failure = st;
-        LOG.log(System.Logger.Level.INFO, "shm: endpoint failed: {0}", st);
+        LOG.log(why == null ? System.Logger.Level.DEBUG : System.Logger.Level.INFO, "shm: endpoint failed: {0}{1}",
+            st, why == null || why.isEmpty() ? "" : " (" + why + ")");
         pending.purge(PendingRequest::dispatch);
         iface.failed(this);
     }
