@@ -1505,12 +1505,19 @@ public final class Worker implements AutoCloseable {
 
     /**
      * Closes every endpoint (outstanding operations complete with CANCELED), every interface, and frees
-     * the worker's memory. Callbacks of canceled operations run before this returns.
+     * the worker's memory. Callbacks of canceled operations run before this returns, on the calling
+     * thread. Idempotent.
+     *
+     * <p>Closing is not a data-path call: any thread may close the worker once no other thread uses it
+     * any more (a SINGLE worker's own thread included: it must have stopped calling it, and what it did
+     * must be visible to the closing thread, e.g. through {@link Thread#join}), as UCX allows
+     * {@code ucp_worker_destroy} from any thread. A SERIALIZED worker that another thread is inside
+     * refuses with BUSY and is left as it was.
      */
     @Override
     public void close() {
         lifecycle.stopProgressThread(); // first, and without the lock the thread may be waiting for
-        guard.enter();
+        final Thread previousOwner = guard.enterClose();
         try {
             if (closed) {
                 return;
@@ -1532,7 +1539,7 @@ public final class Worker implements AutoCloseable {
                 signalFd.close();
             }
         } finally {
-            guard.exit();
+            guard.exitClose(previousOwner);
             context.removeWorker(this);
         }
     }
