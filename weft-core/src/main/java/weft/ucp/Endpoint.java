@@ -748,8 +748,10 @@ public final class Endpoint implements AutoCloseable {
             return Status.NO_RESOURCE;
         }
         if (r.handles == null) {
-            // non-contiguous data has no region to register: the receiver asks for it over AM (RTR)
-            final boolean get = thresholds.rndvGet && r.capacity > 0 && r.dt == Datatypes.CONTIG;
+            // non-contiguous data has no region to register, nor has Java-heap memory (no fixed native
+            // address: no transport registers it): the receiver asks for it over AM (RTR)
+            final boolean get = thresholds.rndvGet && r.capacity > 0 && r.dt == Datatypes.CONTIG
+                && r.buffer.isNative();
             try {
                 r.handles = get ? rndvCache.acquireHandles(r.buffer, r.offset, r.capacity) : NO_HANDLES;
             } catch (final WeftException e) {
@@ -877,7 +879,8 @@ public final class Endpoint implements AutoCloseable {
             RndvPut.requestPut(this, r, want); // the sender offered its contiguous data for a put
             return;
         }
-        if (keys.length == 0 || keys.length != rndv.length || r.dt != Datatypes.CONTIG) {
+        if (keys.length == 0 || keys.length != rndv.length || r.dt != Datatypes.CONTIG || !r.buffer.isNative()) {
+            // (a get writes through a native iovec: a Java-heap receive buffer has the data streamed instead)
             worker.registerInflight(r);
             // a contiguous or iov receive takes the pieces in any order (striped over lanes); a generic
             // datatype's unpack may expect them in order
