@@ -1371,12 +1371,17 @@ public final class Endpoint implements AutoCloseable {
      * Turns a peer's {@link MemoryMap#packRkey()} bytes into a key for operations on this endpoint.
      *
      * @throws WeftException INVALID_RKEY for garbage, truncated or foreign bytes; UNREACHABLE if no lane
-     *     of this endpoint can reach the memory
+     *     of this endpoint can reach the memory; CLOSED if this endpoint (or its worker) is closed, or the
+     *     error that failed it (as {@link #status()}), like every other operation on it
      */
     public Rkey unpackRkey(final byte[] packed) {
         worker.guard.enter();
         try {
             worker.checkOpen();
+            if (failure != null || closed) {
+                throw new WeftException(status(), "unpackRkey: " + (closed ? "the endpoint is closed"
+                    : "the endpoint failed with " + failure) + " (" + this + ")");
+            }
             return new Rkey(this, packed);
         } finally {
             worker.guard.exit();
