@@ -15,7 +15,10 @@ import java.util.List;
  * bytes of the peer's {@link MemoryMap#packRkey()}. It fixes, once, the lane that carries put/get to that
  * memory and the lane that carries atomics (one lane for all atomics on this key, so atomicity domains
  * never mix): the fastest lane of the endpoint whose transport has a key in the bundle and the needed
- * capability, preferring memory the lane maps directly (shm: plain loads, stores and CPU atomics).
+ * capability, preferring memory the lane maps directly (shm: plain loads, stores and CPU atomics). Atomics
+ * are emulated at the target over the endpoint's AM lane ({@link SoftAtomics}) when no lane has atomics on
+ * the memory or when the AM lane is faster than every lane that has (a same-node peer's registered memory:
+ * shm rather than tcp).
  */
 public final class Rkey implements AutoCloseable {
     final Endpoint ep;
@@ -129,8 +132,16 @@ public final class Rkey implements AutoCloseable {
             }
             throw e;
         }
-        this.softAmo = bestAmo == null && soft != null;
+        // emulated at the target: a request and a reply on the AM lane, as a lane's own atomic costs a round
+        // trip on that lane (tcp's are served by the target's progress too). So the emulation wins where the AM
+        // lane scores better than the best lane with atomics on this memory (registered memory of a same-node
+        // peer: the shm AM lane against a tcp connection); at a tie the lane's own atomics stay (shm maps
+        // allocated memory and is itself the AM lane). Both end in a CPU atomic on the target's word, so the
+        // choice does not change what other keys on that memory observe.
+        this.softAmo = soft != null && (bestAmo == null || score(ep.am) > score(bestAmo));
         if (softAmo) {
+            bestAmo = null;
+            bestAmoKey = null;
             used.put(SoftAtomics.ENTRY, soft); // what the key grants: the target's map
         }
         final MemorySegment se = softAmo ? MemorySegment.ofArray(soft) : null;
