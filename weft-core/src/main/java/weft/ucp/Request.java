@@ -15,7 +15,9 @@ import java.util.concurrent.CompletableFuture;
  * <ul>
  *   <li>An operation started <em>without</em> a callback that completes at once returns
  *   {@link #done(Status)}, a shared immutable request: nothing is allocated and nothing needs releasing.
- *   Otherwise it returns a request from the worker's pool: poll {@link #isCompleted()} (progressing the
+ *   A tag receive without a {@link TagInfo} is the exception: its request is where the sender's tag and
+ *   length are read, so it returns its own (completed) request. Otherwise it returns a request from the
+ *   worker's pool: poll {@link #isCompleted()} (progressing the
  *   worker) or {@link #await()}, then {@link #release()} it. Releasing before completion is allowed: the
  *   request returns to the pool when it completes. A request never released is simply garbage
  *   collected (it leaks nothing, it only costs an allocation later).</li>
@@ -173,12 +175,18 @@ public class Request {
         return completed ? status : Status.IN_PROGRESS;
     }
 
-    /** For a receive: the sender's tag. */
+    /**
+     * For a tag receive: the sender's tag (0 in {@link #done(Status)}: a receive given a {@link TagInfo}
+     * reports there instead).
+     */
     public final long senderTag() {
         return tag;
     }
 
-    /** For a receive: the sender's length; for a send: the bytes sent. */
+    /**
+     * For a receive: the sender's length (0 in {@link #done(Status)}: a tag receive given a {@link TagInfo}
+     * reports there instead); for a send: the bytes sent.
+     */
     public final long length() {
         return length;
     }

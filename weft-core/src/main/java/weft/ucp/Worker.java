@@ -457,11 +457,17 @@ public final class Worker implements AutoCloseable {
     /**
      * Posts a tag receive.
      *
-     * @param info     filled with the sender's tag and length on completion (may be null); the only way
-     *                 to learn them when the receive completes at once and returns {@link Request#done}
+     * <p>The sender's tag and length are always available, however the receive completes: in the request
+     * ({@link Request#senderTag()}, {@link Request#length()}) when {@code info} is null, in {@code info}
+     * otherwise. A receive without {@code info} therefore never returns the shared {@link Request#done}
+     * request: one that completes inside the call returns its own completed request, to be released like
+     * any other (nothing is allocated). With {@code info} and no callback, a receive that completes at once
+     * returns {@link Request#done} and takes nothing from the pool (the fastest form for messages that are
+     * often already here).
+     *
+     * @param info     filled with the sender's tag and length on completion (may be null)
      * @param callback called from progress on completion (may be null); see {@link Request}
-     * @return the request; a receive that completes with data already here returns a done request
-     *     (status OK or MESSAGE_TRUNCATED) when no callback is given
+     * @return the request (status OK or MESSAGE_TRUNCATED once completed)
      */
     public Request recvTag(final MemorySegment buf, final long offset, final long length, final long tag,
                            final long mask, final TagInfo info, final RequestCallback callback) {
@@ -469,7 +475,7 @@ public final class Worker implements AutoCloseable {
         try {
             checkOpen();
             checkRange(buf, offset, length);
-            if (callback == null) { // a whole eager message already here: copy it out, no request at all
+            if (callback == null && info != null) { // a whole eager message already here: copy it out, no request
                 final TagMessage m = matcher.matchUnexpectedComplete(tag, mask);
                 if (m != null) {
                     return receiveBuffered(m, buf, offset, length, info);
@@ -656,20 +662,19 @@ public final class Worker implements AutoCloseable {
                 return r;
             }
         }
-        return finishImmediate(r);
+        // without a TagInfo the request is the only place the sender's tag and length can be read
+        return r.info == null ? r : finishImmediate(r);
     }
 
     /** Receives a complete eager unexpected message into a contiguous buffer (already removed from the queue). */
     private Request receiveBuffered(final TagMessage m, final MemorySegment buf, final long offset, final long length,
-                                    final TagInfo info) {
+                                    final TagInfo info) { // info != null: it is where the caller reads tag and length
         final long n = Math.min(m.received, length);
         MemoryCopy.copy(m.data, 0, buf, offset, n);
         if (m.syncReqId >= 0 && m.ep != null) {
             m.ep.sendControl(AmId.SYNC_ACK, m.syncReqId, 0);
         }
-        if (info != null) {
-            info.set(m.tag, m.length);
-        }
+        info.set(m.tag, m.length);
         final Status st = m.length > length ? Status.MESSAGE_TRUNCATED : Status.OK;
         unexpected.release(m);
         flow.released();

@@ -17,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * An 8-byte tag send and receive allocates nothing in steady state, on the expected path (receive
- * posted first) and the unexpected path (message first, then receive), over shm and tcp. Two workers
+ * posted first) and the unexpected path (message first, then receive, with a TagInfo and without one,
+ * where the request carries the sender's tag and length), over shm and tcp. Two workers
  * in one JVM, one thread progressing both (so the meter sees both sides).
  */
 @Timeout(60)
@@ -48,20 +49,23 @@ class TagAllocationTest {
                 final long before = AllocationMeter.allocatedBytes();
                 final long sum1 = expected(a, b, ab, src, dst, n);
                 final long mid = AllocationMeter.allocatedBytes();
-                final long sum = sum1 + unexpected(a, b, ab, src, dst, info, n);
-                final long allocated = AllocationMeter.allocatedBytes() - before;
-                System.out.printf("%s round %d: expected %d bytes, unexpected %d bytes%n", tls, round, mid - before,
-                    AllocationMeter.allocatedBytes() - mid);
-                assertEquals(2L * N * (N - 1) / 2, sum, "payloads");
+                final long sum2 = sum1 + unexpected(a, b, ab, src, dst, info, n);
+                final long mid2 = AllocationMeter.allocatedBytes();
+                final long sum = sum2 + unexpected(a, b, ab, src, dst, null, n);
+                final long end = AllocationMeter.allocatedBytes();
+                final long allocated = end - before;
+                System.out.printf("%s round %d: expected %d bytes, unexpected %d bytes, unexpected without TagInfo %d "
+                    + "bytes%n", tls, round, mid - before, mid2 - mid, end - mid2);
+                assertEquals(3L * N * (N - 1) / 2, sum, "payloads");
                 if (round >= 3) {
                     System.out.printf("%s: %d bytes allocated for %d tag send/receive pairs (%.4f per pair)%n",
-                        tls, allocated, 2 * N, allocated / (2.0 * N));
-                    assertTrue(allocated < CEILING, tls + ": " + allocated + " bytes allocated for " + 2 * N
+                        tls, allocated, 3 * N, allocated / (3.0 * N));
+                    assertTrue(allocated < CEILING, tls + ": " + allocated + " bytes allocated for " + 3 * N
                         + " 8-byte tag send/receive pairs");
                     best = Math.min(best, allocated);
                 }
             }
-            assertTrue(best < LIMIT, tls + ": no round of " + 2 * N + " 8-byte tag send/receive pairs allocated less"
+            assertTrue(best < LIMIT, tls + ": no round of " + 3 * N + " 8-byte tag send/receive pairs allocated less"
                 + " than " + LIMIT + " bytes (best " + best + ")");
         }
     }
@@ -105,9 +109,11 @@ class TagAllocationTest {
                     throw new AssertionError("unexpected message " + i + " did not arrive");
                 }
             }
+            // without a TagInfo the (pooled, completed) request carries the sender's tag and length
             final Request r = b.recvTag(dst, 0, n, 6, -1L, info, null);
-            if (!r.isCompleted() || r.status() != Status.OK || info.length() != n) {
-                throw new AssertionError("unexpected " + i + ": " + r);
+            if (!r.isCompleted() || r.status() != Status.OK
+                || (info != null ? info.length() != n || info.senderTag() != 6 : r.length() != n || r.senderTag() != 6)) {
+                throw new AssertionError("unexpected " + i + ": " + r + " " + info);
             }
             r.release();
             s.release();
