@@ -613,10 +613,14 @@ public final class Worker implements AutoCloseable {
      * waiting for bytes is canceled too; its {@link Request#length()} is the bytes it already got.
      *
      * @return true if the request was canceled
+     * @throws IllegalStateException if {@code r} was released and waits in the pool (see {@link Request})
      */
     public boolean cancel(final Request r) {
         guard.enter();
         try {
+            if (r.worker == this) {
+                r.checkLive(); // a released handle: it may not name the receive its request serves next
+            }
             if (r.worker == this && !r.completed && r.kind == Request.STREAM_RECV) {
                 return streams.cancel(r);
             }
@@ -977,7 +981,13 @@ public final class Worker implements AutoCloseable {
     // ------------------------------------------------------------------ requests
 
     Request acquire(final byte kind) {
-        final Request r = poolSize == 0 ? new Request(this) : pool[--poolSize];
+        final Request r;
+        if (poolSize == 0) {
+            r = new Request(this);
+        } else {
+            r = pool[--poolSize];
+            r.generation++; // even: handed out again (a handle released earlier can no longer be told apart)
+        }
         r.reset();
         assert r.isPristine() : "a request left the pool with stale state: a step that widened it did not set wide";
         r.kind = kind;
@@ -1008,6 +1018,7 @@ public final class Worker implements AutoCloseable {
         if (r.worker != this) {
             return;
         }
+        r.generation++; // odd while pooled: its holder's handle is refused (Request.checkLive)
         if (poolSize == pool.length) {
             pool = Arrays.copyOf(pool, poolSize * 2);
         }
@@ -1096,9 +1107,8 @@ public final class Worker implements AutoCloseable {
                 doneTail = null;
             }
             r.nextDone = null;
-            r.queuedDone = false;
             n++;
-            try {
+            try { // queuedDone stays set meanwhile: a release() inside the callback leaves the recycling to us
                 if (r.callback != null) {
                     r.callback.onComplete(r);
                 }
@@ -1112,8 +1122,8 @@ public final class Worker implements AutoCloseable {
                     callbackFailure.addSuppressed(e);
                 }
             }
-            if (r.callback != null || r.released) {
-                r.released = true;
+            r.queuedDone = false;
+            if (r.released) { // only once its holder let go: a kept handle keeps showing this operation
                 recycle(r);
             }
         }
