@@ -1854,16 +1854,19 @@ public final class Endpoint implements AutoCloseable {
 
     private final java.util.ArrayList<Lane> extraLanes = new java.util.ArrayList<>();
 
-    /** The lane to the peer on {@code transport}: an existing one, or a new connection; null if unreachable. */
-    Lane laneFor(final String transport) {
+    /**
+     * The lane to the peer on {@code transport}: an existing one, or the pair a new one would connect
+     * ({@link #connect} connects it); null if unreachable.
+     */
+    LaneOption laneOption(final String transport) {
         for (final Lane l : lanes) {
             if (l.local.transport.name().equals(transport)) {
-                return l;
+                return LaneOption.of(l);
             }
         }
         for (final Lane l : extraLanes) {
             if (l.local.transport.name().equals(transport)) {
-                return l;
+                return LaneOption.of(l);
             }
         }
         // a direct pair if there is one, else one through a gateway (LaneSelector's rule)
@@ -1875,11 +1878,24 @@ public final class Endpoint implements AutoCloseable {
                 for (final WorkerAddress.Entry e : remote.entries()) {
                     if (e.transport().equals(transport) && wi.iface.isReachable(e.deviceAddress(), e.interfaceAddress())
                         && (pass == 1 || wi.iface.isDirect(e.deviceAddress(), e.interfaceAddress()))) {
-                        return addLane(wi, e);
+                        return new LaneOption(null, wi, e);
                     }
                 }
             }
         }
         return null;
+    }
+
+    /** The lane of {@code o}: the endpoint's own, or connected now (an extra lane). */
+    Lane connect(final LaneOption o) {
+        if (o.lane() != null) {
+            return o.lane();
+        }
+        for (final Lane l : extraLanes) { // connected meanwhile (another key, or lanesFor)
+            if (l.local == o.local() && l.remote == o.remote()) {
+                return l;
+            }
+        }
+        return addLane(o.local(), o.remote());
     }
 }

@@ -10,6 +10,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
+import java.util.Set;
+import java.util.TreeSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,20 +36,21 @@ public final class AmoLaneScenarios {
 
     /**
      * Registered and allocated memory: the key's atomics take a same-node path when the transport set has
-     * one; fetch-adds from the peer and the owner's CPU fetch-adds on one word interleave, and the old
-     * values both sides saw are exactly 0 .. 2n-1, each once. Then the full contention scenario.
+     * one, and unpacking the key connected no lane the key does not use; fetch-adds from the peer and the
+     * owner's CPU fetch-adds on one word interleave, and the old values both sides saw are exactly
+     * 0 .. 2n-1, each once (every other op under contention: {@link RmaExactScenarios.AtomicContention}).
      */
     public static final class SameNodeFirst implements Scenario {
         @Override
         public void run(final Pe pe) {
             run(pe, true);
             run(pe, false);
-            new RmaExactScenarios.AtomicContention().run(pe);
         }
 
         private static void run(final Pe pe, final boolean registered) {
             final boolean sameNode = pe.tls().contains("shm");
             final int n = pe.tls().contains("tcp") && !sameNode ? 300 : 1000;
+            final Set<String> lanesBefore = pe.ep().laneCounters().keySet();
             try (MemoryMap map = RmaExactScenarios.map(pe, 4096, registered);
                  Rkey rk = RmaScenarios.exchange(pe, map, 0x7A00 + (registered ? 1 : 0))) {
                 final String amo = amo(rk);
@@ -56,6 +59,12 @@ public final class AmoLaneScenarios {
                 assertTrue(!amo.startsWith("none"), "no atomic lane for " + what);
                 if (sameNode) {
                     assertTrue(!amo.contains("tcp"), "atomics go over tcp for " + what);
+                }
+                final Set<String> added = new TreeSet<>(pe.ep().laneCounters().keySet());
+                added.removeAll(lanesBefore);
+                for (final String lane : added) {
+                    assertTrue(rk.describe().contains(lane), "unpacking the key connected " + lane + ", which it does "
+                        + "not use, for " + what);
                 }
                 final MemorySegment w = map.segment();
                 w.set(ValueLayout.JAVA_LONG, 0, 0);
