@@ -226,7 +226,8 @@ final class ActiveMessages {
             return Status.NO_RESOURCE;
         }
         if (r.handles == null) {
-            final boolean get = ep.thresholds.rndvGet && r.capacity > 0;
+            // Java-heap data cannot be registered (no fixed native address): the receiver asks for it (RTR)
+            final boolean get = ep.thresholds.rndvGet && r.capacity > 0 && r.buffer.isNative();
             try {
                 r.handles = get ? ep.rndvCache.acquireHandles(r.buffer, r.offset, r.capacity) : NO_HANDLES;
             } catch (final WeftException e) {

@@ -320,19 +320,40 @@ public final class Context implements AutoCloseable {
         return null;
     }
 
-    /** Closes every worker still open, then the context. */
+    /**
+     * Closes every worker still open, then the context; new workers and maps are refused from the first
+     * call on. Any thread may call it once the workers' threads are done with them (see
+     * {@link Worker#close()}), as UCX allows {@code ucp_cleanup} from any thread.
+     *
+     * <p>A worker that refuses to close (a SERIALIZED worker another thread is inside: BUSY) is left as it
+     * was and stays open; the others are closed all the same, the first refusal is thrown (later ones
+     * suppressed in it), and calling {@code close()} again closes what is left. Once every worker is
+     * closed, further calls do nothing.
+     */
     @Override
     public void close() {
         final List<Worker> ws;
         synchronized (this) {
-            if (closed) {
+            closed = true;
+            if (workers.isEmpty()) {
                 return;
             }
-            closed = true;
             ws = new ArrayList<>(workers);
         }
+        RuntimeException failure = null;
         for (final Worker w : ws) {
-            w.closeFromContext();
+            try {
+                w.closeFromContext();
+            } catch (final RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 

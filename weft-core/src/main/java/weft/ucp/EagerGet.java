@@ -144,8 +144,8 @@ final class EagerGet {
     /** Receiver: the sender's pool key (once per endpoint). */
     Status onKey(final MemorySegment data, final long off, final long len, final int flags) {
         final Endpoint ep = worker.endpointById(data.get(LONG, off));
-        if (ep == null || len <= 8) {
-            return Status.OK;
+        if (ep == null || len <= 8 || ep.status() != Status.OK) {
+            return Status.OK; // (a failed endpoint reads no pool: unpackRkey would refuse it)
         }
         final byte[] key = data.asSlice(off + 8, len - 8).toArray(ValueLayout.JAVA_BYTE);
         try {

@@ -748,8 +748,10 @@ public final class Endpoint implements AutoCloseable {
             return Status.NO_RESOURCE;
         }
         if (r.handles == null) {
-            // non-contiguous data has no region to register: the receiver asks for it over AM (RTR)
-            final boolean get = thresholds.rndvGet && r.capacity > 0 && r.dt == Datatypes.CONTIG;
+            // non-contiguous data has no region to register, nor has Java-heap memory (no fixed native
+            // address: no transport registers it): the receiver asks for it over AM (RTR)
+            final boolean get = thresholds.rndvGet && r.capacity > 0 && r.dt == Datatypes.CONTIG
+                && r.buffer.isNative();
             try {
                 r.handles = get ? rndvCache.acquireHandles(r.buffer, r.offset, r.capacity) : NO_HANDLES;
             } catch (final WeftException e) {
@@ -877,7 +879,8 @@ public final class Endpoint implements AutoCloseable {
             RndvPut.requestPut(this, r, want); // the sender offered its contiguous data for a put
             return;
         }
-        if (keys.length == 0 || keys.length != rndv.length || r.dt != Datatypes.CONTIG) {
+        if (keys.length == 0 || keys.length != rndv.length || r.dt != Datatypes.CONTIG || !r.buffer.isNative()) {
+            // (a get writes through a native iovec: a Java-heap receive buffer has the data streamed instead)
             worker.registerInflight(r);
             // a contiguous or iov receive takes the pieces in any order (striped over lanes); a generic
             // datatype's unpack may expect them in order
@@ -1369,12 +1372,17 @@ public final class Endpoint implements AutoCloseable {
      * Turns a peer's {@link MemoryMap#packRkey()} bytes into a key for operations on this endpoint.
      *
      * @throws WeftException INVALID_RKEY for garbage, truncated or foreign bytes; UNREACHABLE if no lane
-     *     of this endpoint can reach the memory
+     *     of this endpoint can reach the memory; CLOSED if this endpoint (or its worker) is closed, or the
+     *     error that failed it (as {@link #status()}), like every other operation on it
      */
     public Rkey unpackRkey(final byte[] packed) {
         worker.guard.enter();
         try {
             worker.checkOpen();
+            if (failure != null || closed) {
+                throw new WeftException(status(), "unpackRkey: " + (closed ? "the endpoint is closed"
+                    : "the endpoint failed with " + failure) + " (" + this + ")");
+            }
             return new Rkey(this, packed);
         } finally {
             worker.guard.exit();
@@ -1847,16 +1855,19 @@ public final class Endpoint implements AutoCloseable {
 
     private final java.util.ArrayList<Lane> extraLanes = new java.util.ArrayList<>();
 
-    /** The lane to the peer on {@code transport}: an existing one, or a new connection; null if unreachable. */
-    Lane laneFor(final String transport) {
+    /**
+     * The lane to the peer on {@code transport}: an existing one, or the pair a new one would connect
+     * ({@link #connect} connects it); null if unreachable.
+     */
+    LaneOption laneOption(final String transport) {
         for (final Lane l : lanes) {
             if (l.local.transport.name().equals(transport)) {
-                return l;
+                return LaneOption.of(l);
             }
         }
         for (final Lane l : extraLanes) {
             if (l.local.transport.name().equals(transport)) {
-                return l;
+                return LaneOption.of(l);
             }
         }
         // a direct pair if there is one, else one through a gateway (LaneSelector's rule)
@@ -1868,11 +1879,24 @@ public final class Endpoint implements AutoCloseable {
                 for (final WorkerAddress.Entry e : remote.entries()) {
                     if (e.transport().equals(transport) && wi.iface.isReachable(e.deviceAddress(), e.interfaceAddress())
                         && (pass == 1 || wi.iface.isDirect(e.deviceAddress(), e.interfaceAddress()))) {
-                        return addLane(wi, e);
+                        return new LaneOption(null, wi, e);
                     }
                 }
             }
         }
         return null;
+    }
+
+    /** The lane of {@code o}: the endpoint's own, or connected now (an extra lane). */
+    Lane connect(final LaneOption o) {
+        if (o.lane() != null) {
+            return o.lane();
+        }
+        for (final Lane l : extraLanes) { // connected meanwhile (another key, or lanesFor)
+            if (l.local == o.local() && l.remote == o.remote()) {
+                return l;
+            }
+        }
+        return addLane(o.local(), o.remote());
     }
 }

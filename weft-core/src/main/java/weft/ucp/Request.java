@@ -15,13 +15,24 @@ import java.util.concurrent.CompletableFuture;
  * <ul>
  *   <li>An operation started <em>without</em> a callback that completes at once returns
  *   {@link #done(Status)}, a shared immutable request: nothing is allocated and nothing needs releasing.
- *   Otherwise it returns a request from the worker's pool: poll {@link #isCompleted()} (progressing the
+ *   A tag receive without a {@link TagInfo} is the exception: its request is where the sender's tag and
+ *   length are read, so it returns its own (completed) request. Otherwise it returns a request from the
+ *   worker's pool: poll {@link #isCompleted()} (progressing the
  *   worker) or {@link #await()}, then {@link #release()} it. Releasing before completion is allowed: the
  *   request returns to the pool when it completes. A request never released is simply garbage
  *   collected (it leaks nothing, it only costs an allocation later).</li>
  *   <li>An operation started <em>with</em> a {@link RequestCallback} always calls it exactly once, from
- *   {@link Worker#progress()}, never from inside the starting call, even when it completed at once. The
- *   request is released automatically after the callback returns.</li>
+ *   {@link Worker#progress()}, never from inside the starting call, even when it completed at once.
+ *   Release it as any other (inside the callback is fine) to have it reused.</li>
+ *   <li>A request goes back to the pool, and may then serve another operation, only once it is completed
+ *   <em>and</em> its holder released it: until then the handle shows its own operation, whatever happens
+ *   to others (a receive kept after its callback still answers its own status, tag and length, and
+ *   {@link Worker#cancel} on it cannot reach another receive). A request never released is garbage
+ *   collected (nothing leaks; the pool allocates a new one later).</li>
+ *   <li>After {@link #release()} the handle is the pool's: every method of it (and {@link Worker#cancel})
+ *   throws {@link IllegalStateException} while it waits in the pool (a generation stamp, odd in the
+ *   pool, tells). Once another operation takes it the old handle can no longer be told from the new one,
+ *   as with any freed object: do not keep it.</li>
  * </ul>
  *
  * <pre>{@code
@@ -54,6 +65,11 @@ public class Request {
     static final byte CLOSE = 24;   // an endpoint close in FLUSH mode
 
     final Worker worker;
+    /**
+     * Incremented when the request enters the pool and when it leaves it: odd while pooled, so a handle its
+     * holder released is refused ({@link #checkLive}) until another operation takes the request.
+     */
+    int generation;
     byte kind;
     Status status = Status.OK;
     boolean completed;
@@ -165,21 +181,43 @@ public class Request {
 
     /** True when the operation has finished (with success or an error). Does not progress the worker. */
     public final boolean isCompleted() {
+        checkLive();
         return completed;
     }
 
     /** {@link Status#IN_PROGRESS} until completed, then OK or the error. */
     public final Status status() {
+        checkLive();
         return completed ? status : Status.IN_PROGRESS;
     }
 
-    /** For a receive: the sender's tag. */
+    /** Throws if this handle was released and the request waits in the pool (see the class comment). */
+    final void checkLive() {
+        if ((generation & 1) != 0) {
+            throw stale();
+        }
+    }
+
+    private IllegalStateException stale() {
+        return new IllegalStateException("request was released (generation " + generation + ", back in its "
+            + "worker's pool): a handle must not be used after release(); it will serve another operation");
+    }
+
+    /**
+     * For a tag receive: the sender's tag (0 in {@link #done(Status)}: a receive given a {@link TagInfo}
+     * reports there instead).
+     */
     public final long senderTag() {
+        checkLive();
         return tag;
     }
 
-    /** For a receive: the sender's length; for a send: the bytes sent. */
+    /**
+     * For a receive: the sender's length (0 in {@link #done(Status)}: a tag receive given a {@link TagInfo}
+     * reports there instead); for a send: the bytes sent.
+     */
     public final long length() {
+        checkLive();
         return length;
     }
 
@@ -188,6 +226,7 @@ public class Request {
      * worker's wait strategy (spins, then yields).
      */
     public final Status await() {
+        checkLive();
         if (worker != null) {
             worker.await(this);
         }
@@ -204,15 +243,21 @@ public class Request {
     }
 
     /**
-     * Returns the request to the worker's pool (now if completed, else when it completes). Do not
-     * touch the request afterwards. Safe to call on {@link #done(Status)} requests (no-op).
+     * Returns the request to the worker's pool (now if completed, else when it completes; inside its own
+     * callback: when the callback returns). Do not touch the request afterwards: its methods throw
+     * {@link IllegalStateException} while it waits in the pool (so does a second release). Safe to call on
+     * {@link #done(Status)} requests (no-op).
      */
     public final void release() {
-        if (worker == null || released) {
+        if (worker == null) {
             return;
         }
         worker.guard.enter(); // the pool belongs to the worker: MULTI threads release concurrently
         try {
+            checkLive();
+            if (released) {
+                return; // released before it completed: it goes to the pool when it does
+            }
             released = true;
             if (completed && !queuedDone) {
                 worker.recycle(this);
@@ -232,6 +277,7 @@ public class Request {
         }
         worker.guard.enter(); // the request belongs to the worker: same thread rules as its other calls
         try {
+            checkLive();
             if (future == null) {
                 future = new CompletableFuture<>();
                 wide = true;

@@ -15,7 +15,10 @@ import java.util.List;
  * bytes of the peer's {@link MemoryMap#packRkey()}. It fixes, once, the lane that carries put/get to that
  * memory and the lane that carries atomics (one lane for all atomics on this key, so atomicity domains
  * never mix): the fastest lane of the endpoint whose transport has a key in the bundle and the needed
- * capability, preferring memory the lane maps directly (shm: plain loads, stores and CPU atomics).
+ * capability, preferring memory the lane maps directly (shm: plain loads, stores and CPU atomics). Atomics
+ * are emulated at the target over the endpoint's AM lane ({@link SoftAtomics}) when no lane has atomics on
+ * the memory or when the AM lane is faster than every lane that has (a same-node peer's registered memory:
+ * shm rather than tcp).
  */
 public final class Rkey implements AutoCloseable {
     final Endpoint ep;
@@ -58,12 +61,18 @@ public final class Rkey implements AutoCloseable {
         final java.util.TreeMap<String, byte[]> used = new java.util.TreeMap<>();
         final List<Lane> rma = new ArrayList<>();
         final List<RemoteKey> rmaKeys = new ArrayList<>();
-        Lane bestAmo = null;
+        LaneOption bestAmo = null;
         RemoteKey bestAmoKey = null;
+        Lane amo = null;
+        boolean emulate;
         final StringBuilder why = new StringBuilder();
         byte[] soft = null;
         final int maxRails = Math.min(63, ep.worker.context.maxRmaRails);
+        final double ratio = ep.worker.context.multiLaneMaxRatio;
         try {
+            // every transport of the key, weighed without connecting: a lane is connected only if used
+            final List<LaneOption> rmaOpts = new ArrayList<>();
+            final List<RemoteKey> rmaOptKeys = new ArrayList<>();
             final List<Integer> rmaTransport = new ArrayList<>();
             for (int i = 0; i < p.transports().size(); i++) {
                 if (p.transports().get(i).equals(SoftAtomics.ENTRY)) {
@@ -74,54 +83,70 @@ public final class Rkey implements AutoCloseable {
                     soft = p.keys().get(i);
                     continue;
                 }
-                final Lane lane = ep.laneFor(p.transports().get(i));
-                if (lane == null) {
+                final LaneOption opt = ep.laneOption(p.transports().get(i));
+                if (opt == null) {
                     why.append(' ').append(p.transports().get(i)).append(": no lane to the peer;");
                     continue;
                 }
                 final RemoteKey k;
                 try {
-                    k = ep.worker.remoteKeys.acquire(lane.local.md, p.keys().get(i));
+                    k = ep.worker.remoteKeys.acquire(opt.local().md, p.keys().get(i));
                 } catch (final WeftException e) {
-                    why.append(' ').append(lane.name()).append(": ").append(e.getMessage()).append(';');
+                    why.append(' ').append(opt.name()).append(": ").append(e.getMessage()).append(';');
                     continue;
                 }
                 unpacked.add(k);
                 used.put(p.transports().get(i), p.keys().get(i));
-                final long caps = lane.local.attrs.flags();
+                final long caps = opt.local().attrs.flags();
                 if ((caps & (Capability.PUT_SHORT | Capability.PUT_BCOPY | Capability.PUT_ZCOPY)) != 0
                     && (caps & (Capability.GET_BCOPY | Capability.GET_ZCOPY)) != 0) {
-                    rma.add(lane);
-                    rmaKeys.add(k);
+                    rmaOpts.add(opt);
+                    rmaOptKeys.add(k);
                     rmaTransport.add(i);
                 }
                 if (Capability.has(caps, Capability.ATOMIC64 | Capability.ATOMIC32)
-                    && (bestAmo == null || score(lane) > score(bestAmo))) {
-                    bestAmo = lane;
+                    && (bestAmo == null || opt.score() > bestAmo.score())) {
+                    bestAmo = opt;
                     bestAmoKey = k;
                 }
             }
-            if (rma.isEmpty() && bestAmo == null) { // emulated atomics alone do not make a key reachable
+            if (rmaOpts.isEmpty() && bestAmo == null) { // emulated atomics alone do not make a key reachable
                 throw new WeftException(Status.UNREACHABLE, "no lane of " + ep + " can reach this remote memory"
                     + (why.isEmpty() ? "" : ":" + why));
             }
-            // more rails: other lanes (devices, connections) of a transport that qualifies beside the best
-            final Lane best = best(rma);
-            final int first = rma.size();
-            for (int j = 0; j < first && maxRails > 1; j++) {
-                if (!qualifies(rma.get(j), best, ep.worker.context.multiLaneMaxRatio)) {
+            // put/get: the transports within WEFT_MULTI_LANE_MAX_RATIO of the best (the others never make a
+            // rail), with more lanes (devices, connections) of each of them when several rails are allowed
+            final LaneOption best = best(rmaOpts);
+            for (int j = 0; j < rmaOpts.size(); j++) {
+                if (!qualifies(rmaOpts.get(j), best, ratio)) {
+                    continue;
+                }
+                final Lane lane = ep.connect(rmaOpts.get(j));
+                rma.add(lane);
+                rmaKeys.add(rmaOptKeys.get(j));
+                if (maxRails == 1) {
                     continue;
                 }
                 final int i = rmaTransport.get(j);
-                for (final Lane lane : ep.lanesFor(p.transports().get(i), maxRails)) {
-                    if (rma.contains(lane)) {
+                for (final Lane more : ep.lanesFor(p.transports().get(i), maxRails)) {
+                    if (rma.contains(more)) {
                         continue;
                     }
-                    final RemoteKey k = ep.worker.remoteKeys.acquire(lane.local.md, p.keys().get(i)); // valid above
+                    final RemoteKey k = ep.worker.remoteKeys.acquire(more.local.md, p.keys().get(i)); // valid above
                     unpacked.add(k);
-                    rma.add(lane);
+                    rma.add(more);
                     rmaKeys.add(k);
                 }
+            }
+            // atomics emulated at the target: a request and a reply on the AM lane, as a lane's own atomic costs
+            // a round trip on that lane (tcp's are served by the target's progress too). So the emulation wins
+            // where the AM lane scores better than the best lane with atomics on this memory (registered memory
+            // of a same-node peer: the shm AM lane against a tcp connection); at a tie the lane's own atomics
+            // stay (shm maps allocated memory and is itself the AM lane). Both end in a CPU atomic on the
+            // target's word, so the choice does not change what other keys on that memory observe.
+            emulate = soft != null && (bestAmo == null || LaneOption.of(ep.am).score() > bestAmo.score());
+            if (!emulate && bestAmo != null) {
+                amo = ep.connect(bestAmo);
             }
         } catch (final RuntimeException e) {
             for (final RemoteKey k : unpacked) {
@@ -129,9 +154,10 @@ public final class Rkey implements AutoCloseable {
             }
             throw e;
         }
-        this.softAmo = bestAmo == null && soft != null;
+        this.softAmo = emulate;
         if (softAmo) {
             used.put(SoftAtomics.ENTRY, soft); // what the key grants: the target's map
+            bestAmoKey = null;
         }
         final MemorySegment se = softAmo ? MemorySegment.ofArray(soft) : null;
         this.softNonce = softAmo ? se.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0) : 0;
@@ -145,12 +171,12 @@ public final class Rkey implements AutoCloseable {
         }
         java.util.Arrays.sort(order, java.util.Comparator.comparingDouble((Integer i) -> -score(rma.get(i)))
             .thenComparingDouble(i -> -rma.get(i).bandwidth()).thenComparingInt(i -> rma.get(i).index));
-        final double ratio = ep.worker.context.multiLaneMaxRatio;
         final List<Lane> rails = new ArrayList<>();
         final List<RemoteKey> railKeys = new ArrayList<>();
         for (final Integer i : order) {
             final Lane l = rma.get(i);
-            if (!rails.isEmpty() && (rails.size() == maxRails || !qualifies(l, rails.get(0), ratio))) {
+            if (!rails.isEmpty() && (rails.size() == maxRails
+                || !qualifies(LaneOption.of(l), LaneOption.of(rails.get(0)), ratio))) {
                 continue;
             }
             rails.add(l);
@@ -160,13 +186,13 @@ public final class Rkey implements AutoCloseable {
         this.railKeys = railKeys.toArray(new RemoteKey[0]);
         this.rmaLane = this.rails.length == 0 ? null : this.rails[0];
         this.rmaKey = this.rails.length == 0 ? null : this.railKeys[0];
-        this.amoLane = bestAmo;
+        this.amoLane = amo;
         this.amoKey = bestAmoKey;
         this.oneRailMax = oneRailMax(ep.worker.context, this.rails);
         this.putShortMax = this.rails.length == 0 || !this.rails[0].local.attrs.has(weft.uct.Capability.PUT_SHORT)
             ? -1 : Math.min(this.oneRailMax, this.rails[0].local.attrs.putMaxShort());
-        this.amo32Ops = bestAmo != null ? bestAmo.local.attrs.atomic32Ops() : soft != null ? -1 : 0;
-        this.amo64Ops = bestAmo != null ? bestAmo.local.attrs.atomic64Ops() : soft != null ? -1 : 0;
+        this.amo32Ops = amo != null ? amo.local.attrs.atomic32Ops() : soft != null ? -1 : 0;
+        this.amo64Ops = amo != null ? amo.local.attrs.atomic64Ops() : soft != null ? -1 : 0;
     }
 
     /** {@code u8 flags u64 base u64 length} then, by transport name, {@code name NUL key bytes}. */
@@ -184,22 +210,22 @@ public final class Rkey implements AutoCloseable {
     }
 
     /** A rail beside {@code best}: within {@code ratio} of it in bandwidth and in latency score. */
-    private static boolean qualifies(final Lane l, final Lane best, final double ratio) {
-        return l.bandwidth() * ratio >= best.bandwidth() && score(l) * ratio >= score(best);
+    private static boolean qualifies(final LaneOption l, final LaneOption best, final double ratio) {
+        return l.bandwidth() * ratio >= best.bandwidth() && l.score() * ratio >= best.score();
     }
 
-    private static Lane best(final List<Lane> lanes) {
-        Lane b = null;
-        for (final Lane l : lanes) {
-            if (b == null || score(l) > score(b)) {
-                b = l;
+    private static LaneOption best(final List<LaneOption> options) {
+        LaneOption b = null;
+        for (final LaneOption o : options) {
+            if (b == null || o.score() > b.score()) {
+                b = o;
             }
         }
         return b;
     }
 
     private static double score(final Lane l) {
-        return 1e3 / (l.latencyNs() + l.local.attrs.overheadNs() + l.remote.overheadNs());
+        return LaneOption.of(l).score();
     }
 
     /** Start of the remote region (in the peer's address space). */

@@ -87,6 +87,38 @@ final class ThreadGuard {
         }
     }
 
+    /**
+     * Enters for the worker's {@code close()}, which is not a data-path call: any thread may close a worker
+     * once its users are done with it (as UCX's {@code ucp_worker_destroy} and {@code ucp_cleanup}). SINGLE
+     * lends the worker to the calling thread (callbacks of the operations the close cancels may call it)
+     * until {@link #exitClose}; the other modes enter as {@link #enter()} does (SERIALIZED refuses with
+     * BUSY, before anything changed, while another thread is inside).
+     *
+     * @return what {@link #exitClose} must be given
+     */
+    Thread enterClose() {
+        if (kind != SINGLE) {
+            enterSlow();
+            return null;
+        }
+        return swapOwner(Thread.currentThread());
+    }
+
+    /** Leaves {@link #enterClose}: a SINGLE worker goes back to {@code previous} (its thread, or unbound). */
+    void exitClose(final Thread previous) {
+        if (kind != SINGLE) {
+            exitSlow();
+        } else {
+            swapOwner(previous);
+        }
+    }
+
+    private synchronized Thread swapOwner(final Thread t) {
+        final Thread o = owner;
+        owner = t;
+        return o;
+    }
+
     /** For checks that must not take the lock (MULTI): true if the calling thread may touch state. */
     boolean isHeldByCurrentThread() {
         final Thread o = (Thread) OWNER.getVolatile(this);

@@ -457,11 +457,17 @@ public final class Worker implements AutoCloseable {
     /**
      * Posts a tag receive.
      *
-     * @param info     filled with the sender's tag and length on completion (may be null); the only way
-     *                 to learn them when the receive completes at once and returns {@link Request#done}
+     * <p>The sender's tag and length are always available, however the receive completes: in the request
+     * ({@link Request#senderTag()}, {@link Request#length()}) when {@code info} is null, in {@code info}
+     * otherwise. A receive without {@code info} therefore never returns the shared {@link Request#done}
+     * request: one that completes inside the call returns its own completed request, to be released like
+     * any other (nothing is allocated). With {@code info} and no callback, a receive that completes at once
+     * returns {@link Request#done} and takes nothing from the pool (the fastest form for messages that are
+     * often already here).
+     *
+     * @param info     filled with the sender's tag and length on completion (may be null)
      * @param callback called from progress on completion (may be null); see {@link Request}
-     * @return the request; a receive that completes with data already here returns a done request
-     *     (status OK or MESSAGE_TRUNCATED) when no callback is given
+     * @return the request (status OK or MESSAGE_TRUNCATED once completed)
      */
     public Request recvTag(final MemorySegment buf, final long offset, final long length, final long tag,
                            final long mask, final TagInfo info, final RequestCallback callback) {
@@ -469,7 +475,7 @@ public final class Worker implements AutoCloseable {
         try {
             checkOpen();
             checkRange(buf, offset, length);
-            if (callback == null) { // a whole eager message already here: copy it out, no request at all
+            if (callback == null && info != null) { // a whole eager message already here: copy it out, no request
                 final TagMessage m = matcher.matchUnexpectedComplete(tag, mask);
                 if (m != null) {
                     return receiveBuffered(m, buf, offset, length, info);
@@ -607,10 +613,14 @@ public final class Worker implements AutoCloseable {
      * waiting for bytes is canceled too; its {@link Request#length()} is the bytes it already got.
      *
      * @return true if the request was canceled
+     * @throws IllegalStateException if {@code r} was released and waits in the pool (see {@link Request})
      */
     public boolean cancel(final Request r) {
         guard.enter();
         try {
+            if (r.worker == this) {
+                r.checkLive(); // a released handle: it may not name the receive its request serves next
+            }
             if (r.worker == this && !r.completed && r.kind == Request.STREAM_RECV) {
                 return streams.cancel(r);
             }
@@ -656,20 +666,19 @@ public final class Worker implements AutoCloseable {
                 return r;
             }
         }
-        return finishImmediate(r);
+        // without a TagInfo the request is the only place the sender's tag and length can be read
+        return r.info == null ? r : finishImmediate(r);
     }
 
     /** Receives a complete eager unexpected message into a contiguous buffer (already removed from the queue). */
     private Request receiveBuffered(final TagMessage m, final MemorySegment buf, final long offset, final long length,
-                                    final TagInfo info) {
+                                    final TagInfo info) { // info != null: it is where the caller reads tag and length
         final long n = Math.min(m.received, length);
         MemoryCopy.copy(m.data, 0, buf, offset, n);
         if (m.syncReqId >= 0 && m.ep != null) {
             m.ep.sendControl(AmId.SYNC_ACK, m.syncReqId, 0);
         }
-        if (info != null) {
-            info.set(m.tag, m.length);
-        }
+        info.set(m.tag, m.length);
         final Status st = m.length > length ? Status.MESSAGE_TRUNCATED : Status.OK;
         unexpected.release(m);
         flow.released();
@@ -977,7 +986,13 @@ public final class Worker implements AutoCloseable {
     // ------------------------------------------------------------------ requests
 
     Request acquire(final byte kind) {
-        final Request r = poolSize == 0 ? new Request(this) : pool[--poolSize];
+        final Request r;
+        if (poolSize == 0) {
+            r = new Request(this);
+        } else {
+            r = pool[--poolSize];
+            r.generation++; // even: handed out again (a handle released earlier can no longer be told apart)
+        }
         r.reset();
         assert r.isPristine() : "a request left the pool with stale state: a step that widened it did not set wide";
         r.kind = kind;
@@ -1008,6 +1023,7 @@ public final class Worker implements AutoCloseable {
         if (r.worker != this) {
             return;
         }
+        r.generation++; // odd while pooled: its holder's handle is refused (Request.checkLive)
         if (poolSize == pool.length) {
             pool = Arrays.copyOf(pool, poolSize * 2);
         }
@@ -1096,9 +1112,8 @@ public final class Worker implements AutoCloseable {
                 doneTail = null;
             }
             r.nextDone = null;
-            r.queuedDone = false;
             n++;
-            try {
+            try { // queuedDone stays set meanwhile: a release() inside the callback leaves the recycling to us
                 if (r.callback != null) {
                     r.callback.onComplete(r);
                 }
@@ -1112,8 +1127,8 @@ public final class Worker implements AutoCloseable {
                     callbackFailure.addSuppressed(e);
                 }
             }
-            if (r.callback != null || r.released) {
-                r.released = true;
+            r.queuedDone = false;
+            if (r.released) { // only once its holder let go: a kept handle keeps showing this operation
                 recycle(r);
             }
         }
@@ -1532,12 +1547,19 @@ public final class Worker implements AutoCloseable {
 
     /**
      * Closes every endpoint (outstanding operations complete with CANCELED), every interface, and frees
-     * the worker's memory. Callbacks of canceled operations run before this returns.
+     * the worker's memory. Callbacks of canceled operations run before this returns, on the calling
+     * thread. Idempotent.
+     *
+     * <p>Closing is not a data-path call: any thread may close the worker once no other thread uses it
+     * any more (a SINGLE worker's own thread included: it must have stopped calling it, and what it did
+     * must be visible to the closing thread, e.g. through {@link Thread#join}), as UCX allows
+     * {@code ucp_worker_destroy} from any thread. A SERIALIZED worker that another thread is inside
+     * refuses with BUSY and is left as it was.
      */
     @Override
     public void close() {
         lifecycle.stopProgressThread(); // first, and without the lock the thread may be waiting for
-        guard.enter();
+        final Thread previousOwner = guard.enterClose();
         try {
             if (closed) {
                 return;
@@ -1559,7 +1581,7 @@ public final class Worker implements AutoCloseable {
                 signalFd.close();
             }
         } finally {
-            guard.exit();
+            guard.exitClose(previousOwner);
             context.removeWorker(this);
         }
     }

@@ -23,8 +23,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * every test run with assertions enabled exercises.
  */
 class RequestResetTest {
-    /** Fields reset() deliberately keeps: identity, the pooled completion, and reusable striping arrays. */
-    private static final List<String> KEPT = List.of("worker", "completion", "rmaIov", "railPos", "railEnd", "kind");
+    /**
+     * Fields reset() deliberately keeps: identity, the pool generation (it counts across uses), the pooled
+     * completion, and reusable striping arrays.
+     */
+    private static final List<String> KEPT = List.of("worker", "generation", "completion", "rmaIov", "railPos",
+        "railEnd", "kind");
 
     @Test
     void everyFieldComesBackAlone() throws Exception {

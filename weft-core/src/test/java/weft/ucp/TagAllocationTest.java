@@ -16,14 +16,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * An 8-byte tag send and receive allocates nothing in steady state, on the expected path (receive
- * posted first) and the unexpected path (message first, then receive), over shm and tcp. Two workers
+ * posted first) and the unexpected path (message first, then receive, with a TagInfo and without one,
+ * where the request carries the sender's tag and length), over shm and tcp. Two workers
  * in one JVM, one thread progressing both (so the meter sees both sides).
  */
 @Timeout(60)
 @Tag("allocation") // runs in a fresh JVM: see the surefire "allocation" execution
 class TagAllocationTest {
     private static final int N = 20_000;
-    private static final long LIMIT = 400; // bytes for a whole window (2N pairs): steady state
+    private static final long LIMIT = 400; // bytes for a whole window (3N pairs): steady state
 
     @ParameterizedTest
     @ValueSource(strings = {"shm,self 8", "tcp,self 8", "shm,self 32768"}) // 32 KiB over shm: eager get
@@ -41,11 +42,12 @@ class TagAllocationTest {
             final MemorySegment dst = arena.allocate(n);
             final TagInfo info = new TagInfo();
             final Runnable window = () -> {
-                final long sum = expected(a, b, ab, src, dst, n) + unexpected(a, b, ab, src, dst, info, n);
-                assertEquals(2L * N * (N - 1) / 2, sum, "payloads");
+                final long sum = expected(a, b, ab, src, dst, n) + unexpected(a, b, ab, src, dst, info, n)
+                    + unexpected(a, b, ab, src, dst, null, n); // a receive without TagInfo: its own request
+                assertEquals(3L * N * (N - 1) / 2, sum, "payloads");
             };
-            AllocationMeter.fewestBytes(tls + " " + n + " B: " + N + " expected + " + N + " unexpected tag send/receive"
-                + " pairs", window, LIMIT, 30_000);
+            AllocationMeter.fewestBytes(tls + " " + n + " B: " + N + " expected + " + N + " unexpected + " + N
+                + " unexpected without TagInfo tag send/receive pairs", window, LIMIT, 30_000);
         }
     }
 
@@ -88,9 +90,11 @@ class TagAllocationTest {
                     throw new AssertionError("unexpected message " + i + " did not arrive");
                 }
             }
+            // without a TagInfo the (pooled, completed) request carries the sender's tag and length
             final Request r = b.recvTag(dst, 0, n, 6, -1L, info, null);
-            if (!r.isCompleted() || r.status() != Status.OK || info.length() != n) {
-                throw new AssertionError("unexpected " + i + ": " + r);
+            if (!r.isCompleted() || r.status() != Status.OK
+                || (info != null ? info.length() != n || info.senderTag() != 6 : r.length() != n || r.senderTag() != 6)) {
+                throw new AssertionError("unexpected " + i + ": " + r + " " + info);
             }
             r.release();
             s.release();

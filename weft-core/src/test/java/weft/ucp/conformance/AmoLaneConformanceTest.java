@@ -1,0 +1,32 @@
+package weft.ucp.conformance;
+
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The atomic lane of a key ({@link AmoLaneScenarios}) over transport sets with tcp beside the same-node
+ * transports (the default on one node), in one JVM (two workers of one process) and across processes.
+ */
+@Timeout(120)
+class AmoLaneConformanceTest {
+    static List<Arguments> sets() {
+        final List<Arguments> l = new ArrayList<>();
+        for (final String tls : List.of("shm,cma,self,tcp", "shm,self,tcp", "tcp,self")) {
+            for (final ScenarioRunner.Mode m : ScenarioRunner.Mode.values()) {
+                l.add(Arguments.of(tls, m));
+            }
+        }
+        return l;
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("sets")
+    void atomicsStayOnTheNodeAndAreExact(final String tls, final ScenarioRunner.Mode mode) throws Exception {
+        ScenarioRunner.run(AmoLaneScenarios.SameNodeFirst.class, tls, mode, 90);
+    }
+}
