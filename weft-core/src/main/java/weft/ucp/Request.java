@@ -37,9 +37,10 @@ import java.util.concurrent.CompletableFuture;
  *
  * <pre>{@code
  * Request r = ep.sendTag(42, buf);
- * r.await();                     // progresses the worker until done
- * if (r.status().isError()) ...;
+ * r.await();                     // progresses the worker until done; throws WeftException if it failed
  * r.release();
+ *
+ * Status st = ep.flush().awaitStatus();  // or take the status as a code
  * }</pre>
  */
 public class Request {
@@ -222,24 +223,32 @@ public class Request {
     }
 
     /**
-     * Progresses the owning worker until this request completes, and returns its status. Uses the
-     * worker's wait strategy (spins, then yields).
+     * Progresses the owning worker until this request completes (spinning, then yielding) and returns its
+     * status; throws if the operation failed, as a Java future's {@code get()} does, so that a failed send
+     * is never mistaken for a sent one. {@link #awaitStatus()} is the form for code that wants codes.
+     *
+     * @return the status: {@link Status#OK}, or another status that is not an error
+     * @throws WeftException carrying the status, when the operation failed (the peer died, the endpoint
+     *                       was closed, the receive was canceled or truncated ...)
      */
     public final Status await() {
+        final Status st = awaitStatus();
+        if (st.isError()) {
+            throw new WeftException(st, "operation failed: " + st + " (" + this + ")");
+        }
+        return st;
+    }
+
+    /**
+     * Progresses the owning worker until this request completes and returns its status, error or not:
+     * the status-code form of {@link #await()}.
+     */
+    public final Status awaitStatus() {
         checkLive();
         if (worker != null) {
             worker.await(this);
         }
         return status;
-    }
-
-    /** Like {@link #await()} but throws {@link WeftException} if the status is an error. */
-    public final Request awaitOk() {
-        final Status st = await();
-        if (st.isError()) {
-            throw new WeftException(st, "request failed: " + st);
-        }
-        return this;
     }
 
     /**

@@ -118,7 +118,7 @@ class ThreadModeConformanceTest {
                     for (int i = 0; i < perThread; i++) {
                         final int k = i % sizes.length;
                         final Request s = ep.sendTag((long) stream << 32 | i, src[k], 0, sizes[k]);
-                        if (s.await().isError()) {
+                        if (s.awaitStatus().isError()) {
                             throw new AssertionError("send " + i + " failed: " + s.status());
                         }
                         s.release();
@@ -134,7 +134,7 @@ class ThreadModeConformanceTest {
                     for (int i = 0; i < perThread; i++) {
                         final int k = i % sizes.length;
                         final Request r = rw.recvTag(dst, 0, sizes[k], (long) stream << 32 | i, -1L, info, null);
-                        if (r.await() != Status.OK || info.length() != sizes[k]) {
+                        if (r.awaitStatus() != Status.OK || info.length() != sizes[k]) {
                             throw new AssertionError("stream " + stream + " receive " + i + ": " + r.status() + " "
                                 + info + ", want " + sizes[k] + " bytes");
                         }

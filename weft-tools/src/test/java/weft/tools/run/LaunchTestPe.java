@@ -186,7 +186,7 @@ public final class LaunchTestPe {
 
     /** Waits for {@code r}, fails with its status and the endpoint's lanes unless OK, and releases it. */
     private static void awaitOk(final weft.ucp.Request r, final String what, final weft.ucp.Endpoint ep) {
-        final weft.ucs.Status st = r.await();
+        final weft.ucs.Status st = r.awaitStatus();
         check(st == weft.ucs.Status.OK, what + " (" + st + ") over " + ep.describe());
         r.release();
     }
@@ -194,7 +194,7 @@ public final class LaunchTestPe {
     private static String receiveToken(final weft.ucp.Worker w, final java.lang.foreign.MemorySegment buf) {
         final weft.ucp.TagInfo info = new weft.ucp.TagInfo();
         final weft.ucp.Request r = w.recvTag(buf, 0, buf.byteSize(), 77, -1L, info, null);
-        check(r.await() == weft.ucs.Status.OK, "ring receive");
+        check(r.awaitStatus() == weft.ucs.Status.OK, "ring receive");
         r.release();
         return new String(buf.asSlice(0, info.length()).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
             StandardCharsets.UTF_8);
