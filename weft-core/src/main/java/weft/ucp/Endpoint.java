@@ -75,6 +75,8 @@ public final class Endpoint implements AutoCloseable {
     private boolean bypassFull;  // progressBypass stopped on a full lane
     // stopped with nothing that may bypass: the worker stops polling this queue until GO or a new control
     boolean parked;
+    /** Listed in the worker's {@link PendingEndpoints} (kept by that class). */
+    boolean sendPendingListed;
 
     private final SendPacker packer = new SendPacker();
     /** Rendezvous registrations and remote keys reused message after message (no allocation). */
@@ -364,9 +366,7 @@ public final class Endpoint implements AutoCloseable {
         r.nextSend = null;
         if (sqTail == null) {
             sqHead = r;
-            if (!worker.sendPending.contains(this)) {
-                worker.sendPending.add(this);
-            }
+            worker.sendPending.add(this);
         } else {
             sqTail.nextSend = r;
         }
@@ -374,9 +374,7 @@ public final class Endpoint implements AutoCloseable {
         if (parked && (r.kind == Request.CONTROL || r.kind == Request.RNDV_RECV || r.sendStage == ST_DATA)) {
             // may bypass the stopped head
             parked = false;
-            if (!worker.sendPending.contains(this)) {
-                worker.sendPending.add(this);
-            }
+            worker.sendPending.add(this);
         }
     }
 
@@ -733,7 +731,7 @@ public final class Endpoint implements AutoCloseable {
         if (!stop) {
             parked = false;
         }
-        if (!stop && sqHead != null && !worker.sendPending.contains(this)) {
+        if (!stop && sqHead != null) {
             worker.sendPending.add(this);
         }
     }
@@ -1007,9 +1005,7 @@ public final class Endpoint implements AutoCloseable {
         urgentTail = r;
         urgentQueued++;
         parked = false; // a reply may bypass a stopped head
-        if (!worker.sendPending.contains(this)) {
-            worker.sendPending.add(this);
-        }
+        worker.sendPending.add(this);
     }
 
     // GET-based eager (EagerGet): our pool's key went to the peer; the peer's pool as we map it
@@ -1068,7 +1064,7 @@ public final class Endpoint implements AutoCloseable {
         if (gate != null && !gate.completed) {
             worker.lifecycle.accepted(this); // the server's wireup request is its acceptance too
         }
-        if (sqHead != null && !worker.sendPending.contains(this)) {
+        if (sqHead != null) {
             worker.sendPending.add(this);
         }
     }
@@ -1248,7 +1244,7 @@ public final class Endpoint implements AutoCloseable {
             }
             gate.nextSend = null;
             worker.complete(gate, Status.OK);
-            if (sqHead != null && !worker.sendPending.contains(this)) {
+            if (sqHead != null) {
                 worker.sendPending.add(this);
             }
         }

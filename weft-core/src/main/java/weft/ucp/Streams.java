@@ -189,7 +189,7 @@ final class Streams {
         if (v > s.acked && v <= s.sent) {
             s.acked = v;
         }
-        if (!ep.sendQueueEmpty() && !worker.sendPending.contains(ep)) {
+        if (!ep.sendQueueEmpty()) {
             worker.sendPending.add(ep);
         }
         return Status.OK;

@@ -87,7 +87,7 @@ public final class Worker implements AutoCloseable {
     private int poolSize;
     private Request doneHead;
     private Request doneTail;
-    final ArrayList<Endpoint> sendPending = new ArrayList<>();
+    final PendingEndpoints sendPending = new PendingEndpoints();
     final ArrayList<Request> getPending = new ArrayList<>();
     /** Packs RTR_PUT messages (RndvPut); reused, the data path of one worker is single threaded. */
     final RndvPut.RtrPacker rtrPacker = new RndvPut.RtrPacker();
@@ -961,7 +961,7 @@ public final class Worker implements AutoCloseable {
             final Endpoint ep = sendPending.get(i);
             work += ep.progressSendQueue();
             if (ep.sendQueueEmpty() || ep.parked) { // parked: stopped by its peer (FlowControl) until GO
-                sendPending.remove(i);
+                sendPending.removeAt(i);
             } else {
                 i++;
             }
