@@ -221,7 +221,11 @@ class WorkerAmFuzzTest {
     @AfterAll
     static void tearDown() {
         if (h != null) {
-            h.close();
+            try {
+                h.healthCheck(); // also after a replay of fewer than 32 inputs
+            } finally {
+                h.close();
+            }
             h = null;
         }
     }

@@ -1,6 +1,7 @@
 package weft.uct.tcp;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
+import com.code_intelligence.jazzer.api.SilentCloseable;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import org.junit.jupiter.api.AfterAll;
 import weft.ucs.Status;
@@ -32,6 +33,13 @@ import static weft.uct.tcp.TcpTestSupport.progressUntil;
  * interface must answer or close that connection, never throw from {@code progress()}, never touch memory
  * outside the region, and close it within 5 s of the end of stream (no hang); every 16 inputs a second,
  * well-behaved interface's active message must still arrive.
+ *
+ * <p>{@code client} fuzzes the connecting side ({@link TcpEndpoint}'s parsing of what the acceptor sends): a
+ * real endpoint connects to a fake acceptor on loopback (an interface address with a token this test knows),
+ * starts a get, a put, a fetching atomic and a flush, and the fake answers its handshake with the right
+ * ACCEPT (or bytes of the fuzzer's) and reply frames the fuzzer builds (PUT_ACK, GET_REP, ATOMIC_REP,
+ * KEEPALIVE_ACK, ACCEPT, DETACH or any type; request ids near the real ones), then closes. Every operation
+ * must complete (with any status) within 5 s, and nothing may escape from {@code progress()}.
  */
 class TcpFrameFuzzTest {
     private static UctWorker worker;
@@ -80,10 +88,129 @@ class TcpFrameFuzzTest {
         if (worker != null) {
             clientEp.close();
             client.close();
+            if (requester != null) {
+                requester.close();
+                requester = null;
+                try {
+                    fake.close();
+                } catch (final IOException e) {
+                    // closing
+                }
+            }
             server.close();
             TcpMemoryDomain.INSTANCE.deregister(region);
             worker.close();
             worker = null;
+        }
+    }
+
+    private static Interface requester;
+    private static java.nio.channels.ServerSocketChannel fake;
+    private static final byte[] FAKE_TOKEN = new byte[TcpAddress.TOKEN_LEN];
+    private static final java.lang.foreign.Arena ARENA = java.lang.foreign.Arena.ofShared();
+    private static final MemorySegment BUF = ARENA.allocate(4096, 8);
+
+    @FuzzTest(maxDuration = "2m")
+    void client(final FuzzedDataProvider data) throws IOException {
+        setUp();
+        synchronized (TcpFrameFuzzTest.class) {
+            if (requester == null) {
+                requester = TcpTestSupport.open(worker);
+                fake = java.nio.channels.ServerSocketChannel.open();
+                fake.bind(new InetSocketAddress("127.0.0.1", 0));
+                FAKE_TOKEN[0] = 42;
+            }
+        }
+        final int fakePort = ((InetSocketAddress) fake.getLocalAddress()).getPort();
+        final weft.uct.RemoteKey key = TcpMemoryDomain.INSTANCE.unpackRkey(TcpMemoryDomain.INSTANCE.packRkey(region));
+        final Endpoint ep = requester.connect(server.deviceAddress(), TcpAddress.iface(0x7F000001, fakePort, FAKE_TOKEN));
+        final weft.uct.Completion get = new weft.uct.Completion().reset(1);
+        final weft.uct.Completion amo = new weft.uct.Completion().reset(1);
+        final weft.uct.Completion flush = new weft.uct.Completion().reset(1);
+        final java.util.List<weft.uct.Completion> waiting = new java.util.ArrayList<>();
+        if (ep.getZcopy(weft.uct.IoVector.of(BUF, 0, 64), regionBase, key, get) == Status.IN_PROGRESS) {
+            waiting.add(get);
+        }
+        ep.putShort(BUF, 64, 8, regionBase + 8, key);
+        if (ep.atomic64Fetch(weft.uct.AtomicOp.ADD, 1, BUF, 128, regionBase + 16, key, amo) == Status.IN_PROGRESS) {
+            waiting.add(amo);
+        }
+        if (ep.flush(Interface.FLUSH_REMOTE, flush) == Status.IN_PROGRESS) {
+            waiting.add(flush);
+        }
+        final ByteBuffer out = ByteBuffer.allocate(1 << 17).order(ByteOrder.LITTLE_ENDIAN);
+        if (data.consumeInt(0, 7) == 0) {
+            out.put(data.consumeBytes(data.consumeInt(0, 64)));
+        } else {
+            out.putLong(TcpFrame.ACCEPT | (long) TcpFrame.ACCEPT_LEN << 32)
+                .put(TcpInterface.digest(TcpFrame.ACCEPT_CONTEXT, FAKE_TOKEN));
+        }
+        final int frames = data.consumeInt(0, 8);
+        final int[] types = {TcpFrame.PUT_ACK, TcpFrame.GET_REP, TcpFrame.ATOMIC_REP, TcpFrame.KEEPALIVE_ACK,
+            TcpFrame.ACCEPT, TcpFrame.DETACH};
+        for (int i = 0; i < frames && out.remaining() > 70_000; i++) {
+            final int type = data.consumeBoolean() ? types[data.consumeInt(0, types.length - 1)] : data.consumeInt(0, 255);
+            final int op = data.consumeBoolean() ? 0 : data.consumeInt(0, 255);
+            final int flags = data.consumeBoolean() ? 0 : data.consumeInt(0, 0xFFFF);
+            final byte[] body = data.consumeBytes(data.consumeInt(0, 66_000));
+            if (body.length >= 8 && data.consumeBoolean()) { // a request id or sequence near the real ones
+                ByteBuffer.wrap(body).order(ByteOrder.LITTLE_ENDIAN).putInt(0, data.consumeInt(-1, 4))
+                    .putInt(4, data.consumeBoolean() ? 0 : data.consumeInt());
+            }
+            final long length = data.consumeBoolean() ? body.length : data.consumeLong() & 0xFFFFFFFFL;
+            out.putLong((type & 0xFFL) | (op & 0xFFL) << 8 | (flags & 0xFFFFL) << 16 | length << 32);
+            out.put(body);
+        }
+        out.flip();
+        final long deadline = System.nanoTime() + 5_000_000_000L;
+        try (SilentCloseable allowed = com.code_intelligence.jazzer.api.BugDetectors.allowNetworkConnections(
+            (host, p) -> p == fakePort)) {
+            SocketChannel s = null;
+            while (s == null) {
+                requester.progress();
+                s = fake.accept(); // blocking: the endpoint's connect is under way already
+            }
+            try (SocketChannel c = s) {
+                c.configureBlocking(false);
+                final ByteBuffer in = ByteBuffer.allocate(1 << 16);
+                boolean shut = false;
+                while (true) {
+                    requester.progress();
+                    if (out.hasRemaining()) {
+                        try {
+                            c.write(out);
+                        } catch (final IOException e) {
+                            break;
+                        }
+                    } else if (!shut) {
+                        c.shutdownOutput();
+                        shut = true;
+                    }
+                    in.clear();
+                    int n;
+                    try {
+                        n = c.read(in);
+                    } catch (final IOException e) {
+                        n = -1;
+                    }
+                    if (n < 0 && !out.hasRemaining()) {
+                        break;
+                    }
+                    if (System.nanoTime() > deadline) {
+                        break; // the completions below say whether that is a hang
+                    }
+                }
+            }
+            while (!waiting.stream().allMatch(weft.uct.Completion::isDone)) {
+                requester.progress();
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("operations still outstanding 5 s after the acceptor closed");
+                }
+            }
+        } finally {
+            ep.close();
+            key.close();
+            requester.progress();
         }
     }
 
