@@ -122,8 +122,12 @@ final class KvProtocol {
             throw new IOException("malformed key-value frame (length " + len + ")");
         }
         final byte type = in.readByte();
-        final byte[] payload = new byte[len - 1];
-        in.readFully(payload);
+        // read before allocating: the buffer grows with the bytes that arrive, not with what the length
+        // claims (a peer that sends 5 bytes must not make us allocate 16 MiB)
+        final byte[] payload = in.readNBytes(len - 1);
+        if (payload.length != len - 1) {
+            throw new EOFException("key-value frame ends after " + payload.length + " of " + (len - 1) + " bytes");
+        }
         return new Frame(type, payload);
     }
 

@@ -205,6 +205,9 @@ public final class KvServer implements AutoCloseable {
             log.accept("key-value service: " + peer + " did not authenticate within "
                 + HANDSHAKE_TIMEOUT_MS / 1000 + " s; dropped");
         } catch (final IOException | RuntimeException e) {
+            if (e instanceof RuntimeException) { // a bug here, not the peer's bytes: say what it was
+                log.accept("key-value service: internal error serving " + peer + ": " + e);
+            }
             if (rank >= 0) {
                 lost(rank, e);
             } else if (!isClosed()) {

@@ -255,6 +255,9 @@ final class ActiveMessages {
     // ------------------------------------------------------------------ receive
 
     private Status onShort(final Interface iface, final MemorySegment d, final long o, final long l, final int f) {
+        if (l < 8) {
+            return dropMalformed("AM_SHORT of " + l + " bytes");
+        }
         final long w = d.get(LONG, o);
         return deliver(iface, (int) w, (int) (w >>> 32), null, MemorySegment.NULL, 0, 0, d, o + 8, l - 8, o, f);
     }

@@ -143,8 +143,11 @@ final class EagerGet {
 
     /** Receiver: the sender's pool key (once per endpoint). */
     Status onKey(final MemorySegment data, final long off, final long len, final int flags) {
+        if (len <= 8) {
+            return worker.dropMalformedControl("EAGER_GET_KEY", len);
+        }
         final Endpoint ep = worker.endpointById(data.get(LONG, off));
-        if (ep == null || len <= 8 || ep.status() != Status.OK) {
+        if (ep == null || ep.status() != Status.OK) {
             return Status.OK; // (a failed endpoint reads no pool: unpackRkey would refuse it)
         }
         final byte[] key = data.asSlice(off + 8, len - 8).toArray(ValueLayout.JAVA_BYTE);
@@ -161,6 +164,9 @@ final class EagerGet {
 
     /** Receiver: a header; the body is read from the sender's pool like an eager message's payload. */
     Status onHeader(final MemorySegment data, final long off, final long len, final int flags) {
+        if (len < 8 + HEADER) {
+            return worker.dropMalformedControl("EAGER_GET", len);
+        }
         final long tag = data.get(LONG, off);
         final Endpoint ep = worker.endpointById(data.get(LONG, off + 8));
         final long at = data.get(LONG, off + 16);
@@ -182,6 +188,9 @@ final class EagerGet {
 
     /** Sender: a slot was read. */
     Status onDone(final MemorySegment data, final long off, final long len, final int flags) {
+        if (len < 8) {
+            return worker.dropMalformedControl("EAGER_GET_DONE", len);
+        }
         final long token = data.get(LONG, off);
         final int slot = (int) token;
         if (pool == null || slot < 0 || slot >= slots || !busy[slot] || gen[slot] != (int) (token >>> 32)) {

@@ -116,8 +116,11 @@ final class FlowControl {
 
     /** AM handler: a peer worker tells one of our endpoints to stop or go on. */
     Status onFlow(final MemorySegment data, final long off, final long len, final int flags) {
+        if (len < 16) {
+            return worker.dropMalformedControl("FLOW", len);
+        }
         final Endpoint ep = worker.endpointById(data.get(LONG, off));
-        if (ep != null && len >= 16) {
+        if (ep != null) {
             ep.setFlowStopped(data.get(LONG, off + 8) == STOP);
         }
         return Status.OK;

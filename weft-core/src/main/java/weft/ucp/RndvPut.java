@@ -67,10 +67,12 @@ final class RndvPut {
     /** AM handler (sender side): the receiver's buffer is ready; put the data there. */
     static Status onRtrPut(final Worker w, final MemorySegment data, final long off, final long len) {
         if (len < RTR_HEADER) {
-            return Status.OK;
+            return w.dropMalformedControl("RNDV_RTR_PUT", len);
         }
         final Request r = w.inflightById(data.get(LONG, off));
-        if (r == null || r.kind != Request.RNDV_SEND || r.buffer == null) {
+        // only a send waiting for its answer: a second RTR_PUT would put (and complete) it twice
+        if (r == null || r.kind != Request.RNDV_SEND || r.buffer == null || r.sendStage != Endpoint.ST_WAIT
+            || r.rndvPut) {
             return Status.OK;
         }
         final Endpoint ep = r.ep;
@@ -79,7 +81,7 @@ final class RndvPut {
         final long want = Math.min(data.get(LONG, off + 24), r.capacity);
         final int n = data.get(ValueLayout.JAVA_INT_UNALIGNED, off + 32);
         final Lane[] lanes = ep.rndv;
-        if (n != lanes.length) {
+        if (n != lanes.length || n == 0 || want < 0) { // no put lanes here, or a length no receive has
             ep.sendControl(AmId.RNDV_ATP, r.remoteReqId, Status.UNSUPPORTED.code());
             w.complete(r, Status.UNSUPPORTED);
             return Status.OK;
@@ -187,7 +189,10 @@ final class RndvPut {
     }
 
     /** AM handler (receiver side): the sender's data is in place. */
-    static Status onAtp(final Worker w, final MemorySegment data, final long off) {
+    static Status onAtp(final Worker w, final MemorySegment data, final long off, final long len) {
+        if (len < 16) {
+            return w.dropMalformedControl("RNDV_ATP", len);
+        }
         final Request r = w.inflightById(data.get(LONG, off));
         if (r != null && r.kind == Request.RNDV_RECV) {
             final Status st = Status.of((int) data.get(LONG, off + 8));

@@ -12,6 +12,7 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import java.io.DataInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -107,7 +108,7 @@ final class SockaddrHandshake {
         return false;
     }
 
-    private static byte[] mac(final byte[] key, final byte role, final byte[] nonce, final byte[] middle,
+    static byte[] mac(final byte[] key, final byte role, final byte[] nonce, final byte[] middle,
                               final byte[] address) {
         try {
             final Mac m = Mac.getInstance("HmacSHA256");
@@ -138,10 +139,15 @@ final class SockaddrHandshake {
      * @return the client's address and number, or null if it was refused (the reason is logged and sent)
      */
     static Incoming serve(final Socket s, final byte[] key, final byte[] localAddress) throws IOException {
-        final OutputStream out = s.getOutputStream();
-        final DataInputStream in = new DataInputStream(s.getInputStream());
         final byte[] nonce = new byte[NONCE];
         RANDOM.nextBytes(nonce);
+        return serve(s.getInputStream(), s.getOutputStream(), s.getRemoteSocketAddress(), key, localAddress, nonce);
+    }
+
+    /** The server side over a client's streams, with the given nonce (the fuzz test chooses it). */
+    static Incoming serve(final InputStream input, final OutputStream out, final Object peer, final byte[] key,
+                          final byte[] localAddress, final byte[] nonce) throws IOException {
+        final DataInputStream in = new DataInputStream(input);
         final ByteBuffer hello = le(HELLO).putLong(MAGIC).putShort((short) VERSION).putShort((short) 0).putInt(0)
             .put(nonce);
         out.write(hello.array());
@@ -159,14 +165,14 @@ final class SockaddrHandshake {
         if (magic != MAGIC || version != VERSION || len <= 0 || len > MAX_ADDRESS || (sn & LISTENER_SN) == 0) {
             refuse(out, RESULT_BAD_REQUEST);
             LOG.log(System.Logger.Level.WARNING, "listener: malformed connection request from "
-                + s.getRemoteSocketAddress() + " (magic, version " + version + " or address length " + len + ")");
+                + peer + " (magic, version " + version + " or address length " + len + ")");
             return null;
         }
         final byte[] addr = new byte[len];
         in.readFully(addr);
         if (!MessageDigest.isEqual(macC, mac(key, (byte) 'C', nonce, le64(sn), addr))) { // constant time
             refuse(out, RESULT_BAD_SECRET);
-            LOG.log(System.Logger.Level.WARNING, "listener: refused a connection from " + s.getRemoteSocketAddress()
+            LOG.log(System.Logger.Level.WARNING, "listener: refused a connection from " + peer
                 + ": it does not know the job secret (WEFT_JOB_SECRET)");
             return null;
         }
@@ -175,7 +181,7 @@ final class SockaddrHandshake {
             remote = WorkerAddress.unpack(addr);
         } catch (final WeftException e) {
             refuse(out, RESULT_BAD_REQUEST);
-            LOG.log(System.Logger.Level.WARNING, "listener: bad worker address from " + s.getRemoteSocketAddress()
+            LOG.log(System.Logger.Level.WARNING, "listener: bad worker address from " + peer
                 + ": " + e.getMessage());
             return null;
         }

@@ -154,6 +154,9 @@ final class SoftAtomics {
 
     /** Initiator side: the old value (or the acknowledgement of a post). */
     Status onReply(final MemorySegment data, final long off, final long len, final int flags) {
+        if (len < 16) {
+            return worker.dropMalformedControl("SOFT_AMO_REP", len);
+        }
         final Request r = worker.inflightById(data.get(LONG, off));
         if (r == null || r.kind != Request.RMA) {
             return Status.OK; // completed meanwhile (its endpoint failed)
@@ -174,6 +177,9 @@ final class SoftAtomics {
 
     /** Initiator side: the target refused the operation (nothing was changed). */
     Status onNak(final MemorySegment data, final long off, final long len, final int flags) {
+        if (len < 16) {
+            return worker.dropMalformedControl("SOFT_AMO_NAK", len);
+        }
         final Request r = worker.inflightById(data.get(LONG, off));
         if (r == null || r.kind != Request.RMA) {
             return Status.OK;

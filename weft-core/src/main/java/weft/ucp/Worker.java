@@ -137,29 +137,7 @@ public final class Worker implements AutoCloseable {
         this.ifaces = list.toArray(new WorkerIface[0]);
         for (final WorkerIface wi : ifaces) {
             if (wi.attrs.has(Capability.AM_BCOPY)) {
-                final Interface i = wi.iface;
-                i.setAmHandler(AmId.WIREUP, this::onWireup);
-                i.setAmHandler(AmId.EAGER, this::onEager);
-                i.setAmHandler(AmId.EAGER_FIRST, this::onEagerFirst);
-                i.setAmHandler(AmId.EAGER_MIDDLE, this::onEagerMiddle);
-                i.setAmHandler(AmId.SYNC_ACK, this::onSyncAck);
-                i.setAmHandler(AmId.RNDV_RTS, this::onRts);
-                i.setAmHandler(AmId.RNDV_ATS, this::onAts);
-                i.setAmHandler(AmId.RNDV_RTR, this::onRtr);
-                i.setAmHandler(AmId.RNDV_DATA, this::onRndvData);
-                i.setAmHandler(AmId.RNDV_RTR_PUT, (d, o, l, f) -> RndvPut.onRtrPut(this, d, o, l));
-                i.setAmHandler(AmId.RNDV_ATP, (d, o, l, f) -> RndvPut.onAtp(this, d, o));
-                ams.register(i);
-                streams.register(i);
-                i.setAmHandler(AmId.FLOW, flow::onFlow);
-                i.setAmHandler(AmId.EP_REMOVED, this::onEpRemoved);
-                i.setAmHandler(AmId.SOFT_AMO, softAtomics::onRequest);
-                i.setAmHandler(AmId.EAGER_GET_KEY, eagerGet::onKey);
-                i.setAmHandler(AmId.EAGER_GET, eagerGet::onHeader);
-                i.setAmHandler(AmId.EAGER_GET_DONE, eagerGet::onDone);
-                i.setAmHandler(AmId.SOFT_AMO_REP, softAtomics::onReply);
-                i.setAmHandler(AmId.SOFT_AMO_NAK, softAtomics::onNak);
-                i.setAmHandler(AmId.KEEPALIVE, this::onKeepalive);
+                registerAmHandlers(wi.iface);
             }
         }
         final List<WorkerAddress.Entry> entries = new ArrayList<>();
@@ -181,6 +159,32 @@ public final class Worker implements AutoCloseable {
             signalFd = null;
         }
         this.lifecycle = new Lifecycle(this);
+    }
+
+    /** Installs the protocol's active-message handlers on {@code i} (the fuzz tests call it on a recorder). */
+    void registerAmHandlers(final Interface i) {
+        i.setAmHandler(AmId.WIREUP, this::onWireup);
+        i.setAmHandler(AmId.EAGER, this::onEager);
+        i.setAmHandler(AmId.EAGER_FIRST, this::onEagerFirst);
+        i.setAmHandler(AmId.EAGER_MIDDLE, this::onEagerMiddle);
+        i.setAmHandler(AmId.SYNC_ACK, this::onSyncAck);
+        i.setAmHandler(AmId.RNDV_RTS, this::onRts);
+        i.setAmHandler(AmId.RNDV_ATS, this::onAts);
+        i.setAmHandler(AmId.RNDV_RTR, this::onRtr);
+        i.setAmHandler(AmId.RNDV_DATA, this::onRndvData);
+        i.setAmHandler(AmId.RNDV_RTR_PUT, (d, o, l, f) -> RndvPut.onRtrPut(this, d, o, l));
+        i.setAmHandler(AmId.RNDV_ATP, (d, o, l, f) -> RndvPut.onAtp(this, d, o, l));
+        ams.register(i);
+        streams.register(i);
+        i.setAmHandler(AmId.FLOW, flow::onFlow);
+        i.setAmHandler(AmId.EP_REMOVED, this::onEpRemoved);
+        i.setAmHandler(AmId.SOFT_AMO, softAtomics::onRequest);
+        i.setAmHandler(AmId.EAGER_GET_KEY, eagerGet::onKey);
+        i.setAmHandler(AmId.EAGER_GET, eagerGet::onHeader);
+        i.setAmHandler(AmId.EAGER_GET_DONE, eagerGet::onDone);
+        i.setAmHandler(AmId.SOFT_AMO_REP, softAtomics::onReply);
+        i.setAmHandler(AmId.SOFT_AMO_NAK, softAtomics::onNak);
+        i.setAmHandler(AmId.KEEPALIVE, this::onKeepalive);
     }
 
     /** The context this worker belongs to. */
@@ -777,6 +781,14 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
+     * Protocol control messages dropped as malformed: wireup, sync and rendezvous acks, rendezvous data
+     * outside its message, flow control, keepalive, endpoint removal, emulated atomics, eager-get control.
+     */
+    public long controlMalformedCount() {
+        return controlMalformed;
+    }
+
+    /**
      * Puts into {@code out} the endpoints that have received stream bytes no receive has taken yet.
      *
      * @return how many were put (at most {@code out.length})
@@ -1050,8 +1062,8 @@ public final class Worker implements AutoCloseable {
     }
 
     Request inflightById(final long id) {
-        final int slot = (int) id;
-        if (id < 0 || slot >= inflightHigh) {
+        final int slot = (int) id; // the low 32 bits: negative for ids a peer made up
+        if (id < 0 || slot < 0 || slot >= inflightHigh) {
             return null;
         }
         final Request r = inflight[slot];
@@ -1165,6 +1177,9 @@ public final class Worker implements AutoCloseable {
     // ------------------------------------------------------------------ AM handlers
 
     private Status onWireup(final MemorySegment data, final long off, final long len, final int flags) {
+        if (len < 25) {
+            return dropMalformedControl("WIREUP", len);
+        }
         final byte type = data.get(ValueLayout.JAVA_BYTE, off);
         final long src = data.get(LONG, off + 1);
         final long dst = data.get(LONG, off + 9);
@@ -1208,6 +1223,9 @@ public final class Worker implements AutoCloseable {
     }
 
     private Status onEager(final MemorySegment data, final long off, final long len, final int flags) {
+        if (len < 8) {
+            return dropMalformedTag("EAGER of " + len + " bytes");
+        }
         deliverEager(data.get(LONG, off), data, off + 8, len - 8);
         return Status.OK;
     }
@@ -1258,6 +1276,15 @@ public final class Worker implements AutoCloseable {
             } else {
                 ep.rxRequest = r;
             }
+            return Status.OK;
+        }
+        if (total > context.unexpectedBudget) {
+            // the buffer would be as large as the sender claims: never more than the budget (a legitimate
+            // sender with a huge WEFT_RNDV_THRESH must raise WEFT_UNEXPECTED_BUDGET, or post its receives first)
+            tagMalformed++;
+            LOG.log(System.Logger.Level.WARNING, "failing " + ep + ": an unexpected eager message of " + total
+                + " bytes exceeds WEFT_UNEXPECTED_BUDGET (" + context.unexpectedBudget + " bytes)");
+            lifecycle.failLater(ep, Status.NO_MEMORY);
             return Status.OK;
         }
         final TagMessage m = unexpected.acquire(total);
@@ -1316,6 +1343,15 @@ public final class Worker implements AutoCloseable {
 
     /** Eager tag fragments dropped as malformed (short, out of sequence, unknown endpoint). */
     private long tagMalformed;
+    /** Protocol control messages (wireup, acks, rendezvous control, keepalive...) dropped as malformed. */
+    private long controlMalformed;
+
+    /** Drops a control message too short for its fields or naming bytes outside its message. */
+    Status dropMalformedControl(final String what, final long len) {
+        controlMalformed++;
+        LOG.log(System.Logger.Level.WARNING, "dropping a malformed " + what + " message (" + len + " bytes)");
+        return Status.OK;
+    }
 
     private Status dropMalformedTag(final String what) {
         tagMalformed++;
@@ -1324,6 +1360,9 @@ public final class Worker implements AutoCloseable {
     }
 
     private Status onSyncAck(final MemorySegment data, final long off, final long len, final int flags) {
+        if (len < 8) {
+            return dropMalformedControl("SYNC_ACK", len);
+        }
         final Request r = inflightById(data.get(LONG, off));
         if (r != null) {
             r.acked = true;
@@ -1335,18 +1374,21 @@ public final class Worker implements AutoCloseable {
     }
 
     private Status onRts(final MemorySegment data, final long off, final long len, final int flags) {
+        if (len < AmId.RTS_HEADER) {
+            return dropMalformedTag("RNDV_RTS of " + len + " bytes");
+        }
         final long tag = data.get(LONG, off);
         final Endpoint ep = endpointById(data.get(LONG, off + 8));
         final long total = data.get(LONG, off + 16);
         final long sreq = data.get(LONG, off + 24);
         final long addr = data.get(LONG, off + 32);
         final int n = data.get(ValueLayout.JAVA_INT_UNALIGNED, off + 40);
-        if (ep == null || n < 0 || n > 16) {
-            return Status.OK;
+        if (ep == null || n < 0 || n > 16 || total < 0) {
+            return dropMalformedTag("RNDV_RTS for an unknown endpoint or with bad fields");
         }
         final byte[][] keys = ep.rndvCache.keys(data, off + AmId.RTS_HEADER, n, off + len); // cached: no copy
         if (keys == null) {
-            return Status.OK; // keys run past the message
+            return dropMalformedTag("RNDV_RTS keys run past the message");
         }
         final Request r = matcher.matchExpected(tag);
         if (r != null) {
@@ -1370,6 +1412,9 @@ public final class Worker implements AutoCloseable {
     }
 
     private Status onAts(final MemorySegment data, final long off, final long len, final int flags) {
+        if (len < 16) {
+            return dropMalformedControl("RNDV_ATS", len);
+        }
         final Request r = inflightById(data.get(LONG, off));
         if (r != null) {
             final Status st = Status.of((int) data.get(LONG, off + 8));
@@ -1379,8 +1424,12 @@ public final class Worker implements AutoCloseable {
     }
 
     private Status onRtr(final MemorySegment data, final long off, final long len, final int flags) {
+        if (len < 16) {
+            return dropMalformedControl("RNDV_RTR", len);
+        }
         final Request r = inflightById(data.get(LONG, off));
-        if (r != null && r.kind == Request.RNDV_SEND) {
+        // only a send waiting for its answer: a second RTR would queue the request twice
+        if (r != null && r.kind == Request.RNDV_SEND && r.sendStage == Endpoint.ST_WAIT && !r.rndvPut) {
             final long v = data.get(LONG, off + 8);
             r.remoteReqId = v & ~AmId.RTR_ANY_ORDER;
             r.anyOrder = (v & AmId.RTR_ANY_ORDER) != 0;
@@ -1390,11 +1439,18 @@ public final class Worker implements AutoCloseable {
     }
 
     private Status onRndvData(final MemorySegment data, final long off, final long len, final int flags) {
+        if (len < AmId.DATA_HEADER) {
+            return dropMalformedControl("RNDV_DATA", len);
+        }
         final Request r = inflightById(data.get(LONG, off));
         final long at = data.get(LONG, off + 8);
         final long plen = len - AmId.DATA_HEADER;
         if (r == null || r.kind != Request.RNDV_RECV) {
             return Status.OK;
+        }
+        if (at < 0 || plen > r.length - at) {
+            return dropMalformedControl("RNDV_DATA at " + at + " (+" + plen + ") of a " + r.length
+                + "-byte message", len);
         }
         Datatypes.unpack(r, at, data, off + AmId.DATA_HEADER, plen);
         r.received += plen;
@@ -1508,6 +1564,9 @@ public final class Worker implements AutoCloseable {
     }
 
     private Status onKeepalive(final MemorySegment data, final long off, final long len, final int flags) {
+        if (len < 8) {
+            return dropMalformedControl("KEEPALIVE", len);
+        }
         final Endpoint ep = endpointById(data.get(LONG, off));
         if (ep != null) {
             ep.lastHeard = System.nanoTime(); // slow path: one message per keepalive interval
@@ -1521,6 +1580,9 @@ public final class Worker implements AutoCloseable {
     }
 
     private Status onEpRemoved(final MemorySegment data, final long off, final long len, final int flags) {
+        if (len < 8) {
+            return dropMalformedControl("EP_REMOVED", len);
+        }
         final Endpoint ep = endpointById(data.get(LONG, off));
         if (ep != null) {
             lifecycle.peerRemoved(ep); // handled from progress, outside this transport callback

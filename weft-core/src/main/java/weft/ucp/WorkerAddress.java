@@ -6,6 +6,7 @@ import weft.ucs.WeftException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -90,10 +91,8 @@ public record WorkerAddress(long uuid, List<Entry> entries) {
                 final int prio = b.get() & 0xff;
                 final int amShort = b.getInt();
                 final long amBcopy = b.getLong();
-                final byte[] da = new byte[b.getShort() & 0xffff];
-                b.get(da);
-                final byte[] ia = new byte[b.getShort() & 0xffff];
-                b.get(ia);
+                final byte[] da = getBytes(b, b.getShort() & 0xffff);
+                final byte[] ia = getBytes(b, b.getShort() & 0xffff);
                 if (!(bw > 0) || lat < 0 || ovh < 0) {
                     throw new WeftException(Status.INVALID_PARAM, "worker address entry " + i + " (" + tl
                         + ") has an invalid performance model");
@@ -105,7 +104,7 @@ public record WorkerAddress(long uuid, List<Entry> entries) {
                     + " trailing bytes");
             }
             return new WorkerAddress(uuid, List.copyOf(list));
-        } catch (final BufferUnderflowException | NegativeArraySizeException e) {
+        } catch (final BufferUnderflowException e) {
             throw new WeftException(Status.INVALID_PARAM, "worker address is truncated (" + bytes.length + " bytes)");
         }
     }
@@ -120,9 +119,23 @@ public record WorkerAddress(long uuid, List<Entry> entries) {
     }
 
     private static String getShortString(final ByteBuffer b) {
-        final byte[] u = new byte[b.get() & 0xff];
+        final byte[] u = getBytes(b, b.get() & 0xff);
+        try {
+            // strict: a name that is not UTF-8 would be read as another name (replacement characters)
+            return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(u)).toString();
+        } catch (final CharacterCodingException e) {
+            throw new WeftException(Status.INVALID_PARAM, "worker address has a name that is not UTF-8");
+        }
+    }
+
+    /** The next {@code n} bytes; underflow before allocating when fewer are left. */
+    private static byte[] getBytes(final ByteBuffer b, final int n) {
+        if (n > b.remaining()) {
+            throw new BufferUnderflowException();
+        }
+        final byte[] u = new byte[n];
         b.get(u);
-        return new String(u, StandardCharsets.UTF_8);
+        return u;
     }
 
     @Override

@@ -64,8 +64,8 @@ public final class SharedMemory implements AutoCloseable {
         if (address != 0) {
             FixedMapping.checkRange(address, size);
         }
-        if (size < 0) {
-            throw new WeftException(Status.INVALID_PARAM, "negative shared memory size " + size);
+        if (size < 0 || pageAlign(size) < size) {
+            throw new WeftException(Status.INVALID_PARAM, "impossible shared memory size " + size);
         }
         final long fileSize = pageAlign(size);
         final int fd;
@@ -127,6 +127,9 @@ public final class SharedMemory implements AutoCloseable {
                 throw new WeftException(Status.INVALID_ADDRESS, link + " is not a sealed memory file");
             }
             final long mapSize = pageAlign(size);
+            if (mapSize < size) { // a size within a page of Long.MAX_VALUE: rounding up wrapped around
+                throw new WeftException(Status.INVALID_ADDRESS, link + ": impossible size " + size);
+            }
             if (fileSize < mapSize) {
                 throw new WeftException(Status.INVALID_ADDRESS, link + " has " + fileSize + " bytes, need " + mapSize);
             }

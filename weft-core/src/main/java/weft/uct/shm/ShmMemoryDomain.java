@@ -292,7 +292,8 @@ final class ShmMemoryDomain implements MemoryDomain {
             final long id = b.getLong();
             final long base = b.getLong();
             final long len = b.getLong();
-            if (pid <= 0 || fd < 0 || len < 0 || start < 0) {
+            // fileSize wraps around for a length within two pages of Long.MAX_VALUE
+            if (pid <= 0 || fd < 0 || len < 0 || start < 0 || ShmRegionDescriptor.fileSize(len) < len) {
                 throw RkeyCodec.invalid(NAME, "malformed key (pid " + pid + ", fd " + fd + ", length " + len + ")");
             }
             if (ProcessLiveness.startTime(pid) != start) {
