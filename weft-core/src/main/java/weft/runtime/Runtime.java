@@ -27,15 +27,24 @@ import java.util.function.Function;
  * ({@link RuntimeConfig#BOOTSTRAP}); every wait ends at {@code WEFT_BOOTSTRAP_TIMEOUT} with an error
  * naming the missing or dead PE. Not thread-safe: one thread sets the job up.
  *
+ * <p>A PE that fails ends the whole job, as under MPI: {@link #abort} does it explicitly, and an exception
+ * that nothing catches, in any thread, does it after printing the exception ({@code WEFT_ABORT_ON_UNCAUGHT}).
+ * The job {@link #init()} joined stays joined until the process exits, even after {@link #close()}, so
+ * that an exception thrown inside {@code try (Runtime rt = Runtime.init())} still aborts the job once
+ * {@code close} has run; the bootstrap is finalized when the process exits.
+ *
  * <p>Keys beginning with {@code weft.} are reserved for the runtime itself.
  */
 public final class Runtime implements AutoCloseable {
     private final Bootstrap bootstrap;
+    /** The process's job when this runtime came from {@link #init()}; null for one built over a bootstrap. */
+    private final ProcessJob job;
     private int allgatherRound;
     private boolean closed;
 
-    private Runtime(final Bootstrap bootstrap) {
+    private Runtime(final Bootstrap bootstrap, final ProcessJob job) {
         this.bootstrap = bootstrap;
+        this.job = job;
     }
 
     /** Joins the job this process was started in, configured from the environment. */
@@ -43,18 +52,47 @@ public final class Runtime implements AutoCloseable {
         return init(Config.global());
     }
 
-    /** Joins the job this process was started in, with {@code config} for the runtime's tunables. */
+    /**
+     * Joins the job this process was started in, with {@code config} for the runtime's tunables. A second
+     * call in the same process joins the same job again (the launcher started this process once).
+     *
+     * @throws WeftException when the launcher's environment is incomplete or its service cannot be reached
+     */
     public static Runtime init(final Config config) {
-        return init(System::getenv, config);
+        synchronized (Runtime.class) {
+            final ProcessJob joined = ProcessJob.current();
+            if (joined != null) {
+                return new Runtime(joined.bootstrap(), joined);
+            }
+            final Bootstrap b = open(System::getenv, config);
+            if (b instanceof SingletonBootstrap) {
+                return new Runtime(b, null);
+            }
+            final ProcessJob job = ProcessJob.start(b, config.get(RuntimeConfig.ABORT_ON_UNCAUGHT));
+            return new Runtime(b, job);
+        }
     }
 
-    /** Joins a job through the given bootstrap (another launcher's, or a test double). */
+    /**
+     * Joins a job through the given bootstrap (another launcher's, or a test double). {@link #close()}
+     * closes it; no uncaught-exception handler is installed.
+     */
     public static Runtime of(final Bootstrap bootstrap) {
-        return new Runtime(bootstrap);
+        return new Runtime(bootstrap, null);
     }
 
-    /** Chooses and starts the bootstrap from {@code env} (the process environment, or a map in tests). */
+    /** A runtime over the bootstrap {@code env} chooses, closed by {@link #close()} (tests: a map for the environment). */
     static Runtime init(final Function<String, String> env, final Config config) {
+        return new Runtime(open(env, config), null);
+    }
+
+    /** Convenience for tests: {@link #init(Function, Config)} over a map. */
+    static Runtime init(final Map<String, String> env, final Config config) {
+        return init(env::get, config);
+    }
+
+    /** Chooses and opens the bootstrap from {@code env} (the process environment, or a map in tests). */
+    private static Bootstrap open(final Function<String, String> env, final Config config) {
         final long timeoutNs = config.get(RuntimeConfig.BOOTSTRAP_TIMEOUT);
         String kind = config.get(RuntimeConfig.BOOTSTRAP);
         if (kind.equals("auto")) {
@@ -66,17 +104,12 @@ public final class Runtime implements AutoCloseable {
                 kind = "singleton";
             }
         }
-        return new Runtime(switch (kind) {
+        return switch (kind) {
             case "launcher" -> launcher(env, timeoutNs);
             case "pmix" -> PmixBootstrap.open(config.get(RuntimeConfig.PMIX_LIBRARY), timeoutNs, env);
             case "singleton" -> new SingletonBootstrap();
             default -> throw new WeftException(Status.INVALID_PARAM, "unknown bootstrap " + kind);
-        });
-    }
-
-    /** Convenience for tests: {@link #init(Function, Config)} over a map. */
-    static Runtime init(final Map<String, String> env, final Config config) {
-        return init(env::get, config);
+        };
     }
 
     private static Bootstrap launcher(final Function<String, String> env, final long timeoutNs) {
@@ -171,7 +204,7 @@ public final class Runtime implements AutoCloseable {
      */
     public byte[][] allgather(final byte[] mine) {
         checkOpen();
-        final String key = "weft.allgather." + allgatherRound++;
+        final String key = "weft.allgather." + (job != null ? job.nextAllgatherRound() : allgatherRound++);
         bootstrap.put(key, mine);
         bootstrap.commit();
         bootstrap.fence();
@@ -188,12 +221,27 @@ public final class Runtime implements AutoCloseable {
         }
     }
 
-    /** Leaves the job (tells the launcher this PE ended cleanly). */
+    /**
+     * Ends the whole job because this PE failed (MPI_Abort): prints {@code reason}, asks the launcher or
+     * resource manager to stop every PE (PMIx_Abort, or leaving {@code weft run}'s service
+     * without finalizing), and exits this process with {@code status} (0 becomes 1). Does not return.
+     * Works after {@link #close()} too.
+     */
+    public void abort(final int status, final String reason) {
+        (job != null ? job : new ProcessJob(bootstrap, System::exit)).abort(status, reason);
+    }
+
+    /**
+     * This handle is done. A runtime from {@link #init()} leaves the job when the process exits (see the
+     * class comment); one from {@link #of} closes its bootstrap now.
+     */
     @Override
     public void close() {
         if (!closed) {
             closed = true;
-            bootstrap.close();
+            if (job == null) {
+                bootstrap.close();
+            }
         }
     }
 

@@ -14,6 +14,14 @@ public final class RuntimeConfig {
         "Bootstrap of Runtime.init(): auto = the weft run launcher if WEFT_RANK and WEFT_KV_ADDRESS are set, "
             + "else PMIx if PMIX_RANK or PMIX_NAMESPACE is set, else a singleton job of one PE.");
 
+    /** Whether an exception nothing catches aborts the whole job. */
+    public static final ConfigVar<Boolean> ABORT_ON_UNCAUGHT = ConfigRegistry.register("ABORT_ON_UNCAUGHT",
+        ConfigType.BOOL, "y",
+        "y: an exception that no code catches, in any thread of a PE started by a launcher, is printed and then "
+            + "aborts the whole job through the bootstrap (PMIx_Abort, or the weft run launcher), as "
+            + "MPI's default error handler does, so that no PE waits for a dead one; n: Java's default (the thread "
+            + "dies, the process lives on while other threads do).");
+
     /** Deadline of every bootstrap wait (connect, fence, get) and of the launcher's fences. */
     public static final ConfigVar<Long> BOOTSTRAP_TIMEOUT = ConfigRegistry.register("BOOTSTRAP_TIMEOUT",
         ConfigType.TIME, "60s",
@@ -37,6 +45,6 @@ public final class RuntimeConfig {
 
     /** Every variable above (loading this class registers them). */
     public static List<ConfigVar<?>> all() {
-        return List.of(BOOTSTRAP, BOOTSTRAP_TIMEOUT, PMIX_LIBRARY, RUN_KILL_GRACE);
+        return List.of(BOOTSTRAP, BOOTSTRAP_TIMEOUT, PMIX_LIBRARY, ABORT_ON_UNCAUGHT, RUN_KILL_GRACE);
     }
 }
