@@ -22,10 +22,11 @@ import java.util.function.Function;
  * }
  * }</pre>
  *
- * Start it with {@code ./weft run -n 4 -cp app.jar my.Main}, or {@code mpirun -np 4 java ...} (PMIx),
- * or plainly (a singleton job of one PE). The bootstrap is chosen by {@code WEFT_BOOTSTRAP}
- * ({@link RuntimeConfig#BOOTSTRAP}); every wait ends at {@code WEFT_BOOTSTRAP_TIMEOUT} with an error
- * naming the missing or dead PE. Not thread-safe: one thread sets the job up.
+ * Start it with {@code ./weft run -n 4 -cp app.jar my.Main}, {@code mpirun -np 4 java ...} (PMIx),
+ * {@code srun --mpi=pmix} or {@code srun --mpi=pmi2 -n 4 java ...} (Slurm), or plainly (a singleton job
+ * of one PE). The bootstrap is chosen by {@code WEFT_BOOTSTRAP} ({@link RuntimeConfig#BOOTSTRAP}) or from
+ * the environment ({@link BootstrapChoice}); every wait ends at {@code WEFT_BOOTSTRAP_TIMEOUT} with an
+ * error naming the missing or dead PE. Not thread-safe: one thread sets the job up.
  *
  * <p>A PE that fails ends the whole job, as under MPI: {@link #abort} does it explicitly, and an exception
  * that nothing catches, in any thread, does it after printing the exception ({@code WEFT_ABORT_ON_UNCAUGHT}).
@@ -56,7 +57,9 @@ public final class Runtime implements AutoCloseable {
      * Joins the job this process was started in, with {@code config} for the runtime's tunables. A second
      * call in the same process joins the same job again (the launcher started this process once).
      *
-     * @throws WeftException when the launcher's environment is incomplete or its service cannot be reached
+     * @throws WeftException when the launcher's environment is incomplete, its service cannot be reached, or
+     *                       another launcher started this process as one of several tasks without a bootstrap
+     *                       Weft speaks (the message names the fix, e.g. {@code srun --mpi=pmix})
      */
     public static Runtime init(final Config config) {
         synchronized (Runtime.class) {
@@ -94,21 +97,11 @@ public final class Runtime implements AutoCloseable {
     /** Chooses and opens the bootstrap from {@code env} (the process environment, or a map in tests). */
     private static Bootstrap open(final Function<String, String> env, final Config config) {
         final long timeoutNs = config.get(RuntimeConfig.BOOTSTRAP_TIMEOUT);
-        String kind = config.get(RuntimeConfig.BOOTSTRAP);
-        if (kind.equals("auto")) {
-            if (LaunchEnv.present(env)) {
-                kind = "launcher";
-            } else if (env.apply("PMIX_RANK") != null || env.apply("PMIX_NAMESPACE") != null) {
-                kind = "pmix";
-            } else {
-                kind = "singleton";
-            }
-        }
-        return switch (kind) {
+        return switch (BootstrapChoice.choose(config.get(RuntimeConfig.BOOTSTRAP), env)) {
             case "launcher" -> launcher(env, timeoutNs);
             case "pmix" -> PmixBootstrap.open(config.get(RuntimeConfig.PMIX_LIBRARY), timeoutNs, env);
-            case "singleton" -> new SingletonBootstrap();
-            default -> throw new WeftException(Status.INVALID_PARAM, "unknown bootstrap " + kind);
+            case "pmi2" -> Pmi2Bootstrap.open(env, timeoutNs);
+            default -> new SingletonBootstrap();
         };
     }
 
@@ -129,7 +122,7 @@ public final class Runtime implements AutoCloseable {
         return bootstrap.layout();
     }
 
-    /** The bootstrap in use: {@code launcher}, {@code pmix} or {@code singleton}. */
+    /** The bootstrap in use: {@code launcher}, {@code pmix}, {@code pmi2} or {@code singleton}. */
     public String bootstrapName() {
         return bootstrap.name();
     }
@@ -223,7 +216,7 @@ public final class Runtime implements AutoCloseable {
 
     /**
      * Ends the whole job because this PE failed (MPI_Abort): prints {@code reason}, asks the launcher or
-     * resource manager to stop every PE (PMIx_Abort, or leaving {@code weft run}'s service
+     * resource manager to stop every PE (PMIx_Abort, PMI-2 abort, or leaving {@code weft run}'s service
      * without finalizing), and exits this process with {@code status} (0 becomes 1). Does not return.
      * Works after {@link #close()} too.
      */
