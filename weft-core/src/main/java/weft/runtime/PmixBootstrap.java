@@ -73,6 +73,8 @@ final class PmixBootstrap implements Bootstrap {
     private static final String KEY_PREFIX = "weft.";
     private static final int MAX_KEY = 511;
     private static final int ABORT_WAIT_S = 10;
+    /** What Slurm's PMIx server answers a fence some of whose processes died (PMIX_ERR_PARTIAL_SUCCESS). */
+    private static final int PMIX_ERR_PARTIAL_SUCCESS = -52;
 
     private final Lib lib;
     private final long timeoutNs;
@@ -298,7 +300,8 @@ final class PmixBootstrap implements Bootstrap {
             final int rc = (int) waitFor("PMIx_Fence", () ->
                 (int) lib.fence.invokeExact(wildcard, 1L, info, 1L));
             if (rc != 0) {
-                throw error("PMIx_Fence", rc, "");
+                throw error("PMIx_Fence", rc, rc == PMIX_ERR_PARTIAL_SUCCESS ? ": a PE of the job died or left before "
+                    + "entering the fence (rank " + layout.rank() + " of " + layout.size() + ")" : "");
             }
         } finally {
             closeUnlessStuck(a);

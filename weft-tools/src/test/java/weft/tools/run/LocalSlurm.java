@@ -1,0 +1,188 @@
+package weft.tools.run;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A private one-node Slurm cluster for the tests, brought up and torn down by the repository's
+ * {@code .ci/slurm-local.sh} (its own munge key and socket, ports, state and logs in a temporary
+ * directory), and the commands run against it: each with a clean environment (no SLURM_*, PMI*,
+ * OMPI_* or WEFT_* from the machine, SLURM_CONF pointing at this cluster), a unique job name, a marker
+ * variable every task inherits (so that {@link #survivors} finds any process of that job left alive),
+ * and a deadline after which everything it started is killed and its job cancelled.
+ */
+final class LocalSlurm implements AutoCloseable {
+    /** The script, from the weft-tools module directory surefire runs in. */
+    static final Path SCRIPT = Path.of("..", ".ci", "slurm-local.sh").toAbsolutePath().normalize();
+    /** Variable in every task's environment, holding the command's unique name. */
+    static final String MARKER = "SLURMJOBTEST_MARKER";
+
+    final Path dir;
+    private final Path conf;
+
+    private LocalSlurm(final Path dir, final Path conf) {
+        this.dir = dir;
+        this.conf = conf;
+    }
+
+    /** One finished command: exit code, output (stdout and stderr merged), wall time, and its unique name. */
+    record Result(int rc, String out, long millis, String name) {
+        @Override
+        public String toString() {
+            return "rc=" + rc + " after " + millis + " ms\n--- output\n" + out;
+        }
+    }
+
+    /** Why no cluster can be brought up here, or null when one can (the script's own check). */
+    static String unavailable() throws IOException, InterruptedException {
+        if (!Files.isExecutable(SCRIPT)) {
+            return SCRIPT + " is missing";
+        }
+        final Process p = new ProcessBuilder(SCRIPT.toString(), "check").redirectErrorStream(true).start();
+        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            return "the Slurm check did not finish";
+        }
+        return p.exitValue() == 0 ? null : out;
+    }
+
+    /** Starts munged, slurmctld and slurmd in a new temporary directory; fails with the script's output. */
+    static LocalSlurm start() throws IOException, InterruptedException {
+        final Path dir = Files.createTempDirectory(Path.of("/tmp"), "weft-slurm-");
+        final Process p = new ProcessBuilder(SCRIPT.toString(), "up", dir.toString()).redirectErrorStream(true).start();
+        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        final boolean done = p.waitFor(90, TimeUnit.SECONDS);
+        final LocalSlurm s = new LocalSlurm(dir, dir.resolve("slurm.conf"));
+        if (!done || p.exitValue() != 0 || !out.contains("SLURM_CONF=" + s.conf)) {
+            p.destroyForcibly();
+            s.close();
+            throw new IllegalStateException("the local Slurm cluster did not come up:\n" + out + logs(dir));
+        }
+        return s;
+    }
+
+    private static String logs(final Path dir) {
+        final StringBuilder sb = new StringBuilder();
+        for (final String log : List.of("slurmctld.log", "slurmd.log", "munge/munged.log")) {
+            try {
+                final List<String> lines = Files.readAllLines(dir.resolve(log));
+                sb.append("\n--- ").append(log).append('\n')
+                    .append(String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size())));
+            } catch (final IOException e) {
+                sb.append("\n--- ").append(log).append(": ").append(e.getMessage());
+            }
+        }
+        return sb.toString();
+    }
+
+    /**
+     * Runs {@code command} (its first word srun, sbatch or salloc, whose job is named by the command's
+     * unique name: pass {@code "--job-name=" + NAME} where NAME comes from {@link #newName}) with
+     * {@code extraEnv} added to the clean environment, and waits at most {@code timeoutSeconds}.
+     */
+    Result run(final String name, final List<String> command, final Map<String, String> extraEnv,
+               final long timeoutSeconds) throws IOException, InterruptedException {
+        final Path out = Files.createTempFile(dir, "out-", ".txt");
+        final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile());
+        final Map<String, String> env = pb.environment();
+        env.keySet().removeIf(k -> k.startsWith("SLURM_") || k.startsWith("PMI") || k.startsWith("OMPI_")
+            || k.startsWith("WEFT_"));
+        env.put("SLURM_CONF", conf.toString());
+        env.put(MARKER, name);
+        env.putAll(extraEnv);
+        final long t0 = System.nanoTime();
+        final Process p = pb.start();
+        try {
+            p.getOutputStream().close();
+            if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                throw new AssertionError(command.getFirst() + " did not finish within " + timeoutSeconds + " s:\n"
+                    + Files.readString(out));
+            }
+            return new Result(p.exitValue(), Files.readString(out), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0),
+                name);
+        } finally {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            cancel(name);
+        }
+    }
+
+    /** A unique job name. */
+    static String newName() {
+        return "wefttest-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /** Cancels the jobs named {@code name} (a no-op once they ended). */
+    void cancel(final String name) throws IOException, InterruptedException {
+        final ProcessBuilder pb = new ProcessBuilder("scancel", "--name=" + name).redirectErrorStream(true);
+        pb.environment().put("SLURM_CONF", conf.toString());
+        final Process p = pb.start();
+        p.getInputStream().readAllBytes();
+        if (!p.waitFor(20, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+        }
+    }
+
+    /**
+     * The live processes (zombies are dead) whose environment carries the marker of {@code name}, after
+     * waiting up to {@code graceSeconds} for them to go (Slurm's kill of a step takes a moment).
+     */
+    static List<String> survivors(final String name, final long graceSeconds) throws InterruptedException {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(graceSeconds);
+        while (true) {
+            final List<String> alive = new ArrayList<>();
+            try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
+                all.filter(h -> h.pid() != ProcessHandle.current().pid())
+                    .filter(h -> hasMarker(h.pid(), name) && weft.tools.ParentWatch.isLive(h))
+                    .forEach(h -> alive.add(h.pid() + " " + h.info().commandLine().orElse("?")));
+            }
+            if (alive.isEmpty() || System.nanoTime() > deadline) {
+                return alive;
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    private static boolean hasMarker(final long pid, final String name) {
+        try {
+            final String env = new String(Files.readAllBytes(Path.of("/proc", Long.toString(pid), "environ")),
+                StandardCharsets.UTF_8);
+            return env.contains(MARKER + "=" + name + "\0");
+        } catch (final IOException e) {
+            return false; // gone, or not ours to read
+        }
+    }
+
+    /** Kills every survivor of {@code name} (after a failed check, so that nothing outlives the test). */
+    static void killSurvivors(final String name) throws InterruptedException {
+        try (Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
+            all.filter(h -> h.pid() != ProcessHandle.current().pid() && hasMarker(h.pid(), name))
+                .forEach(ProcessHandle::destroyForcibly);
+        }
+    }
+
+    /** Cancels every job, stops the daemons and removes the directory. */
+    @Override
+    public void close() throws IOException, InterruptedException {
+        final Process p = new ProcessBuilder(SCRIPT.toString(), "down", dir.toString()).redirectErrorStream(true)
+            .start();
+        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            p.destroyForcibly();
+            System.err.println("slurm-local.sh down failed:\n" + out);
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
+    }
+}

@@ -1,0 +1,239 @@
+package weft.tools.run;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Weft programs under a real Slurm: a one-node cluster of this machine ({@link LocalSlurm},
+ * {@code .ci/slurm-local.sh}) brought up once for the class and torn down after it. Jobs through
+ * {@code srun --mpi=pmix} and {@code --mpi=pmi2} at 2 and 4 tasks (the README's example, a ring over
+ * tags, one-sided operations and atomics), {@code srun --mpi=none} refused, a PE that fails or a task
+ * that is killed ending the step with an error, the example batch script, and {@code weft run} inside
+ * an {@code salloc} allocation. After every job no process of it may be alive.
+ *
+ * <p>Skipped, with the reason, where Slurm is not installed or the tests do not run as root (slurmd
+ * must start tasks); the {@code pmix} cases are skipped where Slurm has no mpi/pmix plugin.
+ */
+@Timeout(120)
+class SlurmJobTest {
+    private static final List<String> FAST_JVM = List.of("--enable-native-access=ALL-UNNAMED",
+        "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData");
+    private static final Path EXAMPLE = Path.of("..", "examples", "HelloWeft.java").toAbsolutePath().normalize();
+    private static LocalSlurm slurm;
+    private static boolean hasPmix;
+    private Path pidDir;
+    private final List<String> names = new ArrayList<>();
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        final String why = LocalSlurm.unavailable();
+        Assumptions.assumeTrue(why == null, "no local Slurm cluster: " + why + "; skipped");
+        slurm = LocalSlurm.start();
+        final String name = LocalSlurm.newName();
+        hasPmix = slurm.run(name, List.of("srun", "--mpi=list"), Map.of(), 30).out().contains("pmix");
+    }
+
+    @AfterAll
+    static void stopCluster() throws Exception {
+        if (slurm != null) {
+            slurm.close();
+        }
+    }
+
+    @BeforeEach
+    void pidDir() throws IOException {
+        pidDir = Files.createTempDirectory(slurm.dir, "pids-");
+    }
+
+    /** Nothing any job of the test started outlives it: neither tasks (marker) nor PEs (pid files). */
+    @AfterEach
+    void nothingLeftBehind() throws Exception {
+        final List<String> left = new ArrayList<>();
+        for (final String name : names) {
+            left.addAll(LocalSlurm.survivors(name, 15));
+            LocalSlurm.killSurvivors(name);
+        }
+        try (Stream<Path> s = Files.list(pidDir)) {
+            for (final Path p : s.toList()) {
+                ProcessHandle.of(Long.parseLong(p.getFileName().toString())).filter(weft.tools.ParentWatch::isLive)
+                    .ifPresent(h -> {
+                        left.add(h.pid() + " " + h.info().commandLine().orElse("?"));
+                        h.destroyForcibly();
+                    });
+            }
+        }
+        assertTrue(left.isEmpty(), "processes of the job are still alive: " + left);
+    }
+
+    private void assumeMpi(final String mpi) {
+        Assumptions.assumeTrue(!mpi.equals("pmix") || hasPmix, "this Slurm has no mpi/pmix plugin; skipped");
+    }
+
+    /** {@code srun --mpi=MPI -n N java ... CLASS ARGS}, bounded by Slurm (--time) and by the wait. */
+    private LocalSlurm.Result srun(final String mpi, final int n, final Map<String, String> env, final List<String> srunOpts,
+                                   final String mainClassOrSource, final String... args) throws Exception {
+        final String name = LocalSlurm.newName();
+        names.add(name);
+        final List<String> cmd = new ArrayList<>(List.of("srun", "--mpi=" + mpi, "-n", Integer.toString(n),
+            "--job-name=" + name, "--time=2"));
+        cmd.addAll(srunOpts);
+        cmd.add(ProcessHandle.current().info().command().orElseThrow());
+        cmd.addAll(FAST_JVM);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClassOrSource));
+        cmd.addAll(List.of(args));
+        return slurm.run(name, cmd, env, 100);
+    }
+
+    @ParameterizedTest(name = "--mpi={0}")
+    @ValueSource(strings = {"pmi2", "pmix"})
+    void shouldRunTheExample(final String mpi) throws Exception {
+        assumeMpi(mpi);
+        final LocalSlurm.Result r = srun(mpi, 2, Map.of(), List.of(), EXAMPLE.toString());
+        assertEquals(0, r.rc(), r.toString());
+        assertTrue(r.out().contains("rank 1 got \"hello from rank 0\" and 42 in its heap"), r.toString());
+    }
+
+    /** Issue 19: ranks 2 and 3 of the 2-PE example die of an exception; ranks 0 and 1 must not wait for them. */
+    @ParameterizedTest(name = "--mpi={0}")
+    @ValueSource(strings = {"pmi2", "pmix"})
+    void shouldEndTheStepWhenAPeDiesOfAnException(final String mpi) throws Exception {
+        assumeMpi(mpi);
+        final LocalSlurm.Result r = srun(mpi, 4, Map.of(), List.of(), EXAMPLE.toString());
+        assertNotEquals(0, r.rc(), r.toString());
+        assertTrue(r.out().contains("java.lang.ArrayIndexOutOfBoundsException"), r.toString());
+        assertTrue(r.out().contains("aborts the job through the " + mpi + " bootstrap (exit status 1): uncaught "
+            + "java.lang.ArrayIndexOutOfBoundsException"), r.toString());
+        assertTrue(r.millis() < 30_000, "the step took " + r.millis() + " ms: " + r);
+    }
+
+    @ParameterizedTest(name = "--mpi={0} -n {1}")
+    @CsvSource({"pmi2, 2", "pmi2, 4", "pmix, 2", "pmix, 4"})
+    void shouldPassATokenAroundARingOverTags(final String mpi, final int n) throws Exception {
+        assumeMpi(mpi);
+        final LocalSlurm.Result r = srun(mpi, n, Map.of(), List.of(), LaunchTestPe.class.getName(), "exchange",
+            pidDir.toString());
+        assertEquals(0, r.rc(), r.toString());
+        for (int rank = 0; rank < n; rank++) {
+            assertTrue(r.out().contains("rank " + rank + "/" + n + " local " + rank + "/" + n + " node 0 bootstrap "
+                + mpi + " "), "rank " + rank + ": " + r);
+        }
+        final String ring = LaunchTestPe.expectedRing(n);
+        assertEquals(n, r.out().lines().filter(l -> l.endsWith(" ring " + ring)).count(), r.toString());
+    }
+
+    @ParameterizedTest(name = "--mpi={0} -n {1}")
+    @CsvSource({"pmi2, 2", "pmi2, 4", "pmix, 2", "pmix, 4"})
+    void shouldPutGetAndUpdateAtomically(final String mpi, final int n) throws Exception {
+        assumeMpi(mpi);
+        final LocalSlurm.Result r = srun(mpi, n, Map.of(), List.of(), RmaScenarioPe.class.getName(),
+            pidDir.toString());
+        assertEquals(0, r.rc(), r.toString());
+        for (int rank = 0; rank < n; rank++) {
+            assertTrue(r.out().contains("rma ok " + rank + "/" + n + " via " + mpi), "rank " + rank + ": " + r);
+        }
+    }
+
+    @Test
+    void shouldRefuseToRunTasksAsSingletonsWithoutPmi() throws Exception {
+        final LocalSlurm.Result r = srun("none", 2, Map.of(), List.of(), LaunchTestPe.class.getName(), "exchange",
+            pidDir.toString());
+        assertNotEquals(0, r.rc(), r.toString());
+        assertTrue(r.out().contains("srun gave it no process-management interface Weft can use"), r.toString());
+        assertTrue(r.out().contains("start it with 'srun --mpi=pmix' or 'srun --mpi=pmi2'"), r.toString());
+        assertTrue(!r.out().contains("ring "), "no task may run the job alone: " + r);
+    }
+
+    /** A task killed by a signal mid-job: the others fail at the bootstrap timeout and abort the step. */
+    @ParameterizedTest(name = "--mpi={0}")
+    @ValueSource(strings = {"pmi2", "pmix"})
+    void shouldEndTheStepWhenATaskIsKilled(final String mpi) throws Exception {
+        assumeMpi(mpi);
+        final LocalSlurm.Result r = srun(mpi, 3, Map.of("WEFT_BOOTSTRAP_TIMEOUT", "5s"), List.of(),
+            LaunchTestPe.class.getName(), "killfence", pidDir.toString(), "1");
+        assertNotEquals(0, r.rc(), r.toString());
+        assertTrue(r.out().matches("(?s).*srun: error: [^\n]*tasks? [0-9,-]*: Killed.*"), r.toString()); // "tasks 0-2"
+        // PMI-2 (and PMIx where the server does not notice) waits for the dead task until the timeout; Slurm's
+        // PMIx server fails the fence at once
+        assertTrue(r.out().contains("did not complete within 5 s (WEFT_BOOTSTRAP_TIMEOUT)")
+            || mpi.equals("pmix") && r.out().contains("a PE of the job died or left before entering the fence"),
+            r.toString());
+        assertTrue(r.out().contains("aborts the job through the " + mpi + " bootstrap"), r.toString());
+        assertTrue(r.millis() < 40_000, "the step took " + r.millis() + " ms: " + r);
+        try (Stream<Path> s = Files.list(pidDir)) {
+            assertEquals(3, s.count(), "every PE recorded its pid");
+        }
+    }
+
+    /** With srun's --kill-on-bad-exit the step ends as soon as the task dies, before any timeout. */
+    @Test
+    void shouldEndTheStepAtOnceWithKillOnBadExit() throws Exception {
+        final LocalSlurm.Result r = srun("pmi2", 3, Map.of("WEFT_BOOTSTRAP_TIMEOUT", "60s"),
+            List.of("--kill-on-bad-exit=1"), LaunchTestPe.class.getName(), "killfence", pidDir.toString(), "1");
+        assertNotEquals(0, r.rc(), r.toString());
+        assertTrue(r.millis() < 30_000, "the step took " + r.millis() + " ms: " + r);
+    }
+
+    @Test
+    void shouldRunTheExampleBatchScript() throws Exception {
+        final String name = LocalSlurm.newName();
+        names.add(name);
+        final Path out = slurm.dir.resolve(name + ".out");
+        final Path root = EXAMPLE.getParent().getParent();
+        final String java = ProcessHandle.current().info().command().orElseThrow();
+        final LocalSlurm.Result r = slurm.run(name, List.of("sbatch", "--wait", "--job-name=" + name, "--time=2",
+            "--chdir=" + root, "--output=" + out, root.resolve("examples/hello.sbatch").toString(), "pmi2"),
+            Map.of("CLASSPATH", System.getProperty("java.class.path"), "JAVA", java), 100);
+        final String log = Files.exists(out) ? Files.readString(out) : "(no output file)";
+        assertEquals(0, r.rc(), r + "\n--- job output\n" + log);
+        assertTrue(log.contains("rank 1 got \"hello from rank 0\" and 42 in its heap"), log);
+    }
+
+    @Test
+    void shouldRunWeftRunOnTheNodesOfAnAllocation() throws Exception {
+        final String java = ProcessHandle.current().info().command().orElseThrow();
+        final List<String> launcher = List.of(java, "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1",
+            "-cp", System.getProperty("java.class.path"), "weft.tools.Main", "run");
+        final String name = LocalSlurm.newName();
+        names.add(name);
+        final List<String> ok = new ArrayList<>(List.of("salloc", "-n", "2", "--time=2", "--job-name=" + name));
+        ok.addAll(launcher);
+        ok.addAll(List.of("-n", "2", "--tag-output", "-J", "-XX:TieredStopAtLevel=1", LaunchTestPe.class.getName(),
+            "exchange", pidDir.toString()));
+        final LocalSlurm.Result r = slurm.run(name, ok, Map.of(), 100);
+        assertEquals(0, r.rc(), r.toString());
+        for (int rank = 0; rank < 2; rank++) {
+            assertTrue(r.out().contains("[" + rank + "] rank " + rank + "/2 local " + rank + "/2 node 0 bootstrap "
+                + "launcher "), r.toString());
+        }
+        // the hosts came from the allocation (SLURM_JOB_NODELIST with SLURM_TASKS_PER_NODE), not from -n
+        final String name2 = LocalSlurm.newName();
+        names.add(name2);
+        final List<String> tooMany = new ArrayList<>(List.of("salloc", "-n", "2", "--time=2", "--job-name=" + name2));
+        tooMany.addAll(launcher);
+        tooMany.addAll(List.of("-n", "3", LaunchTestPe.class.getName(), "exchange", pidDir.toString()));
+        final LocalSlurm.Result r2 = slurm.run(name2, tooMany, Map.of(), 100);
+        assertEquals(RunCommand.LAUNCH_ERROR, r2.rc(), r2.toString());
+        assertTrue(r2.out().matches("(?s).*3 PEs requested but the hosts have only 2 slot\\(s\\) \\([^)]+:2\\).*"),
+            r2.toString());
+    }
+}
