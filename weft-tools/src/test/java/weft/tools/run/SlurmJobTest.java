@@ -236,4 +236,50 @@ class SlurmJobTest {
         assertTrue(r2.out().matches("(?s).*3 PEs requested but the hosts have only 2 slot\\(s\\) \\([^)]+:2\\).*"),
             r2.toString());
     }
+
+    /**
+     * The agent the README gives for other nodes of an allocation, {@code srun --overlap -N1 -n1 -w HOST}: PEs
+     * on a host weft run does not take for itself (an address of this machine other than loopback) are
+     * started as steps of the allocation, through a wrapper that sends every host to this cluster's one
+     * node and records each start.
+     */
+    @Test
+    void shouldStartPesOnOtherHostsThroughSrun() throws Exception {
+        final String address = nonLoopbackAddress();
+        Assumptions.assumeTrue(address != null, "this machine has no address but loopback; skipped");
+        final Path starts = slurm.dir.resolve("agent-starts-" + LocalSlurm.newName());
+        final Path agent = slurm.dir.resolve("srun-agent");
+        Files.writeString(agent, "#!/bin/sh\necho \"$1\" >> '" + starts + "'\nshift\n"
+            + "exec srun --overlap -N1 -n1 -w \"$SLURM_JOB_NODELIST\" \"$@\"\n");
+        Files.setPosixFilePermissions(agent, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        final String name = LocalSlurm.newName();
+        names.add(name);
+        final List<String> cmd = new ArrayList<>(List.of("salloc", "-n", "2", "--time=2", "--job-name=" + name,
+            ProcessHandle.current().info().command().orElseThrow(), "--enable-native-access=ALL-UNNAMED",
+            "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "weft.tools.Main", "run",
+            "-n", "2", "-H", address + ":2", "--agent", agent.toString(), "--tag-output", "-J",
+            "-XX:TieredStopAtLevel=1", LaunchTestPe.class.getName(), "exchange", pidDir.toString()));
+        final LocalSlurm.Result r = slurm.run(name, cmd, Map.of(), 100);
+        assertEquals(0, r.rc(), r.toString());
+        assertEquals(List.of(address, address), Files.readAllLines(starts), "one agent start per PE");
+        for (int rank = 0; rank < 2; rank++) {
+            assertTrue(r.out().contains("[" + rank + "] rank " + rank + "/2 local " + rank + "/2 node 0 bootstrap "
+                + "launcher "), r.toString());
+        }
+    }
+
+    private static String nonLoopbackAddress() throws IOException {
+        for (final java.net.NetworkInterface nif : java.util.Collections.list(
+            java.net.NetworkInterface.getNetworkInterfaces())) {
+            if (!nif.isUp() || nif.isLoopback()) {
+                continue;
+            }
+            for (final java.net.InetAddress a : java.util.Collections.list(nif.getInetAddresses())) {
+                if (a instanceof java.net.Inet4Address && !a.isLoopbackAddress() && !a.isLinkLocalAddress()) {
+                    return a.getHostAddress();
+                }
+            }
+        }
+        return null;
+    }
 }
