@@ -35,6 +35,8 @@ final class Pmi2Bootstrap implements Bootstrap {
     private final Map<String, byte[]> own = new HashMap<>();
     private boolean closed;
     private volatile boolean aborted;
+    /** A request is waiting for its answer (the thread that set up the job may be in a fence while the process exits). */
+    private volatile boolean calling;
 
     private Pmi2Bootstrap(final Pmi2Channel channel, final long timeoutNs, final JobLayout layout, final int appnum) {
         this.channel = channel;
@@ -243,8 +245,13 @@ final class Pmi2Bootstrap implements Bootstrap {
     }
 
     private Pmi2Message call(final Pmi2Message request, final String response, final long deadline) {
-        channel.send(request, deadline);
-        return channel.receive(deadline).expect(response, channel.origin());
+        calling = true;
+        try {
+            channel.send(request, deadline);
+            return channel.receive(deadline).expect(response, channel.origin());
+        } finally {
+            calling = false;
+        }
     }
 
     private void checkOpen() {
@@ -276,13 +283,20 @@ final class Pmi2Bootstrap implements Bootstrap {
         }
     }
 
-    /** Leaves the job: {@code finalize} (unless the channel broke or this PE aborted), then closes the descriptor. */
+    /**
+     * Leaves the job: {@code finalize} (unless the channel broke or this PE aborted), then closes the descriptor.
+     * When another thread still waits for an answer (the process exits while its main thread is in a fence),
+     * nothing is sent or closed: the answers would cross, and the process is ending anyway.
+     */
     @Override
     public void close() {
         if (closed) {
             return;
         }
         closed = true;
+        if (calling) {
+            return;
+        }
         try {
             if (!aborted && !channel.isBroken()) {
                 final long deadline = System.nanoTime() + Math.min(timeoutNs, LEAVE_NS);

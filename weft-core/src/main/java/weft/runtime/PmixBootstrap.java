@@ -89,6 +89,8 @@ final class PmixBootstrap implements Bootstrap {
     private volatile boolean stuck;
     /** This PE called PMIx_Abort: nothing else is called, not even PMIx_Finalize. */
     private volatile boolean aborted;
+    /** A blocking PMIx call is under way (close from a shutdown hook must not finalize under it). */
+    private volatile boolean calling;
 
     private PmixBootstrap(final Lib lib, final long timeoutNs, final Function<String, String> env) {
         this.lib = lib;
@@ -206,6 +208,7 @@ final class PmixBootstrap implements Bootstrap {
                 throw new IllegalStateException(t);
             }
         });
+        calling = true;
         try {
             return f.get(timeoutNs, TimeUnit.NANOSECONDS);
         } catch (final TimeoutException e) {
@@ -218,6 +221,8 @@ final class PmixBootstrap implements Bootstrap {
         } catch (final InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new WeftException(Status.CANCELED, what + " interrupted", e);
+        } finally {
+            calling = false;
         }
     }
 
@@ -399,8 +404,8 @@ final class PmixBootstrap implements Bootstrap {
         if (aborted) {
             return; // the resource manager is ending the job; PMIx_Finalize could wait for it
         }
-        if (stuck) {
-            waiter.shutdownNow(); // its thread stays in libpmix; the process is about to fail anyway
+        if (stuck || calling) {
+            waiter.shutdownNow(); // its thread stays in libpmix; the process is about to end anyway
             return;
         }
         try {

@@ -125,6 +125,26 @@ class Pmi2BootstrapTest {
         assertEquals("cmd=finalize;", s.requests().getLast());
     }
 
+    /** The process exits (a shutdown hook closes the bootstrap) while its main thread still waits in a fence. */
+    @Test
+    void shouldNotFinalizeUnderAFenceStillWaiting() throws Exception {
+        final FakePmi2Server s = server(2, null);
+        final int fd = s.clientFd(0);
+        final Pmi2Channel channel = new Pmi2Channel(fd, "PMI_FD=" + fd);
+        toClose.add(channel);
+        final Pmi2Bootstrap b = Pmi2Bootstrap.connect(channel, null, "0", TimeUnit.SECONDS.toNanos(2));
+        final java.util.concurrent.ExecutorService main = java.util.concurrent.Executors.newSingleThreadExecutor();
+        toClose.add(main::shutdownNow);
+        final CompletableFuture<WeftException> fence = CompletableFuture.supplyAsync(
+            () -> assertThrows(WeftException.class, b::fence), main);
+        waitFor(() -> s.requests().contains("cmd=kvs-fence;"));
+        final long t0 = System.nanoTime();
+        b.close();
+        assertTrue(System.nanoTime() - t0 < TimeUnit.MILLISECONDS.toNanos(500), "close waited for the fence");
+        assertEquals(Status.TIMED_OUT, fence.get(10, TimeUnit.SECONDS).status());
+        assertFalse(s.requests().contains("cmd=finalize;"), "a finalize would have crossed the fence's answer");
+    }
+
     @Test
     void shouldAskTheProcessManagerToEndTheWholeJobOnAbort() throws Exception {
         final FakePmi2Server s = server(1, null);
