@@ -40,14 +40,18 @@ class SlurmJobTest {
         "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData");
     private static final Path EXAMPLE = Path.of("..", "examples", "HelloWeft.java").toAbsolutePath().normalize();
     private static LocalSlurm slurm;
+    /** Why there is no cluster here (each test is skipped with it), or null. */
+    private static String unavailable;
     private static boolean hasPmix;
     private Path pidDir;
     private final List<String> names = new ArrayList<>();
 
     @BeforeAll
     static void startCluster() throws Exception {
-        final String why = LocalSlurm.unavailable();
-        Assumptions.assumeTrue(why == null, "no local Slurm cluster: " + why + "; skipped");
+        unavailable = LocalSlurm.unavailable();
+        if (unavailable != null) {
+            return;
+        }
         slurm = LocalSlurm.start();
         final String name = LocalSlurm.newName();
         hasPmix = slurm.run(name, List.of("srun", "--mpi=list"), Map.of(), 30).out().contains("pmix");
@@ -62,12 +66,16 @@ class SlurmJobTest {
 
     @BeforeEach
     void pidDir() throws IOException {
+        Assumptions.assumeTrue(unavailable == null, "no local Slurm cluster: " + unavailable + "; skipped");
         pidDir = Files.createTempDirectory(slurm.dir, "pids-");
     }
 
     /** Nothing any job of the test started outlives it: neither tasks (marker) nor PEs (pid files). */
     @AfterEach
     void nothingLeftBehind() throws Exception {
+        if (pidDir == null) {
+            return; // skipped
+        }
         final List<String> left = new ArrayList<>();
         for (final String name : names) {
             left.addAll(LocalSlurm.survivors(name, 15));
