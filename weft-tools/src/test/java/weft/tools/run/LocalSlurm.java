@@ -13,9 +13,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A private one-node Slurm cluster for the tests, brought up and torn down by the repository's
+ * A private Slurm cluster for the tests, brought up and torn down by the repository's
  * {@code .ci/slurm-local.sh} (its own munge key and socket, ports, state and logs in a temporary
- * directory), and the commands run against it: each with a clean environment (no SLURM_*, PMI*,
+ * directory): one node (this machine), or several, each a network namespace of this machine. And the
+ * commands run against it: each with a clean environment (no SLURM_*, PMI*,
  * OMPI_* or WEFT_* from the machine, SLURM_CONF pointing at this cluster), a unique job name, a marker
  * variable every task inherits (so that {@link #survivors} finds any process of that job left alive),
  * and a deadline after which everything it started is killed and its job cancelled.
@@ -42,12 +43,18 @@ final class LocalSlurm implements AutoCloseable {
         }
     }
 
-    /** Why no cluster can be brought up here, or null when one can (the script's own check). */
+    /** Why no one-node cluster can be brought up here, or null when one can (the script's own check). */
     static String unavailable() throws IOException, InterruptedException {
+        return unavailable(1);
+    }
+
+    /** Why no cluster of {@code nodes} nodes can be brought up here, or null when one can. */
+    static String unavailable(final int nodes) throws IOException, InterruptedException {
         if (!Files.isExecutable(SCRIPT)) {
             return SCRIPT + " is missing";
         }
-        final Process p = new ProcessBuilder(SCRIPT.toString(), "check").redirectErrorStream(true).start();
+        final Process p = new ProcessBuilder(SCRIPT.toString(), "check", Integer.toString(nodes))
+            .redirectErrorStream(true).start();
         final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
         if (!p.waitFor(30, TimeUnit.SECONDS)) {
             p.destroyForcibly();
@@ -56,10 +63,19 @@ final class LocalSlurm implements AutoCloseable {
         return p.exitValue() == 0 ? null : out;
     }
 
-    /** Starts munged, slurmctld and slurmd in a new temporary directory; fails with the script's output. */
+    /** Starts a one-node cluster. */
     static LocalSlurm start() throws IOException, InterruptedException {
+        return start(1);
+    }
+
+    /**
+     * Starts munged, slurmctld and the slurmd of each of {@code nodes} nodes (n1..nN when more than one) in a
+     * new temporary directory; fails with the script's output and the daemons' logs.
+     */
+    static LocalSlurm start(final int nodes) throws IOException, InterruptedException {
         final Path dir = Files.createTempDirectory(Path.of("/tmp"), "weft-slurm-");
-        final Process p = new ProcessBuilder(SCRIPT.toString(), "up", dir.toString()).redirectErrorStream(true).start();
+        final Process p = new ProcessBuilder(SCRIPT.toString(), "up", dir.toString(), Integer.toString(nodes))
+            .redirectErrorStream(true).start();
         final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         final boolean done = p.waitFor(90, TimeUnit.SECONDS);
         final LocalSlurm s = new LocalSlurm(dir, dir.resolve("slurm.conf"));
@@ -73,7 +89,13 @@ final class LocalSlurm implements AutoCloseable {
 
     private static String logs(final Path dir) {
         final StringBuilder sb = new StringBuilder();
-        for (final String log : List.of("slurmctld.log", "slurmd.log", "munge/munged.log")) {
+        final List<String> names = new ArrayList<>(List.of("slurmctld.log", "munge/munged.log"));
+        try (Stream<Path> files = Files.list(dir)) {
+            files.map(f -> f.getFileName().toString()).filter(f -> f.startsWith("slurmd-")).sorted().forEach(names::add);
+        } catch (final IOException e) {
+            // listed below as missing
+        }
+        for (final String log : names) {
             try {
                 final List<String> lines = Files.readAllLines(dir.resolve(log));
                 sb.append("\n--- ").append(log).append('\n')
@@ -115,6 +137,55 @@ final class LocalSlurm implements AutoCloseable {
             p.destroyForcibly();
             cancel(name);
         }
+    }
+
+    /** The address of this machine every node reaches (the controller's), for weft run's --bootstrap-address. */
+    String controllerAddress() throws IOException {
+        final Path f = dir.resolve("ctld_addr");
+        return Files.exists(f) ? Files.readString(f).trim() : "127.0.0.1";
+    }
+
+    /** JVM options of the tasks: small and quick to start (the machine has two cores). */
+    static final List<String> FAST_JVM = List.of("--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1",
+        "-XX:+UseSerialGC", "-XX:-UsePerfData");
+
+    /**
+     * {@code srun --mpi=MPI SRUN_OPTS java FAST_JVM -cp (the tests' class path) MAIN ARGS}, bounded by Slurm
+     * ({@code --time}) and by the wait; the job's unique name is added to {@code names} (for {@link #leftovers}).
+     */
+    Result srunJava(final List<String> names, final String mpi, final List<String> srunOpts, final Map<String, String> env,
+                    final String mainClassOrSource, final String... args) throws IOException, InterruptedException {
+        final String name = newName();
+        names.add(name);
+        final List<String> cmd = new ArrayList<>(List.of("srun", "--mpi=" + mpi, "--job-name=" + name, "--time=2"));
+        cmd.addAll(srunOpts);
+        cmd.add(ProcessHandle.current().info().command().orElseThrow());
+        cmd.addAll(FAST_JVM);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClassOrSource));
+        cmd.addAll(List.of(args));
+        return run(name, cmd, env, 100);
+    }
+
+    /**
+     * The processes still alive of the jobs {@code names} (by marker, after a grace) and of the PEs whose pid
+     * files are in {@code pidDir}; each is killed, so that nothing outlives the test even when it fails.
+     */
+    static List<String> leftovers(final List<String> names, final Path pidDir) throws IOException, InterruptedException {
+        final List<String> left = new ArrayList<>();
+        for (final String name : names) {
+            left.addAll(survivors(name, 15));
+            killSurvivors(name);
+        }
+        try (Stream<Path> s = Files.list(pidDir)) {
+            for (final Path p : s.toList()) {
+                ProcessHandle.of(Long.parseLong(p.getFileName().toString())).filter(weft.tools.ParentWatch::isLive)
+                    .ifPresent(h -> {
+                        left.add(h.pid() + " " + h.info().commandLine().orElse("?"));
+                        h.destroyForcibly();
+                    });
+            }
+        }
+        return left;
     }
 
     /** A unique job name. */

@@ -36,8 +36,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(120)
 class SlurmJobTest {
-    private static final List<String> FAST_JVM = List.of("--enable-native-access=ALL-UNNAMED",
-        "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData");
     private static final Path EXAMPLE = Path.of("..", "examples", "HelloWeft.java").toAbsolutePath().normalize();
     private static LocalSlurm slurm;
     /** Why there is no cluster here (each test is skipped with it), or null. */
@@ -76,20 +74,7 @@ class SlurmJobTest {
         if (pidDir == null) {
             return; // skipped
         }
-        final List<String> left = new ArrayList<>();
-        for (final String name : names) {
-            left.addAll(LocalSlurm.survivors(name, 15));
-            LocalSlurm.killSurvivors(name);
-        }
-        try (Stream<Path> s = Files.list(pidDir)) {
-            for (final Path p : s.toList()) {
-                ProcessHandle.of(Long.parseLong(p.getFileName().toString())).filter(weft.tools.ParentWatch::isLive)
-                    .ifPresent(h -> {
-                        left.add(h.pid() + " " + h.info().commandLine().orElse("?"));
-                        h.destroyForcibly();
-                    });
-            }
-        }
+        final List<String> left = LocalSlurm.leftovers(names, pidDir);
         assertTrue(left.isEmpty(), "processes of the job are still alive: " + left);
     }
 
@@ -100,16 +85,9 @@ class SlurmJobTest {
     /** {@code srun --mpi=MPI -n N java ... CLASS ARGS}, bounded by Slurm (--time) and by the wait. */
     private LocalSlurm.Result srun(final String mpi, final int n, final Map<String, String> env, final List<String> srunOpts,
                                    final String mainClassOrSource, final String... args) throws Exception {
-        final String name = LocalSlurm.newName();
-        names.add(name);
-        final List<String> cmd = new ArrayList<>(List.of("srun", "--mpi=" + mpi, "-n", Integer.toString(n),
-            "--job-name=" + name, "--time=2"));
-        cmd.addAll(srunOpts);
-        cmd.add(ProcessHandle.current().info().command().orElseThrow());
-        cmd.addAll(FAST_JVM);
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClassOrSource));
-        cmd.addAll(List.of(args));
-        return slurm.run(name, cmd, env, 100);
+        final List<String> opts = new ArrayList<>(List.of("-n", Integer.toString(n)));
+        opts.addAll(srunOpts);
+        return slurm.srunJava(names, mpi, opts, env, mainClassOrSource, args);
     }
 
     @ParameterizedTest(name = "--mpi={0}")
