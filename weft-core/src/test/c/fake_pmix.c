@@ -129,6 +129,18 @@ int PMIx_Get(const proc_t *proc, const char *key, const info_t *info, size_t nin
     return 0;
 }
 
+/* Records the abort in FAKE_PMIX_DIR/abort.RANK ("STATUS MESSAGE"); the real server would kill the job. */
+int PMIx_Abort(int status, const char msg[], proc_t procs[], size_t nprocs) {
+    if (procs != NULL || nprocs != 0) return ERR_BAD; /* Weft aborts the whole namespace */
+    char p[1024];
+    snprintf(p, sizeof p, "%s/abort.%u", dir, my_rank);
+    FILE *f = fopen(p, "w");
+    if (!f) return ERR_BAD;
+    fprintf(f, "%d %s", status, msg);
+    fclose(f);
+    return 0;
+}
+
 const char *PMIx_Error_string(int status) {
     return status == ERR_NOT_FOUND ? "NOT-FOUND" : status == ERR_BAD ? "BAD-PARAM" : "UNKNOWN";
 }

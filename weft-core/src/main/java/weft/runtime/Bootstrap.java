@@ -7,8 +7,9 @@ package weft.runtime;
  * can {@link #get} them.
  *
  * <p>Implementations: the Weft launcher's key-value service over TCP ({@code weft run}), PMIx
- * through FFM on libpmix (Open MPI's {@code mpirun}, Slurm's {@code srun --mpi=pmix}), and a
- * singleton for a process started without a launcher. Every blocking call has a deadline
+ * through FFM on libpmix (Open MPI's {@code mpirun}, Slurm's {@code srun --mpi=pmix}), the PMI-2 wire
+ * protocol in Java (Slurm's {@code srun --mpi=pmi2}), and a singleton for a process started without a
+ * launcher. Every blocking call has a deadline
  * ({@code WEFT_BOOTSTRAP_TIMEOUT}) and fails with a {@link weft.ucs.WeftException} naming what
  * was waited for, instead of hanging on a dead or silent peer.
  *
@@ -16,7 +17,7 @@ package weft.runtime;
  * path).
  */
 public interface Bootstrap extends AutoCloseable {
-    /** Short name of the backend, e.g. {@code launcher}, {@code pmix}, {@code singleton}. */
+    /** Short name of the backend, e.g. {@code launcher}, {@code pmix}, {@code pmi2}, {@code singleton}. */
     String name();
 
     /** This process's rank, the job's size and its node layout. */
@@ -38,6 +39,20 @@ public interface Bootstrap extends AutoCloseable {
      * @throws weft.ucs.WeftException NO_ELEMENT if there is no such value
      */
     byte[] get(int rank, String key);
+
+    /**
+     * Asks the launcher or resource manager to end the whole job because this PE failed (MPI_Abort): the
+     * other PEs are stopped rather than left waiting for this one. Returns once the request is sent, or
+     * at once when the launcher needs no request (it watches exit codes); the caller then exits with a
+     * non-zero status. The bootstrap is unusable afterwards, and {@link #close} does not finalize.
+     *
+     * <p>The default sends nothing: a launcher that sees every PE's exit code needs no more.
+     *
+     * @param status the exit status this process is about to end with
+     * @param reason what failed, for the launcher's log
+     */
+    default void abort(int status, String reason) {
+    }
 
     /** Leaves the job cleanly (the launcher then knows this PE did not die). */
     @Override

@@ -72,6 +72,9 @@ final class PmixBootstrap implements Bootstrap {
     private static final short PMIX_PROC_RANK = 40;
     private static final String KEY_PREFIX = "weft.";
     private static final int MAX_KEY = 511;
+    private static final int ABORT_WAIT_S = 10;
+    /** What Slurm's PMIx server answers a fence some of whose processes died (PMIX_ERR_PARTIAL_SUCCESS). */
+    private static final int PMIX_ERR_PARTIAL_SUCCESS = -52;
 
     private final Lib lib;
     private final long timeoutNs;
@@ -84,6 +87,10 @@ final class PmixBootstrap implements Bootstrap {
     private boolean closed;
     /** A PMIx call timed out and may still run: its memory is never freed and PMIx never finalized. */
     private volatile boolean stuck;
+    /** This PE called PMIx_Abort: nothing else is called, not even PMIx_Finalize. */
+    private volatile boolean aborted;
+    /** A blocking PMIx call is under way (close from a shutdown hook must not finalize under it). */
+    private volatile boolean calling;
 
     private PmixBootstrap(final Lib lib, final long timeoutNs, final Function<String, String> env) {
         this.lib = lib;
@@ -201,6 +208,7 @@ final class PmixBootstrap implements Bootstrap {
                 throw new IllegalStateException(t);
             }
         });
+        calling = true;
         try {
             return f.get(timeoutNs, TimeUnit.NANOSECONDS);
         } catch (final TimeoutException e) {
@@ -213,6 +221,8 @@ final class PmixBootstrap implements Bootstrap {
         } catch (final InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new WeftException(Status.CANCELED, what + " interrupted", e);
+        } finally {
+            calling = false;
         }
     }
 
@@ -295,7 +305,8 @@ final class PmixBootstrap implements Bootstrap {
             final int rc = (int) waitFor("PMIx_Fence", () ->
                 (int) lib.fence.invokeExact(wildcard, 1L, info, 1L));
             if (rc != 0) {
-                throw error("PMIx_Fence", rc, "");
+                throw error("PMIx_Fence", rc, rc == PMIX_ERR_PARTIAL_SUCCESS ? ": a PE of the job died or left before "
+                    + "entering the fence (rank " + layout.rank() + " of " + layout.size() + ")" : "");
             }
         } finally {
             closeUnlessStuck(a);
@@ -350,6 +361,38 @@ final class PmixBootstrap implements Bootstrap {
         if (closed) {
             throw new WeftException(Status.CLOSED, "bootstrap is closed");
         }
+        if (aborted) {
+            throw new WeftException(Status.CANCELED, "bootstrap: this PE aborted the job");
+        }
+    }
+
+    /**
+     * PMIx_Abort for the whole namespace: the resource manager ({@code mpirun}, {@code srun}) then kills
+     * every PE. It runs on a thread of its own (the helper thread may be stuck in a fence) and is given
+     * {@value #ABORT_WAIT_S} s; the caller exits either way.
+     */
+    @Override
+    public void abort(final int status, final String reason) {
+        if (closed || aborted) {
+            return;
+        }
+        aborted = true;
+        final String msg = "rank " + layout.rank() + " aborted the job (status " + status + "): " + reason;
+        final Thread t = Thread.ofPlatform().daemon().name("weft-pmix-abort").start(() -> {
+            try (Arena a = Arena.ofConfined()) {
+                final int rc = (int) lib.abort.invokeExact(status, a.allocateFrom(msg), MemorySegment.NULL, 0L);
+                if (rc != 0) {
+                    System.err.println("weft: " + error("PMIx_Abort", rc, "").getMessage());
+                }
+            } catch (final Throwable e) {
+                System.err.println("weft: PMIx_Abort failed: " + e);
+            }
+        });
+        try {
+            t.join(TimeUnit.SECONDS.toMillis(ABORT_WAIT_S));
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override
@@ -358,8 +401,11 @@ final class PmixBootstrap implements Bootstrap {
             return;
         }
         closed = true;
-        if (stuck) {
-            waiter.shutdownNow(); // its thread stays in libpmix; the process is about to fail anyway
+        if (aborted) {
+            return; // the resource manager is ending the job; PMIx_Finalize could wait for it
+        }
+        if (stuck || calling) {
+            waiter.shutdownNow(); // its thread stays in libpmix; the process is about to end anyway
             return;
         }
         try {
@@ -384,6 +430,7 @@ final class PmixBootstrap implements Bootstrap {
         final MethodHandle fence;
         final MethodHandle get;
         final MethodHandle errorString;
+        final MethodHandle abort;
         final MethodHandle libcFree;
 
         private Lib(final SymbolLookup pmix) {
@@ -401,6 +448,8 @@ final class PmixBootstrap implements Bootstrap {
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));
             errorString = linker.downcallHandle(find(pmix, "PMIx_Error_string"),
                 FunctionDescriptor.of(ADDRESS, JAVA_INT));
+            abort = linker.downcallHandle(find(pmix, "PMIx_Abort"),
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
             libcFree = linker.downcallHandle(find(linker.defaultLookup(), "free"),
                 FunctionDescriptor.ofVoid(ADDRESS));
         }

@@ -22,20 +22,30 @@ import java.util.function.Function;
  * }
  * }</pre>
  *
- * Start it with {@code ./weft run -n 4 -cp app.jar my.Main}, or {@code mpirun -np 4 java ...} (PMIx),
- * or plainly (a singleton job of one PE). The bootstrap is chosen by {@code WEFT_BOOTSTRAP}
- * ({@link RuntimeConfig#BOOTSTRAP}); every wait ends at {@code WEFT_BOOTSTRAP_TIMEOUT} with an error
- * naming the missing or dead PE. Not thread-safe: one thread sets the job up.
+ * Start it with {@code ./weft run -n 4 -cp app.jar my.Main}, {@code mpirun -np 4 java ...} (PMIx),
+ * {@code srun --mpi=pmix} or {@code srun --mpi=pmi2 -n 4 java ...} (Slurm), or plainly (a singleton job
+ * of one PE). The bootstrap is chosen by {@code WEFT_BOOTSTRAP} ({@link RuntimeConfig#BOOTSTRAP}) or from
+ * the environment ({@link BootstrapChoice}); every wait ends at {@code WEFT_BOOTSTRAP_TIMEOUT} with an
+ * error naming the missing or dead PE. Not thread-safe: one thread sets the job up.
+ *
+ * <p>A PE that fails ends the whole job, as under MPI: {@link #abort} does it explicitly, and an exception
+ * that nothing catches, in any thread, does it after printing the exception ({@code WEFT_ABORT_ON_UNCAUGHT}).
+ * The job {@link #init()} joined stays joined until the process exits, even after {@link #close()}, so
+ * that an exception thrown inside {@code try (Runtime rt = Runtime.init())} still aborts the job once
+ * {@code close} has run; the bootstrap is finalized when the process exits.
  *
  * <p>Keys beginning with {@code weft.} are reserved for the runtime itself.
  */
 public final class Runtime implements AutoCloseable {
     private final Bootstrap bootstrap;
+    /** The process's job when this runtime came from {@link #init()}; null for one built over a bootstrap. */
+    private final ProcessJob job;
     private int allgatherRound;
     private boolean closed;
 
-    private Runtime(final Bootstrap bootstrap) {
+    private Runtime(final Bootstrap bootstrap, final ProcessJob job) {
         this.bootstrap = bootstrap;
+        this.job = job;
     }
 
     /** Joins the job this process was started in, configured from the environment. */
@@ -43,40 +53,56 @@ public final class Runtime implements AutoCloseable {
         return init(Config.global());
     }
 
-    /** Joins the job this process was started in, with {@code config} for the runtime's tunables. */
+    /**
+     * Joins the job this process was started in, with {@code config} for the runtime's tunables. A second
+     * call in the same process joins the same job again (the launcher started this process once).
+     *
+     * @throws WeftException when the launcher's environment is incomplete, its service cannot be reached, or
+     *                       another launcher started this process as one of several tasks without a bootstrap
+     *                       Weft speaks (the message names the fix, e.g. {@code srun --mpi=pmix})
+     */
     public static Runtime init(final Config config) {
-        return init(System::getenv, config);
-    }
-
-    /** Joins a job through the given bootstrap (another launcher's, or a test double). */
-    public static Runtime of(final Bootstrap bootstrap) {
-        return new Runtime(bootstrap);
-    }
-
-    /** Chooses and starts the bootstrap from {@code env} (the process environment, or a map in tests). */
-    static Runtime init(final Function<String, String> env, final Config config) {
-        final long timeoutNs = config.get(RuntimeConfig.BOOTSTRAP_TIMEOUT);
-        String kind = config.get(RuntimeConfig.BOOTSTRAP);
-        if (kind.equals("auto")) {
-            if (LaunchEnv.present(env)) {
-                kind = "launcher";
-            } else if (env.apply("PMIX_RANK") != null || env.apply("PMIX_NAMESPACE") != null) {
-                kind = "pmix";
-            } else {
-                kind = "singleton";
+        synchronized (Runtime.class) {
+            final ProcessJob joined = ProcessJob.current();
+            if (joined != null) {
+                return new Runtime(joined.bootstrap(), joined);
             }
+            final Bootstrap b = open(System::getenv, config);
+            if (b instanceof SingletonBootstrap) {
+                return new Runtime(b, null);
+            }
+            final ProcessJob job = ProcessJob.start(b, config.get(RuntimeConfig.ABORT_ON_UNCAUGHT));
+            return new Runtime(b, job);
         }
-        return new Runtime(switch (kind) {
-            case "launcher" -> launcher(env, timeoutNs);
-            case "pmix" -> PmixBootstrap.open(config.get(RuntimeConfig.PMIX_LIBRARY), timeoutNs, env);
-            case "singleton" -> new SingletonBootstrap();
-            default -> throw new WeftException(Status.INVALID_PARAM, "unknown bootstrap " + kind);
-        });
+    }
+
+    /**
+     * Joins a job through the given bootstrap (another launcher's, or a test double). {@link #close()}
+     * closes it; no uncaught-exception handler is installed.
+     */
+    public static Runtime of(final Bootstrap bootstrap) {
+        return new Runtime(bootstrap, null);
+    }
+
+    /** A runtime over the bootstrap {@code env} chooses, closed by {@link #close()} (tests: a map for the environment). */
+    static Runtime init(final Function<String, String> env, final Config config) {
+        return new Runtime(open(env, config), null);
     }
 
     /** Convenience for tests: {@link #init(Function, Config)} over a map. */
     static Runtime init(final Map<String, String> env, final Config config) {
         return init(env::get, config);
+    }
+
+    /** Chooses and opens the bootstrap from {@code env} (the process environment, or a map in tests). */
+    private static Bootstrap open(final Function<String, String> env, final Config config) {
+        final long timeoutNs = config.get(RuntimeConfig.BOOTSTRAP_TIMEOUT);
+        return switch (BootstrapChoice.choose(config.get(RuntimeConfig.BOOTSTRAP), env)) {
+            case "launcher" -> launcher(env, timeoutNs);
+            case "pmix" -> PmixBootstrap.open(config.get(RuntimeConfig.PMIX_LIBRARY), timeoutNs, env);
+            case "pmi2" -> Pmi2Bootstrap.open(env, timeoutNs);
+            default -> new SingletonBootstrap();
+        };
     }
 
     private static Bootstrap launcher(final Function<String, String> env, final long timeoutNs) {
@@ -96,7 +122,7 @@ public final class Runtime implements AutoCloseable {
         return bootstrap.layout();
     }
 
-    /** The bootstrap in use: {@code launcher}, {@code pmix} or {@code singleton}. */
+    /** The bootstrap in use: {@code launcher}, {@code pmix}, {@code pmi2} or {@code singleton}. */
     public String bootstrapName() {
         return bootstrap.name();
     }
@@ -171,7 +197,7 @@ public final class Runtime implements AutoCloseable {
      */
     public byte[][] allgather(final byte[] mine) {
         checkOpen();
-        final String key = "weft.allgather." + allgatherRound++;
+        final String key = "weft.allgather." + (job != null ? job.nextAllgatherRound() : allgatherRound++);
         bootstrap.put(key, mine);
         bootstrap.commit();
         bootstrap.fence();
@@ -188,12 +214,27 @@ public final class Runtime implements AutoCloseable {
         }
     }
 
-    /** Leaves the job (tells the launcher this PE ended cleanly). */
+    /**
+     * Ends the whole job because this PE failed (MPI_Abort): prints {@code reason}, asks the launcher or
+     * resource manager to stop every PE (PMIx_Abort, PMI-2 abort, or leaving {@code weft run}'s service
+     * without finalizing), and exits this process with {@code status} (0 becomes 1). Does not return.
+     * Works after {@link #close()} too.
+     */
+    public void abort(final int status, final String reason) {
+        (job != null ? job : new ProcessJob(bootstrap, System::exit)).abort(status, reason);
+    }
+
+    /**
+     * This handle is done. A runtime from {@link #init()} leaves the job when the process exits (see the
+     * class comment); one from {@link #of} closes its bootstrap now.
+     */
     @Override
     public void close() {
         if (!closed) {
             closed = true;
-            bootstrap.close();
+            if (job == null) {
+                bootstrap.close();
+            }
         }
     }
 

@@ -10,9 +10,20 @@ import java.util.List;
 public final class RuntimeConfig {
     /** Which bootstrap {@link Runtime#init()} uses. */
     public static final ConfigVar<String> BOOTSTRAP = ConfigRegistry.register("BOOTSTRAP",
-        ConfigType.oneOf("auto", "launcher", "pmix", "singleton"), "auto",
-        "Bootstrap of Runtime.init(): auto = the weft run launcher if WEFT_RANK and WEFT_KV_ADDRESS are set, "
-            + "else PMIx if PMIX_RANK or PMIX_NAMESPACE is set, else a singleton job of one PE.");
+        ConfigType.oneOf("auto", "weft", "launcher", "pmix", "pmi2", "singleton"), "auto",
+        "Bootstrap of Runtime.init(): auto = the weft run launcher (weft, also named launcher) if WEFT_RANK and "
+            + "WEFT_KV_ADDRESS are set, else PMIx if PMIX_RANK or PMIX_NAMESPACE is set (mpirun, srun --mpi=pmix), "
+            + "else PMI-2 if PMI_FD is set (srun --mpi=pmi2), else a singleton job of one PE; a process that another "
+            + "launcher started as one of several tasks (SLURM_PROCID with SLURM_STEP_ID, PMI_RANK, "
+            + "OMPI_COMM_WORLD_RANK) but gave none of these fails with an error naming the fix.");
+
+    /** Whether an exception nothing catches aborts the whole job. */
+    public static final ConfigVar<Boolean> ABORT_ON_UNCAUGHT = ConfigRegistry.register("ABORT_ON_UNCAUGHT",
+        ConfigType.BOOL, "y",
+        "y: an exception that no code catches, in any thread of a PE started by a launcher, is printed and then "
+            + "aborts the whole job through the bootstrap (PMIx_Abort, PMI-2 abort, or the weft run launcher), as "
+            + "MPI's default error handler does, so that no PE waits for a dead one; n: Java's default (the thread "
+            + "dies, the process lives on while other threads do).");
 
     /** Deadline of every bootstrap wait (connect, fence, get) and of the launcher's fences. */
     public static final ConfigVar<Long> BOOTSTRAP_TIMEOUT = ConfigRegistry.register("BOOTSTRAP_TIMEOUT",
@@ -37,6 +48,6 @@ public final class RuntimeConfig {
 
     /** Every variable above (loading this class registers them). */
     public static List<ConfigVar<?>> all() {
-        return List.of(BOOTSTRAP, BOOTSTRAP_TIMEOUT, PMIX_LIBRARY, RUN_KILL_GRACE);
+        return List.of(BOOTSTRAP, BOOTSTRAP_TIMEOUT, PMIX_LIBRARY, ABORT_ON_UNCAUGHT, RUN_KILL_GRACE);
     }
 }

@@ -326,6 +326,20 @@ final class TcpBootstrap implements Bootstrap {
             + "' (not put, or not committed before the last fence)");
     }
 
+    /**
+     * Leaves without FINALIZE: the service then fails the fences that wait for this rank, and the launcher,
+     * seeing this process exit with a non-zero status, stops the others.
+     */
+    @Override
+    public void abort(final int status, final String reason) {
+        if (closed || abortReason != null) {
+            return;
+        }
+        closing = true; // the reader's end of stream is expected now: no second abort from it
+        abortReason = "this PE aborted the job (status " + status + "): " + reason;
+        closeQuietly(socket);
+    }
+
     @Override
     public void close() {
         if (closed) {

@@ -75,10 +75,30 @@ class PmixFakeLibraryTest {
         assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(30), "no hang");
     }
 
+    @Test
+    void shouldAbortTheJobWhenAPeDiesOfAnUncaughtException() throws Exception {
+        final Path store = Files.createDirectory(tmp.resolve("store"));
+        final Process p = pe(0, 1, store, "60s", "throw");
+        final String out = finish(p);
+        assertEquals(1, p.exitValue(), out);
+        assertTrue(out.contains("Exception in thread \"main\" java.lang.IllegalStateException: rank 0 fails on purpose"),
+            out);
+        assertTrue(out.contains("weft: rank 0 of 1 aborts the job through the pmix bootstrap (exit status 1)"), out);
+        final Path abort = store.resolve("abort.0");
+        assertTrue(Files.exists(abort), "PMIx_Abort was not called: " + out);
+        assertEquals("1 rank 0 aborted the job (status 1): uncaught java.lang.IllegalStateException in thread "
+            + "\"main\": rank 0 fails on purpose", Files.readString(abort));
+    }
+
     private Process pe(final int rank, final int size, final Path store, final String timeout) throws IOException {
+        return pe(rank, size, store, timeout, "exchange");
+    }
+
+    private Process pe(final int rank, final int size, final Path store, final String timeout, final String mode)
+        throws IOException {
         final ProcessBuilder pb = new ProcessBuilder(ProcessHandle.current().info().command().orElseThrow(),
             "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-            "-cp", System.getProperty("java.class.path"), RuntimeTestPe.class.getName(), "exchange")
+            "-cp", System.getProperty("java.class.path"), RuntimeTestPe.class.getName(), mode)
             .redirectErrorStream(true);
         final Map<String, String> env = pb.environment();
         env.keySet().removeIf(k -> k.startsWith("WEFT_") || k.startsWith("PMIX_"));

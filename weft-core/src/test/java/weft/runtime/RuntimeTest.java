@@ -75,6 +75,36 @@ class RuntimeTest {
     }
 
     @Test
+    void shouldRefuseATaskOfSrunWithoutPmiInsteadOfRunningAlone() {
+        final WeftException e = assertThrows(WeftException.class, () -> Runtime.init(Map.of("SLURM_JOB_ID", "3",
+            "SLURM_STEP_ID", "0", "SLURM_PROCID", "0", "SLURM_STEP_NUM_TASKS", "2"), NO_ENV));
+        assertTrue(e.getMessage().contains("'srun --mpi=pmix' or 'srun --mpi=pmi2'"), e.getMessage());
+    }
+
+    @Test
+    void shouldExplainAPmi2ChoiceWithoutPmiFd() {
+        final WeftException e = assertThrows(WeftException.class, () -> Runtime.init(Map.of(),
+            NO_ENV.with("BOOTSTRAP", "pmi2")));
+        assertTrue(e.getMessage().contains("the PMI-2 bootstrap needs PMI_FD"), e.getMessage());
+    }
+
+    @Test
+    void shouldRunAJobThroughPmi2() throws Exception {
+        try (FakePmi2Server server = new FakePmi2Server(1, "(vector,(0,1,1))")) {
+            final int fd = server.clientFd(0);
+            try (Runtime rt = Runtime.init(Map.of("PMI_FD", Integer.toString(fd), "PMI_RANK", "0", "PMI_SIZE", "1",
+                "PMI_JOBID", "9.0"), NO_ENV)) {
+                assertEquals("pmi2", rt.bootstrapName());
+                assertEquals("Runtime[pmi2 rank 0/1, node 0, local 0/1]", rt.toString());
+                assertEquals("fake.0", rt.jobId());
+                assertArrayEquals(new byte[] {4, 2}, rt.allgather(new byte[] {4, 2})[0]);
+                rt.barrier();
+            }
+            assertTrue(server.finalized, "a runtime over an explicit environment leaves its job at close");
+        }
+    }
+
+    @Test
     void shouldRejectAnInconsistentLayout() {
         assertEquals(new JobLayout(1, 4, 1, 2, 0, "j").localSize(), 2);
         final WeftException e = assertThrows(WeftException.class, () -> new JobLayout(0, 2, 2, 2, 0, "j"));

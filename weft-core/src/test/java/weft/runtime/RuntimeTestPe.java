@@ -5,7 +5,9 @@ import java.nio.charset.StandardCharsets;
 /**
  * A PE for the runtime tests, started as a child JVM with a launcher environment (or under
  * mpirun). Modes: {@code exchange} = put/commit/fence/get with every rank, allgather, barrier,
- * then "OK"; {@code die} = joins the job, then dies without leaving it (as a crash does).
+ * then "OK"; {@code die} = joins the job, then dies without leaving it (as a crash does); {@code throw} =
+ * joins the job and throws from inside {@code try (Runtime rt = ...)}: the uncaught exception must abort
+ * the job although the runtime was closed on the way out.
  */
 public final class RuntimeTestPe {
     private RuntimeTestPe() {
@@ -18,6 +20,12 @@ public final class RuntimeTestPe {
             System.out.println("joined as rank " + rt.rank());
             System.out.flush();
             java.lang.Runtime.getRuntime().halt(3); // no finalize: the service sees a dead PE
+        }
+        if (mode.equals("throw")) {
+            try (rt) {
+                rt.barrier();
+                throw new IllegalStateException("rank " + rt.rank() + " fails on purpose");
+            }
         }
         try (rt) {
             rt.put("greeting", ("hello from " + rt.rank()).getBytes(StandardCharsets.UTF_8));

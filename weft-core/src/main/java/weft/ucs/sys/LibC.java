@@ -90,6 +90,12 @@ public final class LibC {
     public static final int EFD_NONBLOCK = 04000;
     public static final int EFD_CLOEXEC = 02000000;
     public static final int POLLIN = 0x1;
+    public static final int POLLOUT = 0x4;
+    public static final int POLLERR = 0x8;
+    public static final int POLLHUP = 0x10;
+    public static final int POLLNVAL = 0x20;
+    public static final int F_GETFD = 1;
+    public static final int ENOTSOCK = 88;
     public static final int PR_SET_PTRACER = 0x59616d61;
     public static final long PR_SET_PTRACER_ANY = -1L;
 
@@ -210,6 +216,8 @@ public final class LibC {
     private static final MethodHandle FCNTL = errno("fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
         Linker.Option.firstVariadicArg(2));
     private static final MethodHandle PIPE2 = errno("pipe2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle SOCKETPAIR = errno("socketpair",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
     private static final MethodHandle VMSPLICE = errno("vmsplice",
         FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
     private static final MethodHandle VMSPLICE_PLAIN = plain("vmsplice",
@@ -706,6 +714,27 @@ public final class LibC {
         try (Arena a = Arena.ofConfined()) {
             final MemorySegment pair = a.allocate(JAVA_INT, 2);
             final int r = (int) PIPE2.invokeExact(c, pair, flags);
+            if (r < 0) {
+                return (int) fail(c);
+            }
+            fds[0] = pair.getAtIndex(JAVA_INT, 0);
+            fds[1] = pair.getAtIndex(JAVA_INT, 1);
+            return 0;
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * socketpair(2): two connected sockets of {@code domain} and {@code type} in {@code fds}.
+     *
+     * @return 0 or -errno
+     */
+    public static int socketpair(final int domain, final int type, final int[] fds) {
+        final MemorySegment c = CAPTURE.get();
+        try (Arena a = Arena.ofConfined()) {
+            final MemorySegment pair = a.allocate(JAVA_INT, 2);
+            final int r = (int) SOCKETPAIR.invokeExact(c, domain, type, 0, pair);
             if (r < 0) {
                 return (int) fail(c);
             }

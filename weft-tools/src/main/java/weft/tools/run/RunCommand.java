@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import java.util.jar.JarFile;
 
 /**
@@ -28,6 +29,8 @@ import java.util.jar.JarFile;
         "Each PE gets its rank, the job size and the launcher's key-value service (weft.runtime.Runtime.init()).",
         "  weft run -n 4 -cp app.jar my.Main ARGS            four PEs on this machine",
         "  weft run -n 4 -H node1:2,node2:2 -cp ... my.Main   two hosts, started through ssh",
+        "  salloc -N 2 -n 8 ./weft run -n 8 --agent 'srun --overlap -N1 -n1 -w' -cp ... my.Main",
+        "                                                    the allocation's nodes, started through srun",
         "Exit code: the first non-zero exit code of a PE; " + JobLauncher.TIMEOUT_EXIT + " when --timeout "
             + "expired; 2 when the job could not start."})
 public final class RunCommand implements Callable<Integer> {
@@ -42,7 +45,8 @@ public final class RunCommand implements Callable<Integer> {
     int n;
 
     @Option(names = {"-H", "--hosts", "--host"}, paramLabel = "H1[:SLOTS],H2[:SLOTS]",
-        description = "hosts and their slots (default: all PEs on this machine)")
+        description = "hosts and their slots (default: inside a Slurm allocation its nodes, SLURM_JOB_NODELIST, "
+            + "with SLURM_TASKS_PER_NODE slots each; else all PEs on this machine)")
     String hosts;
 
     @Option(names = "--hostfile", paramLabel = "FILE", description = "hosts, one per line: 'host', 'host slots=N' "
@@ -94,6 +98,8 @@ public final class RunCommand implements Callable<Integer> {
     Config config = Config.global();
     PrintStream out = System.out;
     PrintStream err = System.err;
+    /** Where the Slurm allocation's variables are read (tests pass a map). */
+    Function<String, String> env = System::getenv;
     /** The last job started, for tests. */
     JobLauncher lastJob;
 
@@ -115,8 +121,10 @@ public final class RunCommand implements Callable<Integer> {
         if (hosts != null && hostfile != null) {
             throw new LaunchException("give either --hosts or --hostfile, not both");
         }
+        final List<HostList.Host> slurm = hosts == null && hostfile == null ? SlurmHosts.fromEnvironment(env) : null;
         final List<HostList.Host> hostList = hosts != null ? HostList.parseHosts(hosts)
-            : hostfile != null ? HostList.readHostfile(hostfile) : List.of(new HostList.Host("localhost", n));
+            : hostfile != null ? HostList.readHostfile(hostfile)
+            : slurm != null ? slurm : List.of(new HostList.Host("localhost", n));
         final List<HostList.Placement> placements = HostList.place(n, hostList, oversubscribe);
         final List<String> agentWords = List.of(agent.trim().split("\\s+"));
         if (placements.stream().anyMatch(p -> !p.local())) {

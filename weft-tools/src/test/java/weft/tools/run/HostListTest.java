@@ -94,6 +94,7 @@ class HostListTest {
     @Test
     void shouldRefuseToExportTheJobSecret() {
         final RunCommand cmd = new RunCommand();
+        cmd.env = name -> null;
         new picocli.CommandLine(cmd).parseArgs("-n", "1", "-x", "WEFT_JOB_SECRET=abc", "Main");
         final LaunchException e = assertThrows(LaunchException.class, cmd::spec);
         assertTrue(e.getMessage().contains("-x WEFT_JOB_SECRET: the launcher sets this variable"), e.getMessage());

@@ -72,6 +72,7 @@ class LaunchTest {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
         final RunCommand cmd = new RunCommand();
+        cmd.env = name -> null; // the same hosts even when the tests run inside a Slurm allocation
         cmd.config = config;
         cmd.out = new PrintStream(out, true, StandardCharsets.UTF_8);
         cmd.err = new PrintStream(err, true, StandardCharsets.UTF_8);

@@ -16,6 +16,9 @@ import java.nio.file.Path;
  *   <li>{@code fail PIDDIR RANK CODE}: after a fence, RANK exits with CODE; the others sleep.</li>
  *   <li>{@code kill PIDDIR RANK}: after a fence, every PE creates /dev/shm/&lt;job id&gt;-&lt;rank&gt;
  *       (a crashed PE's leftover), then RANK kills itself with SIGKILL; the others sleep.</li>
+ *   <li>{@code killfence PIDDIR RANK}: after a fence, RANK kills itself with SIGKILL; the others enter a
+ *       fence it never reaches (they fail at WEFT_BOOTSTRAP_TIMEOUT, and their uncaught exception aborts
+ *       the job).</li>
  *   <li>{@code stubborn PIDDIR RANK CODE}: never joins the job; starts a child {@code sleep} (a
  *       grandchild of the launcher); RANK exits with CODE, the others sleep.</li>
  *   <li>{@code hold PIDDIR}: joins the job, prints "ready RANK", sleeps (until the launcher goes).</li>
@@ -51,6 +54,19 @@ public final class LaunchTestPe {
                         new ProcessBuilder("kill", "-KILL", Long.toString(pid)).start().waitFor();
                     }
                     Thread.sleep(60_000);
+                }
+            }
+            case "killfence" -> {
+                try (Runtime rt = Runtime.init()) {
+                    rt.fence();
+                    System.out.println("ready " + rt.rank());
+                    System.out.flush();
+                    if (rt.rank() == Integer.parseInt(args[2])) {
+                        Thread.sleep(500); // the others are in the fence by then
+                        new ProcessBuilder("kill", "-KILL", Long.toString(pid)).start().waitFor();
+                        Thread.sleep(60_000);
+                    }
+                    rt.fence();
                 }
             }
             case "stubborn" -> {
@@ -104,7 +120,7 @@ public final class LaunchTestPe {
             }
             rt.barrier();
             System.out.println("rank " + me + "/" + n + " local " + rt.localRank() + "/" + rt.localSize() + " node "
-                + rt.nodeId() + " netns " + Files.readSymbolicLink(Path.of("/proc/self/ns/net")) + " lanes "
+                + rt.nodeId() + " bootstrap " + rt.bootstrapName() + " netns " + Files.readSymbolicLink(Path.of("/proc/self/ns/net")) + " lanes "
                 + ringLanes + " var "
                 + System.getenv("WEFT_TEST_VAR") + " ring " + ring);
         }
