@@ -11,7 +11,7 @@ package weft.tools.bench;
  * @param iterations measured iterations
  * @param warmup     warm-up iterations
  * @param ucxTest    the test run on the UCX side (usually {@code test}; another where UCX's own figure for
- *                   {@code test} is a known artefact of its tool, see ../shared/BENCHMARKS.md)
+ *                   {@code test} is a known artefact of its tool: tcp ucp_get, tcp ucp_put_bw)
  * @param ucxFactor  the UCX figure is multiplied by this before the ratio (2 = "one round trip" of a
  *                   one-way latency)
  */
