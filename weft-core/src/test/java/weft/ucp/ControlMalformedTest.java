@@ -4,7 +4,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import weft.ucs.Status;
 import weft.uct.Interface;
-import weft.uct.Packer;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -24,40 +23,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ControlMalformedTest {
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
 
-    private record Raw(MemorySegment bytes) implements Packer {
-        @Override
-        public long pack(final MemorySegment d, final long o, final long capacity) {
-            MemorySegment.copy(bytes, 0, d, o, bytes.byteSize());
-            return bytes.byteSize();
-        }
-    }
-
-    private static Interface shm(final Worker w) {
-        for (final WorkerIface wi : w.ifaces) {
-            if (wi.name().startsWith("shm")) {
-                return wi.iface;
-            }
-        }
-        throw new AssertionError("no shm interface in " + w.resources());
-    }
-
-    private static void progressUntil(final Worker a, final Worker b, final java.util.function.BooleanSupplier c) {
-        final long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!c.getAsBoolean()) {
-            a.progress();
-            b.progress();
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out");
-            }
-        }
-    }
-
     private static void roundTrip(final Endpoint ab, final Worker a, final Worker b, final Arena arena) {
         final MemorySegment src = arena.allocate(8).fill((byte) 3);
         final MemorySegment dst = arena.allocate(8);
         final Request r = b.recvTag(dst, 0, 8, 77, -1L);
         final Request s = ab.sendTag(77, src, 0, 8);
-        progressUntil(a, b, () -> r.isCompleted() && s.isCompleted());
+        RawAm.progressUntil(a, b, () -> r.isCompleted() && s.isCompleted());
         assertEquals(Status.OK, r.status());
         assertEquals(-1L, dst.mismatch(src));
         r.release();
@@ -69,32 +40,32 @@ class ControlMalformedTest {
         try (Context ctx = Context.builder().features(Feature.values()).transports("shm", "self").build();
              Worker a = ctx.newWorker(); Worker b = ctx.newWorker(); Arena arena = Arena.ofConfined()) {
             final Endpoint ab = a.connect(b.address());
-            progressUntil(a, b, () -> ab.remoteId >= 0);
-            final Interface bi = shm(b);
-            final weft.uct.Endpoint raw = shm(a).connect(bi.deviceAddress(), bi.interfaceAddress());
+            RawAm.progressUntil(a, b, () -> ab.remoteId >= 0);
+            final Interface bi = RawAm.shm(b);
+            final weft.uct.Endpoint raw = RawAm.shm(a).connect(bi.deviceAddress(), bi.interfaceAddress());
             final MemorySegment m = arena.allocate(64);
             final int[] ids = {AmId.WIREUP, AmId.SYNC_ACK, AmId.RNDV_ATS, AmId.RNDV_RTR, AmId.RNDV_DATA,
                 AmId.RNDV_ATP, AmId.RNDV_RTR_PUT, AmId.FLOW, AmId.EP_REMOVED, AmId.KEEPALIVE, AmId.SOFT_AMO_REP,
                 AmId.SOFT_AMO_NAK, AmId.EAGER_GET_KEY, AmId.EAGER_GET, AmId.EAGER_GET_DONE};
             for (final int id : ids) {
-                assertTrue(raw.amBcopy(id, new Raw(m.asSlice(0, 0))) >= 0, "empty message of id " + id);
+                assertTrue(raw.amBcopy(id, new RawAm.Bytes(m.asSlice(0, 0))) >= 0, "empty message of id " + id);
             }
-            progressUntil(a, b, () -> b.controlMalformedCount() >= ids.length);
+            RawAm.progressUntil(a, b, () -> b.controlMalformedCount() >= ids.length);
             assertEquals(ids.length, b.controlMalformedCount(), "each counted once");
             final long tagBefore = b.tagMalformedCount();
-            assertTrue(raw.amBcopy(AmId.EAGER, new Raw(m.asSlice(0, 3))) >= 0);
-            assertTrue(raw.amBcopy(AmId.RNDV_RTS, new Raw(m.asSlice(0, 20))) >= 0);
-            progressUntil(a, b, () -> b.tagMalformedCount() >= tagBefore + 2);
+            assertTrue(raw.amBcopy(AmId.EAGER, new RawAm.Bytes(m.asSlice(0, 3))) >= 0);
+            assertTrue(raw.amBcopy(AmId.RNDV_RTS, new RawAm.Bytes(m.asSlice(0, 20))) >= 0);
+            RawAm.progressUntil(a, b, () -> b.tagMalformedCount() >= tagBefore + 2);
             final long amBefore = b.amMalformedCount();
-            assertTrue(raw.amBcopy(AmId.AM_SHORT, new Raw(m.asSlice(0, 4))) >= 0);
-            progressUntil(a, b, () -> b.amMalformedCount() >= amBefore + 1);
+            assertTrue(raw.amBcopy(AmId.AM_SHORT, new RawAm.Bytes(m.asSlice(0, 4))) >= 0);
+            RawAm.progressUntil(a, b, () -> b.amMalformedCount() >= amBefore + 1);
 
             // a request id whose low 32 bits are negative names no request
             m.set(LONG, 0, 0xF0F0F0F0L);
             m.set(LONG, 8, 0);
             for (final int id : new int[] {AmId.SYNC_ACK, AmId.RNDV_ATS, AmId.RNDV_RTR, AmId.RNDV_DATA,
                 AmId.RNDV_ATP, AmId.SOFT_AMO_REP, AmId.SOFT_AMO_NAK}) {
-                assertTrue(raw.amBcopy(id, new Raw(m.asSlice(0, 16))) >= 0);
+                assertTrue(raw.amBcopy(id, new RawAm.Bytes(m.asSlice(0, 16))) >= 0);
             }
             roundTrip(ab, a, b, arena);
 
@@ -104,14 +75,14 @@ class ControlMalformedTest {
             final Endpoint ba = b.endpointById(ab.remoteId);
             final MemorySegment big = arena.allocate(64 * 1024);
             final Request send = ba.sendAm(5, big, 0, big.byteSize(), AmFlags.SEND_RNDV);
-            progressUntil(a, b, () -> send.sendStage == Endpoint.ST_WAIT);
+            RawAm.progressUntil(a, b, () -> send.sendStage == Endpoint.ST_WAIT);
             m.set(LONG, 0, send.id);
             m.set(LONG, 8, 1);
             m.set(LONG, 16, 0);
             m.set(LONG, 24, 100);
             m.set(ValueLayout.JAVA_INT_UNALIGNED, 32, 0); // no keys, as many as the endpoint's (zero) lanes
-            assertTrue(raw.amBcopy(AmId.RNDV_RTR_PUT, new Raw(m.asSlice(0, RndvPut.RTR_HEADER))) >= 0);
-            progressUntil(a, b, send::isCompleted);
+            assertTrue(raw.amBcopy(AmId.RNDV_RTR_PUT, new RawAm.Bytes(m.asSlice(0, RndvPut.RTR_HEADER))) >= 0);
+            RawAm.progressUntil(a, b, send::isCompleted);
             assertEquals(Status.UNSUPPORTED, send.status());
             send.release();
 
@@ -122,13 +93,13 @@ class ControlMalformedTest {
             m.set(LONG, 16, ctx.unexpectedBudget + 1);
             m.set(LONG, 24, -1);
             final long before = b.unexpectedBytes();
-            assertTrue(raw.amBcopy(AmId.EAGER_FIRST, new Raw(m.asSlice(0, AmId.FIRST_HEADER + 8))) >= 0);
-            progressUntil(a, b, () -> ba.status() != Status.OK);
+            assertTrue(raw.amBcopy(AmId.EAGER_FIRST, new RawAm.Bytes(m.asSlice(0, AmId.FIRST_HEADER + 8))) >= 0);
+            RawAm.progressUntil(a, b, () -> ba.status() != Status.OK);
             assertEquals(Status.NO_MEMORY, ba.status());
             assertEquals(before, b.unexpectedBytes(), "no buffer for the claimed size");
             raw.close();
             final Endpoint ab2 = a.connect(b.address());
-            progressUntil(a, b, () -> ab2.remoteId >= 0);
+            RawAm.progressUntil(a, b, () -> ab2.remoteId >= 0);
             roundTrip(ab2, a, b, arena);
         }
     }
