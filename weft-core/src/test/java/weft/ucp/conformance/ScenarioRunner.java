@@ -96,7 +96,13 @@ public final class ScenarioRunner {
             } catch (final ExecutionException e) {
                 failure = addFailure(failure, "PE " + rank + " failed", e.getCause());
             } catch (final TimeoutException e) {
-                failure = addFailure(failure, "PE " + rank + " did not finish in " + timeout + " s", null);
+                // where it was, to tell a livelock from a slow machine
+                final StringBuilder where = new StringBuilder();
+                for (final StackTraceElement f : threads.get(rank).getStackTrace()) {
+                    where.append("\n    at ").append(f);
+                }
+                failure = addFailure(failure, "PE " + rank + " did not finish in " + timeout + " s; its thread:"
+                    + where, null);
             }
         }
         for (final Thread t : threads) {
