@@ -1,5 +1,8 @@
 package weft.runtime;
 
+import weft.ucs.Status;
+import weft.ucs.WeftException;
+
 /**
  * The service provider behind {@link Runtime}: one process's view of a job started by some
  * launcher, in the PMI model. A process {@link #put puts} key-value pairs under its own rank,
@@ -57,4 +60,19 @@ public interface Bootstrap extends AutoCloseable {
     /** Leaves the job cleanly (the launcher then knows this PE did not die). */
     @Override
     void close();
+
+    /** What a resource-manager bootstrap (PMIx, PMI-2) throws once closed, or once this PE aborted the job. */
+    static void checkOpen(final boolean closed, final boolean aborted) {
+        if (closed) {
+            throw new WeftException(Status.CLOSED, "bootstrap is closed");
+        }
+        if (aborted) {
+            throw new WeftException(Status.CANCELED, "bootstrap: this PE aborted the job");
+        }
+    }
+
+    /** The message an abort gives the resource manager. */
+    static String abortMessage(final int rank, final int status, final String reason) {
+        return "rank " + rank + " aborted the job (status " + status + "): " + reason;
+    }
 }

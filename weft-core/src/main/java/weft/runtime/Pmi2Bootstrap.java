@@ -255,12 +255,7 @@ final class Pmi2Bootstrap implements Bootstrap {
     }
 
     private void checkOpen() {
-        if (closed) {
-            throw new WeftException(Status.CLOSED, "bootstrap is closed");
-        }
-        if (aborted) {
-            throw new WeftException(Status.CANCELED, "bootstrap: this PE aborted the job");
-        }
+        Bootstrap.checkOpen(closed, aborted);
     }
 
     /**
@@ -273,7 +268,7 @@ final class Pmi2Bootstrap implements Bootstrap {
             return;
         }
         aborted = true;
-        String msg = "rank " + layout.rank() + " aborted the job (status " + status + "): " + reason;
+        String msg = Bootstrap.abortMessage(layout.rank(), status, reason);
         msg = msg.replace(';', ',').replace('\n', ' ').replace('\r', ' ');
         try {
             channel.sendEvenIfBroken(Pmi2Message.of("abort", "isworld", "TRUE", "msg", msg),

@@ -358,12 +358,7 @@ final class PmixBootstrap implements Bootstrap {
     }
 
     private void checkOpen() {
-        if (closed) {
-            throw new WeftException(Status.CLOSED, "bootstrap is closed");
-        }
-        if (aborted) {
-            throw new WeftException(Status.CANCELED, "bootstrap: this PE aborted the job");
-        }
+        Bootstrap.checkOpen(closed, aborted);
     }
 
     /**
@@ -377,7 +372,7 @@ final class PmixBootstrap implements Bootstrap {
             return;
         }
         aborted = true;
-        final String msg = "rank " + layout.rank() + " aborted the job (status " + status + "): " + reason;
+        final String msg = Bootstrap.abortMessage(layout.rank(), status, reason);
         final Thread t = Thread.ofPlatform().daemon().name("weft-pmix-abort").start(() -> {
             try (Arena a = Arena.ofConfined()) {
                 final int rc = (int) lib.abort.invokeExact(status, a.allocateFrom(msg), MemorySegment.NULL, 0L);

@@ -4,7 +4,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
-import weft.uct.Interface;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -24,15 +23,14 @@ class AmMalformedTest {
 
     @Test
     void malformedMessagesAreCountedAndDropped() {
-        try (Context ctx = Context.builder().features(Feature.values()).transports("shm", "self").build();
+        try (Context ctx = RawAm.context();
              Worker a = ctx.newWorker(); Worker b = ctx.newWorker(); Arena arena = Arena.ofConfined()) {
             final long[] seen = new long[1];
             b.setAmHandler(1, (h, hOff, hLen, d, dOff, dLen, msg) -> {
                 seen[0]++;
                 return Status.OK;
             }, 0);
-            final Interface bi = RawAm.shm(b);
-            final weft.uct.Endpoint raw = RawAm.shm(a).connect(bi.deviceAddress(), bi.interfaceAddress());
+            final weft.uct.Endpoint raw = RawAm.rawEndpoint(a, b);
             final MemorySegment m = arena.allocate(64);
             // AM_SINGLE: header length larger than the message
             m.set(LONG, 0, 1);
@@ -60,8 +58,7 @@ class AmMalformedTest {
             // a real endpoint: a huge claimed eager size is refused, and normal traffic goes on
             final Endpoint ab = a.connect(b.address());
             RawAm.progressUntil(a, b, () -> ab.remoteId >= 0);
-            final Interface ai = RawAm.shm(a);
-            final weft.uct.Endpoint raw2 = ai.connect(bi.deviceAddress(), bi.interfaceAddress());
+            final weft.uct.Endpoint raw2 = RawAm.rawEndpoint(a, b);
             m.set(LONG, 0, 1);
             m.set(LONG, 8, 0);
             m.set(LONG, 16, -1);

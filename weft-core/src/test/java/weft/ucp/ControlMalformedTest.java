@@ -3,7 +3,6 @@ package weft.ucp;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import weft.ucs.Status;
-import weft.uct.Interface;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -37,12 +36,11 @@ class ControlMalformedTest {
 
     @Test
     void shortAndForgedControlMessagesAreDropped() {
-        try (Context ctx = Context.builder().features(Feature.values()).transports("shm", "self").build();
+        try (Context ctx = RawAm.context();
              Worker a = ctx.newWorker(); Worker b = ctx.newWorker(); Arena arena = Arena.ofConfined()) {
             final Endpoint ab = a.connect(b.address());
             RawAm.progressUntil(a, b, () -> ab.remoteId >= 0);
-            final Interface bi = RawAm.shm(b);
-            final weft.uct.Endpoint raw = RawAm.shm(a).connect(bi.deviceAddress(), bi.interfaceAddress());
+            final weft.uct.Endpoint raw = RawAm.rawEndpoint(a, b);
             final MemorySegment m = arena.allocate(64);
             final int[] ids = {AmId.WIREUP, AmId.SYNC_ACK, AmId.RNDV_ATS, AmId.RNDV_RTR, AmId.RNDV_DATA,
                 AmId.RNDV_ATP, AmId.RNDV_RTR_PUT, AmId.FLOW, AmId.EP_REMOVED, AmId.KEEPALIVE, AmId.SOFT_AMO_REP,

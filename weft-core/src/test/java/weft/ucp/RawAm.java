@@ -34,6 +34,17 @@ final class RawAm {
         throw new AssertionError("no shm interface in " + w.resources());
     }
 
+    /** A context over shm and self with every feature: the workers these tests feed by hand. */
+    static Context context() {
+        return Context.builder().features(Feature.values()).transports("shm", "self").build();
+    }
+
+    /** A bare uct endpoint from {@code from}'s shm interface to {@code to}'s: it sends whatever it is given. */
+    static weft.uct.Endpoint rawEndpoint(final Worker from, final Worker to) {
+        final Interface ti = shm(to);
+        return shm(from).connect(ti.deviceAddress(), ti.interfaceAddress());
+    }
+
     /** Progresses {@code a} and {@code b} until {@code c} holds; fails after 10 s. */
     static void progressUntil(final Worker a, final Worker b, final BooleanSupplier c) {
         final long deadline = System.nanoTime() + 10_000_000_000L;

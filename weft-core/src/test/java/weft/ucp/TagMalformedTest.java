@@ -3,7 +3,6 @@ package weft.ucp;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import weft.ucs.Status;
-import weft.uct.Interface;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -24,12 +23,11 @@ class TagMalformedTest {
 
     @Test
     void malformedEagerFragmentsAreCountedAndDropped() {
-        try (Context ctx = Context.builder().features(Feature.values()).transports("shm", "self").build();
+        try (Context ctx = RawAm.context();
              Worker a = ctx.newWorker(); Worker b = ctx.newWorker(); Arena arena = Arena.ofConfined()) {
             final Endpoint ab = a.connect(b.address());
             RawAm.progressUntil(a, b, () -> ab.remoteId >= 0);
-            final Interface bi = RawAm.shm(b);
-            final weft.uct.Endpoint raw = RawAm.shm(a).connect(bi.deviceAddress(), bi.interfaceAddress());
+            final weft.uct.Endpoint raw = RawAm.rawEndpoint(a, b);
             final MemorySegment m = arena.allocate(256);
             // shorter than their fixed headers
             assertTrue(raw.amBcopy(AmId.EAGER_FIRST, new RawAm.Bytes(m.asSlice(0, 20))) >= 0);
