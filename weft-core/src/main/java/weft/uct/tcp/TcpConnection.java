@@ -79,6 +79,8 @@ final class TcpConnection implements TcpChannel.Owner {
     private boolean inRead;
     private boolean closeAfterRead;
     boolean closed;
+    /** A write failed; the socket is read to its end at the next progress ({@link #writeFailed}). */
+    private boolean draining;
 
     /** Accepted socket. */
     TcpConnection(final TcpInterface iface, final int fd) {
@@ -186,7 +188,7 @@ final class TcpConnection implements TcpChannel.Owner {
             ch.updateInterest();
         }
         if (ch.flushTx() < 0) {
-            fail(Status.CONNECTION_RESET, true);
+            writeFailed(true);
             return;
         }
         if (detachPending) {
@@ -541,11 +543,7 @@ final class TcpConnection implements TcpChannel.Owner {
         detachSent = true;
         TcpFrame.header(ch.tx, off, TcpFrame.DETACH, 0, 0, 0);
         if (ch.commit(off, TcpFrame.HEADER) < 0) {
-            if (inRead) {
-                closeAfterRead = true;
-            } else {
-                closeNow();
-            }
+            writeFailed(inRead);
         }
     }
 
@@ -570,6 +568,51 @@ final class TcpConnection implements TcpChannel.Owner {
                 ep.switchTargetLost(this, fromProgress);
             }
         }
+    }
+
+    /**
+     * A write to the peer failed: the peer is gone, but what it sent before may still wait in our
+     * receive queue (its last message before it closed, say), and closing now would drop it. The
+     * local requester fails as on any reset; the socket stops writing (what the server still
+     * answers is dropped with it) and is read to its end at the next progress, then closed
+     * ({@link #finishDrain}). Not while a get reply streams into the requester's memory: that
+     * stream belongs to the failed requester, so the socket closes at once.
+     */
+    void writeFailed(final boolean fromProgress) {
+        if (closed || draining) {
+            return;
+        }
+        if (!ch.connected || !helloDone || stream == S_EP) {
+            fail(ch.connected ? Status.CONNECTION_RESET : Status.UNREACHABLE, fromProgress);
+            return;
+        }
+        draining = true;
+        ch.held = true;
+        ch.updateInterest();
+        final TcpEndpoint ep = requester;
+        requester = null; // the end of the stream then closes the socket without telling anyone
+        if (ep != null) {
+            if (ep.conn == this) {
+                ep.connectionLost(Status.CONNECTION_RESET, fromProgress);
+            } else {
+                ep.switchTargetLost(this, fromProgress);
+            }
+        }
+        iface.deferDrain(this);
+    }
+
+    /** Progress after {@link #writeFailed}: delivers what the peer sent before it went, then closes. */
+    void finishDrain() {
+        if (closed) {
+            return;
+        }
+        onReadable();
+        closeNow();
+    }
+
+    /** True once a write failed and the socket is only read to its end. */
+    boolean draining() {
+        return draining;
     }
 
     /** Closes the socket and frees its buffers (no notification). Idempotent. */

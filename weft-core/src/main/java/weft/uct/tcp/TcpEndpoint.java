@@ -200,7 +200,7 @@ final class TcpEndpoint extends AbstractEndpoint {
     private boolean commit(final int off, final int len) {
         sentAny = true;
         if (ch.commit(off, len) < 0) {
-            conn.fail(Status.CONNECTION_RESET, false);
+            conn.writeFailed(false);
             return false;
         }
         ownTx = ch.bytesQueued;
@@ -329,7 +329,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         }
         ownTx = ch.bytesQueued;
         if (wasEmpty && ch.flushTx() < 0) {
-            conn.fail(Status.CONNECTION_RESET, false);
+            conn.writeFailed(false);
             return failStatus;
         }
         if (kind == W_TX && ch.bytesWritten >= ch.bytesQueued) {
@@ -769,7 +769,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             TcpFrame.header(ch.tx, off, TcpFrame.KEEPALIVE, 0, 0, 0);
             switchKa = ++kaSent;
             if (ch.commit(off, TcpFrame.HEADER) < 0) {
-                conn.fail(Status.CONNECTION_RESET, fromProgress);
+                conn.writeFailed(fromProgress);
                 return;
             }
             // the old tx queue was empty before the KEEPALIVE: every "bytes written" wait is due
@@ -793,7 +793,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         t.ch.held = false;
         if (t.ch.flushTx() < 0) {
             endSwitch(old);
-            t.fail(Status.CONNECTION_RESET, fromProgress);
+            t.writeFailed(fromProgress);
             return;
         }
         endSwitch(old);

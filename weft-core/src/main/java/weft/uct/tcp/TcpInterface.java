@@ -114,6 +114,7 @@ final class TcpInterface implements Interface {
     private TcpChannel[] slots = new TcpChannel[16];
     private int[] slotGen = new int[16];
     private final List<TcpEndpoint> deferred = new ArrayList<>();
+    private final List<TcpConnection> draining = new ArrayList<>();
     private int handshaking;
     private static final System.Logger LOG = System.getLogger("weft.uct.tcp");
     private long rejected;
@@ -455,7 +456,7 @@ final class TcpInterface implements Interface {
             return 0;
         }
         int work = 0;
-        if (!deferred.isEmpty()) {
+        if (!deferred.isEmpty() || !draining.isEmpty()) {
             work += processDeferred();
         }
         final TcpChannel h = hot;
@@ -600,7 +601,19 @@ final class TcpInterface implements Interface {
         deferred.add(ep);
     }
 
+    /** A connection whose write failed: read to its end at the next progress (TcpConnection.writeFailed). */
+    void deferDrain(final TcpConnection c) {
+        draining.add(c);
+    }
+
     private int processDeferred() {
+        if (!draining.isEmpty()) {
+            final TcpConnection[] cs = draining.toArray(new TcpConnection[0]);
+            draining.clear();
+            for (final TcpConnection c : cs) {
+                c.finishDrain();
+            }
+        }
         final TcpEndpoint[] eps = deferred.toArray(new TcpEndpoint[0]);
         deferred.clear();
         for (final TcpEndpoint ep : eps) {
@@ -624,7 +637,7 @@ final class TcpInterface implements Interface {
         if (closed) {
             return Status.CLOSED;
         }
-        if (!deferred.isEmpty()) {
+        if (!deferred.isEmpty() || !draining.isEmpty()) {
             return Status.BUSY;
         }
         for (final TcpEndpoint ep : endpoints) {
@@ -709,6 +722,7 @@ final class TcpInterface implements Interface {
             c.closeNow();
         }
         deferred.clear();
+        draining.clear();
         LibC.close(listenFd);
         events.close();
         arena.close();

@@ -146,9 +146,10 @@ final class TcpServerConnection {
         return conn.malformed();
     }
 
+    /** A reply could not be written: the peer is gone; what it sent before is still read. */
     private int fail() {
-        conn.fail(Status.CONNECTION_RESET, true);
-        return DEAD;
+        conn.writeFailed(true);
+        return conn.closed ? DEAD : CONT;
     }
 
     private int deliver(final int id, final int len) {
@@ -362,8 +363,8 @@ final class TcpServerConnection {
         c.tx.set(I32, off + 8, seq);
         c.tx.set(I32, off + 12, st.code());
         if (c.commit(off, TcpFrame.HEADER + TcpFrame.PUT_ACK_LEN) < 0) {
-            conn.fail(Status.CONNECTION_RESET, true);
-            return false;
+            conn.writeFailed(true);
+            return !conn.closed;
         }
         return true;
     }

@@ -273,6 +273,39 @@ class TcpFailureTest {
     }
 
     @Test
+    void shouldDeliverWhatThePeerSentBeforeItClosedWhenOurWriteFailsFirst() {
+        final Interface a = open();
+        final UctWorker wb = new UctWorker();
+        final Interface b = TcpTestSupport.open(wb);
+        final int[] atB = {0};
+        b.setAmHandler(1, (d, o, l, f) -> {
+            atB[0]++;
+            return Status.OK;
+        });
+        final Endpoint ab = a.connect(b.deviceAddress(), b.interfaceAddress());
+        final Endpoint ba = b.connect(a.deviceAddress(), a.interfaceAddress());
+        assertEquals(Status.OK, ab.amShort(1, 0, MemorySegment.NULL, 0, 0));
+        assertEquals(Status.OK, ba.amShort(1, 0, MemorySegment.NULL, 0, 0));
+        // and both endpoints settled on their socket (during a switch, sends queue without writing)
+        progressUntil(() -> delivered == 1 && atB[0] == 1 && !((TcpEndpoint) ab).switching()
+            && !((TcpEndpoint) ba).switching(), 5000, "one message each way", a, b);
+        // b's last message reaches a's receive queue, then b goes away before a reads it
+        assertEquals(Status.OK, ba.amShort(1, 0, MemorySegment.NULL, 0, 0));
+        wb.close();
+        // a writes before it reads: its write fails on the dead socket (the first may still be taken)
+        Status st = Status.OK;
+        for (int i = 0; i < 1000 && st == Status.OK; i++) {
+            st = ab.amShort(1, 0, MemorySegment.NULL, 0, 0);
+            if (st == Status.OK) {
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+            }
+        }
+        assertEquals(Status.CONNECTION_RESET, st, "a write to the closed peer fails");
+        progressUntil(() -> delivered == 2 && !errors.isEmpty(), 5000, "the peer's last message and the failure", a);
+        assertEquals(List.of(Status.CONNECTION_RESET), errors);
+    }
+
+    @Test
     void shouldCancelOutstandingOperationsOnClose() {
         final Interface a = open();
         final Interface b = open();
