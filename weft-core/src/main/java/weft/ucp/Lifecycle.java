@@ -38,8 +38,10 @@ final class Lifecycle {
         "500ms", "How often each endpoint's peer is checked (pid liveness, tcp reset/EOF); a dead peer fails its "
             + "endpoint within about this time plus the transport's own detection.");
     static final ConfigVar<Long> KEEPALIVE_TIMEOUT = ConfigRegistry.register("KEEPALIVE_TIMEOUT", ConfigType.TIME,
-        "30s", "An endpoint whose peer sent no keepalive for this long fails with ENDPOINT_TIMEOUT (a hung or "
-            + "unreachable peer, or one that stopped progressing); inf = never.");
+        "inf", "An endpoint whose peer sent no keepalive for this long fails with ENDPOINT_TIMEOUT: a peer that is "
+            + "alive but stopped progressing (hung, or computing without calling progress). Off by default (inf), "
+            + "as a long compute phase is normal; dead peers are found without it (pid checks on one node, resets "
+            + "and the kernel's keepalive and TCP_USER_TIMEOUT over tcp).");
     static final ConfigVar<Long> EP_CLOSE_TIMEOUT = ConfigRegistry.register("EP_CLOSE_TIMEOUT", ConfigType.TIME,
         "2s", "Longest an endpoint close in FLUSH mode waits for outstanding operations before canceling them.");
 

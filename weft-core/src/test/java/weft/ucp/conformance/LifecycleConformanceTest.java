@@ -5,12 +5,16 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import weft.ucp.CloseMode;
+import weft.ucp.Context;
+import weft.ucp.Feature;
 import weft.ucp.Endpoint;
 import weft.ucp.Request;
 import weft.ucp.Worker;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.config.Config;
+import weft.ucs.config.ConfigRegistry;
+import weft.ucs.config.ConfigVar;
 import weft.uct.conformance.Resources;
 import weft.uct.conformance.Waits;
 
@@ -163,6 +167,31 @@ class LifecycleConformanceTest {
             t.close();
         }
         Resources.assertBackTo(before, "worker close over " + tls, 3000);
+    }
+
+    @Test
+    void aPeerThatComputesWithoutProgressingIsNotFailedByDefault() {
+        // an HPC rank computes for minutes without calling progress: only an opt-in timeout may fail it
+        Context.create(Feature.TAG).close(); // registers ucp's variables
+        final ConfigVar<?> timeout = ConfigRegistry.all().stream()
+            .filter(v -> v.name().equals("KEEPALIVE_TIMEOUT")).findFirst().orElseThrow();
+        assertEquals(Long.MAX_VALUE, timeout.defaultValue(), "WEFT_KEEPALIVE_TIMEOUT is off by default");
+        final Config cfg = Config.global().with("KEEPALIVE_INTERVAL", "50ms");
+        try (Two t = new Two("shm,self", cfg)) {
+            final Endpoint[] e = t.connectByAddress();
+            final AtomicReference<Status> err = new AtomicReference<>();
+            e[0].onError((ep, st) -> err.set(st));
+            t.progressUntil(() -> e[0].status() == Status.OK && e[1].status() == Status.OK, 5, "both up");
+            // b "computes": a progresses through many keepalive rounds without hearing from b
+            final long rounds = t.a.keepaliveRounds();
+            final long deadline = System.nanoTime() + Waits.bound(2000) * 1_000_000L;
+            while (t.a.keepaliveRounds() < rounds + 20 && System.nanoTime() < deadline) {
+                t.a.progress();
+            }
+            assertTrue(t.a.keepaliveRounds() >= rounds + 20, "keepalive rounds ran");
+            assertEquals(null, err.get());
+            assertEquals(Status.OK, e[0].status());
+        }
     }
 
     @Test
