@@ -1,5 +1,6 @@
 package weft.runtime;
 
+import weft.ucs.BlockedProgress;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 
@@ -215,7 +216,7 @@ final class TcpBootstrap implements Bootstrap {
         }
         final KvProtocol.Frame f;
         try {
-            f = answers.poll(waitNs, TimeUnit.NANOSECONDS);
+            f = awaitAnswer(waitNs);
         } catch (final InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new WeftException(Status.CANCELED, "bootstrap " + what + " interrupted", e);
@@ -234,6 +235,38 @@ final class TcpBootstrap implements Bootstrap {
             throw new WeftException(Status.IO_ERROR, "bootstrap " + what + " failed (rank " + rank + "): " + f.text());
         }
         return f;
+    }
+
+    /**
+     * The next answer, or null after {@code waitNs}. While it waits, this thread's workers progress
+     * ({@link BlockedProgress}): a peer may need them to finish what it does before it reaches the same
+     * barrier. Polls start at 20 us and back off to 2 ms while nothing happens.
+     */
+    private KvProtocol.Frame awaitAnswer(final long waitNs) throws InterruptedException {
+        if (!BlockedProgress.any()) {
+            return answers.poll(waitNs, TimeUnit.NANOSECONDS);
+        }
+        final long deadline = System.nanoTime() + waitNs;
+        long sliceNs = 20_000;
+        while (true) {
+            final KvProtocol.Frame f = answers.poll();
+            if (f != null) {
+                return f;
+            }
+            final long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return null;
+            }
+            if (BlockedProgress.run() > 0) {
+                sliceNs = 20_000;
+                continue;
+            }
+            final KvProtocol.Frame g = answers.poll(Math.min(left, sliceNs), TimeUnit.NANOSECONDS);
+            if (g != null) {
+                return g;
+            }
+            sliceNs = Math.min(2_000_000, sliceNs * 2);
+        }
     }
 
     private WeftException failure(final String what, final String why, final Throwable cause) {

@@ -355,6 +355,11 @@ final class Lifecycle {
 
     // ------------------------------------------------------------------ progress thread
 
+    /** True while a progress thread runs this worker. */
+    synchronized boolean hasProgressThread() {
+        return progressThread != null;
+    }
+
     synchronized void startProgressThread() {
         if (progressThread != null) {
             throw new WeftException(Status.BUSY, "the worker already has a progress thread");

@@ -119,6 +119,19 @@ final class ThreadGuard {
         return o;
     }
 
+    /**
+     * True if {@code t} may call the worker now without binding it: a SINGLE worker already bound to
+     * {@code t}, or a MULTI worker (its lock serializes). Never a SERIALIZED one, whose callers serialize
+     * among themselves in ways a thread outside their protocol cannot know.
+     */
+    boolean usableWithoutClaim(final Thread t) {
+        return switch (mode) {
+            case SINGLE -> OWNER.getVolatile(this) == t;
+            case SERIALIZED -> false;
+            case MULTI -> true;
+        };
+    }
+
     /** For checks that must not take the lock (MULTI): true if the calling thread may touch state. */
     boolean isHeldByCurrentThread() {
         final Thread o = (Thread) OWNER.getVolatile(this);

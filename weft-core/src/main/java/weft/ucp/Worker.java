@@ -1,5 +1,6 @@
 package weft.ucp;
 
+import weft.ucs.BlockedProgress;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.memory.MemoryCopy;
@@ -159,6 +160,17 @@ public final class Worker implements AutoCloseable {
             signalFd = null;
         }
         this.lifecycle = new Lifecycle(this);
+        BlockedProgress.add(blockedProgress);
+    }
+
+    /** Progress while the owning thread blocks in a bootstrap wait (see {@link BlockedProgress}). */
+    private final BlockedProgress.Source blockedProgress = this::progressWhileBlocked;
+
+    private int progressWhileBlocked(final Thread t) {
+        if (closed || lifecycle.hasProgressThread() || !guard.usableWithoutClaim(t)) {
+            return 0;
+        }
+        return progress();
     }
 
     /** Installs the protocol's active-message handlers on {@code i} (the fuzz tests call it on a recorder). */
@@ -1620,6 +1632,7 @@ public final class Worker implements AutoCloseable {
      */
     @Override
     public void close() {
+        BlockedProgress.remove(blockedProgress);
         lifecycle.stopProgressThread(); // first, and without the lock the thread may be waiting for
         final Thread previousOwner = guard.enterClose();
         try {
