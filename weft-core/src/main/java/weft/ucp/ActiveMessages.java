@@ -28,7 +28,7 @@ import java.util.Arrays;
  * message once warm). A kept eager message holds either the transport descriptor (when the transport
  * allows it: shm) or a copy in the unexpected pool.
  */
-final class ActiveMessages {
+final class ActiveMessages extends SendProtocol {
     private static final System.Logger LOG = System.getLogger(ActiveMessages.class.getName());
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     /** Largest user AM id. */
@@ -153,7 +153,7 @@ final class ActiveMessages {
             || (flags & AmFlags.SEND_EAGER) == 0 && len >= t.rndvThresh && hLen <= t.maxBcopy / 4;
         if (rndv) {
             r.kind = Request.RNDV_SEND;
-            r.sendStage = Endpoint.ST_RTS;
+            r.sendStage = RndvSend.ST_RTS;
             worker.registerInflight(r);
         } else if (hLen == 0 && len <= t.maxShort && (flags & AmFlags.SEND_REPLY) == 0) {
             r.sendStage = ST_SHORT;
@@ -168,6 +168,7 @@ final class ActiveMessages {
     }
 
     /** Advances a queued eager AM send (called from the endpoint's send queue); OK = it left the queue. */
+    @Override
     Status progressSend(final Endpoint ep, final Request r) {
         final weft.uct.Endpoint u = ep.amEp;
         final boolean reply = (r.amFlags & AmFlags.SEND_REPLY) != 0;
@@ -248,7 +249,7 @@ final class ActiveMessages {
         if (n < 0) {
             return Status.ofLength(n);
         }
-        r.sendStage = Endpoint.ST_WAIT; // the peer answers with ATS (got or dropped it) or RTR (send it)
+        r.sendStage = RndvSend.ST_WAIT; // the peer answers with ATS (got or dropped it) or RTR (send it)
         return Status.OK;
     }
 
@@ -575,7 +576,7 @@ final class ActiveMessages {
                 r.ep = ep;
                 worker.complete(r, ep.status());
             } else {
-                ep.startRndvReceive(r, sreq, addr, keys);
+                worker.rndvRecv.start(ep, r, sreq, addr, keys);
             }
             return worker.finishImmediate(r);
         } finally {

@@ -180,7 +180,7 @@ final class EagerGet {
             System.getLogger("weft.ucp").log(System.Logger.Level.WARNING,
                 "dropping an eager-get message outside the sender's pool (or without its key)");
         } else {
-            worker.deliverEager(tag, view, at, n);
+            worker.tagEager.deliver(tag, view, at, n);
         }
         ep.sendReply(AmId.EAGER_GET_DONE, token, 0);
         return Status.OK;

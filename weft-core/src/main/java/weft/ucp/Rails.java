@@ -169,7 +169,7 @@ final class Rails {
                 zhdr.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, r.remoteReqId);
                 zhdr.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 8, pos);
                 // the transport copies the vector's entries: rmaIov is reused for the next piece
-                final Status st = Endpoint.zcopyPiece(lane.uct, AmId.RNDV_DATA, zhdr, AmId.DATA_HEADER, r, pos, len);
+                final Status st = SendProtocol.zcopyPiece(lane.uct, AmId.RNDV_DATA, zhdr, AmId.DATA_HEADER, r, pos, len);
                 if (st == Status.NO_RESOURCE) {
                     full |= 1L << i;
                     continue;

@@ -117,7 +117,7 @@ final class Rma {
                 return null;
             }
         }
-        ep.orderRma(lane.bit()); // no fence pending: notes the lane for the next fence
+        ep.rma.orderRma(lane.bit()); // no fence pending: notes the lane for the next fence
         // a lane never answers IN_PROGRESS without a completion (short put, post): as the general path
         return Request.done(st == Status.IN_PROGRESS ? Status.INVALID_PARAM : st);
     }
@@ -139,7 +139,7 @@ final class Rma {
             return null;
         }
         lane.countRma(true, len);
-        ep.orderRma(lane.bit()); // no fence pending: notes the lane for the next fence
+        ep.rma.orderRma(lane.bit()); // no fence pending: notes the lane for the next fence
         // a short put has no completion, so a lane never answers IN_PROGRESS to it: as the general path
         return st == Status.IN_PROGRESS ? Status.INVALID_PARAM : st;
     }
@@ -163,7 +163,7 @@ final class Rma {
     }
 
     private static Request inProgress(final Endpoint ep, final Request r, final Lane lane) {
-        ep.orderRma(lane.bit());
+        ep.rma.orderRma(lane.bit());
         r.completion.complete(Status.OK); // drop our reference: the lane's completion finishes the request
         return r;
     }

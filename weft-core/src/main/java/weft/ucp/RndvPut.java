@@ -71,7 +71,7 @@ final class RndvPut {
         }
         final Request r = w.inflightById(data.get(LONG, off));
         // only a send waiting for its answer: a second RTR_PUT would put (and complete) it twice
-        if (r == null || r.kind != Request.RNDV_SEND || r.buffer == null || r.sendStage != Endpoint.ST_WAIT
+        if (r == null || r.kind != Request.RNDV_SEND || r.buffer == null || r.sendStage != RndvSend.ST_WAIT
             || r.rndvPut) {
             return Status.OK;
         }

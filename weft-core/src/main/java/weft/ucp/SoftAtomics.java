@@ -69,7 +69,7 @@ final class SoftAtomics {
         if (r.id < 0) {
             ep.worker.registerInflight(r); // the reply names the request
         }
-        final MemorySegment b = ep.softAmoBuffer();
+        final MemorySegment b = ep.rma.softAmoBuffer();
         b.set(LONG, 0, ep.remoteId);
         b.set(LONG, 8, k.softNonce);
         b.set(LONG, 16, k.softMapId);
@@ -91,7 +91,7 @@ final class SoftAtomics {
             r.completion.complete(st); // our reference
             return Status.OK;
         }
-        ep.softAmoIssued++;
+        ep.rma.softAmoIssued++;
         r.completion.complete(Status.OK); // drop our reference: the reply completes the request
         return Status.OK;
     }
@@ -171,7 +171,7 @@ final class SoftAtomics {
         }
         final Endpoint ep = r.ep;
         r.completion.complete(Status.OK);
-        ep.softAmoDone(Status.OK);
+        ep.rma.softAmoDone(Status.OK);
         return Status.OK;
     }
 
@@ -191,7 +191,7 @@ final class SoftAtomics {
         final Endpoint ep = r.ep;
         final boolean post = r.rmaOp == Rma.AMO_POST;
         r.completion.complete(st);
-        ep.softAmoDone(post ? st : Status.OK); // a refused post reports at the next flush
+        ep.rma.softAmoDone(post ? st : Status.OK); // a refused post reports at the next flush
         return Status.OK;
     }
 }

@@ -24,7 +24,7 @@ import java.util.Arrays;
  * growing memory. Buffered bytes live in chunks of the worker's unexpected pool (reused: steady traffic
  * allocates nothing); small arrivals are appended to the last chunk.
  */
-final class Streams {
+final class Streams extends SendProtocol {
     static final ConfigVar<Long> WINDOW = ConfigRegistry.register("STREAM_WINDOW", ConfigType.SIZE, "1m",
         "Bytes a stream sender may have in flight to one endpoint before the receiver consumed them.");
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
@@ -134,6 +134,16 @@ final class Streams {
     }
 
     /** Sends what the window allows of a queued stream send; OK = all of it left. */
+    /** Every zero-copy fragment of a stream send has left the user's buffer. */
+    @Override
+    void onCompletion(final Request r, final Status st) {
+        if (r.zdata) {
+            r.rmaIov.clear();
+            worker.complete(r, st);
+        }
+    }
+
+    @Override
     Status progressSend(final Endpoint ep, final Request r) {
         if (ep.remoteId < 0) {
             return Status.NO_RESOURCE; // data names the peer's endpoint: wait for wireup
@@ -154,7 +164,7 @@ final class Streams {
             final Status st;
             if (r.zdata) {
                 zhdr.set(LONG, 0, ep.remoteId);
-                st = Endpoint.zcopyPiece(ep.amEp, AmId.STREAM_DATA, zhdr, AmId.STREAM_HEADER, r, r.received, n);
+                st = SendProtocol.zcopyPiece(ep.amEp, AmId.STREAM_DATA, zhdr, AmId.STREAM_HEADER, r, r.received, n);
             } else if (n <= ep.thresholds.maxShort) {
                 st = ep.amEp.amShort(AmId.STREAM_DATA, ep.remoteId, r.buffer, r.offset + r.received, (int) n);
             } else {

@@ -63,6 +63,12 @@ public final class Worker implements AutoCloseable {
     final ActiveMessages ams;
     final Streams streams;
     final SoftAtomics softAtomics = new SoftAtomics(this);
+    final TagEager tagEager;
+    final TagRecv tagRecv = new TagRecv(this);
+    final RndvSend rndvSend;
+    final RndvRecv rndvRecv;
+    /** The protocol of each request kind ({@link #protocol(byte)}). */
+    private final SendProtocol[] protocols = new SendProtocol[Request.KINDS];
     final EagerGet eagerGet;
     final FlowControl flow;
     private final Arena arena = Arena.ofShared();
@@ -120,6 +126,18 @@ public final class Worker implements AutoCloseable {
         this.streams = new Streams(this, Math.min(context.config().get(Streams.WINDOW), context.unexpectedBudget));
         this.eagerGet = new EagerGet(this, context.eagerGetMax, context.eagerGetPool);
         this.flow = new FlowControl(this);
+        this.tagEager = new TagEager(this);
+        this.rndvSend = new RndvSend(this);
+        this.rndvRecv = new RndvRecv(this);
+        java.util.Arrays.fill(protocols, SendProtocol.NONE);
+        protocols[Request.SEND] = tagEager;
+        protocols[Request.RNDV_SEND] = rndvSend;
+        protocols[Request.RNDV_RECV] = rndvRecv;
+        protocols[Request.AM_SEND] = ams;
+        protocols[Request.STREAM_SEND] = streams;
+        protocols[Request.RMA] = EndpointRma.PROTOCOL;
+        protocols[Request.CONTROL] = ControlSend.INSTANCE;
+        protocols[Request.CONNECT] = ControlSend.INSTANCE;
         final List<WorkerIface> list = new ArrayList<>();
         final InterfaceParams params = InterfaceParams.defaults().withConfig(context.config())
             .withErrorHandler(this::onTransportError);
@@ -164,16 +182,9 @@ public final class Worker implements AutoCloseable {
     /** Installs the protocol's active-message handlers on {@code i} (the fuzz tests call it on a recorder). */
     void registerAmHandlers(final Interface i) {
         i.setAmHandler(AmId.WIREUP, this::onWireup);
-        i.setAmHandler(AmId.EAGER, this::onEager);
-        i.setAmHandler(AmId.EAGER_FIRST, this::onEagerFirst);
-        i.setAmHandler(AmId.EAGER_MIDDLE, this::onEagerMiddle);
-        i.setAmHandler(AmId.SYNC_ACK, this::onSyncAck);
-        i.setAmHandler(AmId.RNDV_RTS, this::onRts);
-        i.setAmHandler(AmId.RNDV_ATS, this::onAts);
-        i.setAmHandler(AmId.RNDV_RTR, this::onRtr);
-        i.setAmHandler(AmId.RNDV_DATA, this::onRndvData);
-        i.setAmHandler(AmId.RNDV_RTR_PUT, (d, o, l, f) -> RndvPut.onRtrPut(this, d, o, l));
-        i.setAmHandler(AmId.RNDV_ATP, (d, o, l, f) -> RndvPut.onAtp(this, d, o, l));
+        tagEager.register(i);
+        rndvSend.register(i);
+        rndvRecv.register(i);
         ams.register(i);
         streams.register(i);
         i.setAmHandler(AmId.FLOW, flow::onFlow);
@@ -185,6 +196,11 @@ public final class Worker implements AutoCloseable {
         i.setAmHandler(AmId.SOFT_AMO_REP, softAtomics::onReply);
         i.setAmHandler(AmId.SOFT_AMO_NAK, softAtomics::onNak);
         i.setAmHandler(AmId.KEEPALIVE, this::onKeepalive);
+    }
+
+    /** The protocol that drives requests of {@code kind} (see {@link SendProtocol}). */
+    SendProtocol protocol(final byte kind) {
+        return protocols[kind];
     }
 
     /** The context this worker belongs to. */
@@ -482,14 +498,14 @@ public final class Worker implements AutoCloseable {
             if (callback == null && info != null) { // a whole eager message already here: copy it out, no request
                 final TagMessage m = matcher.matchUnexpectedComplete(tag, mask);
                 if (m != null) {
-                    return receiveBuffered(m, buf, offset, length, info);
+                    return tagRecv.receiveBuffered(m, buf, offset, length, info);
                 }
             }
             final Request r = acquire(Request.RECV);
             r.buffer = buf;
             r.offset = offset;
             r.capacity = length;
-            return postRecv(r, tag, mask, info, callback);
+            return tagRecv.post(r, tag, mask, info, callback);
         } finally {
             guard.exit();
         }
@@ -514,7 +530,7 @@ public final class Worker implements AutoCloseable {
             r.dt = Datatypes.IOV;
             r.iov = iov;
             r.capacity = iov.totalLength();
-            return postRecv(r, tag, mask, info, callback);
+            return tagRecv.post(r, tag, mask, info, callback);
         } finally {
             guard.exit();
         }
@@ -540,25 +556,10 @@ public final class Worker implements AutoCloseable {
             r.generic = datatype;
             r.dtState = state;
             r.capacity = capacity;
-            return postRecv(r, tag, mask, info, callback);
+            return tagRecv.post(r, tag, mask, info, callback);
         } finally {
             guard.exit();
         }
-    }
-
-    private Request postRecv(final Request r, final long tag, final long mask, final TagInfo info,
-                             final RequestCallback callback) {
-        r.info = info;
-        r.callback = callback;
-        final TagMessage m = matcher.matchUnexpected(tag, mask, true);
-        if (m == null) {
-            r.tag = tag;
-            r.mask = mask;
-            matcher.addExpected(r);
-            flow.wanted();
-            return r;
-        }
-        return receiveUnexpected(m, r);
     }
 
     /**
@@ -605,7 +606,7 @@ public final class Worker implements AutoCloseable {
             r.capacity = length;
             r.info = info;
             r.callback = callback;
-            return receiveUnexpected(message, r);
+            return tagRecv.receiveUnexpected(message, r);
         } finally {
             guard.exit();
         }
@@ -636,57 +637,6 @@ public final class Worker implements AutoCloseable {
         } finally {
             guard.exit();
         }
-    }
-
-    private Request receiveUnexpected(final TagMessage m, final Request r) {
-        final long length = r.capacity;
-        r.tag = m.tag;
-        r.mask = -1;
-        r.length = m.length;
-        if (m.rts) {
-            r.kind = Request.RNDV_RECV;
-            final Endpoint ep = m.ep;
-            final long sreq = m.syncReqId;
-            final long addr = m.rtsAddress;
-            final byte[][] keys = m.rkeys;
-            unexpected.release(m);
-            flow.released();
-            ep.startRndvReceive(r, sreq, addr, keys);
-        } else {
-            Datatypes.unpack(r, 0, m.data, 0, m.received);
-            r.received = m.received;
-            if (m.syncReqId >= 0 && m.ep != null) {
-                m.ep.sendControl(AmId.SYNC_ACK, m.syncReqId, 0);
-            }
-            if (m.isComplete()) {
-                unexpected.release(m);
-                flow.released();
-                complete(r, r.length > length ? Status.MESSAGE_TRUNCATED : Status.OK);
-            } else { // fragments still arriving: they go straight into the user's buffer from now on
-                m.ep.rxRequest = r;
-                m.ep.rxMessage = null;
-                unexpected.release(m);
-                flow.released();
-                return r;
-            }
-        }
-        // without a TagInfo the request is the only place the sender's tag and length can be read
-        return r.info == null ? r : finishImmediate(r);
-    }
-
-    /** Receives a complete eager unexpected message into a contiguous buffer (already removed from the queue). */
-    private Request receiveBuffered(final TagMessage m, final MemorySegment buf, final long offset, final long length,
-                                    final TagInfo info) { // info != null: it is where the caller reads tag and length
-        final long n = Math.min(m.received, length);
-        MemoryCopy.copy(m.data, 0, buf, offset, n);
-        if (m.syncReqId >= 0 && m.ep != null) {
-            m.ep.sendControl(AmId.SYNC_ACK, m.syncReqId, 0);
-        }
-        info.set(m.tag, m.length);
-        final Status st = m.length > length ? Status.MESSAGE_TRUNCATED : Status.OK;
-        unexpected.release(m);
-        flow.released();
-        return Request.done(st);
     }
 
     /** Returns a shared done request for an operation that completed inside its call, if allowed. */
@@ -777,7 +727,7 @@ public final class Worker implements AutoCloseable {
 
     /** Eager tag fragments dropped as malformed (bad lengths, out of sequence, unknown endpoint). */
     public long tagMalformedCount() {
-        return tagMalformed;
+        return tagEager.malformed();
     }
 
     /**
@@ -985,7 +935,7 @@ public final class Worker implements AutoCloseable {
         int work = 0;
         for (int i = 0; i < getPending.size(); ) {
             final Request r = getPending.get(i);
-            if (r.kind == Request.RNDV_SEND ? RndvPut.issuePuts(r) : r.ep.issueGets(r)) {
+            if (protocols[r.kind].resume(r)) {
                 getPending.remove(i);
                 work++;
             } else {
@@ -1147,31 +1097,9 @@ public final class Worker implements AutoCloseable {
         return n;
     }
 
-    /** Called by a request's uct completion (rendezvous gets). */
+    /** Called by a request's uct completion: its count reached zero (zero-copy pieces, gets, puts, flushes). */
     void onTransportCompletion(final Request r, final Status st) {
-        if (r.kind == Request.RNDV_RECV) {
-            r.ep.finishRndvReceive(r, st);
-        } else if (r.kind == Request.RNDV_SEND && r.rndvPut) {
-            RndvPut.finishPut(this, r, st);
-        } else if (r.kind == Request.RMA || (r.kind == Request.RNDV_SEND && r.zdata)) {
-            r.rmaIov.clear();
-            RmaBounce.finish(r, st);
-            Rails.retire(r); // its bytes are no longer outstanding on its rails
-            complete(r, st);
-        } else if (r.kind == Request.STREAM_SEND && r.zdata) {
-            r.rmaIov.clear(); // every zero-copy fragment has left the user's buffer
-            complete(r, st);
-        } else if (r.kind == Request.SEND && r.zdata) {
-            // eager zero-copy: every fragment has left the user's buffer; a sync send also waits for its ack
-            r.rmaIov.clear();
-            r.localDone = true;
-            final Status failed = r.ep.failure();
-            if (st != Status.OK || !r.sync || r.acked) {
-                complete(r, st);
-            } else if (failed != null) {
-                complete(r, failed); // the ack cannot come any more
-            }
-        }
+        protocols[r.kind].onCompletion(r, st);
     }
 
     // ------------------------------------------------------------------ AM handlers
@@ -1222,127 +1150,6 @@ public final class Worker implements AutoCloseable {
         return Status.OK;
     }
 
-    private Status onEager(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 8) {
-            return dropMalformedTag("EAGER of " + len + " bytes");
-        }
-        deliverEager(data.get(LONG, off), data, off + 8, len - 8);
-        return Status.OK;
-    }
-
-    /** An eager message of {@code plen} bytes at {@code data[src]}: into a matching receive, else unexpected. */
-    void deliverEager(final long tag, final MemorySegment data, final long src, final long plen) {
-        final Request r = matcher.matchExpected(tag);
-        if (r != null) {
-            Datatypes.unpack(r, 0, data, src, plen);
-            r.tag = tag;
-            r.length = plen;
-            complete(r, plen > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
-            return;
-        }
-        final TagMessage m = unexpected.acquire(plen);
-        MemoryCopy.copy(data, src, m.data, 0, plen);
-        m.tag = tag;
-        m.length = plen;
-        m.received = plen;
-        matcher.addUnexpected(m);
-        flow.added();
-    }
-
-    private Status onEagerFirst(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < AmId.FIRST_HEADER) {
-            return dropMalformedTag("EAGER_FIRST of " + len + " bytes");
-        }
-        final long tag = data.get(LONG, off);
-        final Endpoint ep = endpointById(data.get(LONG, off + 8));
-        final long total = data.get(LONG, off + 16);
-        final long sync = data.get(LONG, off + 24);
-        final long plen = len - AmId.FIRST_HEADER;
-        if (ep == null || plen > total || total < 0) {
-            return dropMalformedTag("EAGER_FIRST for an unknown endpoint or with a bad length");
-        }
-        final long src = off + AmId.FIRST_HEADER;
-        final Request r = matcher.matchExpected(tag);
-        if (r != null) {
-            r.tag = tag;
-            r.length = total;
-            Datatypes.unpack(r, 0, data, src, plen);
-            r.received = plen;
-            if (sync >= 0) {
-                ep.sendControl(AmId.SYNC_ACK, sync, 0);
-            }
-            if (plen == total) {
-                complete(r, total > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
-            } else {
-                ep.rxRequest = r;
-            }
-            return Status.OK;
-        }
-        if (total > context.unexpectedBudget) {
-            // the buffer would be as large as the sender claims: never more than the budget (a legitimate
-            // sender with a huge WEFT_RNDV_THRESH must raise WEFT_UNEXPECTED_BUDGET, or post its receives first)
-            tagMalformed++;
-            LOG.log(System.Logger.Level.WARNING, "failing " + ep + ": an unexpected eager message of " + total
-                + " bytes exceeds WEFT_UNEXPECTED_BUDGET (" + context.unexpectedBudget + " bytes)");
-            lifecycle.failLater(ep, Status.NO_MEMORY);
-            return Status.OK;
-        }
-        final TagMessage m = unexpected.acquire(total);
-        MemoryCopy.copy(data, src, m.data, 0, plen);
-        m.tag = tag;
-        m.length = total;
-        m.received = plen;
-        m.ep = ep;
-        m.syncReqId = sync;
-        if (plen < total) {
-            ep.rxMessage = m;
-        }
-        matcher.addUnexpected(m);
-        flow.added();
-        return Status.OK;
-    }
-
-    private Status onEagerMiddle(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < AmId.MIDDLE_HEADER) {
-            return dropMalformedTag("EAGER_MIDDLE of " + len + " bytes");
-        }
-        final Endpoint ep = endpointById(data.get(LONG, off));
-        final long at = data.get(LONG, off + 8);
-        final long plen = len - AmId.MIDDLE_HEADER;
-        if (ep == null) {
-            return dropMalformedTag("EAGER_MIDDLE for an unknown endpoint");
-        }
-        final Request r = ep.rxRequest;
-        if (r != null) {
-            // fragments come in order on one lane: each starts where the last ended, within the message
-            if (at != r.received || at + plen > r.length) {
-                ep.rxRequest = null;
-                complete(r, Status.IO_ERROR); // the message cannot be rebuilt: fail it, never write out of place
-                return dropMalformedTag("EAGER_MIDDLE at " + at + " (+" + plen + ") of a " + r.length
-                    + "-byte message with " + r.received + " received");
-            }
-            Datatypes.unpack(r, at, data, off + AmId.MIDDLE_HEADER, plen);
-            r.received += plen;
-            if (r.received >= r.length) {
-                ep.rxRequest = null;
-                complete(r, r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
-            }
-            return Status.OK;
-        }
-        final TagMessage m = ep.rxMessage;
-        if (m == null || at != m.received || at + plen > m.length) {
-            return dropMalformedTag("EAGER_MIDDLE out of sequence");
-        }
-        MemoryCopy.copy(data, off + AmId.MIDDLE_HEADER, m.data, at, plen);
-        m.received += plen;
-        if (m.received >= m.length) {
-            ep.rxMessage = null;
-        }
-        return Status.OK;
-    }
-
-    /** Eager tag fragments dropped as malformed (short, out of sequence, unknown endpoint). */
-    private long tagMalformed;
     /** Protocol control messages (wireup, acks, rendezvous control, keepalive...) dropped as malformed. */
     private long controlMalformed;
 
@@ -1350,113 +1157,6 @@ public final class Worker implements AutoCloseable {
     Status dropMalformedControl(final String what, final long len) {
         controlMalformed++;
         LOG.log(System.Logger.Level.WARNING, "dropping a malformed " + what + " message (" + len + " bytes)");
-        return Status.OK;
-    }
-
-    private Status dropMalformedTag(final String what) {
-        tagMalformed++;
-        LOG.log(System.Logger.Level.WARNING, "dropping a malformed eager tag fragment: " + what);
-        return Status.OK;
-    }
-
-    private Status onSyncAck(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 8) {
-            return dropMalformedControl("SYNC_ACK", len);
-        }
-        final Request r = inflightById(data.get(LONG, off));
-        if (r != null) {
-            r.acked = true;
-            if (r.localDone) {
-                complete(r, Status.OK);
-            }
-        }
-        return Status.OK;
-    }
-
-    private Status onRts(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < AmId.RTS_HEADER) {
-            return dropMalformedTag("RNDV_RTS of " + len + " bytes");
-        }
-        final long tag = data.get(LONG, off);
-        final Endpoint ep = endpointById(data.get(LONG, off + 8));
-        final long total = data.get(LONG, off + 16);
-        final long sreq = data.get(LONG, off + 24);
-        final long addr = data.get(LONG, off + 32);
-        final int n = data.get(ValueLayout.JAVA_INT_UNALIGNED, off + 40);
-        if (ep == null || n < 0 || n > 16 || total < 0) {
-            return dropMalformedTag("RNDV_RTS for an unknown endpoint or with bad fields");
-        }
-        final byte[][] keys = ep.rndvCache.keys(data, off + AmId.RTS_HEADER, n, off + len); // cached: no copy
-        if (keys == null) {
-            return dropMalformedTag("RNDV_RTS keys run past the message");
-        }
-        final Request r = matcher.matchExpected(tag);
-        if (r != null) {
-            r.kind = Request.RNDV_RECV;
-            r.tag = tag;
-            r.length = total;
-            ep.startRndvReceive(r, sreq, addr, keys);
-            return Status.OK;
-        }
-        final TagMessage m = unexpected.acquire(0);
-        m.tag = tag;
-        m.length = total;
-        m.rts = true;
-        m.ep = ep;
-        m.syncReqId = sreq;
-        m.rtsAddress = addr;
-        m.rkeys = keys;
-        matcher.addUnexpected(m);
-        flow.added();
-        return Status.OK;
-    }
-
-    private Status onAts(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 16) {
-            return dropMalformedControl("RNDV_ATS", len);
-        }
-        final Request r = inflightById(data.get(LONG, off));
-        if (r != null) {
-            final Status st = Status.of((int) data.get(LONG, off + 8));
-            complete(r, st == Status.MESSAGE_TRUNCATED ? Status.OK : st);
-        }
-        return Status.OK;
-    }
-
-    private Status onRtr(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 16) {
-            return dropMalformedControl("RNDV_RTR", len);
-        }
-        final Request r = inflightById(data.get(LONG, off));
-        // only a send waiting for its answer: a second RTR would queue the request twice
-        if (r != null && r.kind == Request.RNDV_SEND && r.sendStage == Endpoint.ST_WAIT && !r.rndvPut) {
-            final long v = data.get(LONG, off + 8);
-            r.remoteReqId = v & ~AmId.RTR_ANY_ORDER;
-            r.anyOrder = (v & AmId.RTR_ANY_ORDER) != 0;
-            r.ep.startRndvData(r);
-        }
-        return Status.OK;
-    }
-
-    private Status onRndvData(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < AmId.DATA_HEADER) {
-            return dropMalformedControl("RNDV_DATA", len);
-        }
-        final Request r = inflightById(data.get(LONG, off));
-        final long at = data.get(LONG, off + 8);
-        final long plen = len - AmId.DATA_HEADER;
-        if (r == null || r.kind != Request.RNDV_RECV) {
-            return Status.OK;
-        }
-        if (at < 0 || plen > r.length - at) {
-            return dropMalformedControl("RNDV_DATA at " + at + " (+" + plen + ") of a " + r.length
-                + "-byte message", len);
-        }
-        Datatypes.unpack(r, at, data, off + AmId.DATA_HEADER, plen);
-        r.received += plen;
-        if (r.received >= r.length) {
-            complete(r, r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
-        }
         return Status.OK;
     }
 
@@ -1511,7 +1211,7 @@ public final class Worker implements AutoCloseable {
         try {
             checkOpen();
             for (final Endpoint ep : liveEps) {
-                ep.fence();
+                ep.rma.fence();
             }
         } finally {
             guard.exit();

@@ -73,7 +73,7 @@ class ControlMalformedTest {
             final Endpoint ba = b.endpointById(ab.remoteId);
             final MemorySegment big = arena.allocate(64 * 1024);
             final Request send = ba.sendAm(5, big, 0, big.byteSize(), AmFlags.SEND_RNDV);
-            RawAm.progressUntil(a, b, () -> send.sendStage == Endpoint.ST_WAIT);
+            RawAm.progressUntil(a, b, () -> send.sendStage == RndvSend.ST_WAIT);
             m.set(LONG, 0, send.id);
             m.set(LONG, 8, 1);
             m.set(LONG, 16, 0);

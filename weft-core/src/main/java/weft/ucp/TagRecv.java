@@ -1,0 +1,88 @@
+package weft.ucp;
+
+import weft.ucs.Status;
+import weft.ucs.memory.MemoryCopy;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A posted tag receive (one per worker): it takes the oldest matching unexpected message (eager data
+ * copied out, fragments still arriving written straight into the receive from then on, an RTS handed to
+ * {@link RndvRecv}), or waits in the {@link TagMatcher} for the eager or rendezvous handlers to match it.
+ * The public calls are {@link Worker#recvTag}'s forms.
+ */
+final class TagRecv {
+    private final Worker worker;
+
+    TagRecv(final Worker worker) {
+        this.worker = worker;
+    }
+
+    /** Posts {@code r} (buffer or datatype filled in): matched now against unexpected messages, or queued. */
+    Request post(final Request r, final long tag, final long mask, final TagInfo info, final RequestCallback callback) {
+        r.info = info;
+        r.callback = callback;
+        final TagMessage m = worker.matcher.matchUnexpected(tag, mask, true);
+        if (m == null) {
+            r.tag = tag;
+            r.mask = mask;
+            worker.matcher.addExpected(r);
+            worker.flow.wanted();
+            return r;
+        }
+        return receiveUnexpected(m, r);
+    }
+
+    /** Receives {@code m}, already out of the unexpected queue, into {@code r}. */
+    Request receiveUnexpected(final TagMessage m, final Request r) {
+        final long length = r.capacity;
+        final UnexpectedPool unexpected = worker.unexpected;
+        r.tag = m.tag;
+        r.mask = -1;
+        r.length = m.length;
+        if (m.rts) {
+            r.kind = Request.RNDV_RECV;
+            final Endpoint ep = m.ep;
+            final long sreq = m.syncReqId;
+            final long addr = m.rtsAddress;
+            final byte[][] keys = m.rkeys;
+            unexpected.release(m);
+            worker.flow.released();
+            worker.rndvRecv.start(ep, r, sreq, addr, keys);
+        } else {
+            Datatypes.unpack(r, 0, m.data, 0, m.received);
+            r.received = m.received;
+            if (m.syncReqId >= 0 && m.ep != null) {
+                m.ep.sendControl(AmId.SYNC_ACK, m.syncReqId, 0);
+            }
+            if (m.isComplete()) {
+                unexpected.release(m);
+                worker.flow.released();
+                worker.complete(r, r.length > length ? Status.MESSAGE_TRUNCATED : Status.OK);
+            } else { // fragments still arriving: they go straight into the user's buffer from now on
+                m.ep.rxRequest = r;
+                m.ep.rxMessage = null;
+                unexpected.release(m);
+                worker.flow.released();
+                return r;
+            }
+        }
+        // without a TagInfo the request is the only place the sender's tag and length can be read
+        return r.info == null ? r : worker.finishImmediate(r);
+    }
+
+    /** Receives a complete eager unexpected message into a contiguous buffer (already removed from the queue). */
+    Request receiveBuffered(final TagMessage m, final MemorySegment buf, final long offset, final long length,
+                            final TagInfo info) { // info != null: it is where the caller reads tag and length
+        final long n = Math.min(m.received, length);
+        MemoryCopy.copy(m.data, 0, buf, offset, n);
+        if (m.syncReqId >= 0 && m.ep != null) {
+            m.ep.sendControl(AmId.SYNC_ACK, m.syncReqId, 0);
+        }
+        info.set(m.tag, m.length);
+        final Status st = m.length > length ? Status.MESSAGE_TRUNCATED : Status.OK;
+        worker.unexpected.release(m);
+        worker.flow.released();
+        return Request.done(st);
+    }
+}
