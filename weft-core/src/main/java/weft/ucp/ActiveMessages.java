@@ -154,7 +154,7 @@ final class ActiveMessages extends SendProtocol {
         if (rndv) {
             r.kind = Request.RNDV_SEND;
             r.sendStage = RndvSend.ST_RTS;
-            worker.registerInflight(r);
+            worker.inflight.register(r);
         } else if (hLen == 0 && len <= t.maxShort && (flags & AmFlags.SEND_REPLY) == 0) {
             r.sendStage = ST_SHORT;
         } else if (AmId.AM_SINGLE_HEADER + hLen + len <= t.maxBcopy) {
@@ -279,7 +279,7 @@ final class ActiveMessages extends SendProtocol {
     }
 
     private Endpoint replyEndpoint(final long replyId) {
-        return replyId >= 0 ? worker.endpointById(replyId) : null;
+        return replyId >= 0 ? worker.epTable.byId(replyId) : null;
     }
 
     private Status dropMalformed(final String what) {
@@ -362,7 +362,7 @@ final class ActiveMessages extends SendProtocol {
         try {
             return h.onReceive(hSeg, hOff, hLen, m.data, m.dataOffset, m.dataLength, m);
         } catch (final RuntimeException e) {
-            worker.deferFailure(e); // rethrown by progress(); the message counts as not kept
+            worker.requests.deferFailure(e); // rethrown by progress(); the message counts as not kept
             return Status.OK;
         }
     }
@@ -374,7 +374,7 @@ final class ActiveMessages extends SendProtocol {
         final long w = d.get(LONG, o);
         final long hLen = d.get(LONG, o + 8);
         final long replyId = d.get(LONG, o + 16);
-        final Endpoint ep = worker.endpointById(d.get(LONG, o + 24));
+        final Endpoint ep = worker.epTable.byId(d.get(LONG, o + 24));
         final long total = d.get(LONG, o + 32);
         final long plen = l - AmId.AM_FIRST_HEADER;
         if (ep == null || total < plen || hLen < 0 || hLen > total) {
@@ -416,7 +416,7 @@ final class ActiveMessages extends SendProtocol {
         if (l < AmId.AM_MIDDLE_HEADER) {
             return dropMalformed("AM_MIDDLE of " + l + " bytes");
         }
-        final Endpoint ep = worker.endpointById(d.get(LONG, o));
+        final Endpoint ep = worker.epTable.byId(d.get(LONG, o));
         final long at = d.get(LONG, o + 8);
         final long plen = l - AmId.AM_MIDDLE_HEADER;
         final AmMessage m = ep == null ? null : ep.amRx;
@@ -467,7 +467,7 @@ final class ActiveMessages extends SendProtocol {
             return dropMalformed("AM_RTS of " + l + " bytes");
         }
         final long w = d.get(LONG, o);
-        final Endpoint ep = worker.endpointById(d.get(LONG, o + 8));
+        final Endpoint ep = worker.epTable.byId(d.get(LONG, o + 8));
         final long total = d.get(LONG, o + 16);
         final long sreq = d.get(LONG, o + 24);
         final long addr = d.get(LONG, o + 32);

@@ -142,11 +142,17 @@ final class EagerGet {
     }
 
     /** Receiver: the sender's pool key (once per endpoint). */
+    void register(final weft.uct.Interface i) {
+        i.setAmHandler(AmId.EAGER_GET_KEY, this::onKey);
+        i.setAmHandler(AmId.EAGER_GET, this::onHeader);
+        i.setAmHandler(AmId.EAGER_GET_DONE, this::onDone);
+    }
+
     Status onKey(final MemorySegment data, final long off, final long len, final int flags) {
         if (len <= 8) {
             return worker.dropMalformedControl("EAGER_GET_KEY", len);
         }
-        final Endpoint ep = worker.endpointById(data.get(LONG, off));
+        final Endpoint ep = worker.epTable.byId(data.get(LONG, off));
         if (ep == null || ep.status() != Status.OK) {
             return Status.OK; // (a failed endpoint reads no pool: unpackRkey would refuse it)
         }
@@ -168,7 +174,7 @@ final class EagerGet {
             return worker.dropMalformedControl("EAGER_GET", len);
         }
         final long tag = data.get(LONG, off);
-        final Endpoint ep = worker.endpointById(data.get(LONG, off + 8));
+        final Endpoint ep = worker.epTable.byId(data.get(LONG, off + 8));
         final long at = data.get(LONG, off + 16);
         final long n = data.get(LONG, off + 24);
         final long token = data.get(LONG, off + 32);

@@ -5,7 +5,6 @@ import weft.ucs.WeftException;
 import weft.uct.IoVector;
 import weft.uct.MemoryHandle;
 import weft.uct.Packer;
-import weft.uct.RemoteKey;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -757,7 +756,8 @@ public final class Endpoint implements AutoCloseable {
         }
         worker.ams.dropRx(this);
         worker.streams.abort(this, st);
-        worker.failInflight(this, st);
+        worker.inflight.fail(this, st);
+        worker.getPending.fail(this, st);
         rma.failSoftAmoWaiters(st);
     }
 
@@ -782,7 +782,7 @@ public final class Endpoint implements AutoCloseable {
             l.local.lanes--; // adaptive progress: the interface may go idle
         }
         extraLanes.clear();
-        worker.removeEndpoint(this);
+        worker.epTable.remove(this);
     }
 
     /**

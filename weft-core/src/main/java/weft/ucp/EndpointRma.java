@@ -4,6 +4,7 @@ import weft.ucs.Status;
 import weft.uct.IoVector;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
 
 /**
  * One endpoint's one-sided operations (one per endpoint): the put/get/atomic entry points behind
@@ -28,6 +29,25 @@ final class EndpointRma {
             r.worker.complete(r, st);
         }
     };
+
+    /** See {@link Worker#flush()}: one request over every endpoint's flush. */
+    static Request flushAll(final Worker worker) {
+        final Request parent = worker.acquire(Request.RMA);
+        parent.completion.reset(1);
+        for (final Endpoint ep : new ArrayList<>(worker.epTable.live())) {
+            final Request child = ep.flush();
+            if (!child.isCompleted()) {
+                parent.completion.expect(1);
+                child.parent = parent;
+                child.release();
+            } else if (child.status().isError()) {
+                parent.completion.expect(1);
+                parent.completion.complete(child.status());
+            }
+        }
+        parent.completion.complete(Status.OK);
+        return worker.finishImmediate(parent);
+    }
 
     private final Endpoint ep;
     private final Worker worker;

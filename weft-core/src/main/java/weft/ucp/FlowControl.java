@@ -105,7 +105,7 @@ final class FlowControl {
     }
 
     private void broadcast(final long what) {
-        final List<Endpoint> eps = worker.liveEndpoints();
+        final List<Endpoint> eps = worker.epTable.live();
         for (int i = 0; i < eps.size(); i++) {
             final Endpoint ep = eps.get(i);
             if (ep.remoteId >= 0) {
@@ -119,7 +119,7 @@ final class FlowControl {
         if (len < 16) {
             return worker.dropMalformedControl("FLOW", len);
         }
-        final Endpoint ep = worker.endpointById(data.get(LONG, off));
+        final Endpoint ep = worker.epTable.byId(data.get(LONG, off));
         if (ep != null) {
             ep.setFlowStopped(data.get(LONG, off + 8) == STOP);
         }

@@ -177,7 +177,8 @@ public class Request {
         this.completion = new Completion() {
             @Override
             protected void onComplete(final Status st) {
-                worker.onTransportCompletion(Request.this, st);
+                // the count reached zero (zero-copy pieces, gets, puts, flushes): the request's protocol goes on
+                worker.protocol(kind).onCompletion(Request.this, st);
             }
         };
     }

@@ -46,7 +46,7 @@ final class RndvPut {
         }
         r.remoteAddress = r.buffer.address() + r.offset;
         r.rndvWant = want;
-        ep.worker.registerInflight(r);
+        ep.worker.inflight.register(r);
         ep.enqueue(r);
         ep.progressSendQueue();
     }
@@ -69,7 +69,7 @@ final class RndvPut {
         if (len < RTR_HEADER) {
             return w.dropMalformedControl("RNDV_RTR_PUT", len);
         }
-        final Request r = w.inflightById(data.get(LONG, off));
+        final Request r = w.inflight.byId(data.get(LONG, off));
         // only a send waiting for its answer: a second RTR_PUT would put (and complete) it twice
         if (r == null || r.kind != Request.RNDV_SEND || r.buffer == null || r.sendStage != RndvSend.ST_WAIT
             || r.rndvPut) {
@@ -105,7 +105,7 @@ final class RndvPut {
         r.rndvPut = true;
         r.completion.reset(1); // our reference, dropped once every put and flush is issued
         if (!issuePuts(r)) {
-            w.getPending.add(r); // retried by progressPendingGets
+            w.getPending.add(r); // retried from progress (PendingPieces)
         }
         return Status.OK;
     }
@@ -193,7 +193,7 @@ final class RndvPut {
         if (len < 16) {
             return w.dropMalformedControl("RNDV_ATP", len);
         }
-        final Request r = w.inflightById(data.get(LONG, off));
+        final Request r = w.inflight.byId(data.get(LONG, off));
         if (r != null && r.kind == Request.RNDV_RECV) {
             final Status st = Status.of((int) data.get(LONG, off + 8));
             r.received = r.rndvWant;

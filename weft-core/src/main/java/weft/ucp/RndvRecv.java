@@ -86,7 +86,7 @@ final class RndvRecv extends SendProtocol {
         }
         if (keys.length == 0 || keys.length != ep.rndv.length || r.dt != Datatypes.CONTIG || !r.buffer.isNative()) {
             // (a get writes through a native iovec: a Java-heap receive buffer has the data streamed instead)
-            worker.registerInflight(r);
+            worker.inflight.register(r);
             // a contiguous or iov receive takes the pieces in any order (striped over lanes); a generic
             // datatype's unpack may expect them in order
             ep.sendControl(AmId.RNDV_RTR, sreq, r.dt == Datatypes.GENERIC ? r.id : r.id | AmId.RTR_ANY_ORDER);
@@ -152,7 +152,7 @@ final class RndvRecv extends SendProtocol {
             return worker.tagEager.dropMalformed("RNDV_RTS of " + len + " bytes");
         }
         final long tag = data.get(LONG, off);
-        final Endpoint ep = worker.endpointById(data.get(LONG, off + 8));
+        final Endpoint ep = worker.epTable.byId(data.get(LONG, off + 8));
         final long total = data.get(LONG, off + 16);
         final long sreq = data.get(LONG, off + 24);
         final long addr = data.get(LONG, off + 32);
@@ -189,7 +189,7 @@ final class RndvRecv extends SendProtocol {
         if (len < AmId.DATA_HEADER) {
             return worker.dropMalformedControl("RNDV_DATA", len);
         }
-        final Request r = worker.inflightById(data.get(LONG, off));
+        final Request r = worker.inflight.byId(data.get(LONG, off));
         final long at = data.get(LONG, off + 8);
         final long plen = len - AmId.DATA_HEADER;
         if (r == null || r.kind != Request.RNDV_RECV) {

@@ -177,7 +177,7 @@ final class RndvSend extends SendProtocol {
         if (len < 16) {
             return worker.dropMalformedControl("RNDV_ATS", len);
         }
-        final Request r = worker.inflightById(data.get(LONG, off));
+        final Request r = worker.inflight.byId(data.get(LONG, off));
         if (r != null) {
             final Status st = Status.of((int) data.get(LONG, off + 8));
             worker.complete(r, st == Status.MESSAGE_TRUNCATED ? Status.OK : st);
@@ -189,7 +189,7 @@ final class RndvSend extends SendProtocol {
         if (len < 16) {
             return worker.dropMalformedControl("RNDV_RTR", len);
         }
-        final Request r = worker.inflightById(data.get(LONG, off));
+        final Request r = worker.inflight.byId(data.get(LONG, off));
         // only a send waiting for its answer: a second RTR would queue the request twice
         if (r != null && r.kind == Request.RNDV_SEND && r.sendStage == ST_WAIT && !r.rndvPut) {
             final long v = data.get(LONG, off + 8);

@@ -67,7 +67,7 @@ final class SoftAtomics {
             return Status.OK;
         }
         if (r.id < 0) {
-            ep.worker.registerInflight(r); // the reply names the request
+            ep.worker.inflight.register(r); // the reply names the request
         }
         final MemorySegment b = ep.rma.softAmoBuffer();
         b.set(LONG, 0, ep.remoteId);
@@ -97,12 +97,18 @@ final class SoftAtomics {
     }
 
     /** Target side: performs the operation and answers. */
+    void register(final weft.uct.Interface i) {
+        i.setAmHandler(AmId.SOFT_AMO, this::onRequest);
+        i.setAmHandler(AmId.SOFT_AMO_REP, this::onReply);
+        i.setAmHandler(AmId.SOFT_AMO_NAK, this::onNak);
+    }
+
     Status onRequest(final MemorySegment data, final long off, final long len, final int flags) {
         if (len != 8 + REQUEST_LENGTH) {
             return Status.OK; // not ours to interpret: a malformed message is dropped
         }
         final long reqId = data.get(LONG, off);
-        final Endpoint ep = worker.endpointById(data.get(LONG, off + 8));
+        final Endpoint ep = worker.epTable.byId(data.get(LONG, off + 8));
         if (ep == null) {
             return Status.OK; // the initiator's endpoint to us is gone
         }
@@ -157,7 +163,7 @@ final class SoftAtomics {
         if (len < 16) {
             return worker.dropMalformedControl("SOFT_AMO_REP", len);
         }
-        final Request r = worker.inflightById(data.get(LONG, off));
+        final Request r = worker.inflight.byId(data.get(LONG, off));
         if (r == null || r.kind != Request.RMA) {
             return Status.OK; // completed meanwhile (its endpoint failed)
         }
@@ -180,7 +186,7 @@ final class SoftAtomics {
         if (len < 16) {
             return worker.dropMalformedControl("SOFT_AMO_NAK", len);
         }
-        final Request r = worker.inflightById(data.get(LONG, off));
+        final Request r = worker.inflight.byId(data.get(LONG, off));
         if (r == null || r.kind != Request.RMA) {
             return Status.OK;
         }

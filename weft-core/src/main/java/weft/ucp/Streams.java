@@ -189,7 +189,7 @@ final class Streams extends SendProtocol {
     }
 
     private Status onAck(final MemorySegment d, final long o, final long l, final int f) {
-        final Endpoint ep = l < 16 ? null : worker.endpointById(d.get(LONG, o));
+        final Endpoint ep = l < 16 ? null : worker.epTable.byId(d.get(LONG, o));
         if (ep == null) {
             malformed++;
             return Status.OK;
@@ -208,7 +208,7 @@ final class Streams extends SendProtocol {
     // ------------------------------------------------------------------ receive
 
     private Status onData(final MemorySegment d, final long o, final long l, final int f) {
-        final Endpoint ep = l < AmId.STREAM_HEADER ? null : worker.endpointById(d.get(LONG, o));
+        final Endpoint ep = l < AmId.STREAM_HEADER ? null : worker.epTable.byId(d.get(LONG, o));
         if (ep == null) {
             malformed++;
             return Status.OK;

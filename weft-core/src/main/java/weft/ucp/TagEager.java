@@ -84,7 +84,7 @@ final class TagEager extends SendProtocol {
             r.wide = true; // only a plain short eager send stays within the fields reset() always restores
         }
         if (sync || r.kind == Request.RNDV_SEND) {
-            worker.registerInflight(r);
+            worker.inflight.register(r);
         }
         ep.enqueue(r);
         ep.progressSendQueue();
@@ -248,7 +248,7 @@ final class TagEager extends SendProtocol {
             return dropMalformed("EAGER_FIRST of " + len + " bytes");
         }
         final long tag = data.get(LONG, off);
-        final Endpoint ep = worker.endpointById(data.get(LONG, off + 8));
+        final Endpoint ep = worker.epTable.byId(data.get(LONG, off + 8));
         final long total = data.get(LONG, off + 16);
         final long sync = data.get(LONG, off + 24);
         final long plen = len - AmId.FIRST_HEADER;
@@ -301,7 +301,7 @@ final class TagEager extends SendProtocol {
         if (len < AmId.MIDDLE_HEADER) {
             return dropMalformed("EAGER_MIDDLE of " + len + " bytes");
         }
-        final Endpoint ep = worker.endpointById(data.get(LONG, off));
+        final Endpoint ep = worker.epTable.byId(data.get(LONG, off));
         final long at = data.get(LONG, off + 8);
         final long plen = len - AmId.MIDDLE_HEADER;
         if (ep == null) {
@@ -340,7 +340,7 @@ final class TagEager extends SendProtocol {
         if (len < 8) {
             return worker.dropMalformedControl("SYNC_ACK", len);
         }
-        final Request r = worker.inflightById(data.get(LONG, off));
+        final Request r = worker.inflight.byId(data.get(LONG, off));
         if (r != null) {
             r.acked = true;
             if (r.localDone) {

@@ -1,6 +1,7 @@
 package weft.ucp;
 
 import weft.ucs.Status;
+import weft.ucs.WeftException;
 import weft.ucs.memory.MemoryCopy;
 
 import java.lang.foreign.MemorySegment;
@@ -16,6 +17,88 @@ final class TagRecv {
 
     TagRecv(final Worker worker) {
         this.worker = worker;
+    }
+
+    /**
+     * Posts a receive into {@code buf[offset, +length)}: a whole buffered message is copied out at once when
+     * the caller reads tag and length from {@code info}.
+     */
+    Request recv(final MemorySegment buf, final long offset, final long length, final long tag, final long mask,
+                 final TagInfo info, final RequestCallback callback) {
+        worker.checkOpen();
+        Worker.checkRange(buf, offset, length);
+        if (callback == null && info != null) { // a whole eager message already here: copy it out, no request
+            final TagMessage m = worker.matcher.matchUnexpectedComplete(tag, mask);
+            if (m != null) {
+                return receiveBuffered(m, buf, offset, length, info);
+            }
+        }
+        final Request r = worker.acquire(Request.RECV);
+        r.buffer = buf;
+        r.offset = offset;
+        r.capacity = length;
+        return post(r, tag, mask, info, callback);
+    }
+
+    /** Posts a receive scattered over {@code iov}. */
+    Request recvIov(final weft.uct.IoVector iov, final long tag, final long mask, final TagInfo info,
+                    final RequestCallback callback) {
+        worker.checkOpen();
+        if (iov == null) {
+            throw new WeftException(Status.INVALID_PARAM, "null IoVector");
+        }
+        final Request r = worker.acquire(Request.RECV);
+        r.wide = true;
+        r.dt = Datatypes.IOV;
+        r.iov = iov;
+        r.capacity = iov.totalLength();
+        return post(r, tag, mask, info, callback);
+    }
+
+    /** Posts a receive unpacked by {@code datatype}. */
+    Request recvGeneric(final GenericDatatype datatype, final Object state, final long capacity, final long tag,
+                        final long mask, final TagInfo info, final RequestCallback callback) {
+        worker.checkOpen();
+        if (capacity < 0 || datatype == null) {
+            throw new WeftException(Status.INVALID_PARAM, datatype == null ? "null datatype"
+                : "negative receive capacity " + capacity);
+        }
+        final Request r = worker.acquire(Request.RECV);
+        r.wide = true;
+        r.dt = Datatypes.GENERIC;
+        r.generic = datatype;
+        r.dtState = state;
+        r.capacity = capacity;
+        return post(r, tag, mask, info, callback);
+    }
+
+    /** An unexpected message matching (tag, mask), taken out of the queue if {@code remove}. */
+    TagMessage probe(final long tag, final long mask, final boolean remove) {
+        worker.checkOpen();
+        final TagMessage m = worker.matcher.matchUnexpected(tag, mask, remove);
+        if (m != null && remove) {
+            m.probedOut = true;
+        }
+        return m;
+    }
+
+    /** Receives a message taken out by {@link #probe} with {@code remove}. */
+    Request recvProbed(final TagMessage message, final MemorySegment buf, final long offset, final long length,
+                       final TagInfo info, final RequestCallback callback) {
+        worker.checkOpen();
+        Worker.checkRange(buf, offset, length);
+        if (!message.probedOut) {
+            throw new WeftException(Status.INVALID_PARAM, "message was not removed by probeTag(..., true) "
+                + "or was already received");
+        }
+        message.probedOut = false;
+        final Request r = worker.acquire(Request.RECV);
+        r.buffer = buf;
+        r.offset = offset;
+        r.capacity = length;
+        r.info = info;
+        r.callback = callback;
+        return receiveUnexpected(message, r);
     }
 
     /** Posts {@code r} (buffer or datatype filled in): matched now against unexpected messages, or queued. */

@@ -2,25 +2,16 @@ package weft.ucp;
 
 import weft.ucs.Status;
 import weft.ucs.WeftException;
-import weft.ucs.memory.MemoryCopy;
 import weft.ucs.stats.Counters;
-import weft.ucs.sys.LibC;
-import weft.ucs.wakeup.EventFd;
-import weft.ucs.wakeup.EventSet;
-import weft.uct.AmHandler;
 import weft.uct.Capability;
-import weft.uct.Device;
 import weft.uct.Interface;
 import weft.uct.InterfaceParams;
-import weft.uct.Transport;
 import weft.uct.UctWorker;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +32,6 @@ import java.util.Map;
  */
 public final class Worker implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Worker.class.getName());
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     /**
      * Loaded with this class: C2 never inlines a method whose signature names a class that is not loaded
      * yet ("unloaded signature classes"), so a program that never passes a callback or a TagInfo kept
@@ -73,34 +63,19 @@ public final class Worker implements AutoCloseable {
     final FlowControl flow;
     private final Arena arena = Arena.ofShared();
 
-    // endpoints by id: slot | generation << 32
-    private Endpoint[] eps = new Endpoint[16];
-    private int[] epGen = new int[16];
-    private int epHigh;
-    private final ArrayList<Endpoint> liveEps = new ArrayList<>();
-    private final Map<Long, Peer> peers = new HashMap<>();
+    /** Endpoints by id, the live ones, and the pairing of endpoints made from both sides. */
+    final EndpointTable epTable = new EndpointTable(this);
+    /** Requests a peer names by id (sync sends, rendezvous, emulated atomics). */
+    final InflightTable inflight = new InflightTable(this);
 
-    // requests a peer names by id (sync sends, rendezvous)
-    private Request[] inflight = new Request[64];
-    private int[] inflightGen = new int[64];
-    private int[] inflightFree = new int[64];
-    private int inflightFreeCount;
-    private int inflightHigh;
-
-    private Request[] pool = new Request[64];
-    /** See {@link #rmaSpare()}. */
-    private Request rmaSpare;
-    private int poolSize;
-    private Request doneHead;
-    private Request doneTail;
+    /** Pooled requests and the completions whose callbacks run from progress. */
+    final RequestPool requests = new RequestPool(this);
     final PendingEndpoints sendPending = new PendingEndpoints();
-    final ArrayList<Request> getPending = new ArrayList<>();
+    final PendingPieces getPending = new PendingPieces(this);
     /** Packs RTR_PUT messages (RndvPut); reused, the data path of one worker is single threaded. */
     final RndvPut.RtrPacker rtrPacker = new RndvPut.RtrPacker();
-    private RuntimeException callbackFailure;
-
-    private final EventSet events;
-    private final EventFd signalFd;
+    /** Sleeping in {@link #waitForEvents} (null without {@link Feature#WAKEUP}). */
+    private final WorkerWakeup wakeup;
     private boolean closed;
     // lifecycle services (keepalive, listeners, sockaddr connects, endpoint closes): run from progress
     // every Lifecycle.SERVICE_EVERY calls, so the fast path pays one decrement and compare
@@ -108,12 +83,6 @@ public final class Worker implements AutoCloseable {
     int serviceCountdown;
     /** Counts progress calls; idle interfaces get their turn when its low bits are zero. */
     private int progressTick;
-
-    /** The peer-worker record used to pair endpoints created from both sides (by connection number). */
-    private static final class Peer {
-        long nextSn;
-        final Map<Long, Endpoint> bySn = new HashMap<>();
-    }
 
     Worker(final Context context, final ThreadMode mode) {
         this.context = context;
@@ -126,10 +95,11 @@ public final class Worker implements AutoCloseable {
         this.streams = new Streams(this, Math.min(context.config().get(Streams.WINDOW), context.unexpectedBudget));
         this.eagerGet = new EagerGet(this, context.eagerGetMax, context.eagerGetPool);
         this.flow = new FlowControl(this);
+        this.lifecycle = new Lifecycle(this);
         this.tagEager = new TagEager(this);
         this.rndvSend = new RndvSend(this);
         this.rndvRecv = new RndvRecv(this);
-        java.util.Arrays.fill(protocols, SendProtocol.NONE);
+        Arrays.fill(protocols, SendProtocol.NONE);
         protocols[Request.SEND] = tagEager;
         protocols[Request.RNDV_SEND] = rndvSend;
         protocols[Request.RNDV_RECV] = rndvRecv;
@@ -138,21 +108,8 @@ public final class Worker implements AutoCloseable {
         protocols[Request.RMA] = EndpointRma.PROTOCOL;
         protocols[Request.CONTROL] = ControlSend.INSTANCE;
         protocols[Request.CONNECT] = ControlSend.INSTANCE;
-        final List<WorkerIface> list = new ArrayList<>();
-        final InterfaceParams params = InterfaceParams.defaults().withConfig(context.config())
-            .withErrorHandler(this::onTransportError);
-        try {
-            for (final Transport t : context.transports()) {
-                for (final Device d : t.devices()) {
-                    final Interface iface = t.openInterface(uct, d, params);
-                    list.add(new WorkerIface(list.size(), t, d, iface));
-                }
-            }
-        } catch (final RuntimeException e) {
-            uct.close();
-            throw e;
-        }
-        this.ifaces = list.toArray(new WorkerIface[0]);
+        this.ifaces = WorkerIface.openAll(context, uct, InterfaceParams.defaults().withConfig(context.config())
+            .withErrorHandler((u, st) -> lifecycle.onTransportError(u, st)));
         for (final WorkerIface wi : ifaces) {
             if (wi.attrs.has(Capability.AM_BCOPY)) {
                 registerAmHandlers(wi.iface);
@@ -163,39 +120,22 @@ public final class Worker implements AutoCloseable {
             entries.add(wi.addressEntry());
         }
         this.address = new WorkerAddress(uuid, entries).pack();
-        if (context.features().contains(Feature.WAKEUP)) {
-            events = new EventSet(ifaces.length + 1);
-            signalFd = new EventFd();
-            events.add(signalFd.fd(), LibC.EPOLLIN, -1);
-            for (final WorkerIface wi : ifaces) {
-                if (wi.iface.eventFd() >= 0) {
-                    events.add(wi.iface.eventFd(), LibC.EPOLLIN, wi.index);
-                }
-            }
-        } else {
-            events = null;
-            signalFd = null;
-        }
-        this.lifecycle = new Lifecycle(this);
+        this.wakeup = context.features().contains(Feature.WAKEUP) ? new WorkerWakeup(this) : null;
     }
 
     /** Installs the protocol's active-message handlers on {@code i} (the fuzz tests call it on a recorder). */
     void registerAmHandlers(final Interface i) {
-        i.setAmHandler(AmId.WIREUP, this::onWireup);
+        i.setAmHandler(AmId.WIREUP, epTable::onWireup);
         tagEager.register(i);
         rndvSend.register(i);
         rndvRecv.register(i);
         ams.register(i);
         streams.register(i);
         i.setAmHandler(AmId.FLOW, flow::onFlow);
-        i.setAmHandler(AmId.EP_REMOVED, this::onEpRemoved);
-        i.setAmHandler(AmId.SOFT_AMO, softAtomics::onRequest);
-        i.setAmHandler(AmId.EAGER_GET_KEY, eagerGet::onKey);
-        i.setAmHandler(AmId.EAGER_GET, eagerGet::onHeader);
-        i.setAmHandler(AmId.EAGER_GET_DONE, eagerGet::onDone);
-        i.setAmHandler(AmId.SOFT_AMO_REP, softAtomics::onReply);
-        i.setAmHandler(AmId.SOFT_AMO_NAK, softAtomics::onNak);
-        i.setAmHandler(AmId.KEEPALIVE, this::onKeepalive);
+        i.setAmHandler(AmId.EP_REMOVED, lifecycle::onEpRemoved);
+        softAtomics.register(i);
+        eagerGet.register(i);
+        i.setAmHandler(AmId.KEEPALIVE, lifecycle::onKeepalive);
     }
 
     /** The protocol that drives requests of {@code kind} (see {@link SendProtocol}). */
@@ -270,19 +210,7 @@ public final class Worker implements AutoCloseable {
         guard.enter();
         try {
             checkOpen();
-            final WorkerAddress remote = WorkerAddress.unpack(remoteAddress);
-            final Peer peer = peers.computeIfAbsent(remote.uuid(), k -> new Peer());
-            final long sn = peer.nextSn++;
-            Endpoint ep = peer.bySn.get(sn);
-            if (ep != null) { // the peer connected to us first: that endpoint is ours too
-                ep.userOwned = true;
-                return ep;
-            }
-            ep = newEndpoint(remote, sn);
-            ep.userOwned = true;
-            peer.bySn.put(sn, ep);
-            ep.sendWireup(AmId.WIREUP_REQUEST, -1);
-            return ep;
+            return epTable.connect(WorkerAddress.unpack(remoteAddress));
         } finally {
             guard.exit();
         }
@@ -306,28 +234,7 @@ public final class Worker implements AutoCloseable {
      *                       TIMED_OUT if the handshake does not finish in time
      */
     public Endpoint connect(final java.net.InetSocketAddress address) {
-        guard.enter();
-        try {
-            checkOpen();
-        } finally {
-            guard.exit();
-        }
-        final SockaddrHandshake.Client hs = SockaddrHandshake.connect(address, address(), context.config());
-        guard.enter();
-        try {
-            checkOpen();
-            final Peer peer = peers.computeIfAbsent(hs.remote().uuid(), k -> new Peer());
-            final Endpoint ep = newEndpoint(hs.remote(), hs.connSn());
-            ep.userOwned = true;
-            peer.bySn.put(hs.connSn(), ep);
-            lifecycle.connecting(ep, hs);
-            return ep;
-        } catch (final RuntimeException e) {
-            hs.close();
-            throw e;
-        } finally {
-            guard.exit();
-        }
+        return lifecycle.connect(address);
     }
 
     /**
@@ -345,17 +252,6 @@ public final class Worker implements AutoCloseable {
         } finally {
             guard.exit();
         }
-    }
-
-    /** The server side of an accepted connection request: the endpoint, paired by the client's number. */
-    Endpoint acceptedEndpoint(final WorkerAddress remote, final long sn) {
-        checkOpen();
-        // not entered in the peer's connection table: only the client's endpoint is found by this number
-        // (when our WIREUP_REQUEST reaches it), which also lets a worker connect to its own listener
-        final Endpoint ep = newEndpoint(remote, sn);
-        ep.userOwned = true;
-        ep.sendWireup(AmId.WIREUP_REQUEST, -1); // tells the client it was accepted and gives it our id
-        return ep;
     }
 
     /**
@@ -384,60 +280,6 @@ public final class Worker implements AutoCloseable {
         lifecycle.stopProgressThread(); // not under the worker lock: the thread needs it to finish
     }
 
-    private Endpoint newEndpoint(final WorkerAddress remote, final long sn) {
-        final LaneSelector.Selection sel = LaneSelector.select(ifaces, remote, context);
-        final int slot = allocEpSlot();
-        final long id = slot | (long) epGen[slot] << 32;
-        final Endpoint ep = new Endpoint(this, id, remote, sn, sel);
-        eps[slot] = ep;
-        liveEps.add(ep);
-        lifecycle.endpointAdded();
-        for (final Lane l : ep.lanes) {
-            l.local.lanes++; // the interface is now in use: progressed on every call
-        }
-        return ep;
-    }
-
-    private int allocEpSlot() {
-        for (int i = 0; i < epHigh; i++) {
-            if (eps[i] == null) {
-                return i;
-            }
-        }
-        if (epHigh == eps.length) {
-            eps = Arrays.copyOf(eps, epHigh * 2);
-            epGen = Arrays.copyOf(epGen, epHigh * 2);
-        }
-        return epHigh++;
-    }
-
-    Endpoint endpointById(final long id) {
-        final int slot = (int) id;
-        if (slot < 0 || slot >= epHigh) {
-            return null;
-        }
-        final Endpoint ep = eps[slot];
-        return ep != null && ep.id == id ? ep : null;
-    }
-
-    void removeEndpoint(final Endpoint ep) {
-        final int slot = (int) ep.id;
-        if (slot >= 0 && slot < epHigh && eps[slot] == ep) {
-            eps[slot] = null;
-            epGen[slot]++;
-        }
-        if (liveEps.remove(ep)) {
-            for (final Lane l : ep.lanes) {
-                l.local.lanes--;
-            }
-        }
-        sendPending.remove(ep);
-        final Peer p = peers.get(ep.remote.uuid());
-        if (p != null) {
-            p.bySn.remove(ep.connSn, ep);
-        }
-    }
-
     /**
      * Bytes this worker holds for unexpected messages (arrived before a matching receive). Bounded by
      * about {@code WEFT_UNEXPECTED_BUDGET}: past it, peers are told to stop sending new messages.
@@ -455,7 +297,7 @@ public final class Worker implements AutoCloseable {
     public List<Endpoint> endpoints() {
         guard.enter();
         try {
-            return List.copyOf(liveEps);
+            return List.copyOf(epTable.live());
         } finally {
             guard.exit();
         }
@@ -493,19 +335,7 @@ public final class Worker implements AutoCloseable {
                            final long mask, final TagInfo info, final RequestCallback callback) {
         guard.enter();
         try {
-            checkOpen();
-            checkRange(buf, offset, length);
-            if (callback == null && info != null) { // a whole eager message already here: copy it out, no request
-                final TagMessage m = matcher.matchUnexpectedComplete(tag, mask);
-                if (m != null) {
-                    return tagRecv.receiveBuffered(m, buf, offset, length, info);
-                }
-            }
-            final Request r = acquire(Request.RECV);
-            r.buffer = buf;
-            r.offset = offset;
-            r.capacity = length;
-            return tagRecv.post(r, tag, mask, info, callback);
+            return tagRecv.recv(buf, offset, length, tag, mask, info, callback);
         } finally {
             guard.exit();
         }
@@ -521,16 +351,7 @@ public final class Worker implements AutoCloseable {
                            final RequestCallback callback) {
         guard.enter();
         try {
-            checkOpen();
-            if (iov == null) {
-                throw new WeftException(Status.INVALID_PARAM, "null IoVector");
-            }
-            final Request r = acquire(Request.RECV);
-            r.wide = true;
-            r.dt = Datatypes.IOV;
-            r.iov = iov;
-            r.capacity = iov.totalLength();
-            return tagRecv.post(r, tag, mask, info, callback);
+            return tagRecv.recvIov(iov, tag, mask, info, callback);
         } finally {
             guard.exit();
         }
@@ -545,18 +366,7 @@ public final class Worker implements AutoCloseable {
                            final long mask, final TagInfo info, final RequestCallback callback) {
         guard.enter();
         try {
-            checkOpen();
-            if (capacity < 0 || datatype == null) {
-                throw new WeftException(Status.INVALID_PARAM, datatype == null ? "null datatype"
-                    : "negative receive capacity " + capacity);
-            }
-            final Request r = acquire(Request.RECV);
-            r.wide = true;
-            r.dt = Datatypes.GENERIC;
-            r.generic = datatype;
-            r.dtState = state;
-            r.capacity = capacity;
-            return tagRecv.post(r, tag, mask, info, callback);
+            return tagRecv.recvGeneric(datatype, state, capacity, tag, mask, info, callback);
         } finally {
             guard.exit();
         }
@@ -572,12 +382,7 @@ public final class Worker implements AutoCloseable {
     public TagMessage probeTag(final long tag, final long mask, final boolean remove) {
         guard.enter();
         try {
-            checkOpen();
-            final TagMessage m = matcher.matchUnexpected(tag, mask, remove);
-            if (m != null && remove) {
-                m.probedOut = true;
-            }
-            return m;
+            return tagRecv.probe(tag, mask, remove);
         } finally {
             guard.exit();
         }
@@ -593,20 +398,7 @@ public final class Worker implements AutoCloseable {
                            final TagInfo info, final RequestCallback callback) {
         guard.enter();
         try {
-            checkOpen();
-            checkRange(buf, offset, length);
-            if (!message.probedOut) {
-                throw new WeftException(Status.INVALID_PARAM, "message was not removed by probeTag(..., true) "
-                    + "or was already received");
-            }
-            message.probedOut = false;
-            final Request r = acquire(Request.RECV);
-            r.buffer = buf;
-            r.offset = offset;
-            r.capacity = length;
-            r.info = info;
-            r.callback = callback;
-            return tagRecv.receiveUnexpected(message, r);
+            return tagRecv.recvProbed(message, buf, offset, length, info, callback);
         } finally {
             guard.exit();
         }
@@ -641,15 +433,7 @@ public final class Worker implements AutoCloseable {
 
     /** Returns a shared done request for an operation that completed inside its call, if allowed. */
     Request finishImmediate(final Request r) {
-        if (r.completed && r.callback == null && r.future == null && !r.queuedDone) {
-            final Status st = r.status;
-            if (r.info != null) {
-                r.info.set(r.tag, r.length);
-            }
-            recycle(r);
-            return Request.done(st);
-        }
-        return r;
+        return requests.finishImmediate(r);
     }
 
     // ------------------------------------------------------------------ active messages and streams
@@ -752,15 +536,6 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    /** A handler threw: rethrown by {@link #progress()} once the current round is done. */
-    void deferFailure(final RuntimeException e) {
-        if (callbackFailure == null) {
-            callbackFailure = e;
-        } else {
-            callbackFailure.addSuppressed(e);
-        }
-    }
-
     // ------------------------------------------------------------------ progress and waiting
 
     /**
@@ -774,24 +549,20 @@ public final class Worker implements AutoCloseable {
             if (closed) {
                 return 0;
             }
-            int work = drainDone();
+            int work = requests.drainDone();
             if (--serviceCountdown < 0) {
                 serviceCountdown = Lifecycle.SERVICE_EVERY;
                 work += lifecycle.service();
             }
             work += progressInterfaces();
             if (!sendPending.isEmpty()) {
-                work += progressPendingSends();
+                work += sendPending.progress();
             }
             if (!getPending.isEmpty()) {
-                work += progressPendingGets();
+                work += getPending.progress();
             }
-            work += drainDone();
-            final RuntimeException f = callbackFailure;
-            if (f != null) {
-                callbackFailure = null;
-                throw f;
-            }
+            work += requests.drainDone();
+            requests.rethrowCallbackFailure();
             return work;
         } finally {
             guard.exit();
@@ -860,294 +631,41 @@ public final class Worker implements AutoCloseable {
      * @return true if woken by an event (call {@link #progress()}), false on timeout
      */
     public boolean waitForEvents(final int timeoutMs) {
-        if (events == null) {
+        if (wakeup == null) {
             throw new WeftException(Status.UNSUPPORTED, "waitForEvents needs Feature.WAKEUP in the context");
         }
-        final long deadline = System.nanoTime() + Math.max(0, timeoutMs) * 1_000_000L;
-        while (true) {
-            guard.enter();
-            try {
-                checkOpen();
-                serviceCountdown = 0; // whatever woke us may be a lifecycle event: the next progress looks
-                if (lifecycle.service() > 0 || doneHead != null || !sendPending.isEmpty() || !getPending.isEmpty()) {
-                    return true;
-                }
-                for (final WorkerIface wi : ifaces) {
-                    if (wi.iface.eventFd() >= 0 && wi.iface.arm() != Status.OK) {
-                        return true; // events are pending: progress instead of sleeping
-                    }
-                }
-            } finally {
-                guard.exit();
-            }
-            final long leftMs = timeoutMs < 0 ? Integer.MAX_VALUE : (deadline - System.nanoTime() + 999_999) / 1_000_000;
-            final int slice = (int) Math.max(0, Math.min(lifecycle.sleepSliceMs(), leftMs));
-            final int n = events.await(slice);
-            signalFd.drain();
-            if (n > 0) {
-                guard.enter();
-                try {
-                    for (final WorkerIface wi : ifaces) {
-                        wi.hot = HOT_CALLS; // the event may be on an idle interface: progress it at once
-                    }
-                } finally {
-                    guard.exit();
-                }
-                return true;
-            }
-            if (timeoutMs >= 0 && System.nanoTime() - deadline >= 0) {
-                return false;
-            }
-        }
+        return wakeup.await(timeoutMs);
     }
 
     /** Wakes a thread blocked in {@link #waitForEvents}; callable from any thread. */
     public void signal() {
-        if (signalFd == null) {
+        if (wakeup == null) {
             throw new WeftException(Status.UNSUPPORTED, "signal needs Feature.WAKEUP in the context");
         }
         if (closed) {
             throw new WeftException(Status.CLOSED, "worker is closed");
         }
-        signalFd.signal();
+        wakeup.signal();
     }
 
     /** True if this worker can sleep in {@link #waitForEvents} (its context has {@link Feature#WAKEUP}). */
     public boolean hasWakeup() {
-        return events != null;
-    }
-
-    private int progressPendingSends() {
-        int work = 0;
-        for (int i = 0; i < sendPending.size(); ) {
-            final Endpoint ep = sendPending.get(i);
-            work += ep.progressSendQueue();
-            if (ep.sendQueueEmpty() || ep.parked) { // parked: stopped by its peer (FlowControl) until GO
-                sendPending.removeAt(i);
-            } else {
-                i++;
-            }
-        }
-        return work;
-    }
-
-    private int progressPendingGets() {
-        int work = 0;
-        for (int i = 0; i < getPending.size(); ) {
-            final Request r = getPending.get(i);
-            if (protocols[r.kind].resume(r)) {
-                getPending.remove(i);
-                work++;
-            } else {
-                i++;
-            }
-        }
-        return work;
+        return wakeup != null;
     }
 
     // ------------------------------------------------------------------ requests
 
     Request acquire(final byte kind) {
-        final Request r;
-        if (poolSize == 0) {
-            r = new Request(this);
-        } else {
-            r = pool[--poolSize];
-            r.generation++; // even: handed out again (a handle released earlier can no longer be told apart)
-        }
-        r.reset();
-        assert r.isPristine() : "a request left the pool with stale state: a step that widened it did not set wide";
-        r.kind = kind;
-        r.wide = kind != Request.RECV && kind != Request.SEND; // a send widens in Endpoint.startSend
-        return r;
-    }
-
-    /**
-     * The request whose completion {@link Rma#immediate} hands a lane: acquired and armed (our reference +
-     * the one piece) once, and kept across operations the lane finishes inside the call.
-     */
-    Request rmaSpare() {
-        Request s = rmaSpare;
-        if (s == null) {
-            s = acquire(Request.RMA);
-            s.completion.reset(2);
-            rmaSpare = s;
-        }
-        return s;
-    }
-
-    /** The lane kept the spare's completion: it is now an operation's request. */
-    void rmaSpareTaken() {
-        rmaSpare = null;
+        return requests.acquire(kind);
     }
 
     void recycle(final Request r) {
-        if (r.worker != this) {
-            return;
-        }
-        r.generation++; // odd while pooled: its holder's handle is refused (Request.checkLive)
-        if (poolSize == pool.length) {
-            pool = Arrays.copyOf(pool, poolSize * 2);
-        }
-        pool[poolSize++] = r;
-    }
-
-    long registerInflight(final Request r) {
-        r.wide = true;
-        final int slot;
-        if (inflightFreeCount > 0) {
-            slot = inflightFree[--inflightFreeCount];
-        } else {
-            if (inflightHigh == inflight.length) {
-                inflight = Arrays.copyOf(inflight, inflightHigh * 2);
-                inflightGen = Arrays.copyOf(inflightGen, inflightHigh * 2);
-                inflightFree = Arrays.copyOf(inflightFree, inflightHigh * 2);
-            }
-            slot = inflightHigh++;
-        }
-        inflight[slot] = r;
-        // 30 generation bits: ids stay positive and below AmId.RTR_ANY_ORDER (a flag beside an id on the wire)
-        r.id = slot | (long) (inflightGen[slot] & 0x3FFF_FFFF) << 32;
-        return r.id;
-    }
-
-    Request inflightById(final long id) {
-        final int slot = (int) id; // the low 32 bits: negative for ids a peer made up
-        if (id < 0 || slot < 0 || slot >= inflightHigh) {
-            return null;
-        }
-        final Request r = inflight[slot];
-        return r != null && r.id == id ? r : null;
-    }
-
-    private void releaseInflight(final Request r) {
-        final int slot = (int) r.id;
-        if (slot >= 0 && slot < inflightHigh && inflight[slot] == r) {
-            inflight[slot] = null;
-            inflightGen[slot]++;
-            inflightFree[inflightFreeCount++] = slot;
-        }
-        r.id = -1;
+        requests.recycle(r);
     }
 
     /** Completes {@code r}: callbacks and futures run from progress, never from the caller's call. */
     void complete(final Request r, final Status status) {
-        if (r.completed) {
-            return;
-        }
-        final Status st = r.dtFailed && !status.isError() ? Status.IO_ERROR : status; // a user pack/unpack threw
-        r.status = st;
-        if (r.id >= 0) {
-            releaseInflight(r);
-        }
-        if (r.handles != null) {
-            r.ep.releaseRendezvousResources(r);
-        }
-        r.completed = true;
-        if (r.parent != null) {
-            final Request p = r.parent;
-            r.parent = null;
-            p.completion.complete(st);
-        }
-        if (r.info != null) {
-            r.info.set(r.tag, r.length);
-        }
-        if (r.callback != null || r.future != null) {
-            r.queuedDone = true;
-            if (doneTail == null) {
-                doneHead = r;
-            } else {
-                doneTail.nextDone = r;
-            }
-            doneTail = r;
-        } else if (r.released) {
-            recycle(r);
-        }
-    }
-
-    private int drainDone() {
-        int n = 0;
-        while (doneHead != null) {
-            final Request r = doneHead;
-            doneHead = r.nextDone;
-            if (doneHead == null) {
-                doneTail = null;
-            }
-            r.nextDone = null;
-            n++;
-            try { // queuedDone stays set meanwhile: a release() inside the callback leaves the recycling to us
-                if (r.callback != null) {
-                    r.callback.onComplete(r);
-                }
-                if (r.future != null) {
-                    r.future.complete(r);
-                }
-            } catch (final RuntimeException e) {
-                if (callbackFailure == null) {
-                    callbackFailure = e; // rethrown by progress() once every completion has run
-                } else {
-                    callbackFailure.addSuppressed(e);
-                }
-            }
-            r.queuedDone = false;
-            if (r.released) { // only once its holder let go: a kept handle keeps showing this operation
-                recycle(r);
-            }
-        }
-        return n;
-    }
-
-    /** Called by a request's uct completion: its count reached zero (zero-copy pieces, gets, puts, flushes). */
-    void onTransportCompletion(final Request r, final Status st) {
-        protocols[r.kind].onCompletion(r, st);
-    }
-
-    // ------------------------------------------------------------------ AM handlers
-
-    private Status onWireup(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 25) {
-            return dropMalformedControl("WIREUP", len);
-        }
-        final byte type = data.get(ValueLayout.JAVA_BYTE, off);
-        final long src = data.get(LONG, off + 1);
-        final long dst = data.get(LONG, off + 9);
-        final long sn = data.get(LONG, off + 17);
-        if (type == AmId.WIREUP_REPLY) {
-            final Endpoint ep = endpointById(dst);
-            if (ep != null) {
-                ep.onRemoteId(src);
-            }
-            return Status.OK;
-        }
-        final byte[] addr = data.asSlice(off + 25, len - 25).toArray(ValueLayout.JAVA_BYTE);
-        final WorkerAddress remote;
-        try {
-            remote = WorkerAddress.unpack(addr);
-        } catch (final WeftException e) {
-            LOG.log(System.Logger.Level.WARNING, "dropping wireup request with a bad address: " + e.getMessage());
-            return Status.OK;
-        }
-        final Peer peer = peers.computeIfAbsent(remote.uuid(), k -> new Peer());
-        Endpoint ep = peer.bySn.get(sn);
-        if (ep == null) {
-            try {
-                ep = newEndpoint(remote, sn);
-            } catch (final WeftException e) {
-                LOG.log(System.Logger.Level.WARNING, "cannot create the endpoint a peer asked for: " + e.getMessage());
-                return Status.OK;
-            }
-            peer.bySn.put(sn, ep);
-        }
-        ep.onRemoteId(src);
-        try {
-            ep.sendWireup(AmId.WIREUP_REPLY, src);
-        } catch (final WeftException e) {
-            // the peer died after asking (its request was still in our FIFO): fail that endpoint, do not
-            // throw out of progress()
-            LOG.log(System.Logger.Level.INFO, "wireup reply not sent: " + e.getMessage());
-            lifecycle.failLater(ep, e.status());
-        }
-        return Status.OK;
+        requests.complete(r, status);
     }
 
     /** Protocol control messages (wireup, acks, rendezvous control, keepalive...) dropped as malformed. */
@@ -1172,21 +690,7 @@ public final class Worker implements AutoCloseable {
         guard.enter();
         try {
             checkOpen();
-            final Request parent = acquire(Request.RMA);
-            parent.completion.reset(1);
-            for (final Endpoint ep : new ArrayList<>(liveEps)) {
-                final Request child = ep.flush();
-                if (!child.isCompleted()) {
-                    parent.completion.expect(1);
-                    child.parent = parent;
-                    child.release();
-                } else if (child.status().isError()) {
-                    parent.completion.expect(1);
-                    parent.completion.complete(child.status());
-                }
-            }
-            parent.completion.complete(Status.OK);
-            return finishImmediate(parent);
+            return EndpointRma.flushAll(this);
         } finally {
             guard.exit();
         }
@@ -1210,7 +714,7 @@ public final class Worker implements AutoCloseable {
         guard.enter();
         try {
             checkOpen();
-            for (final Endpoint ep : liveEps) {
+            for (final Endpoint ep : epTable.live()) {
                 ep.rma.fence();
             }
         } finally {
@@ -1219,76 +723,6 @@ public final class Worker implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------ errors and lifecycle
-
-    private void onTransportError(final weft.uct.Endpoint uctEp, final Status st) {
-        for (final Endpoint ep : new ArrayList<>(liveEps)) {
-            if (ep.usesUct(uctEp)) {
-                lifecycle.failLater(ep, st); // next progress call, outside the transport's callback
-            }
-        }
-    }
-
-    /** Completes every in-flight request that belongs to {@code ep} with {@code st}. */
-    void failInflight(final Endpoint ep, final Status st) {
-        for (int i = 0; i < inflightHigh; i++) {
-            final Request r = inflight[i];
-            // zero-copy pieces complete a request when they fail, unless they are all done (a sync send
-            // waiting for its ack)
-            if (r != null && r.ep == ep && (!r.zdata || (r.kind == Request.SEND && r.localDone))) {
-                complete(r, st);
-            }
-        }
-        for (int i = getPending.size() - 1; i >= 0; i--) {
-            if (getPending.get(i).ep == ep) {
-                // drop the receive's own reference on its gets: it completes (with st) when the gets
-                // already issued have failed too, so a request is never completed twice or recycled early
-                getPending.remove(i).completion.complete(st);
-            }
-        }
-    }
-
-    /** True while a request of {@code ep} is still in flight (waiting for the peer or for gets). */
-    boolean hasInflight(final Endpoint ep) {
-        for (int i = 0; i < inflightHigh; i++) {
-            final Request r = inflight[i];
-            if (r != null && r.ep == ep) {
-                return true;
-            }
-        }
-        for (int i = 0; i < getPending.size(); i++) {
-            if (getPending.get(i).ep == ep) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private Status onKeepalive(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 8) {
-            return dropMalformedControl("KEEPALIVE", len);
-        }
-        final Endpoint ep = endpointById(data.get(LONG, off));
-        if (ep != null) {
-            ep.lastHeard = System.nanoTime(); // slow path: one message per keepalive interval
-        }
-        return Status.OK;
-    }
-
-    /** The live endpoints themselves (not a copy), for allocation-free scans (Lifecycle, FlowControl). */
-    ArrayList<Endpoint> liveEndpoints() {
-        return liveEps;
-    }
-
-    private Status onEpRemoved(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 8) {
-            return dropMalformedControl("EP_REMOVED", len);
-        }
-        final Endpoint ep = endpointById(data.get(LONG, off));
-        if (ep != null) {
-            lifecycle.peerRemoved(ep); // handled from progress, outside this transport callback
-        }
-        return Status.OK;
-    }
 
     Arena arena() {
         return arena;
@@ -1327,20 +761,19 @@ public final class Worker implements AutoCloseable {
                 return;
             }
             lifecycle.close();
-            for (final Endpoint ep : new ArrayList<>(liveEps)) {
+            for (final Endpoint ep : new ArrayList<>(epTable.live())) {
                 ep.closeForce(Status.CANCELED);
             }
             matcher.drainExpected(r -> complete(r, Status.CANCELED));
             matcher.drainUnexpected(unexpected::release);
-            drainDone();
+            requests.drainDone();
             closed = true;
             eagerGet.close();
             uct.close();
             unexpected.close();
             arena.close();
-            if (events != null) {
-                events.close();
-                signalFd.close();
+            if (wakeup != null) {
+                wakeup.close();
             }
         } finally {
             guard.exitClose(previousOwner);

@@ -70,7 +70,7 @@ class ControlMalformedTest {
             // an RTR_PUT for a rendezvous send in flight over an endpoint without put lanes (shm and self
             // use get or AM data): refused, the send fails, nothing is indexed past the lanes
             a.setAmHandler(5, (hd, ho, hl, d, dOff, dLen, msg) -> Status.IN_PROGRESS, 0); // keeps it in flight
-            final Endpoint ba = b.endpointById(ab.remoteId);
+            final Endpoint ba = b.epTable.byId(ab.remoteId);
             final MemorySegment big = arena.allocate(64 * 1024);
             final Request send = ba.sendAm(5, big, 0, big.byteSize(), AmFlags.SEND_RNDV);
             RawAm.progressUntil(a, b, () -> send.sendStage == RndvSend.ST_WAIT);
