@@ -102,7 +102,7 @@ final class ActiveMessages extends SendProtocol {
             final MemorySegment d = data == null ? MemorySegment.NULL : data;
             Worker.checkRange(d, off, len);
             if (hLen == 0 && len <= ep.thresholds.maxShort && cb == null && (flags & ~AmFlags.SEND_EAGER) == 0
-                && id >= 0 && id <= MAX_ID && ep.sendQueueEmpty() && ep.status() == Status.OK) {
+                && id >= 0 && id <= MAX_ID && ep.queue.isEmpty() && ep.status() == Status.OK) {
                 final Status st = ep.amEp.amShort(AmId.AM_SHORT, word(id, flags), d, off, (int) len);
                 if (st != Status.NO_RESOURCE) {
                     return Request.done(st);
@@ -162,8 +162,8 @@ final class ActiveMessages extends SendProtocol {
         } else {
             r.sendStage = ST_FRAGMENTS;
         }
-        ep.enqueue(r);
-        ep.progressSendQueue();
+        ep.queue.add(r);
+        ep.queue.progress();
         return worker.finishImmediate(r);
     }
 

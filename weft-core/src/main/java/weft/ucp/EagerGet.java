@@ -102,13 +102,13 @@ final class EagerGet {
         if (!ready(ep.am)) {
             return Status.UNSUPPORTED;
         }
-        if (!ep.eagerGetKeySent) {
+        if (!ep.eagerGetPeer.keySent) {
             // slow path, once per endpoint (a capturing packer is fine here)
             final long n = ep.amEp.amBcopy(AmId.EAGER_GET_KEY, (d, o, cap) -> packKey(ep, d, o, cap));
             if (n < 0) {
                 return Status.ofLength(n);
             }
-            ep.eagerGetKeySent = true;
+            ep.eagerGetPeer.keySent = true;
         }
         if (freeCount == 0) {
             return Status.UNSUPPORTED;
@@ -116,7 +116,7 @@ final class EagerGet {
         final int slot = free[freeCount - 1];
         final long at = slot * slotSize;
         Datatypes.pack(r, 0, mem, at, r.capacity);
-        final MemorySegment h = ep.eagerGetHeader();
+        final MemorySegment h = ep.eagerGetPeer.header(worker);
         h.set(LONG, 0, ep.remoteId);
         h.set(LONG, 8, at);
         h.set(LONG, 16, r.capacity);
@@ -159,7 +159,7 @@ final class EagerGet {
         final byte[] key = data.asSlice(off + 8, len - 8).toArray(ValueLayout.JAVA_BYTE);
         try {
             final Rkey rk = ep.unpackRkey(key);
-            ep.setEagerGetView(rk, rk.ptr(rk.base(), rk.length()));
+            ep.eagerGetPeer.setView(rk, rk.ptr(rk.base(), rk.length()));
         } catch (final WeftException e) {
             // the headers that follow name a pool we cannot read: they are dropped (and their slots returned)
             System.getLogger("weft.ucp").log(System.Logger.Level.WARNING,
@@ -181,7 +181,7 @@ final class EagerGet {
         if (ep == null) {
             return Status.OK; // our endpoint to the sender is gone
         }
-        final MemorySegment view = ep.eagerGetView();
+        final MemorySegment view = ep.eagerGetPeer.view();
         if (view == null || at < 0 || n < 0 || at > view.byteSize() - n) {
             System.getLogger("weft.ucp").log(System.Logger.Level.WARNING,
                 "dropping an eager-get message outside the sender's pool (or without its key)");
@@ -245,6 +245,42 @@ final class EagerGet {
         if (pool != null) {
             pool.close();
             pool = null;
+        }
+    }
+
+    /** One endpoint's GET-based eager state: our pool's key went to the peer; the peer's pool as we map it. */
+    static final class Peer {
+        boolean keySent;
+        private MemorySegment header;
+        private Rkey rkey;
+        private MemorySegment view;
+
+        /** The EAGER_GET header buffer of this endpoint (made on first use). */
+        MemorySegment header(final Worker worker) {
+            if (header == null) {
+                header = worker.arena().allocate(HEADER, 8);
+            }
+            return header;
+        }
+
+        MemorySegment view() {
+            return view;
+        }
+
+        void setView(final Rkey rk, final MemorySegment v) {
+            if (rkey != null) {
+                rkey.close();
+            }
+            rkey = rk;
+            view = v;
+        }
+
+        void close() {
+            if (rkey != null) {
+                rkey.close();
+                rkey = null;
+                view = null;
+            }
         }
     }
 }

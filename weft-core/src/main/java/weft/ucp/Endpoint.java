@@ -4,7 +4,6 @@ import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.uct.IoVector;
 import weft.uct.MemoryHandle;
-import weft.uct.Packer;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -51,28 +50,25 @@ public final class Endpoint implements AutoCloseable {
     boolean removedByPeer;
     long lastHeard = System.nanoTime(); // last keepalive from the peer (Lifecycle)
 
-    // send queue: requests wait here, in order, when a lane is out of resources or wireup is not done
-    private Request sqHead;
-    private Request sqTail;
+    /** The ordered send queue. */
+    final SendQueue queue;
     // multi-fragment eager reception from this peer (fragments of one message arrive back to back)
     Request rxRequest;
     TagMessage rxMessage;
     // active messages: a multi-fragment message being reassembled; stream state (created on first use)
     AmMessage amRx;
     Streams.State stream;
-    // the peer is flooded with unexpected messages: start no new tag message (FlowControl)
-    private boolean flowStopped;
-    private boolean flowBlocked; // the last progressSend refused because of flowStopped (not the lane)
-    private boolean bypassFull;  // progressBypass stopped on a full lane
-    // stopped with nothing that may bypass: the worker stops polling this queue until GO or a new control
-    boolean parked;
     /** Listed in the worker's {@link PendingEndpoints} (kept by that class). */
     boolean sendPendingListed;
 
-    private final WireupPacker packer = new WireupPacker();
     /** Rendezvous registrations and remote keys reused message after message (no allocation). */
     final RndvCache rndvCache = new RndvCache(this);
-    private final MemorySegment ctl;
+    /** The 8-byte payload of this endpoint's short control messages. */
+    final MemorySegment ctl;
+    /** GET-based eager state toward this peer (EagerGet). */
+    final EagerGet.Peer eagerGetPeer = new EagerGet.Peer();
+    /** Every lane: the selected ones and those connected later for remote keys. */
+    final LaneSet laneSet;
     /** One-sided operations, flush and fence of this endpoint. */
     final EndpointRma rma;
 
@@ -121,7 +117,9 @@ public final class Endpoint implements AutoCloseable {
         this.amRails = zl.toArray(new Lane[0]);
         this.thresholds = new ProtocolThresholds(worker.context, am, rndv);
         this.ctl = worker.arena().allocate(8, 8);
+        this.laneSet = new LaneSet(this);
         this.rma = new EndpointRma(this);
+        this.queue = new SendQueue(this);
     }
 
     /** The worker this endpoint belongs to. */
@@ -279,7 +277,7 @@ public final class Endpoint implements AutoCloseable {
             if (failure != null || closed) {
                 return failedSend(callback);
             }
-            if (length <= thresholds.maxShort && !sync && callback == null && sqHead == null && !flowStopped) {
+            if (length <= thresholds.maxShort && !sync && callback == null && queue.isOpen()) {
                 final Status st = amEp.amShort(AmId.EAGER, tag, buf, offset, (int) length);
                 if (st == Status.OK) {
                     return Request.done(Status.OK);
@@ -315,95 +313,6 @@ public final class Endpoint implements AutoCloseable {
         r.buffer = buf;
         r.offset = offset;
         return worker.tagEager.start(this, r, tag, length, sync, callback);
-    }
-
-    void enqueue(final Request r) {
-        r.nextSend = null;
-        if (sqTail == null) {
-            sqHead = r;
-            worker.sendPending.add(this);
-        } else {
-            sqTail.nextSend = r;
-        }
-        sqTail = r;
-        if (parked && worker.protocol(r.kind).bypassesFlowStop(r)) {
-            // may bypass the stopped head
-            parked = false;
-            worker.sendPending.add(this);
-        }
-    }
-
-    boolean sendQueueEmpty() {
-        return sqHead == null;
-    }
-
-    /** Sends queued requests in order until the queue is empty or a lane is out of resources. */
-    int progressSendQueue() {
-        if (parked) {
-            return 0; // stopped by the peer, nothing may bypass: a new send changes neither
-        }
-        int work = 0;
-        while (sqHead != null) {
-            final Request r = sqHead;
-            flowBlocked = false;
-            final Status st = progressSend(r);
-            if (st == Status.NO_RESOURCE) {
-                if (flowStopped) {
-                    final boolean headStopped = flowBlocked;
-                    work += progressBypass();
-                    parked = headStopped && !bypassFull; // nothing to do until GO: do not walk the queue again
-                }
-                break;
-            }
-            sqHead = r.nextSend;
-            if (sqHead == null) {
-                sqTail = null;
-            }
-            r.nextSend = null;
-            work++;
-            if (st.isError()) {
-                worker.complete(r, st);
-            }
-        }
-        return work;
-    }
-
-    /** Advances one queued send, by the protocol of its kind; OK means it no longer needs the queue. */
-    private Status progressSend(final Request r) {
-        if (failure != null) {
-            return failure;
-        }
-        return worker.protocol(r.kind).progressSend(this, r);
-    }
-
-    /**
-     * FlowControl: true while the peer asked us to start no new message (a protocol about to start one then
-     * answers NO_RESOURCE); notes that the queue's head is held by the peer, not by a full lane.
-     */
-    boolean holdNewMessage() {
-        if (flowStopped) {
-            flowBlocked = true;
-            return true;
-        }
-        return false;
-    }
-
-    /** A queued CONTROL request (wireup or a short control message): recycled once sent. */
-    Status sendQueuedControl(final Request r) {
-        final Status st;
-        if (r.tag == AmId.WIREUP) {
-            st = trySendWireup((byte) r.length, r.remoteReqId); // length: request or reply
-        } else {
-            ctl.set(LONG, 0, r.length);
-            st = amEp.amShort((int) r.tag, r.remoteReqId, ctl, 0, 8);
-        }
-        if (st == Status.OK) {
-            if (r.urgent && --urgentQueued == 0) {
-                urgentTail = null;
-            }
-            worker.complete(r, st); // released: back to the pool
-        }
-        return st;
     }
 
     // ------------------------------------------------------------------ active messages and streams
@@ -519,52 +428,6 @@ public final class Endpoint implements AutoCloseable {
         worker.streams.consume(this, length);
     }
 
-    /**
-     * While the peer has stopped us (FlowControl) the head of the queue is a new message that must
-     * wait; the control messages and asked-for rendezvous data behind it must not, or the peer could
-     * never drain. Sends those, in order, out of the queue.
-     */
-    private int progressBypass() {
-        int work = 0;
-        bypassFull = false;
-        Request prev = sqHead;
-        Request r = prev.nextSend;
-        while (r != null) {
-            final Request next = r.nextSend;
-            if (worker.protocol(r.kind).bypassesFlowStop(r)) {
-                final Status st = progressSend(r);
-                if (st == Status.NO_RESOURCE) {
-                    bypassFull = true;
-                    break; // the lane is full: keep the rest in order
-                }
-                prev.nextSend = next;
-                if (sqTail == r) {
-                    sqTail = prev;
-                }
-                r.nextSend = null;
-                work++;
-                if (st.isError()) {
-                    worker.complete(r, st);
-                }
-            } else {
-                prev = r;
-            }
-            r = next;
-        }
-        return work;
-    }
-
-    /** FlowControl: the peer tells us to stop starting messages, or to go on. */
-    void setFlowStopped(final boolean stop) {
-        flowStopped = stop;
-        if (!stop) {
-            parked = false;
-        }
-        if (!stop && sqHead != null) {
-            worker.sendPending.add(this);
-        }
-    }
-
     /** Releases the rendezvous registrations of {@code r}'s data, if any. */
     void releaseRendezvousResources(final Request r) {
         final MemoryHandle[] hs = r.handles;
@@ -579,108 +442,17 @@ public final class Endpoint implements AutoCloseable {
 
     /** Sends a short control message now, or queues it if the lane is busy. */
     void sendControl(final int amId, final long header, final long value) {
-        if (failure != null) {
-            return;
-        }
-        if (sqHead == null && trySendControl(amId, header, value)) {
-            return;
-        }
-        enqueue(controlRequest(amId, header, value));
+        worker.control.send(this, amId, header, value);
     }
 
-    private boolean trySendControl(final int amId, final long header, final long value) {
-        ctl.set(LONG, 0, value);
-        return amEp.amShort(amId, header, ctl, 0, 8) == Status.OK;
-    }
-
-    /** A queued control message: nobody waits for it, recycled when sent. */
-    private Request controlRequest(final int amId, final long header, final long value) {
-        final Request r = worker.acquire(Request.CONTROL);
-        r.ep = this;
-        r.tag = amId;
-        r.remoteReqId = header;
-        r.length = value;
-        r.released = true;
-        return r;
-    }
-
-    /**
-     * A reply the peer may be waiting for behind its own send queue (emulated atomics: a fence there
-     * waits for it): it goes at once, ahead of this endpoint's queue, or else at the queue's front,
-     * behind earlier such replies only, so that a fence here cannot hold the peer's fence (and the
-     * replies keep their order).
-     */
+    /** A reply the peer may be waiting for: see {@link ControlSend#sendReply}. */
     void sendReply(final int amId, final long header, final long value) {
-        if (failure != null || closed) {
-            return; // the peer's endpoint fails or closes too: nobody waits for the reply
-        }
-        if (urgentQueued == 0 && trySendControl(amId, header, value)) {
-            return;
-        }
-        final Request r = controlRequest(amId, header, value);
-        r.urgent = true;
-        if (urgentTail == null) {
-            r.nextSend = sqHead;
-            sqHead = r;
-        } else {
-            r.nextSend = urgentTail.nextSend;
-            urgentTail.nextSend = r;
-        }
-        if (r.nextSend == null) {
-            sqTail = r;
-        }
-        urgentTail = r;
-        urgentQueued++;
-        parked = false; // a reply may bypass a stopped head
-        worker.sendPending.add(this);
+        worker.control.sendReply(this, amId, header, value);
     }
 
-    // GET-based eager (EagerGet): our pool's key went to the peer; the peer's pool as we map it
-    boolean eagerGetKeySent;
-    private MemorySegment egHeader;
-    private Rkey egRkey;
-    private MemorySegment egView;
-
-    MemorySegment eagerGetHeader() {
-        if (egHeader == null) {
-            egHeader = worker.arena().allocate(EagerGet.HEADER, 8);
-        }
-        return egHeader;
-    }
-
-    MemorySegment eagerGetView() {
-        return egView;
-    }
-
-    void setEagerGetView(final Rkey rk, final MemorySegment view) {
-        if (egRkey != null) {
-            egRkey.close();
-        }
-        egRkey = rk;
-        egView = view;
-    }
-
-    /** Replies queued by {@link #sendReply} (at the queue's front) and the last of them. */
-    private int urgentQueued;
-    private Request urgentTail;
-
+    /** Sends WIREUP (request or reply); queued when the lane is full. */
     void sendWireup(final byte type, final long dst) {
-        final Status st = trySendWireup(type, dst);
-        if (st == Status.NO_RESOURCE) {
-            // the lane is full (the peer's receive FIFO, filled by many PEs wiring up at once, or this side
-            // streaming to the peer): the message waits in the send queue, ahead of anything sent later
-            enqueue(controlRequest(AmId.WIREUP, dst, type));
-        } else if (st != Status.OK) {
-            throw new WeftException(st, "cannot send the wireup message to " + remote + " on " + am.name() + ": "
-                + st);
-        }
-    }
-
-    private Status trySendWireup(final byte type, final long dst) {
-        final byte[] addr = type == AmId.WIREUP_REQUEST ? worker.address() : new byte[0];
-        packer.wireup(type, id, dst, connSn, addr);
-        final long n = amEp.amBcopy(AmId.WIREUP, packer);
-        return n < 0 ? Status.ofLength(n) : Status.OK;
+        worker.control.sendWireup(this, type, dst);
     }
 
     void onRemoteId(final long rid) {
@@ -691,25 +463,13 @@ public final class Endpoint implements AutoCloseable {
         if (gate != null && !gate.completed) {
             worker.lifecycle.accepted(this); // the server's wireup request is its acceptance too
         }
-        if (sqHead != null) {
-            worker.sendPending.add(this);
-        }
+        queue.wake();
     }
 
     // ------------------------------------------------------------------ failure and close
 
     boolean usesUct(final weft.uct.Endpoint u) {
-        for (final Lane l : lanes) {
-            if (l.uct == u) {
-                return true;
-            }
-        }
-        for (final Lane l : extraLanes) {
-            if (l.uct == u) {
-                return true;
-            }
-        }
-        return false;
+        return laneSet.uses(u);
     }
 
     /** Fails the endpoint: every queued and in-flight operation completes with {@code st}. */
@@ -730,21 +490,7 @@ public final class Endpoint implements AutoCloseable {
     }
 
     private void abortAll(final Status st) {
-        while (sqHead != null) {
-            final Request r = sqHead;
-            sqHead = r.nextSend;
-            r.nextSend = null;
-            if (r.kind == Request.RMA || r.zdata) {
-                // pieces may be in flight: drop our reference, the count completes it once they fail too
-                r.completion.complete(st);
-            } else {
-                worker.complete(r, st);
-            }
-        }
-        sqTail = null;
-        urgentQueued = 0;
-        urgentTail = null;
-        worker.sendPending.remove(this);
+        queue.abort(st);
         if (rxRequest != null) {
             final Request r = rxRequest;
             rxRequest = null;
@@ -769,19 +515,8 @@ public final class Endpoint implements AutoCloseable {
         abortAll(st);
         closed = true;
         rndvCache.close();
-        if (egRkey != null) {
-            egRkey.close();
-            egRkey = null;
-            egView = null;
-        }
-        for (final Lane l : lanes) {
-            l.uct.close();
-        }
-        for (final Lane l : extraLanes) {
-            l.uct.close();
-            l.local.lanes--; // adaptive progress: the interface may go idle
-        }
-        extraLanes.clear();
+        eagerGetPeer.close();
+        laneSet.close();
         worker.epTable.remove(this);
     }
 
@@ -865,16 +600,9 @@ public final class Endpoint implements AutoCloseable {
 
     /** Removes the connect gate from the head of the send queue (the server accepted). */
     void openGate() {
-        if (sqHead == gate && gate != null) {
-            sqHead = gate.nextSend;
-            if (sqHead == null) {
-                sqTail = null;
-            }
-            gate.nextSend = null;
+        if (queue.removeHead(gate)) {
             worker.complete(gate, Status.OK);
-            if (sqHead != null) {
-                worker.sendPending.add(this);
-            }
+            queue.wake();
         }
     }
 
@@ -882,43 +610,12 @@ public final class Endpoint implements AutoCloseable {
     void closeGate(final Request g) {
         gate = g;
         g.ep = this;
-        enqueue(g);
+        queue.add(g);
     }
 
     @Override
     public String toString() {
         return "Endpoint[" + id + " -> " + remote + ", am=" + am.name() + "]";
-    }
-
-    /** Writes WIREUP messages; one per endpoint, set before each amBcopy call. */
-    private static final class WireupPacker implements Packer {
-        private byte wType;
-        private long wSrc;
-        private long wDst;
-        private long wSn;
-        private byte[] wAddr;
-
-        void wireup(final byte type, final long src, final long dst, final long sn, final byte[] addr) {
-            wType = type;
-            wSrc = src;
-            wDst = dst;
-            wSn = sn;
-            wAddr = addr;
-        }
-
-        @Override
-        public long pack(final MemorySegment d, final long o, final long capacity) {
-            if (25 + wAddr.length > capacity) {
-                throw new WeftException(Status.BUFFER_TOO_SMALL, "worker address of " + wAddr.length
-                    + " bytes does not fit in one message of " + capacity);
-            }
-            d.set(ValueLayout.JAVA_BYTE, o, wType);
-            d.set(LONG, o + 1, wSrc);
-            d.set(LONG, o + 9, wDst);
-            d.set(LONG, o + 17, wSn);
-            MemorySegment.copy(MemorySegment.ofArray(wAddr), 0, d, o + 25, wAddr.length);
-            return 25 + wAddr.length;
-        }
     }
 
     // ------------------------------------------------------------------ one-sided operations
@@ -1076,72 +773,6 @@ public final class Endpoint implements AutoCloseable {
     /** Round-robin cursor of this peer's rails ({@link Rails#RR}). */
     int rrNext;
 
-    /** The lanes and the extra lanes (connected later for remote keys), in index order. */
-    int laneCount() {
-        return lanes.length + extraLanes.size();
-    }
-
-    Lane laneAt(final int index) {
-        return index < lanes.length ? lanes[index] : extraLanes.get(index - lanes.length);
-    }
-
-    /**
-     * Up to {@code max} lanes to the peer on {@code transport}: the existing ones, then new connections
-     * from local interfaces of that transport that no lane uses yet, each to a peer resource no lane uses
-     * (one rail per device pair, as rendezvous rails).
-     */
-    java.util.List<Lane> lanesFor(final String transport, final int max) {
-        final java.util.List<Lane> out = new java.util.ArrayList<>();
-        for (int i = 0; i < lanes.length + extraLanes.size() && out.size() < max; i++) {
-            final Lane l = laneAt(i);
-            if (l.local.transport.name().equals(transport)) {
-                out.add(l);
-            }
-        }
-        for (final WorkerIface wi : worker.ifaces) {
-            if (out.size() >= max || !wi.transport.name().equals(transport) || usesLocal(wi)) {
-                continue;
-            }
-            for (final WorkerAddress.Entry e : remote.entries()) {
-                // a rail through a gateway beside the direct lanes would be slower and, between subnets
-                // joined by a host that does not forward, dead (LaneSelector's rule)
-                if (e.transport().equals(transport) && !usesRemote(e)
-                    && wi.iface.isReachable(e.deviceAddress(), e.interfaceAddress())
-                    && wi.iface.isDirect(e.deviceAddress(), e.interfaceAddress())) {
-                    out.add(addLane(wi, e));
-                    break;
-                }
-            }
-        }
-        return out;
-    }
-
-    private boolean usesLocal(final WorkerIface wi) {
-        for (int i = 0; i < lanes.length + extraLanes.size(); i++) {
-            if (laneAt(i).local == wi) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private boolean usesRemote(final WorkerAddress.Entry e) {
-        for (int i = 0; i < lanes.length + extraLanes.size(); i++) {
-            if (laneAt(i).remote == e) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private Lane addLane(final WorkerIface wi, final WorkerAddress.Entry e) {
-        final Lane l = new Lane(wi, e, wi.iface.connect(e.deviceAddress(), e.interfaceAddress()),
-            lanes.length + extraLanes.size());
-        extraLanes.add(l);
-        wi.lanes++; // adaptive progress: completions on this lane need its interface progressed
-        return l;
-    }
-
     /**
      * One-sided traffic per lane of this endpoint, keyed by the lane's local resource ("tcp/lo"):
      * put/get/atomic operations and bytes as counted when issued (puts and gets count each piece).
@@ -1149,64 +780,9 @@ public final class Endpoint implements AutoCloseable {
     public java.util.Map<String, java.util.Map<weft.ucs.stats.Counter, Long>> laneCounters() {
         worker.guard.enter();
         try {
-            final java.util.Map<String, java.util.Map<weft.ucs.stats.Counter, Long>> m = new java.util.LinkedHashMap<>();
-            for (int i = 0; i < lanes.length + extraLanes.size(); i++) {
-                final Lane l = laneAt(i);
-                m.merge(l.name(), l.counters.snapshot(), (a, b) -> {
-                    b.forEach((c, v) -> a.merge(c, v, Long::sum));
-                    return a;
-                });
-            }
-            return m;
+            return laneSet.counters();
         } finally {
             worker.guard.exit();
         }
-    }
-
-    private final java.util.ArrayList<Lane> extraLanes = new java.util.ArrayList<>();
-
-    /**
-     * The lane to the peer on {@code transport}: an existing one, or the pair a new one would connect
-     * ({@link #connect} connects it); null if unreachable.
-     */
-    LaneOption laneOption(final String transport) {
-        for (final Lane l : lanes) {
-            if (l.local.transport.name().equals(transport)) {
-                return LaneOption.of(l);
-            }
-        }
-        for (final Lane l : extraLanes) {
-            if (l.local.transport.name().equals(transport)) {
-                return LaneOption.of(l);
-            }
-        }
-        // a direct pair if there is one, else one through a gateway (LaneSelector's rule)
-        for (int pass = 0; pass < 2; pass++) {
-            for (final WorkerIface wi : worker.ifaces) {
-                if (!wi.transport.name().equals(transport)) {
-                    continue;
-                }
-                for (final WorkerAddress.Entry e : remote.entries()) {
-                    if (e.transport().equals(transport) && wi.iface.isReachable(e.deviceAddress(), e.interfaceAddress())
-                        && (pass == 1 || wi.iface.isDirect(e.deviceAddress(), e.interfaceAddress()))) {
-                        return new LaneOption(null, wi, e);
-                    }
-                }
-            }
-        }
-        return null;
-    }
-
-    /** The lane of {@code o}: the endpoint's own, or connected now (an extra lane). */
-    Lane connect(final LaneOption o) {
-        if (o.lane() != null) {
-            return o.lane();
-        }
-        for (final Lane l : extraLanes) { // connected meanwhile (another key, or lanesFor)
-            if (l.local == o.local() && l.remote == o.remote()) {
-                return l;
-            }
-        }
-        return addLane(o.local(), o.remote());
     }
 }

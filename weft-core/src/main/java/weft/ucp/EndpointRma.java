@@ -78,7 +78,7 @@ final class EndpointRma {
                                final long remoteAddress, final Rkey rkey) {
         worker.guard.enter();
         try {
-            if (ep.failure() != null || ep.isClosed() || !ep.sendQueueEmpty() || fencePending || rkey.isClosed() || offset < 0
+            if (ep.failure() != null || ep.isClosed() || !ep.queue.isEmpty() || fencePending || rkey.isClosed() || offset < 0
                 || length < 0 || length > src.byteSize() - offset) {
                 return null;
             }
@@ -101,7 +101,7 @@ final class EndpointRma {
             if (ep.failure() != null || ep.isClosed()) {
                 return ep.status();
             }
-            if (iov == null && ep.sendQueueEmpty() && !fencePending) {
+            if (iov == null && ep.queue.isEmpty() && !fencePending) {
                 final Request d = Rma.immediate(ep, op, buf, off, len, raddr, rkey, aop, value, compare);
                 if (d != null) {
                     if (d.isCompleted()) {
@@ -120,10 +120,10 @@ final class EndpointRma {
             r.compare = compare;
             r.released = true; // nobody waits for it: recycled on completion
             orderRma(Rails.choose(ep, r));
-            if (ep.sendQueueEmpty() && Rma.issue(r) == Status.OK) {
+            if (ep.queue.isEmpty() && Rma.issue(r) == Status.OK) {
                 return r.completed ? r.status : Status.IN_PROGRESS; // completed: fields stay valid until reuse
             }
-            ep.enqueue(r);
+            ep.queue.add(r);
             return Status.IN_PROGRESS;
         } finally {
             worker.guard.exit();
@@ -144,7 +144,7 @@ final class EndpointRma {
             if (ep.failure() != null || ep.isClosed()) {
                 return ep.failedSend(cb);
             }
-            if (cb == null && iov == null && ep.sendQueueEmpty() && !fencePending) {
+            if (cb == null && iov == null && ep.queue.isEmpty() && !fencePending) {
                 final Request d = Rma.immediate(ep, op, buf, off, len, raddr, rkey, aop, value, compare);
                 if (d != null) {
                     return d;
@@ -158,8 +158,8 @@ final class EndpointRma {
             r.value = value;
             r.compare = compare;
             orderRma(Rails.choose(ep, r));
-            if (!ep.sendQueueEmpty() || Rma.issue(r) != Status.OK) {
-                ep.enqueue(r);
+            if (!ep.queue.isEmpty() || Rma.issue(r) != Status.OK) {
+                ep.queue.add(r);
             }
             return worker.finishImmediate(r);
         } finally {
@@ -198,10 +198,10 @@ final class EndpointRma {
      * is flushed, the request also waits for the replies of the emulated atomics sent before it.
      */
     private Status flushLanes(final Request r) {
-        final int n = ep.laneCount();
+        final int n = ep.laneSet.count();
         while (r.received < n) {
             final int i = (int) r.received;
-            final Lane l = ep.laneAt(i);
+            final Lane l = ep.laneSet.at(i);
             r.completion.expect(1);
             final Status st = l.uct.flush(weft.uct.Interface.FLUSH_REMOTE, r.completion);
             if (st == Status.NO_RESOURCE) {
@@ -273,10 +273,10 @@ final class EndpointRma {
             final Request r = worker.acquire(Request.RMA);
             r.ep = ep;
             r.completion.reset(1);
-            if (ep.sendQueueEmpty() && flushLanes(r) == Status.OK) {
+            if (ep.queue.isEmpty() && flushLanes(r) == Status.OK) {
                 r.completion.complete(Status.OK);
             } else {
-                ep.enqueue(r);
+                ep.queue.add(r);
             }
             return worker.finishImmediate(r);
         } finally {
@@ -296,14 +296,14 @@ final class EndpointRma {
         if (fencePending) {
             fencePending = false;
             final long all = unflushedLanes | mask;
-            if (Long.bitCount(all) == 1 && all != Long.MIN_VALUE && ep.sendQueueEmpty()) {
-                ep.laneAt(Long.numberOfTrailingZeros(all)).uct.fence();
+            if (Long.bitCount(all) == 1 && all != Long.MIN_VALUE && ep.queue.isEmpty()) {
+                ep.laneSet.at(Long.numberOfTrailingZeros(all)).uct.fence();
             } else {
                 final Request r = worker.acquire(Request.RMA);
                 r.ep = ep;
                 r.rmaOp = Rma.FENCE;
                 r.completion.reset(1);
-                ep.enqueue(r);
+                ep.queue.add(r);
                 unflushedLanes = 0; // every lane is flushed before this operation goes
             }
         }

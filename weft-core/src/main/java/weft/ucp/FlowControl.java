@@ -121,7 +121,7 @@ final class FlowControl {
         }
         final Endpoint ep = worker.epTable.byId(data.get(LONG, off));
         if (ep != null) {
-            ep.setFlowStopped(data.get(LONG, off + 8) == STOP);
+            ep.queue.setFlowStopped(data.get(LONG, off + 8) == STOP);
         }
         return Status.OK;
     }

@@ -385,7 +385,7 @@ final class Lifecycle {
                 continue;
             }
             if (r.sendStage == 0) {
-                if (!late && (!ep.sendQueueEmpty() || worker.inflight.has(ep) || worker.getPending.has(ep))) {
+                if (!late && (!ep.queue.isEmpty() || worker.inflight.has(ep) || worker.getPending.has(ep))) {
                     continue; // operations still running
                 }
                 ep.sendRemovedNotice();

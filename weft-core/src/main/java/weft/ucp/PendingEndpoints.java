@@ -34,8 +34,8 @@ final class PendingEndpoints {
         int work = 0;
         for (int i = 0; i < list.size(); ) {
             final Endpoint ep = list.get(i);
-            work += ep.progressSendQueue();
-            if (ep.sendQueueEmpty() || ep.parked) {
+            work += ep.queue.progress();
+            if (ep.queue.isEmpty() || ep.queue.parked) {
                 removeAt(i);
             } else {
                 i++;

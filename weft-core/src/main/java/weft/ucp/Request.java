@@ -323,7 +323,7 @@ public class Request {
         bucket = -1;
         prev = next = nextDone = null;
         queuedDone = false;
-        // what a short eager send that waited in its endpoint's queue writes (also narrow: see Endpoint.startSend)
+        // what a short eager send that waited in its endpoint's queue writes (also narrow: see TagEager.start)
         sync = localDone = false;
         sendStage = 0;
         nextSend = null;

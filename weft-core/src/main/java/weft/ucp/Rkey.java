@@ -83,7 +83,7 @@ public final class Rkey implements AutoCloseable {
                     soft = p.keys().get(i);
                     continue;
                 }
-                final LaneOption opt = ep.laneOption(p.transports().get(i));
+                final LaneOption opt = ep.laneSet.option(p.transports().get(i));
                 if (opt == null) {
                     why.append(' ').append(p.transports().get(i)).append(": no lane to the peer;");
                     continue;
@@ -121,14 +121,14 @@ public final class Rkey implements AutoCloseable {
                 if (!qualifies(rmaOpts.get(j), best, ratio)) {
                     continue;
                 }
-                final Lane lane = ep.connect(rmaOpts.get(j));
+                final Lane lane = ep.laneSet.connect(rmaOpts.get(j));
                 rma.add(lane);
                 rmaKeys.add(rmaOptKeys.get(j));
                 if (maxRails == 1) {
                     continue;
                 }
                 final int i = rmaTransport.get(j);
-                for (final Lane more : ep.lanesFor(p.transports().get(i), maxRails)) {
+                for (final Lane more : ep.laneSet.forTransport(p.transports().get(i), maxRails)) {
                     if (rma.contains(more)) {
                         continue;
                     }
@@ -146,7 +146,7 @@ public final class Rkey implements AutoCloseable {
             // target's word, so the choice does not change what other keys on that memory observe.
             emulate = soft != null && (bestAmo == null || LaneOption.of(ep.am).score() > bestAmo.score());
             if (!emulate && bestAmo != null) {
-                amo = ep.connect(bestAmo);
+                amo = ep.laneSet.connect(bestAmo);
             }
         } catch (final RuntimeException e) {
             for (final RemoteKey k : unpacked) {

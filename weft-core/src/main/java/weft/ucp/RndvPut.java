@@ -47,8 +47,8 @@ final class RndvPut {
         r.remoteAddress = r.buffer.address() + r.offset;
         r.rndvWant = want;
         ep.worker.inflight.register(r);
-        ep.enqueue(r);
-        ep.progressSendQueue();
+        ep.queue.add(r);
+        ep.queue.progress();
     }
 
     /** Receiver, from the send queue: sends the RTR_PUT of {@code r}. */

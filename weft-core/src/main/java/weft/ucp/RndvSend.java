@@ -47,7 +47,7 @@ final class RndvSend extends SendProtocol {
     @Override
     Status progressSend(final Endpoint ep, final Request r) {
         if (r.sendStage == ST_RTS) {
-            if (ep.holdNewMessage()) {
+            if (ep.queue.holdNewMessage()) {
                 return Status.NO_RESOURCE; // the peer is flooded: no new message (FlowControl)
             }
             return r.am ? worker.ams.sendRts(ep, r) : sendRts(ep, r);
@@ -123,8 +123,8 @@ final class RndvSend extends SendProtocol {
         if (r.zdata) {
             r.completion.reset(1); // our reference, dropped when the last piece is issued
         }
-        ep.enqueue(r);
-        ep.progressSendQueue();
+        ep.queue.add(r);
+        ep.queue.progress();
     }
 
     private Status sendData(final Endpoint ep, final Request r) {

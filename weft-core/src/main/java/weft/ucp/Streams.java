@@ -90,7 +90,7 @@ final class Streams extends SendProtocol {
             final MemorySegment d = seg == null ? MemorySegment.NULL : seg;
             Worker.checkRange(d, off, len);
             final State s = state(ep);
-            if (cb == null && len <= ep.thresholds.maxShort && ep.remoteId >= 0 && ep.sendQueueEmpty()
+            if (cb == null && len <= ep.thresholds.maxShort && ep.remoteId >= 0 && ep.queue.isEmpty()
                 && s.sent - s.acked + len <= window && ep.status() == Status.OK) {
                 if (len == 0) {
                     return Request.done(Status.OK);
@@ -127,8 +127,8 @@ final class Streams extends SendProtocol {
         if (ep.status() != Status.OK) {
             worker.complete(r, ep.status());
         } else {
-            ep.enqueue(r);
-            ep.progressSendQueue();
+            ep.queue.add(r);
+            ep.queue.progress();
         }
         return worker.finishImmediate(r);
     }
@@ -199,7 +199,7 @@ final class Streams extends SendProtocol {
         if (v > s.acked && v <= s.sent) {
             s.acked = v;
         }
-        if (!ep.sendQueueEmpty()) {
+        if (!ep.queue.isEmpty()) {
             worker.sendPending.add(ep);
         }
         return Status.OK;

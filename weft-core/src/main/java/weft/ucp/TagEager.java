@@ -86,14 +86,14 @@ final class TagEager extends SendProtocol {
         if (sync || r.kind == Request.RNDV_SEND) {
             worker.inflight.register(r);
         }
-        ep.enqueue(r);
-        ep.progressSendQueue();
+        ep.queue.add(r);
+        ep.queue.progress();
         return worker.finishImmediate(r);
     }
 
     @Override
     Status progressSend(final Endpoint ep, final Request r) {
-        if (r.sendStage != ST_MIDDLES && ep.holdNewMessage()) {
+        if (r.sendStage != ST_MIDDLES && ep.queue.holdNewMessage()) {
             return Status.NO_RESOURCE; // the peer is flooded: no new message (FlowControl)
         }
         if (r.zdata) {

@@ -57,6 +57,7 @@ public final class Worker implements AutoCloseable {
     final TagRecv tagRecv = new TagRecv(this);
     final RndvSend rndvSend;
     final RndvRecv rndvRecv;
+    final ControlSend control = new ControlSend(this);
     /** The protocol of each request kind ({@link #protocol(byte)}). */
     private final SendProtocol[] protocols = new SendProtocol[Request.KINDS];
     final EagerGet eagerGet;
@@ -106,8 +107,8 @@ public final class Worker implements AutoCloseable {
         protocols[Request.AM_SEND] = ams;
         protocols[Request.STREAM_SEND] = streams;
         protocols[Request.RMA] = EndpointRma.PROTOCOL;
-        protocols[Request.CONTROL] = ControlSend.INSTANCE;
-        protocols[Request.CONNECT] = ControlSend.INSTANCE;
+        protocols[Request.CONTROL] = control;
+        protocols[Request.CONNECT] = control;
         this.ifaces = WorkerIface.openAll(context, uct, InterfaceParams.defaults().withConfig(context.config())
             .withErrorHandler((u, st) -> lifecycle.onTransportError(u, st)));
         for (final WorkerIface wi : ifaces) {
