@@ -3,9 +3,10 @@ package weft.ucp;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.uct.Packer;
+import weft.ucp.wire.ControlMessage;
+import weft.ucp.wire.WireupMessage;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
  * Control messages of an endpoint (one per worker): short control messages (acks, rendezvous answers,
@@ -15,8 +16,6 @@ import java.lang.foreign.ValueLayout;
  * accepts ({@link Lifecycle} removes it).
  */
 final class ControlSend extends SendProtocol {
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
-
     private final Worker worker;
     private final WireupPacker packer = new WireupPacker();
 
@@ -33,8 +32,8 @@ final class ControlSend extends SendProtocol {
         if (r.tag == AmId.WIREUP) {
             st = trySendWireup(ep, (byte) r.length, r.remoteReqId); // length: request or reply
         } else {
-            ep.ctl.set(LONG, 0, r.length);
-            st = ep.amEp.amShort((int) r.tag, r.remoteReqId, ep.ctl, 0, 8);
+            ControlMessage.writePayload(ep.ctl, r.length);
+            st = ep.amEp.amShort((int) r.tag, r.remoteReqId, ep.ctl, 0, ControlMessage.PAYLOAD_LENGTH);
         }
         if (st == Status.OK) {
             ep.queue.sent(r);
@@ -76,8 +75,8 @@ final class ControlSend extends SendProtocol {
     }
 
     private static boolean trySend(final Endpoint ep, final int amId, final long header, final long value) {
-        ep.ctl.set(LONG, 0, value);
-        return ep.amEp.amShort(amId, header, ep.ctl, 0, 8) == Status.OK;
+        ControlMessage.writePayload(ep.ctl, value);
+        return ep.amEp.amShort(amId, header, ep.ctl, 0, ControlMessage.PAYLOAD_LENGTH) == Status.OK;
     }
 
     /** A queued control message: nobody waits for it, recycled when sent. */
@@ -105,7 +104,7 @@ final class ControlSend extends SendProtocol {
     }
 
     private Status trySendWireup(final Endpoint ep, final byte type, final long dst) {
-        final byte[] addr = type == AmId.WIREUP_REQUEST ? worker.address() : new byte[0];
+        final byte[] addr = type == WireupMessage.REQUEST ? worker.address() : new byte[0];
         packer.wireup(type, ep.id, dst, ep.connSn, addr);
         final long n = ep.amEp.amBcopy(AmId.WIREUP, packer);
         return n < 0 ? Status.ofLength(n) : Status.OK;
@@ -129,16 +128,11 @@ final class ControlSend extends SendProtocol {
 
         @Override
         public long pack(final MemorySegment d, final long o, final long capacity) {
-            if (25 + wAddr.length > capacity) {
+            if (WireupMessage.LENGTH + wAddr.length > capacity) {
                 throw new WeftException(Status.BUFFER_TOO_SMALL, "worker address of " + wAddr.length
                     + " bytes does not fit in one message of " + capacity);
             }
-            d.set(ValueLayout.JAVA_BYTE, o, wType);
-            d.set(LONG, o + 1, wSrc);
-            d.set(LONG, o + 9, wDst);
-            d.set(LONG, o + 17, wSn);
-            MemorySegment.copy(MemorySegment.ofArray(wAddr), 0, d, o + 25, wAddr.length);
-            return 25 + wAddr.length;
+            return WireupMessage.write(d, o, wType, wSrc, wDst, wSn, wAddr);
         }
     }
 }

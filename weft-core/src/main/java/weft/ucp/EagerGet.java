@@ -2,6 +2,8 @@ package weft.ucp;
 
 import weft.ucs.Status;
 import weft.ucs.WeftException;
+import weft.ucp.wire.ControlMessage;
+import weft.ucp.wire.EagerGetHeader;
 import weft.uct.MemoryDomainAttributes;
 
 import java.lang.foreign.MemorySegment;
@@ -23,14 +25,12 @@ import java.lang.foreign.ValueLayout;
  * once, ahead of the first header on the same ordered lane.
  *
  * <pre>
- *  EAGER_GET_KEY   [u64 dst ep][packed key of the pool]                  (am bcopy, once per endpoint)
- *  EAGER_GET       am short, header = tag, [u64 dst ep][u64 pool offset][u64 length][u64 slot token]
- *  EAGER_GET_DONE  am short, header = slot token, [u64 0]: the receiver has read the slot
+ *  EAGER_GET_KEY   {@link EagerGetHeader#writeKey}: the pool's key (am bcopy, once per endpoint)
+ *  EAGER_GET       {@link EagerGetHeader}, am short, header = tag
+ *  EAGER_GET_DONE  {@link ControlMessage}: the slot token; the receiver has read the slot
  * </pre>
  */
 final class EagerGet {
-    static final int HEADER = 32;
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
 
     private final Worker worker;
     private final long slotSize;
@@ -117,12 +117,9 @@ final class EagerGet {
         final long at = slot * slotSize;
         Datatypes.pack(r, 0, mem, at, r.capacity);
         final MemorySegment h = ep.eagerGetPeer.header(worker);
-        h.set(LONG, 0, ep.remoteId);
-        h.set(LONG, 8, at);
-        h.set(LONG, 16, r.capacity);
         final long token = (long) gen[slot] << 32 | slot;
-        h.set(LONG, 24, token);
-        final Status st = ep.amEp.amShort(AmId.EAGER_GET, r.tag, h, 0, HEADER);
+        EagerGetHeader.writePayload(h, ep.remoteId, at, r.capacity, token);
+        final Status st = ep.amEp.amShort(AmId.EAGER_GET, r.tag, h, 0, EagerGetHeader.PAYLOAD_LENGTH);
         if (st == Status.OK) {
             freeCount--; // the receiver gives it back with EAGER_GET_DONE
             busy[slot] = true;
@@ -132,13 +129,11 @@ final class EagerGet {
     }
 
     private long packKey(final Endpoint ep, final MemorySegment d, final long o, final long cap) {
-        if (8 + packedKey.length > cap) {
+        if (EagerGetHeader.KEY_HEADER + packedKey.length > cap) {
             throw new WeftException(Status.BUFFER_TOO_SMALL, "eager pool key of " + packedKey.length
                 + " bytes does not fit in one message of " + cap);
         }
-        d.set(LONG, o, ep.remoteId);
-        MemorySegment.copy(packedKey, 0, d, ValueLayout.JAVA_BYTE, o + 8, packedKey.length);
-        return 8 + packedKey.length;
+        return EagerGetHeader.writeKey(d, o, ep.remoteId, packedKey);
     }
 
     /** Receiver: the sender's pool key (once per endpoint). */
@@ -149,14 +144,15 @@ final class EagerGet {
     }
 
     Status onKey(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len <= 8) {
+        if (!EagerGetHeader.keyFits(len)) {
             return worker.dropMalformedControl("EAGER_GET_KEY", len);
         }
-        final Endpoint ep = worker.epTable.byId(data.get(LONG, off));
+        final Endpoint ep = worker.epTable.byId(EagerGetHeader.keyDstEp(data, off));
         if (ep == null || ep.status() != Status.OK) {
             return Status.OK; // (a failed endpoint reads no pool: unpackRkey would refuse it)
         }
-        final byte[] key = data.asSlice(off + 8, len - 8).toArray(ValueLayout.JAVA_BYTE);
+        final byte[] key = data.asSlice(off + EagerGetHeader.KEY_HEADER, len - EagerGetHeader.KEY_HEADER)
+            .toArray(ValueLayout.JAVA_BYTE);
         try {
             final Rkey rk = ep.unpackRkey(key);
             ep.eagerGetPeer.setView(rk, rk.ptr(rk.base(), rk.length()));
@@ -170,14 +166,14 @@ final class EagerGet {
 
     /** Receiver: a header; the body is read from the sender's pool like an eager message's payload. */
     Status onHeader(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 8 + HEADER) {
+        if (!EagerGetHeader.fits(len)) {
             return worker.dropMalformedControl("EAGER_GET", len);
         }
-        final long tag = data.get(LONG, off);
-        final Endpoint ep = worker.epTable.byId(data.get(LONG, off + 8));
-        final long at = data.get(LONG, off + 16);
-        final long n = data.get(LONG, off + 24);
-        final long token = data.get(LONG, off + 32);
+        final long tag = EagerGetHeader.tag(data, off);
+        final Endpoint ep = worker.epTable.byId(EagerGetHeader.dstEp(data, off));
+        final long at = EagerGetHeader.offset(data, off);
+        final long n = EagerGetHeader.length(data, off);
+        final long token = EagerGetHeader.token(data, off);
         if (ep == null) {
             return Status.OK; // our endpoint to the sender is gone
         }
@@ -194,10 +190,10 @@ final class EagerGet {
 
     /** Sender: a slot was read. */
     Status onDone(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 8) {
+        if (!ControlMessage.fits(len)) {
             return worker.dropMalformedControl("EAGER_GET_DONE", len);
         }
-        final long token = data.get(LONG, off);
+        final long token = ControlMessage.id(data, off);
         final int slot = (int) token;
         if (pool == null || slot < 0 || slot >= slots || !busy[slot] || gen[slot] != (int) (token >>> 32)) {
             return Status.OK; // stale or foreign: ignore
@@ -258,7 +254,7 @@ final class EagerGet {
         /** The EAGER_GET header buffer of this endpoint (made on first use). */
         MemorySegment header(final Worker worker) {
             if (header == null) {
-                header = worker.arena().allocate(HEADER, 8);
+                header = worker.arena().allocate(EagerGetHeader.PAYLOAD_LENGTH, 8);
             }
             return header;
         }

@@ -4,9 +4,9 @@ import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.uct.IoVector;
 import weft.uct.MemoryHandle;
+import weft.ucp.wire.ControlMessage;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -23,7 +23,6 @@ import java.util.List;
  * }</pre>
  */
 public final class Endpoint implements AutoCloseable {
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
 
     final Worker worker;
     final long id;
@@ -116,7 +115,7 @@ public final class Endpoint implements AutoCloseable {
         }
         this.amRails = zl.toArray(new Lane[0]);
         this.thresholds = new ProtocolThresholds(worker.context, am, rndv);
-        this.ctl = worker.arena().allocate(8, 8);
+        this.ctl = worker.arena().allocate(ControlMessage.PAYLOAD_LENGTH, 8);
         this.laneSet = new LaneSet(this);
         this.rma = new EndpointRma(this);
         this.queue = new SendQueue(this);
@@ -572,15 +571,16 @@ public final class Endpoint implements AutoCloseable {
             return;
         }
         removedNoticeSent = true;
-        ctl.set(LONG, 0, 0L);
-        amEp.amShort(AmId.EP_REMOVED, remoteId, ctl, 0, 8); // NO_RESOURCE: the peer learns it from keepalive
+        ControlMessage.writePayload(ctl, 0L);
+        // NO_RESOURCE: the peer learns it from keepalive
+        amEp.amShort(AmId.EP_REMOVED, remoteId, ctl, 0, ControlMessage.PAYLOAD_LENGTH);
     }
 
     /** Tells the peer we are alive (best effort: a busy lane skips one round). */
     void sendKeepalive() {
         if (failure == null && !closed && remoteId >= 0) {
-            ctl.set(LONG, 0, 0L);
-            amEp.amShort(AmId.KEEPALIVE, remoteId, ctl, 0, 8);
+            ControlMessage.writePayload(ctl, 0L);
+            amEp.amShort(AmId.KEEPALIVE, remoteId, ctl, 0, ControlMessage.PAYLOAD_LENGTH);
         }
     }
 

@@ -235,7 +235,7 @@ final class EndpointRma {
 
     MemorySegment softAmoBuffer() {
         if (softAmoBuf == null) {
-            softAmoBuf = worker.arena().allocate(SoftAtomics.REQUEST_LENGTH, 8);
+            softAmoBuf = worker.arena().allocate(weft.ucp.wire.SoftAmoRequest.PAYLOAD_LENGTH, 8);
         }
         return softAmoBuf;
     }

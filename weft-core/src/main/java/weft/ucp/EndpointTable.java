@@ -2,6 +2,7 @@ package weft.ucp;
 
 import weft.ucs.Status;
 import weft.ucs.WeftException;
+import weft.ucp.wire.WireupMessage;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -19,7 +20,6 @@ import java.util.Map;
  */
 final class EndpointTable {
     private static final System.Logger LOG = System.getLogger(EndpointTable.class.getName());
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
 
     private final Worker worker;
     private Endpoint[] eps = new Endpoint[16];
@@ -50,7 +50,7 @@ final class EndpointTable {
         ep = create(remote, sn);
         ep.userOwned = true;
         peer.bySn.put(sn, ep);
-        ep.sendWireup(AmId.WIREUP_REQUEST, -1);
+        ep.sendWireup(WireupMessage.REQUEST, -1);
         return ep;
     }
 
@@ -69,7 +69,7 @@ final class EndpointTable {
         // (when our WIREUP_REQUEST reaches it), which also lets a worker connect to its own listener
         final Endpoint ep = create(remote, sn);
         ep.userOwned = true;
-        ep.sendWireup(AmId.WIREUP_REQUEST, -1); // tells the client it was accepted and gives it our id
+        ep.sendWireup(WireupMessage.REQUEST, -1); // tells the client it was accepted and gives it our id
         return ep;
     }
 
@@ -135,21 +135,22 @@ final class EndpointTable {
 
     /** WIREUP: a peer's request (create or find the paired endpoint, answer with its id) or its reply. */
     Status onWireup(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 25) {
+        if (!WireupMessage.fits(len)) {
             return worker.dropMalformedControl("WIREUP", len);
         }
-        final byte type = data.get(ValueLayout.JAVA_BYTE, off);
-        final long src = data.get(LONG, off + 1);
-        final long dst = data.get(LONG, off + 9);
-        final long sn = data.get(LONG, off + 17);
-        if (type == AmId.WIREUP_REPLY) {
+        final byte type = WireupMessage.type(data, off);
+        final long src = WireupMessage.srcEp(data, off);
+        final long dst = WireupMessage.dstEp(data, off);
+        final long sn = WireupMessage.connSn(data, off);
+        if (type == WireupMessage.REPLY) {
             final Endpoint ep = byId(dst);
             if (ep != null) {
                 ep.onRemoteId(src);
             }
             return Status.OK;
         }
-        final byte[] addr = data.asSlice(off + 25, len - 25).toArray(ValueLayout.JAVA_BYTE);
+        final byte[] addr = data.asSlice(off + WireupMessage.LENGTH, len - WireupMessage.LENGTH)
+            .toArray(ValueLayout.JAVA_BYTE);
         final WorkerAddress remote;
         try {
             remote = WorkerAddress.unpack(addr);
@@ -170,7 +171,7 @@ final class EndpointTable {
         }
         ep.onRemoteId(src);
         try {
-            ep.sendWireup(AmId.WIREUP_REPLY, src);
+            ep.sendWireup(WireupMessage.REPLY, src);
         } catch (final WeftException e) {
             // the peer died after asking (its request was still in our FIFO): fail that endpoint, do not
             // throw out of progress()

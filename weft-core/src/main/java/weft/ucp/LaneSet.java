@@ -21,7 +21,7 @@ final class LaneSet {
 
     /** The lanes and the extra lanes (connected later for remote keys), in index order. */
     int count() {
-        return count();
+        return ep.lanes.length + extra.size();
     }
 
     Lane at(final int index) {

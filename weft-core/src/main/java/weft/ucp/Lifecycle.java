@@ -6,9 +6,9 @@ import weft.ucs.WeftException;
 import weft.ucs.config.ConfigRegistry;
 import weft.ucs.config.ConfigType;
 import weft.ucs.config.ConfigVar;
+import weft.ucp.wire.ControlMessage;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -74,10 +74,10 @@ final class Lifecycle {
 
     /** KEEPALIVE from a peer: it is alive and progressing. */
     Status onKeepalive(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 8) {
+        if (!ControlMessage.fits(len)) {
             return worker.dropMalformedControl("KEEPALIVE", len);
         }
-        final Endpoint ep = worker.epTable.byId(data.get(ValueLayout.JAVA_LONG_UNALIGNED, off));
+        final Endpoint ep = worker.epTable.byId(ControlMessage.id(data, off));
         if (ep != null) {
             ep.lastHeard = System.nanoTime(); // slow path: one message per keepalive interval
         }
@@ -86,10 +86,10 @@ final class Lifecycle {
 
     /** EP_REMOVED: the peer closed its endpoint to us. */
     Status onEpRemoved(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 8) {
+        if (!ControlMessage.fits(len)) {
             return worker.dropMalformedControl("EP_REMOVED", len);
         }
-        final Endpoint ep = worker.epTable.byId(data.get(ValueLayout.JAVA_LONG_UNALIGNED, off));
+        final Endpoint ep = worker.epTable.byId(ControlMessage.id(data, off));
         if (ep != null) {
             peerRemoved(ep); // handled from progress, outside this transport callback
         }

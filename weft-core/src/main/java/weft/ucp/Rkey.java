@@ -76,7 +76,7 @@ public final class Rkey implements AutoCloseable {
             final List<Integer> rmaTransport = new ArrayList<>();
             for (int i = 0; i < p.transports().size(); i++) {
                 if (p.transports().get(i).equals(SoftAtomics.ENTRY)) {
-                    if (p.keys().get(i).length != SoftAtomics.ENTRY_LENGTH) {
+                    if (p.keys().get(i).length != weft.ucp.wire.AmoKeyEntry.LENGTH) {
                         throw new WeftException(Status.INVALID_RKEY, "remote key has a malformed "
                             + SoftAtomics.ENTRY + " entry");
                     }
@@ -160,8 +160,8 @@ public final class Rkey implements AutoCloseable {
             bestAmoKey = null;
         }
         final MemorySegment se = softAmo ? MemorySegment.ofArray(soft) : null;
-        this.softNonce = softAmo ? se.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0) : 0;
-        this.softMapId = softAmo ? se.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 8) : 0;
+        this.softNonce = softAmo ? weft.ucp.wire.AmoKeyEntry.nonce(se) : 0;
+        this.softMapId = softAmo ? weft.ucp.wire.AmoKeyEntry.mapId(se) : 0;
         this.identity = identity(p, used);
         // rails: the best put/get lane (lowest latency, preferring memory the lane maps directly), then every
         // other lane within WEFT_MULTI_LANE_MAX_RATIO of it in bandwidth and in latency, best first

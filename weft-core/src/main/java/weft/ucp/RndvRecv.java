@@ -5,9 +5,10 @@ import weft.ucs.WeftException;
 import weft.uct.Interface;
 import weft.uct.IoVector;
 import weft.uct.RemoteKey;
+import weft.ucp.wire.FragmentHeader;
+import weft.ucp.wire.RtsHeader;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
  * The receiver of a rendezvous (one per worker). An RTS matches a posted receive, or waits as an
@@ -17,7 +18,6 @@ import java.lang.foreign.ValueLayout;
  * answered by RNDV_DATA fragments placed here by their offset).
  */
 final class RndvRecv extends SendProtocol {
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
 
     private final Worker worker;
 
@@ -148,19 +148,19 @@ final class RndvRecv extends SendProtocol {
     // ------------------------------------------------------------------ messages from the sender
 
     private Status onRts(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < AmId.RTS_HEADER) {
+        if (!RtsHeader.fits(len)) {
             return worker.tagEager.dropMalformed("RNDV_RTS of " + len + " bytes");
         }
-        final long tag = data.get(LONG, off);
-        final Endpoint ep = worker.epTable.byId(data.get(LONG, off + 8));
-        final long total = data.get(LONG, off + 16);
-        final long sreq = data.get(LONG, off + 24);
-        final long addr = data.get(LONG, off + 32);
-        final int n = data.get(ValueLayout.JAVA_INT_UNALIGNED, off + 40);
-        if (ep == null || n < 0 || n > 16 || total < 0) {
+        final long tag = RtsHeader.tag(data, off);
+        final Endpoint ep = worker.epTable.byId(RtsHeader.dstEp(data, off));
+        final long total = RtsHeader.total(data, off);
+        final long sreq = RtsHeader.senderReq(data, off);
+        final long addr = RtsHeader.address(data, off);
+        final int n = RtsHeader.keyCount(data, off);
+        if (ep == null || n < 0 || n > RtsHeader.MAX_KEYS || total < 0) {
             return worker.tagEager.dropMalformed("RNDV_RTS for an unknown endpoint or with bad fields");
         }
-        final byte[][] keys = ep.rndvCache.keys(data, off + AmId.RTS_HEADER, n, off + len); // cached: no copy
+        final byte[][] keys = ep.rndvCache.keys(data, off + RtsHeader.LENGTH, n, off + len); // cached: no copy
         if (keys == null) {
             return worker.tagEager.dropMalformed("RNDV_RTS keys run past the message");
         }
@@ -186,12 +186,12 @@ final class RndvRecv extends SendProtocol {
     }
 
     private Status onData(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < AmId.DATA_HEADER) {
+        if (!FragmentHeader.fits(len)) {
             return worker.dropMalformedControl("RNDV_DATA", len);
         }
-        final Request r = worker.inflight.byId(data.get(LONG, off));
-        final long at = data.get(LONG, off + 8);
-        final long plen = len - AmId.DATA_HEADER;
+        final Request r = worker.inflight.byId(FragmentHeader.id(data, off));
+        final long at = FragmentHeader.offset(data, off);
+        final long plen = len - FragmentHeader.LENGTH;
         if (r == null || r.kind != Request.RNDV_RECV) {
             return Status.OK;
         }
@@ -199,7 +199,7 @@ final class RndvRecv extends SendProtocol {
             return worker.dropMalformedControl("RNDV_DATA at " + at + " (+" + plen + ") of a " + r.length
                 + "-byte message", len);
         }
-        Datatypes.unpack(r, at, data, off + AmId.DATA_HEADER, plen);
+        Datatypes.unpack(r, at, data, off + FragmentHeader.LENGTH, plen);
         r.received += plen;
         if (r.received >= r.length) {
             worker.complete(r, r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);

@@ -5,9 +5,12 @@ import weft.ucs.WeftException;
 import weft.uct.Interface;
 import weft.uct.MemoryHandle;
 import weft.uct.Packer;
+import weft.ucp.wire.ControlMessage;
+import weft.ucp.wire.FragmentHeader;
+import weft.ucp.wire.KeyList;
+import weft.ucp.wire.RtsHeader;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
  * The sender of a rendezvous (tag or active message; one per worker). It registers the data with every
@@ -21,7 +24,6 @@ import java.lang.foreign.ValueLayout;
  * waiting for the answer; {@link #ST_DATA} queued while the data fragments go.
  */
 final class RndvSend extends SendProtocol {
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     static final int ST_RTS = 3;
     static final int ST_WAIT = 4;
     static final int ST_DATA = 5;
@@ -35,7 +37,7 @@ final class RndvSend extends SendProtocol {
 
     RndvSend(final Worker worker) {
         this.worker = worker;
-        this.zhdr = worker.arena().allocate(AmId.DATA_HEADER, 8);
+        this.zhdr = worker.arena().allocate(FragmentHeader.LENGTH, 8);
     }
 
     void register(final Interface i) {
@@ -131,7 +133,7 @@ final class RndvSend extends SendProtocol {
         if (r.zdata) {
             return sendDataZcopy(ep, r);
         }
-        final long frag = ep.thresholds.maxBcopy - AmId.DATA_HEADER;
+        final long frag = ep.thresholds.maxBcopy - FragmentHeader.LENGTH;
         while (r.received < r.capacity) {
             final long n = Math.min(frag, r.capacity - r.received);
             packer.set(RndvPacker.DATA, r, r.received, n);
@@ -156,9 +158,8 @@ final class RndvSend extends SendProtocol {
         final long frag = Math.min(ep.am.local.attrs.amMaxZcopy(), worker.context.rndvChunk);
         while (r.received < r.capacity) {
             final long n = Math.min(frag, r.capacity - r.received);
-            zhdr.set(LONG, 0, r.remoteReqId);
-            zhdr.set(LONG, 8, r.received);
-            final Status st = zcopyPiece(ep.amEp, AmId.RNDV_DATA, zhdr, AmId.DATA_HEADER, r, r.received, n);
+            FragmentHeader.write(zhdr, 0, r.remoteReqId, r.received);
+            final Status st = zcopyPiece(ep.amEp, AmId.RNDV_DATA, zhdr, FragmentHeader.LENGTH, r, r.received, n);
             if (st == Status.NO_RESOURCE) {
                 return st;
             }
@@ -174,25 +175,25 @@ final class RndvSend extends SendProtocol {
     // ------------------------------------------------------------------ answers from the receiver
 
     private Status onAts(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 16) {
+        if (!ControlMessage.fits(len)) {
             return worker.dropMalformedControl("RNDV_ATS", len);
         }
-        final Request r = worker.inflight.byId(data.get(LONG, off));
+        final Request r = worker.inflight.byId(ControlMessage.id(data, off));
         if (r != null) {
-            final Status st = Status.of((int) data.get(LONG, off + 8));
+            final Status st = Status.of((int) ControlMessage.value(data, off));
             worker.complete(r, st == Status.MESSAGE_TRUNCATED ? Status.OK : st);
         }
         return Status.OK;
     }
 
     private Status onRtr(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 16) {
+        if (!ControlMessage.fits(len)) {
             return worker.dropMalformedControl("RNDV_RTR", len);
         }
-        final Request r = worker.inflight.byId(data.get(LONG, off));
+        final Request r = worker.inflight.byId(ControlMessage.id(data, off));
         // only a send waiting for its answer: a second RTR would queue the request twice
         if (r != null && r.kind == Request.RNDV_SEND && r.sendStage == ST_WAIT && !r.rndvPut) {
-            final long v = data.get(LONG, off + 8);
+            final long v = ControlMessage.value(data, off);
             r.remoteReqId = v & ~AmId.RTR_ANY_ORDER;
             r.anyOrder = (v & AmId.RTR_ANY_ORDER) != 0;
             startData(r.ep, r);
@@ -222,30 +223,16 @@ final class RndvSend extends SendProtocol {
         public long pack(final MemorySegment d, final long o, final long capacity) {
             switch (mode) {
                 case DATA -> {
-                    d.set(LONG, o, r.remoteReqId);
-                    d.set(LONG, o + 8, pos);
-                    Datatypes.pack(r, pos, d, o + AmId.DATA_HEADER, len);
-                    return AmId.DATA_HEADER + len;
+                    FragmentHeader.write(d, o, r.remoteReqId, pos);
+                    Datatypes.pack(r, pos, d, o + FragmentHeader.LENGTH, len);
+                    return FragmentHeader.LENGTH + len;
                 }
                 case RTS -> {
-                    d.set(LONG, o, r.tag);
-                    d.set(LONG, o + 8, r.ep.remoteId);
-                    d.set(LONG, o + 16, r.capacity);
-                    d.set(LONG, o + 24, r.id);
-                    // 0 = not offered for a put (the data is not one off-heap region)
-                    d.set(LONG, o + 32, r.buffer == null || !r.buffer.isNative() ? 0 : r.buffer.address() + r.offset);
                     final byte[][] k = keys == null ? NO_KEYS : keys;
-                    d.set(ValueLayout.JAVA_INT_UNALIGNED, o + 40, k.length);
-                    long p = o + AmId.RTS_HEADER;
-                    for (final byte[] key : k) {
-                        if (p + 2 + key.length - o > capacity) {
-                            throw new WeftException(Status.BUFFER_TOO_SMALL, "rendezvous keys do not fit in one message");
-                        }
-                        d.set(ValueLayout.JAVA_SHORT_UNALIGNED, p, (short) key.length);
-                        MemorySegment.copy(key, 0, d, ValueLayout.JAVA_BYTE, p + 2, key.length); // no wrapper segment
-                        p += 2 + key.length;
-                    }
-                    return p - o;
+                    // address 0 = not offered for a put (the data is not one off-heap region)
+                    RtsHeader.write(d, o, r.tag, r.ep.remoteId, r.capacity, r.id,
+                        r.buffer == null || !r.buffer.isNative() ? 0 : r.buffer.address() + r.offset, k.length);
+                    return KeyList.write(d, o + RtsHeader.LENGTH, o + capacity, k) - o;
                 }
                 default -> throw new IllegalStateException("packer mode " + mode);
             }

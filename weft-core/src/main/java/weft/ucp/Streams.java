@@ -5,11 +5,12 @@ import weft.ucs.config.ConfigRegistry;
 import weft.ucs.config.ConfigType;
 import weft.ucs.config.ConfigVar;
 import weft.ucs.memory.MemoryCopy;
+import weft.ucp.wire.ControlMessage;
+import weft.ucp.wire.StreamHeader;
 import weft.uct.Interface;
 import weft.uct.Packer;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /**
@@ -27,7 +28,6 @@ import java.util.Arrays;
 final class Streams extends SendProtocol {
     static final ConfigVar<Long> WINDOW = ConfigRegistry.register("STREAM_WINDOW", ConfigType.SIZE, "1m",
         "Bytes a stream sender may have in flight to one endpoint before the receiver consumed them.");
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final long MIN_CHUNK = 4096;
 
     /** Per-endpoint stream state (created on first use). */
@@ -60,8 +60,8 @@ final class Streams extends SendProtocol {
     Streams(final Worker worker, final long window) {
         this.worker = worker;
         this.window = Math.max(MIN_CHUNK, window);
-        this.ackValue = worker.arena().allocate(8, 8);
-        this.zhdr = worker.arena().allocate(AmId.STREAM_HEADER, 8);
+        this.ackValue = worker.arena().allocate(ControlMessage.PAYLOAD_LENGTH, 8);
+        this.zhdr = worker.arena().allocate(StreamHeader.LENGTH, 8);
     }
 
     void register(final Interface i) {
@@ -154,7 +154,7 @@ final class Streams extends SendProtocol {
         }
         // a large contiguous send goes in zero-copy fragments of the AM lane's limit (fewer frames, no copy
         // into the transport's buffer) and completes by its completion count once the last one has left
-        final long frag = (r.zdata ? ep.thresholds.maxZcopy : ep.thresholds.maxBcopy) - AmId.STREAM_HEADER;
+        final long frag = (r.zdata ? ep.thresholds.maxZcopy : ep.thresholds.maxBcopy) - StreamHeader.LENGTH;
         while (r.received < r.capacity) {
             final long room = window - (s.sent - s.acked);
             if (room <= 0) {
@@ -163,8 +163,8 @@ final class Streams extends SendProtocol {
             final long n = Math.min(Math.min(frag, room), r.capacity - r.received);
             final Status st;
             if (r.zdata) {
-                zhdr.set(LONG, 0, ep.remoteId);
-                st = SendProtocol.zcopyPiece(ep.amEp, AmId.STREAM_DATA, zhdr, AmId.STREAM_HEADER, r, r.received, n);
+                StreamHeader.write(zhdr, 0, ep.remoteId);
+                st = SendProtocol.zcopyPiece(ep.amEp, AmId.STREAM_DATA, zhdr, StreamHeader.LENGTH, r, r.received, n);
             } else if (n <= ep.thresholds.maxShort) {
                 st = ep.amEp.amShort(AmId.STREAM_DATA, ep.remoteId, r.buffer, r.offset + r.received, (int) n);
             } else {
@@ -189,13 +189,13 @@ final class Streams extends SendProtocol {
     }
 
     private Status onAck(final MemorySegment d, final long o, final long l, final int f) {
-        final Endpoint ep = l < 16 ? null : worker.epTable.byId(d.get(LONG, o));
+        final Endpoint ep = !ControlMessage.fits(l) ? null : worker.epTable.byId(ControlMessage.id(d, o));
         if (ep == null) {
             malformed++;
             return Status.OK;
         }
         final State s = state(ep);
-        final long v = d.get(LONG, o + 8);
+        final long v = ControlMessage.value(d, o);
         if (v > s.acked && v <= s.sent) {
             s.acked = v;
         }
@@ -208,14 +208,14 @@ final class Streams extends SendProtocol {
     // ------------------------------------------------------------------ receive
 
     private Status onData(final MemorySegment d, final long o, final long l, final int f) {
-        final Endpoint ep = l < AmId.STREAM_HEADER ? null : worker.epTable.byId(d.get(LONG, o));
+        final Endpoint ep = !StreamHeader.fits(l) ? null : worker.epTable.byId(StreamHeader.dstEp(d, o));
         if (ep == null) {
             malformed++;
             return Status.OK;
         }
         final State s = state(ep);
-        long p = o + AmId.STREAM_HEADER;
-        long n = l - AmId.STREAM_HEADER;
+        long p = o + StreamHeader.LENGTH;
+        long n = l - StreamHeader.LENGTH;
         // posted receives exist only while nothing is buffered, so this keeps byte order
         while (n > 0 && s.rqHead != null) {
             final Request r = s.rqHead;
@@ -294,8 +294,8 @@ final class Streams extends SendProtocol {
      */
     private void sendAck(final Endpoint ep, final State s) {
         s.ackedConsumed = s.consumed;
-        ackValue.set(LONG, 0, s.consumed);
-        final Status st = ep.amEp.amShort(AmId.STREAM_ACK, ep.remoteId, ackValue, 0, 8);
+        ControlMessage.writePayload(ackValue, s.consumed);
+        final Status st = ep.amEp.amShort(AmId.STREAM_ACK, ep.remoteId, ackValue, 0, ControlMessage.PAYLOAD_LENGTH);
         s.ackOwed = st == Status.NO_RESOURCE;
         if (s.ackOwed) {
             // retried directly by progressSend if this queue is window-blocked, and queued for the other cases
@@ -511,9 +511,9 @@ final class Streams extends SendProtocol {
 
         @Override
         public long pack(final MemorySegment d, final long o, final long capacity) {
-            d.set(LONG, o, dst);
-            MemoryCopy.copy(src, at, d, o + AmId.STREAM_HEADER, len);
-            return AmId.STREAM_HEADER + len;
+            StreamHeader.write(d, o, dst);
+            MemoryCopy.copy(src, at, d, o + StreamHeader.LENGTH, len);
+            return StreamHeader.LENGTH + len;
         }
     }
 }

@@ -4,9 +4,12 @@ import weft.ucs.Status;
 import weft.ucs.memory.MemoryCopy;
 import weft.uct.Interface;
 import weft.uct.Packer;
+import weft.ucp.wire.ControlMessage;
+import weft.ucp.wire.EagerFirstHeader;
+import weft.ucp.wire.EagerHeader;
+import weft.ucp.wire.FragmentHeader;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
  * Eager tag messages, both sides (one per worker): the sender's choice of protocol for a tag send (short,
@@ -22,7 +25,6 @@ import java.lang.foreign.ValueLayout;
  */
 final class TagEager extends SendProtocol {
     private static final System.Logger LOG = System.getLogger(TagEager.class.getName());
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final int ST_SHORT = 0;
     private static final int ST_SINGLE = 1;
     private static final int ST_FRAGMENTS = 2;
@@ -38,7 +40,7 @@ final class TagEager extends SendProtocol {
 
     TagEager(final Worker worker) {
         this.worker = worker;
-        this.zhdr = worker.arena().allocate(AmId.FIRST_HEADER, 8);
+        this.zhdr = worker.arena().allocate(EagerFirstHeader.LENGTH, 8);
     }
 
     void register(final Interface i) {
@@ -73,7 +75,7 @@ final class TagEager extends SendProtocol {
             r.zdata = true; // eager zero-copy: fragments sent from the user's buffer, done by their completions
             r.completion.reset(1); // our reference, dropped once every fragment is issued
             r.sendStage = ST_FRAGMENTS;
-        } else if (sync || length > thresholds.maxBcopy - 8) {
+        } else if (sync || length > thresholds.maxBcopy - EagerHeader.LENGTH) {
             r.sendStage = ST_FRAGMENTS;
         } else if (length <= thresholds.maxShort && r.dt == Datatypes.CONTIG) {
             r.sendStage = ST_SHORT;
@@ -127,15 +129,15 @@ final class TagEager extends SendProtocol {
                     return st;
                 }
                 // no free slot (or no pool): eager fragments instead, never a wait
-                r.sendStage = r.capacity > thresholds.maxBcopy - 8 ? ST_FRAGMENTS : ST_SINGLE;
+                r.sendStage = r.capacity > thresholds.maxBcopy - EagerHeader.LENGTH ? ST_FRAGMENTS : ST_SINGLE;
                 return send(ep, r);
             }
             default -> {
                 if (ep.remoteId < 0) {
                     return Status.NO_RESOURCE; // fragments name the peer's endpoint: wait for wireup
                 }
-                final long frag0 = thresholds.maxBcopy - AmId.FIRST_HEADER;
-                final long fragN = thresholds.maxBcopy - AmId.MIDDLE_HEADER;
+                final long frag0 = thresholds.maxBcopy - EagerFirstHeader.LENGTH;
+                final long fragN = thresholds.maxBcopy - FragmentHeader.LENGTH;
                 while (true) {
                     final long pos = r.received;
                     final boolean first = r.sendStage == ST_FRAGMENTS;
@@ -174,15 +176,11 @@ final class TagEager extends SendProtocol {
             final long n = Math.min(r.capacity - pos, frag);
             final int hlen;
             if (first) {
-                zhdr.set(LONG, 0, r.tag);
-                zhdr.set(LONG, 8, remoteId);
-                zhdr.set(LONG, 16, r.capacity);
-                zhdr.set(LONG, 24, r.sync ? r.id : -1L);
-                hlen = AmId.FIRST_HEADER;
+                EagerFirstHeader.write(zhdr, 0, r.tag, remoteId, r.capacity, r.sync ? r.id : -1L);
+                hlen = EagerFirstHeader.LENGTH;
             } else {
-                zhdr.set(LONG, 0, remoteId);
-                zhdr.set(LONG, 8, pos);
-                hlen = AmId.MIDDLE_HEADER;
+                FragmentHeader.write(zhdr, 0, remoteId, pos);
+                hlen = FragmentHeader.LENGTH;
             }
             final Status st = zcopyPiece(ep.amEp, first ? AmId.EAGER_FIRST : AmId.EAGER_MIDDLE, zhdr, hlen, r, pos, n);
             if (st == Status.NO_RESOURCE) {
@@ -217,10 +215,10 @@ final class TagEager extends SendProtocol {
     // ------------------------------------------------------------------ receive
 
     private Status onEager(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 8) {
+        if (!EagerHeader.fits(len)) {
             return dropMalformed("EAGER of " + len + " bytes");
         }
-        deliver(data.get(LONG, off), data, off + 8, len - 8);
+        deliver(EagerHeader.tag(data, off), data, off + EagerHeader.LENGTH, len - EagerHeader.LENGTH);
         return Status.OK;
     }
 
@@ -244,18 +242,18 @@ final class TagEager extends SendProtocol {
     }
 
     private Status onEagerFirst(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < AmId.FIRST_HEADER) {
+        if (!EagerFirstHeader.fits(len)) {
             return dropMalformed("EAGER_FIRST of " + len + " bytes");
         }
-        final long tag = data.get(LONG, off);
-        final Endpoint ep = worker.epTable.byId(data.get(LONG, off + 8));
-        final long total = data.get(LONG, off + 16);
-        final long sync = data.get(LONG, off + 24);
-        final long plen = len - AmId.FIRST_HEADER;
+        final long tag = EagerFirstHeader.tag(data, off);
+        final Endpoint ep = worker.epTable.byId(EagerFirstHeader.dstEp(data, off));
+        final long total = EagerFirstHeader.total(data, off);
+        final long sync = EagerFirstHeader.syncReq(data, off);
+        final long plen = len - EagerFirstHeader.LENGTH;
         if (ep == null || plen > total || total < 0) {
             return dropMalformed("EAGER_FIRST for an unknown endpoint or with a bad length");
         }
-        final long src = off + AmId.FIRST_HEADER;
+        final long src = off + EagerFirstHeader.LENGTH;
         final Request r = worker.matcher.matchExpected(tag);
         if (r != null) {
             r.tag = tag;
@@ -298,12 +296,12 @@ final class TagEager extends SendProtocol {
     }
 
     private Status onEagerMiddle(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < AmId.MIDDLE_HEADER) {
+        if (!FragmentHeader.fits(len)) {
             return dropMalformed("EAGER_MIDDLE of " + len + " bytes");
         }
-        final Endpoint ep = worker.epTable.byId(data.get(LONG, off));
-        final long at = data.get(LONG, off + 8);
-        final long plen = len - AmId.MIDDLE_HEADER;
+        final Endpoint ep = worker.epTable.byId(FragmentHeader.id(data, off));
+        final long at = FragmentHeader.offset(data, off);
+        final long plen = len - FragmentHeader.LENGTH;
         if (ep == null) {
             return dropMalformed("EAGER_MIDDLE for an unknown endpoint");
         }
@@ -316,7 +314,7 @@ final class TagEager extends SendProtocol {
                 return dropMalformed("EAGER_MIDDLE at " + at + " (+" + plen + ") of a " + r.length
                     + "-byte message with " + r.received + " received");
             }
-            Datatypes.unpack(r, at, data, off + AmId.MIDDLE_HEADER, plen);
+            Datatypes.unpack(r, at, data, off + FragmentHeader.LENGTH, plen);
             r.received += plen;
             if (r.received >= r.length) {
                 ep.rxRequest = null;
@@ -328,7 +326,7 @@ final class TagEager extends SendProtocol {
         if (m == null || at != m.received || at + plen > m.length) {
             return dropMalformed("EAGER_MIDDLE out of sequence");
         }
-        MemoryCopy.copy(data, off + AmId.MIDDLE_HEADER, m.data, at, plen);
+        MemoryCopy.copy(data, off + FragmentHeader.LENGTH, m.data, at, plen);
         m.received += plen;
         if (m.received >= m.length) {
             ep.rxMessage = null;
@@ -337,10 +335,10 @@ final class TagEager extends SendProtocol {
     }
 
     private Status onSyncAck(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 8) {
+        if (!ControlMessage.fits(len)) {
             return worker.dropMalformedControl("SYNC_ACK", len);
         }
-        final Request r = worker.inflight.byId(data.get(LONG, off));
+        final Request r = worker.inflight.byId(ControlMessage.id(data, off));
         if (r != null) {
             r.acked = true;
             if (r.localDone) {
@@ -379,23 +377,19 @@ final class TagEager extends SendProtocol {
         public long pack(final MemorySegment d, final long o, final long capacity) {
             switch (mode) {
                 case EAGER -> {
-                    d.set(LONG, o, r.tag);
-                    Datatypes.pack(r, pos, d, o + 8, len);
-                    return 8 + len;
+                    EagerHeader.write(d, o, r.tag);
+                    Datatypes.pack(r, pos, d, o + EagerHeader.LENGTH, len);
+                    return EagerHeader.LENGTH + len;
                 }
                 case FIRST -> {
-                    d.set(LONG, o, r.tag);
-                    d.set(LONG, o + 8, r.ep.remoteId);
-                    d.set(LONG, o + 16, r.capacity);
-                    d.set(LONG, o + 24, r.sync ? r.id : -1L);
-                    Datatypes.pack(r, pos, d, o + AmId.FIRST_HEADER, len);
-                    return AmId.FIRST_HEADER + len;
+                    EagerFirstHeader.write(d, o, r.tag, r.ep.remoteId, r.capacity, r.sync ? r.id : -1L);
+                    Datatypes.pack(r, pos, d, o + EagerFirstHeader.LENGTH, len);
+                    return EagerFirstHeader.LENGTH + len;
                 }
                 case MIDDLE -> {
-                    d.set(LONG, o, r.ep.remoteId);
-                    d.set(LONG, o + 8, pos);
-                    Datatypes.pack(r, pos, d, o + AmId.MIDDLE_HEADER, len);
-                    return AmId.MIDDLE_HEADER + len;
+                    FragmentHeader.write(d, o, r.ep.remoteId, pos);
+                    Datatypes.pack(r, pos, d, o + FragmentHeader.LENGTH, len);
+                    return FragmentHeader.LENGTH + len;
                 }
                 default -> throw new IllegalStateException("packer mode " + mode);
             }

@@ -79,7 +79,7 @@ class ControlMalformedTest {
             m.set(LONG, 16, 0);
             m.set(LONG, 24, 100);
             m.set(ValueLayout.JAVA_INT_UNALIGNED, 32, 0); // no keys, as many as the endpoint's (zero) lanes
-            assertTrue(raw.amBcopy(AmId.RNDV_RTR_PUT, new RawAm.Bytes(m.asSlice(0, RndvPut.RTR_HEADER))) >= 0);
+            assertTrue(raw.amBcopy(AmId.RNDV_RTR_PUT, new RawAm.Bytes(m.asSlice(0, weft.ucp.wire.RtrPutHeader.LENGTH))) >= 0);
             RawAm.progressUntil(a, b, send::isCompleted);
             assertEquals(Status.UNSUPPORTED, send.status());
             send.release();
@@ -91,7 +91,7 @@ class ControlMalformedTest {
             m.set(LONG, 16, ctx.unexpectedBudget + 1);
             m.set(LONG, 24, -1);
             final long before = b.unexpectedBytes();
-            assertTrue(raw.amBcopy(AmId.EAGER_FIRST, new RawAm.Bytes(m.asSlice(0, AmId.FIRST_HEADER + 8))) >= 0);
+            assertTrue(raw.amBcopy(AmId.EAGER_FIRST, new RawAm.Bytes(m.asSlice(0, weft.ucp.wire.EagerFirstHeader.LENGTH + 8))) >= 0);
             RawAm.progressUntil(a, b, () -> ba.status() != Status.OK);
             assertEquals(Status.NO_MEMORY, ba.status());
             assertEquals(before, b.unexpectedBytes(), "no buffer for the claimed size");
