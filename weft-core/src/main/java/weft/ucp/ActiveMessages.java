@@ -1,6 +1,10 @@
 package weft.ucp;
 
 import weft.ucs.Status;
+import weft.ucp.wire.AmHeader;
+import weft.ucp.wire.FragmentHeader;
+import weft.ucp.wire.KeyList;
+import weft.ucp.wire.RtsHeader;
 import weft.ucs.WeftException;
 import weft.ucs.memory.MemoryCopy;
 import weft.uct.AmHandler;
@@ -9,7 +13,6 @@ import weft.uct.MemoryHandle;
 import weft.uct.Packer;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /**
@@ -28,9 +31,8 @@ import java.util.Arrays;
  * message once warm). A kept eager message holds either the transport descriptor (when the transport
  * allows it: shm) or a copy in the unexpected pool.
  */
-final class ActiveMessages {
+final class ActiveMessages extends SendProtocol {
     private static final System.Logger LOG = System.getLogger(ActiveMessages.class.getName());
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     /** Largest user AM id. */
     static final int MAX_ID = 0xFFFF;
 
@@ -102,8 +104,8 @@ final class ActiveMessages {
             final MemorySegment d = data == null ? MemorySegment.NULL : data;
             Worker.checkRange(d, off, len);
             if (hLen == 0 && len <= ep.thresholds.maxShort && cb == null && (flags & ~AmFlags.SEND_EAGER) == 0
-                && id >= 0 && id <= MAX_ID && ep.sendQueueEmpty() && ep.status() == Status.OK) {
-                final Status st = ep.amEp.amShort(AmId.AM_SHORT, word(id, flags), d, off, (int) len);
+                && id >= 0 && id <= MAX_ID && ep.queue.isEmpty() && ep.status() == Status.OK) {
+                final Status st = ep.amEp.amShort(AmId.AM_SHORT, AmHeader.word(id, flags), d, off, (int) len);
                 if (st != Status.NO_RESOURCE) {
                     return Request.done(st);
                 }
@@ -112,10 +114,6 @@ final class ActiveMessages {
         } finally {
             w.guard.exit();
         }
-    }
-
-    private static long word(final int id, final int flags) {
-        return (id & 0xffff_ffffL) | (long) flags << 32;
     }
 
     private Request sendSlow(final Endpoint ep, final int id, final MemorySegment header, final long hOff,
@@ -153,27 +151,28 @@ final class ActiveMessages {
             || (flags & AmFlags.SEND_EAGER) == 0 && len >= t.rndvThresh && hLen <= t.maxBcopy / 4;
         if (rndv) {
             r.kind = Request.RNDV_SEND;
-            r.sendStage = Endpoint.ST_RTS;
-            worker.registerInflight(r);
+            r.sendStage = RndvSend.ST_RTS;
+            worker.inflight.register(r);
         } else if (hLen == 0 && len <= t.maxShort && (flags & AmFlags.SEND_REPLY) == 0) {
             r.sendStage = ST_SHORT;
-        } else if (AmId.AM_SINGLE_HEADER + hLen + len <= t.maxBcopy) {
+        } else if (AmHeader.SINGLE_LENGTH + hLen + len <= t.maxBcopy) {
             r.sendStage = ST_SINGLE;
         } else {
             r.sendStage = ST_FRAGMENTS;
         }
-        ep.enqueue(r);
-        ep.progressSendQueue();
+        ep.queue.add(r);
+        ep.queue.progress();
         return worker.finishImmediate(r);
     }
 
     /** Advances a queued eager AM send (called from the endpoint's send queue); OK = it left the queue. */
+    @Override
     Status progressSend(final Endpoint ep, final Request r) {
         final weft.uct.Endpoint u = ep.amEp;
         final boolean reply = (r.amFlags & AmFlags.SEND_REPLY) != 0;
         final Status st;
         switch (r.sendStage) {
-            case ST_SHORT -> st = u.amShort(AmId.AM_SHORT, word(r.amId, r.amFlags), r.buffer, r.offset,
+            case ST_SHORT -> st = u.amShort(AmId.AM_SHORT, AmHeader.word(r.amId, r.amFlags), r.buffer, r.offset,
                 (int) r.capacity);
             case ST_SINGLE -> {
                 if (reply && ep.remoteId < 0) {
@@ -195,8 +194,8 @@ final class ActiveMessages {
             return Status.NO_RESOURCE; // fragments name the peer's endpoint: wait for wireup
         }
         final long total = r.amHeaderLength + r.capacity;
-        final long frag0 = ep.thresholds.maxBcopy - AmId.AM_FIRST_HEADER;
-        final long fragN = ep.thresholds.maxBcopy - AmId.AM_MIDDLE_HEADER;
+        final long frag0 = ep.thresholds.maxBcopy - AmHeader.FIRST_LENGTH;
+        final long fragN = ep.thresholds.maxBcopy - FragmentHeader.LENGTH;
         if (frag0 <= 0) {
             return Status.BUFFER_TOO_SMALL;
         }
@@ -237,7 +236,7 @@ final class ActiveMessages {
         }
         // keys are looked up again on a retry: the packer is shared by every endpoint of the worker
         final byte[][] keys = r.handles.length == 0 ? NO_KEYS : ep.rndvCache.packedKeys(r.handles);
-        final long size = AmId.RTS_HEADER + AmId.AM_RTS_TRAILER + r.amHeaderLength + RndvCache.wireLength(keys);
+        final long size = RtsHeader.LENGTH + AmHeader.RTS_TRAILER + r.amHeaderLength + KeyList.wireLength(keys);
         if (size > ep.thresholds.maxBcopy) {
             return Status.BUFFER_TOO_SMALL; // a header this large cannot ride in the RTS: send it eager
         }
@@ -248,37 +247,38 @@ final class ActiveMessages {
         if (n < 0) {
             return Status.ofLength(n);
         }
-        r.sendStage = Endpoint.ST_WAIT; // the peer answers with ATS (got or dropped it) or RTR (send it)
+        r.sendStage = RndvSend.ST_WAIT; // the peer answers with ATS (got or dropped it) or RTR (send it)
         return Status.OK;
     }
 
     // ------------------------------------------------------------------ receive
 
     private Status onShort(final Interface iface, final MemorySegment d, final long o, final long l, final int f) {
-        if (l < 8) {
+        if (l < AmHeader.SHORT_LENGTH) {
             return dropMalformed("AM_SHORT of " + l + " bytes");
         }
-        final long w = d.get(LONG, o);
-        return deliver(iface, (int) w, (int) (w >>> 32), null, MemorySegment.NULL, 0, 0, d, o + 8, l - 8, o, f);
+        final long w = AmHeader.word(d, o);
+        return deliver(iface, AmHeader.id(w), AmHeader.flags(w), null, MemorySegment.NULL, 0, 0, d,
+            o + AmHeader.SHORT_LENGTH, l - AmHeader.SHORT_LENGTH, o, f);
     }
 
     private Status onSingle(final Interface iface, final MemorySegment d, final long o, final long l, final int f) {
-        if (l < AmId.AM_SINGLE_HEADER) {
+        if (l < AmHeader.SINGLE_LENGTH) {
             return dropMalformed("AM_SINGLE of " + l + " bytes");
         }
-        final long w = d.get(LONG, o);
-        final long hLen = d.get(LONG, o + 8);
-        final long replyId = d.get(LONG, o + 16);
-        if (hLen < 0 || hLen > l - AmId.AM_SINGLE_HEADER) {
+        final long w = AmHeader.word(d, o);
+        final long hLen = AmHeader.headerLength(d, o);
+        final long replyId = AmHeader.replyEp(d, o);
+        if (hLen < 0 || hLen > l - AmHeader.SINGLE_LENGTH) {
             return dropMalformed("AM_SINGLE with header length " + hLen + " in a message of " + l);
         }
-        final long h = o + AmId.AM_SINGLE_HEADER;
-        return deliver(iface, (int) w, (int) (w >>> 32), replyEndpoint(replyId), d, h, hLen, d, h + hLen,
-            l - AmId.AM_SINGLE_HEADER - hLen, o, f);
+        final long h = o + AmHeader.SINGLE_LENGTH;
+        return deliver(iface, AmHeader.id(w), AmHeader.flags(w), replyEndpoint(replyId), d, h, hLen, d, h + hLen,
+            l - AmHeader.SINGLE_LENGTH - hLen, o, f);
     }
 
     private Endpoint replyEndpoint(final long replyId) {
-        return replyId >= 0 ? worker.endpointById(replyId) : null;
+        return replyId >= 0 ? worker.epTable.byId(replyId) : null;
     }
 
     private Status dropMalformed(final String what) {
@@ -361,21 +361,21 @@ final class ActiveMessages {
         try {
             return h.onReceive(hSeg, hOff, hLen, m.data, m.dataOffset, m.dataLength, m);
         } catch (final RuntimeException e) {
-            worker.deferFailure(e); // rethrown by progress(); the message counts as not kept
+            worker.requests.deferFailure(e); // rethrown by progress(); the message counts as not kept
             return Status.OK;
         }
     }
 
     private Status onFirst(final MemorySegment d, final long o, final long l, final int f) {
-        if (l < AmId.AM_FIRST_HEADER) {
+        if (l < AmHeader.FIRST_LENGTH) {
             return dropMalformed("AM_FIRST of " + l + " bytes");
         }
-        final long w = d.get(LONG, o);
-        final long hLen = d.get(LONG, o + 8);
-        final long replyId = d.get(LONG, o + 16);
-        final Endpoint ep = worker.endpointById(d.get(LONG, o + 24));
-        final long total = d.get(LONG, o + 32);
-        final long plen = l - AmId.AM_FIRST_HEADER;
+        final long w = AmHeader.word(d, o);
+        final long hLen = AmHeader.headerLength(d, o);
+        final long replyId = AmHeader.replyEp(d, o);
+        final Endpoint ep = worker.epTable.byId(AmHeader.dstEp(d, o));
+        final long total = AmHeader.total(d, o);
+        final long plen = l - AmHeader.FIRST_LENGTH;
         if (ep == null || total < plen || hLen < 0 || hLen > total) {
             return dropMalformed("AM_FIRST for an unknown endpoint or with bad lengths");
         }
@@ -388,7 +388,7 @@ final class ActiveMessages {
         } catch (final WeftException e) {
             return dropMalformed("cannot buffer " + total + " bytes: " + e.getMessage());
         }
-        MemoryCopy.copy(d, o + AmId.AM_FIRST_HEADER, b.data, 0, plen);
+        MemoryCopy.copy(d, o + AmHeader.FIRST_LENGTH, b.data, 0, plen);
         b.length = total;
         b.received = plen;
         final AmMessage m = take();
@@ -412,17 +412,17 @@ final class ActiveMessages {
     }
 
     private Status onMiddle(final MemorySegment d, final long o, final long l, final int f) {
-        if (l < AmId.AM_MIDDLE_HEADER) {
+        if (l < FragmentHeader.LENGTH) {
             return dropMalformed("AM_MIDDLE of " + l + " bytes");
         }
-        final Endpoint ep = worker.endpointById(d.get(LONG, o));
-        final long at = d.get(LONG, o + 8);
-        final long plen = l - AmId.AM_MIDDLE_HEADER;
+        final Endpoint ep = worker.epTable.byId(FragmentHeader.id(d, o));
+        final long at = FragmentHeader.offset(d, o);
+        final long plen = l - FragmentHeader.LENGTH;
         final AmMessage m = ep == null ? null : ep.amRx;
         if (m == null || at != m.buffer.received || at + plen > m.buffer.length) {
             return dropMalformed("AM_MIDDLE out of sequence");
         }
-        MemoryCopy.copy(d, o + AmId.AM_MIDDLE_HEADER, m.buffer.data, at, plen);
+        MemoryCopy.copy(d, o + FragmentHeader.LENGTH, m.buffer.data, at, plen);
         m.buffer.received += plen;
         if (m.buffer.received == m.buffer.length) {
             ep.amRx = null;
@@ -462,30 +462,30 @@ final class ActiveMessages {
     }
 
     private Status onRts(final MemorySegment d, final long o, final long l, final int f) {
-        if (l < AmId.RTS_HEADER) {
+        if (!RtsHeader.fits(l)) {
             return dropMalformed("AM_RTS of " + l + " bytes");
         }
-        final long w = d.get(LONG, o);
-        final Endpoint ep = worker.endpointById(d.get(LONG, o + 8));
-        final long total = d.get(LONG, o + 16);
-        final long sreq = d.get(LONG, o + 24);
-        final long addr = d.get(LONG, o + 32);
-        final int n = d.get(ValueLayout.JAVA_INT_UNALIGNED, o + 40);
-        if (ep == null || n < 0 || n > 16 || total < 0) {
+        final long w = RtsHeader.tag(d, o); // the am word in place of the tag
+        final Endpoint ep = worker.epTable.byId(RtsHeader.dstEp(d, o));
+        final long total = RtsHeader.total(d, o);
+        final long sreq = RtsHeader.senderReq(d, o);
+        final long addr = RtsHeader.address(d, o);
+        final int n = RtsHeader.keyCount(d, o);
+        if (ep == null || n < 0 || n > RtsHeader.MAX_KEYS || total < 0) {
             return dropMalformed("AM_RTS for an unknown endpoint or with bad fields");
         }
         final long end = o + l;
-        final byte[][] keys = ep.rndvCache.keys(d, o + AmId.RTS_HEADER, n, end); // cached: no copy
+        final byte[][] keys = ep.rndvCache.keys(d, o + RtsHeader.LENGTH, n, end); // cached: no copy
         if (keys == null) {
             return dropMalformed("AM_RTS keys run past the message");
         }
-        long p = o + AmId.RTS_HEADER + RndvCache.wireLength(keys);
-        if (p + AmId.AM_RTS_TRAILER > end) {
+        long p = o + RtsHeader.LENGTH + KeyList.wireLength(keys);
+        if (p + AmHeader.RTS_TRAILER > end) {
             return dropMalformed("AM_RTS without its header trailer");
         }
-        final long hLen = d.get(LONG, p);
-        final long replyId = d.get(LONG, p + 8);
-        p += AmId.AM_RTS_TRAILER;
+        final long hLen = AmHeader.rtsHeaderLength(d, p);
+        final long replyId = AmHeader.rtsReplyEp(d, p);
+        p += AmHeader.RTS_TRAILER;
         if (hLen < 0 || hLen > end - p) {
             return dropMalformed("AM_RTS header length " + hLen);
         }
@@ -575,7 +575,7 @@ final class ActiveMessages {
                 r.ep = ep;
                 worker.complete(r, ep.status());
             } else {
-                ep.startRndvReceive(r, sreq, addr, keys);
+                worker.rndvRecv.start(ep, r, sreq, addr, keys);
             }
             return worker.finishImmediate(r);
         } finally {
@@ -676,43 +676,27 @@ final class ActiveMessages {
         public long pack(final MemorySegment d, final long o, final long capacity) {
             switch (mode) {
                 case SINGLE -> {
-                    d.set(LONG, o, word(r.amId, r.amFlags));
-                    d.set(LONG, o + 8, r.amHeaderLength);
-                    d.set(LONG, o + 16, replyId());
-                    copy(pos, d, o + AmId.AM_SINGLE_HEADER, len);
-                    return AmId.AM_SINGLE_HEADER + len;
+                    AmHeader.writeSingle(d, o, AmHeader.word(r.amId, r.amFlags), r.amHeaderLength, replyId());
+                    copy(pos, d, o + AmHeader.SINGLE_LENGTH, len);
+                    return AmHeader.SINGLE_LENGTH + len;
                 }
                 case FIRST -> {
-                    d.set(LONG, o, word(r.amId, r.amFlags));
-                    d.set(LONG, o + 8, r.amHeaderLength);
-                    d.set(LONG, o + 16, replyId());
-                    d.set(LONG, o + 24, r.ep.remoteId);
-                    d.set(LONG, o + 32, r.amHeaderLength + r.capacity);
-                    copy(pos, d, o + AmId.AM_FIRST_HEADER, len);
-                    return AmId.AM_FIRST_HEADER + len;
+                    AmHeader.writeFirst(d, o, AmHeader.word(r.amId, r.amFlags), r.amHeaderLength, replyId(),
+                        r.ep.remoteId, r.amHeaderLength + r.capacity);
+                    copy(pos, d, o + AmHeader.FIRST_LENGTH, len);
+                    return AmHeader.FIRST_LENGTH + len;
                 }
                 case MIDDLE -> {
-                    d.set(LONG, o, r.ep.remoteId);
-                    d.set(LONG, o + 8, pos);
-                    copy(pos, d, o + AmId.AM_MIDDLE_HEADER, len);
-                    return AmId.AM_MIDDLE_HEADER + len;
+                    FragmentHeader.write(d, o, r.ep.remoteId, pos);
+                    copy(pos, d, o + FragmentHeader.LENGTH, len);
+                    return FragmentHeader.LENGTH + len;
                 }
                 case RTS -> {
-                    d.set(LONG, o, word(r.amId, r.amFlags));
-                    d.set(LONG, o + 8, r.ep.remoteId);
-                    d.set(LONG, o + 16, r.capacity);
-                    d.set(LONG, o + 24, r.id);
-                    d.set(LONG, o + 32, r.capacity == 0 || !r.buffer.isNative() ? 0 : r.buffer.address() + r.offset);
-                    d.set(ValueLayout.JAVA_INT_UNALIGNED, o + 40, keys.length);
-                    long p = o + AmId.RTS_HEADER;
-                    for (final byte[] key : keys) {
-                        d.set(ValueLayout.JAVA_SHORT_UNALIGNED, p, (short) key.length);
-                        MemorySegment.copy(key, 0, d, ValueLayout.JAVA_BYTE, p + 2, key.length); // no wrapper segment
-                        p += 2 + key.length;
-                    }
-                    d.set(LONG, p, r.amHeaderLength);
-                    d.set(LONG, p + 8, replyId());
-                    p += AmId.AM_RTS_TRAILER;
+                    RtsHeader.write(d, o, AmHeader.word(r.amId, r.amFlags), r.ep.remoteId, r.capacity, r.id,
+                        r.capacity == 0 || !r.buffer.isNative() ? 0 : r.buffer.address() + r.offset, keys.length);
+                    long p = KeyList.write(d, o + RtsHeader.LENGTH, o + capacity, keys);
+                    AmHeader.writeRtsTrailer(d, p, r.amHeaderLength, replyId());
+                    p += AmHeader.RTS_TRAILER;
                     MemoryCopy.copy(r.amHeader, r.amHeaderOffset, d, p, r.amHeaderLength);
                     return p + r.amHeaderLength - o;
                 }

@@ -1,43 +1,35 @@
 package weft.ucp;
 
 /**
- * The uct active-message ids the protocol layer uses, and their wire layouts (little endian).
+ * The uct active-message ids the protocol layer uses. Each message's layout is one descriptor class of
+ * {@link weft.ucp.wire}, used by its writer and its reader:
  *
  * <pre>
- *  WIREUP        [u8 type][u64 src ep][u64 dst ep][u64 conn sn][worker address...]
- *  EAGER         [u64 tag][data]                                   (am short: header = tag)
- *  EAGER_FIRST   [u64 tag][u64 dst ep][u64 total][u64 sync req or -1][data]
- *  EAGER_MIDDLE  [u64 dst ep][u64 offset][data]
- *  SYNC_ACK      am short, header = sender request id
- *  RNDV_RTS      [u64 tag][u64 dst ep][u64 total][u64 sender req][u64 address][u32 n]{[u16 len][rkey]}*n
- *  RNDV_ATS      am short, header = sender request id, [u64 status code]
- *  RNDV_RTR      am short, header = sender request id, [u64 receiver request id | RTR_ANY_ORDER if the
- *                receiver places pieces in any order: the sender may stripe them over lanes]
- *  RNDV_DATA     [u64 receiver request id][u64 offset][data]
- *  RNDV_RTR_PUT  [u64 sender req][u64 receiver req][u64 address][u64 length][u32 n]{[u16 len][rkey]}*n  (RndvPut)
- *  RNDV_ATP      am short, header = receiver request id, [u64 status code]: the put data is in place
- *
- *  user active messages (ActiveMessages); "am word" = [u32 user id][u32 send flags]
- *  AM_SHORT      am short, header = am word, [data]             (no user header, no reply)
- *  AM_SINGLE     [am word][u64 header length][u64 reply ep or -1][header][data]
- *  AM_FIRST      [am word][u64 header length][u64 reply ep or -1][u64 dst ep][u64 total][header+data prefix]
- *  AM_MIDDLE     [u64 dst ep][u64 offset][header+data bytes]     (offset into header+data)
- *  AM_RTS        as RNDV_RTS with the am word in place of the tag, then
- *                [u64 header length][u64 reply ep or -1][header]
- *
- *  streams (Streams)
- *  STREAM_DATA   [u64 dst ep][data]                              (am short: header = dst ep)
- *  STREAM_ACK    am short, header = dst ep, [u64 bytes the receiver consumed so far]
- *  FLOW          am short, header = dst ep, [u64 1 = stop, 0 = go]     (FlowControl)
- *  EP_REMOVED    am short, header = receiver's ep id, [u64 0]: the sender closed its endpoint
- *  KEEPALIVE     am short, header = receiver's ep id, [u64 0]: the sender is alive and progressing
- *
- *  emulated atomics (SoftAtomics): SOFT_AMO, SOFT_AMO_REP, SOFT_AMO_NAK; layouts there
- *  GET-based eager (EagerGet): EAGER_GET_KEY, EAGER_GET, EAGER_GET_DONE; layouts there
+ *  WIREUP        WireupMessage
+ *  EAGER         EagerHeader (am short: header = tag) ............................ TagEager
+ *  EAGER_FIRST   EagerFirstHeader ................................................ TagEager
+ *  EAGER_MIDDLE  FragmentHeader (id = receiver's endpoint) ........................ TagEager
+ *  SYNC_ACK      ControlMessage (id = sender request) ............................. TagEager
+ *  RNDV_RTS      RtsHeader + KeyList ............................................. RndvSend / RndvRecv
+ *  RNDV_ATS      ControlMessage (sender request, status code) ..................... RndvRecv / RndvSend
+ *  RNDV_RTR      ControlMessage (sender request, receiver request | RTR_ANY_ORDER when the receiver
+ *                places pieces in any order: the sender may stripe them over lanes)
+ *  RNDV_DATA     FragmentHeader (id = receiver request) .......................... RndvSend / RndvRecv
+ *  RNDV_RTR_PUT  RtrPutHeader + KeyList ........................................... RndvPut
+ *  RNDV_ATP      ControlMessage (receiver request, status code): the put data is in place
+ *  AM_SHORT, AM_SINGLE, AM_FIRST, AM_RTS   AmHeader (AM_RTS: RtsHeader + KeyList + trailer) . ActiveMessages
+ *  AM_MIDDLE     FragmentHeader (id = receiver's endpoint) ........................ ActiveMessages
+ *  STREAM_DATA   StreamHeader ..................................................... Streams
+ *  STREAM_ACK    ControlMessage (receiver's endpoint, bytes consumed so far) ...... Streams
+ *  FLOW          ControlMessage (receiver's endpoint, 1 = stop, 0 = go) ........... FlowControl
+ *  EP_REMOVED    ControlMessage (receiver's endpoint, 0): the sender closed its endpoint
+ *  KEEPALIVE     ControlMessage (receiver's endpoint, 0): the sender is alive and progressing
+ *  SOFT_AMO      SoftAmoRequest; SOFT_AMO_REP, SOFT_AMO_NAK: ControlMessage ....... SoftAtomics
+ *  EAGER_GET_KEY, EAGER_GET   EagerGetHeader; EAGER_GET_DONE: ControlMessage (slot token) . EagerGet
  * </pre>
  *
- * "dst ep" is the receiver's id for its endpoint to the sender, learned during wireup, so the receiver
- * finds the endpoint with an array index.
+ * "dst ep" / "receiver's endpoint" is the receiver's id for its endpoint to the sender, learned during
+ * wireup, so the receiver finds the endpoint with an array index.
  */
 final class AmId {
     static final int WIREUP = 1;
@@ -69,19 +61,6 @@ final class AmId {
     static final int FLOW = 27;
     static final int EP_REMOVED = 29;
     static final int KEEPALIVE = 30;
-
-    static final int FIRST_HEADER = 32;
-    static final int MIDDLE_HEADER = 16;
-    static final int RTS_HEADER = 44;
-    static final int DATA_HEADER = 16;
-    static final int AM_SINGLE_HEADER = 24;
-    static final int AM_FIRST_HEADER = 40;
-    static final int AM_MIDDLE_HEADER = 16;
-    static final int AM_RTS_TRAILER = 16;
-    static final int STREAM_HEADER = 8;
-
-    static final byte WIREUP_REQUEST = 1;
-    static final byte WIREUP_REPLY = 2;
 
     private AmId() {
     }

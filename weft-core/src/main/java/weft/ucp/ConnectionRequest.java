@@ -50,7 +50,8 @@ public final class ConnectionRequest {
             decide();
             final Endpoint ep;
             try {
-                ep = w.acceptedEndpoint(remote, connSn);
+                w.checkOpen();
+                ep = w.epTable.accepted(remote, connSn);
             } catch (final RuntimeException e) {
                 answer(SockaddrHandshake.DECISION_REJECT);
                 throw e;

@@ -2,6 +2,8 @@ package weft.ucp;
 
 import weft.ucs.Status;
 import weft.ucs.WeftException;
+import weft.ucp.wire.ControlMessage;
+import weft.ucp.wire.EagerGetHeader;
 import weft.uct.MemoryDomainAttributes;
 
 import java.lang.foreign.MemorySegment;
@@ -23,14 +25,12 @@ import java.lang.foreign.ValueLayout;
  * once, ahead of the first header on the same ordered lane.
  *
  * <pre>
- *  EAGER_GET_KEY   [u64 dst ep][packed key of the pool]                  (am bcopy, once per endpoint)
- *  EAGER_GET       am short, header = tag, [u64 dst ep][u64 pool offset][u64 length][u64 slot token]
- *  EAGER_GET_DONE  am short, header = slot token, [u64 0]: the receiver has read the slot
+ *  EAGER_GET_KEY   {@link EagerGetHeader#writeKey}: the pool's key (am bcopy, once per endpoint)
+ *  EAGER_GET       {@link EagerGetHeader}, am short, header = tag
+ *  EAGER_GET_DONE  {@link ControlMessage}: the slot token; the receiver has read the slot
  * </pre>
  */
 final class EagerGet {
-    static final int HEADER = 32;
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
 
     private final Worker worker;
     private final long slotSize;
@@ -102,13 +102,13 @@ final class EagerGet {
         if (!ready(ep.am)) {
             return Status.UNSUPPORTED;
         }
-        if (!ep.eagerGetKeySent) {
+        if (!ep.eagerGetPeer.keySent) {
             // slow path, once per endpoint (a capturing packer is fine here)
             final long n = ep.amEp.amBcopy(AmId.EAGER_GET_KEY, (d, o, cap) -> packKey(ep, d, o, cap));
             if (n < 0) {
                 return Status.ofLength(n);
             }
-            ep.eagerGetKeySent = true;
+            ep.eagerGetPeer.keySent = true;
         }
         if (freeCount == 0) {
             return Status.UNSUPPORTED;
@@ -116,13 +116,10 @@ final class EagerGet {
         final int slot = free[freeCount - 1];
         final long at = slot * slotSize;
         Datatypes.pack(r, 0, mem, at, r.capacity);
-        final MemorySegment h = ep.eagerGetHeader();
-        h.set(LONG, 0, ep.remoteId);
-        h.set(LONG, 8, at);
-        h.set(LONG, 16, r.capacity);
+        final MemorySegment h = ep.eagerGetPeer.header(worker);
         final long token = (long) gen[slot] << 32 | slot;
-        h.set(LONG, 24, token);
-        final Status st = ep.amEp.amShort(AmId.EAGER_GET, r.tag, h, 0, HEADER);
+        EagerGetHeader.writePayload(h, ep.remoteId, at, r.capacity, token);
+        final Status st = ep.amEp.amShort(AmId.EAGER_GET, r.tag, h, 0, EagerGetHeader.PAYLOAD_LENGTH);
         if (st == Status.OK) {
             freeCount--; // the receiver gives it back with EAGER_GET_DONE
             busy[slot] = true;
@@ -132,28 +129,33 @@ final class EagerGet {
     }
 
     private long packKey(final Endpoint ep, final MemorySegment d, final long o, final long cap) {
-        if (8 + packedKey.length > cap) {
+        if (EagerGetHeader.KEY_HEADER + packedKey.length > cap) {
             throw new WeftException(Status.BUFFER_TOO_SMALL, "eager pool key of " + packedKey.length
                 + " bytes does not fit in one message of " + cap);
         }
-        d.set(LONG, o, ep.remoteId);
-        MemorySegment.copy(packedKey, 0, d, ValueLayout.JAVA_BYTE, o + 8, packedKey.length);
-        return 8 + packedKey.length;
+        return EagerGetHeader.writeKey(d, o, ep.remoteId, packedKey);
     }
 
     /** Receiver: the sender's pool key (once per endpoint). */
+    void register(final weft.uct.Interface i) {
+        i.setAmHandler(AmId.EAGER_GET_KEY, this::onKey);
+        i.setAmHandler(AmId.EAGER_GET, this::onHeader);
+        i.setAmHandler(AmId.EAGER_GET_DONE, this::onDone);
+    }
+
     Status onKey(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len <= 8) {
+        if (!EagerGetHeader.keyFits(len)) {
             return worker.dropMalformedControl("EAGER_GET_KEY", len);
         }
-        final Endpoint ep = worker.endpointById(data.get(LONG, off));
+        final Endpoint ep = worker.epTable.byId(EagerGetHeader.keyDstEp(data, off));
         if (ep == null || ep.status() != Status.OK) {
             return Status.OK; // (a failed endpoint reads no pool: unpackRkey would refuse it)
         }
-        final byte[] key = data.asSlice(off + 8, len - 8).toArray(ValueLayout.JAVA_BYTE);
+        final byte[] key = data.asSlice(off + EagerGetHeader.KEY_HEADER, len - EagerGetHeader.KEY_HEADER)
+            .toArray(ValueLayout.JAVA_BYTE);
         try {
             final Rkey rk = ep.unpackRkey(key);
-            ep.setEagerGetView(rk, rk.ptr(rk.base(), rk.length()));
+            ep.eagerGetPeer.setView(rk, rk.ptr(rk.base(), rk.length()));
         } catch (final WeftException e) {
             // the headers that follow name a pool we cannot read: they are dropped (and their slots returned)
             System.getLogger("weft.ucp").log(System.Logger.Level.WARNING,
@@ -164,23 +166,23 @@ final class EagerGet {
 
     /** Receiver: a header; the body is read from the sender's pool like an eager message's payload. */
     Status onHeader(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 8 + HEADER) {
+        if (!EagerGetHeader.fits(len)) {
             return worker.dropMalformedControl("EAGER_GET", len);
         }
-        final long tag = data.get(LONG, off);
-        final Endpoint ep = worker.endpointById(data.get(LONG, off + 8));
-        final long at = data.get(LONG, off + 16);
-        final long n = data.get(LONG, off + 24);
-        final long token = data.get(LONG, off + 32);
+        final long tag = EagerGetHeader.tag(data, off);
+        final Endpoint ep = worker.epTable.byId(EagerGetHeader.dstEp(data, off));
+        final long at = EagerGetHeader.offset(data, off);
+        final long n = EagerGetHeader.length(data, off);
+        final long token = EagerGetHeader.token(data, off);
         if (ep == null) {
             return Status.OK; // our endpoint to the sender is gone
         }
-        final MemorySegment view = ep.eagerGetView();
+        final MemorySegment view = ep.eagerGetPeer.view();
         if (view == null || at < 0 || n < 0 || at > view.byteSize() - n) {
             System.getLogger("weft.ucp").log(System.Logger.Level.WARNING,
                 "dropping an eager-get message outside the sender's pool (or without its key)");
         } else {
-            worker.deliverEager(tag, view, at, n);
+            worker.tagEager.deliver(tag, view, at, n);
         }
         ep.sendReply(AmId.EAGER_GET_DONE, token, 0);
         return Status.OK;
@@ -188,10 +190,10 @@ final class EagerGet {
 
     /** Sender: a slot was read. */
     Status onDone(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 8) {
+        if (!ControlMessage.fits(len)) {
             return worker.dropMalformedControl("EAGER_GET_DONE", len);
         }
-        final long token = data.get(LONG, off);
+        final long token = ControlMessage.id(data, off);
         final int slot = (int) token;
         if (pool == null || slot < 0 || slot >= slots || !busy[slot] || gen[slot] != (int) (token >>> 32)) {
             return Status.OK; // stale or foreign: ignore
@@ -239,6 +241,42 @@ final class EagerGet {
         if (pool != null) {
             pool.close();
             pool = null;
+        }
+    }
+
+    /** One endpoint's GET-based eager state: our pool's key went to the peer; the peer's pool as we map it. */
+    static final class Peer {
+        boolean keySent;
+        private MemorySegment header;
+        private Rkey rkey;
+        private MemorySegment view;
+
+        /** The EAGER_GET header buffer of this endpoint (made on first use). */
+        MemorySegment header(final Worker worker) {
+            if (header == null) {
+                header = worker.arena().allocate(EagerGetHeader.PAYLOAD_LENGTH, 8);
+            }
+            return header;
+        }
+
+        MemorySegment view() {
+            return view;
+        }
+
+        void setView(final Rkey rk, final MemorySegment v) {
+            if (rkey != null) {
+                rkey.close();
+            }
+            rkey = rk;
+            view = v;
+        }
+
+        void close() {
+            if (rkey != null) {
+                rkey.close();
+                rkey = null;
+                view = null;
+            }
         }
     }
 }

@@ -4,11 +4,9 @@ import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.uct.IoVector;
 import weft.uct.MemoryHandle;
-import weft.uct.Packer;
-import weft.uct.RemoteKey;
+import weft.ucp.wire.ControlMessage;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -25,15 +23,6 @@ import java.util.List;
  * }</pre>
  */
 public final class Endpoint implements AutoCloseable {
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
-    private static final int ST_SHORT = 0;
-    private static final int ST_SINGLE = 1;
-    private static final int ST_FRAGMENTS = 2;
-    static final int ST_RTS = 3;
-    static final int ST_WAIT = 4;
-    private static final int ST_DATA = 5;
-    private static final int ST_MIDDLES = 6;
-    private static final int ST_EAGER_GET = 7;
 
     final Worker worker;
     final long id;
@@ -60,30 +49,27 @@ public final class Endpoint implements AutoCloseable {
     boolean removedByPeer;
     long lastHeard = System.nanoTime(); // last keepalive from the peer (Lifecycle)
 
-    // send queue: requests wait here, in order, when a lane is out of resources or wireup is not done
-    private Request sqHead;
-    private Request sqTail;
+    /** The ordered send queue. */
+    final SendQueue queue;
     // multi-fragment eager reception from this peer (fragments of one message arrive back to back)
     Request rxRequest;
     TagMessage rxMessage;
     // active messages: a multi-fragment message being reassembled; stream state (created on first use)
     AmMessage amRx;
     Streams.State stream;
-    // the peer is flooded with unexpected messages: start no new tag message (FlowControl)
-    private boolean flowStopped;
-    private boolean flowBlocked; // the last progressSend refused because of flowStopped (not the lane)
-    private boolean bypassFull;  // progressBypass stopped on a full lane
-    // stopped with nothing that may bypass: the worker stops polling this queue until GO or a new control
-    boolean parked;
     /** Listed in the worker's {@link PendingEndpoints} (kept by that class). */
     boolean sendPendingListed;
 
-    private final SendPacker packer = new SendPacker();
     /** Rendezvous registrations and remote keys reused message after message (no allocation). */
     final RndvCache rndvCache = new RndvCache(this);
-    private final MemorySegment ctl;
-    private final MemorySegment zhdr; // RNDV_DATA header of a zero-copy piece (the transport copies it)
-    private final MemorySegment ehdr; // EAGER_FIRST / EAGER_MIDDLE header of an eager zero-copy fragment
+    /** The 8-byte payload of this endpoint's short control messages. */
+    final MemorySegment ctl;
+    /** GET-based eager state toward this peer (EagerGet). */
+    final EagerGet.Peer eagerGetPeer = new EagerGet.Peer();
+    /** Every lane: the selected ones and those connected later for remote keys. */
+    final LaneSet laneSet;
+    /** One-sided operations, flush and fence of this endpoint. */
+    final EndpointRma rma;
 
     /** Called when the endpoint fails (peer died, connection reset, keepalive timeout). */
     @FunctionalInterface
@@ -129,9 +115,10 @@ public final class Endpoint implements AutoCloseable {
         }
         this.amRails = zl.toArray(new Lane[0]);
         this.thresholds = new ProtocolThresholds(worker.context, am, rndv);
-        this.ctl = worker.arena().allocate(8, 8);
-        this.zhdr = worker.arena().allocate(AmId.DATA_HEADER, 8);
-        this.ehdr = worker.arena().allocate(AmId.FIRST_HEADER, 8);
+        this.ctl = worker.arena().allocate(ControlMessage.PAYLOAD_LENGTH, 8);
+        this.laneSet = new LaneSet(this);
+        this.rma = new EndpointRma(this);
+        this.queue = new SendQueue(this);
     }
 
     /** The worker this endpoint belongs to. */
@@ -275,7 +262,7 @@ public final class Endpoint implements AutoCloseable {
             r.iov = iov;
             r.generic = generic;
             r.dtState = state;
-            return startSend(r, tag, length, sync, callback);
+            return worker.tagEager.start(this, r, tag, length, sync, callback);
         } finally {
             worker.guard.exit();
         }
@@ -289,7 +276,7 @@ public final class Endpoint implements AutoCloseable {
             if (failure != null || closed) {
                 return failedSend(callback);
             }
-            if (length <= thresholds.maxShort && !sync && callback == null && sqHead == null && !flowStopped) {
+            if (length <= thresholds.maxShort && !sync && callback == null && queue.isOpen()) {
                 final Status st = amEp.amShort(AmId.EAGER, tag, buf, offset, (int) length);
                 if (st == Status.OK) {
                     return Request.done(Status.OK);
@@ -305,7 +292,7 @@ public final class Endpoint implements AutoCloseable {
         }
     }
 
-    private Request failedSend(final RequestCallback callback) {
+    Request failedSend(final RequestCallback callback) {
         final Status st = failure != null ? failure : Status.CLOSED;
         if (callback == null) {
             return Request.done(st);
@@ -324,256 +311,7 @@ public final class Endpoint implements AutoCloseable {
         final Request r = worker.acquire(Request.SEND);
         r.buffer = buf;
         r.offset = offset;
-        return startSend(r, tag, length, sync, callback);
-    }
-
-    private Request startSend(final Request r, final long tag, final long length, final boolean sync,
-                              final RequestCallback callback) {
-        r.ep = this;
-        r.capacity = length;
-        r.length = length;
-        r.tag = tag;
-        r.sync = sync;
-        r.callback = callback;
-        if (length >= thresholds.rndvThresh) {
-            r.kind = Request.RNDV_SEND;
-            r.sendStage = ST_RTS;
-        } else if (!sync && thresholds.eagerGet(length)) {
-            r.sendStage = ST_EAGER_GET; // copied into the pool the peer maps; done when the header went
-        } else if (length >= thresholds.zcopyThresh && r.dt == Datatypes.CONTIG && r.buffer.isNative()) {
-            r.zdata = true; // eager zero-copy: fragments sent from the user's buffer, done by their completions
-            r.completion.reset(1); // our reference, dropped once every fragment is issued
-            r.sendStage = ST_FRAGMENTS;
-        } else if (sync || length > thresholds.maxBcopy - 8) {
-            r.sendStage = ST_FRAGMENTS;
-        } else if (length <= thresholds.maxShort && r.dt == Datatypes.CONTIG) {
-            r.sendStage = ST_SHORT;
-        } else {
-            r.sendStage = ST_SINGLE;
-        }
-        if (r.sendStage != ST_SHORT || sync || r.kind != Request.SEND || r.dt != Datatypes.CONTIG) {
-            r.wide = true; // only a plain short eager send stays within the fields reset() always restores
-        }
-        if (sync || r.kind == Request.RNDV_SEND) {
-            worker.registerInflight(r);
-        }
-        enqueue(r);
-        progressSendQueue();
-        return worker.finishImmediate(r);
-    }
-
-    void enqueue(final Request r) {
-        r.nextSend = null;
-        if (sqTail == null) {
-            sqHead = r;
-            worker.sendPending.add(this);
-        } else {
-            sqTail.nextSend = r;
-        }
-        sqTail = r;
-        if (parked && (r.kind == Request.CONTROL || r.kind == Request.RNDV_RECV || r.sendStage == ST_DATA)) {
-            // may bypass the stopped head
-            parked = false;
-            worker.sendPending.add(this);
-        }
-    }
-
-    boolean sendQueueEmpty() {
-        return sqHead == null;
-    }
-
-    /** Sends queued requests in order until the queue is empty or a lane is out of resources. */
-    int progressSendQueue() {
-        if (parked) {
-            return 0; // stopped by the peer, nothing may bypass: a new send changes neither
-        }
-        int work = 0;
-        while (sqHead != null) {
-            final Request r = sqHead;
-            flowBlocked = false;
-            final Status st = progressSend(r);
-            if (st == Status.NO_RESOURCE) {
-                if (flowStopped) {
-                    final boolean headStopped = flowBlocked;
-                    work += progressBypass();
-                    parked = headStopped && !bypassFull; // nothing to do until GO: do not walk the queue again
-                }
-                break;
-            }
-            sqHead = r.nextSend;
-            if (sqHead == null) {
-                sqTail = null;
-            }
-            r.nextSend = null;
-            work++;
-            if (st.isError()) {
-                worker.complete(r, st);
-            }
-        }
-        return work;
-    }
-
-    /** Advances one queued send; OK means it no longer needs the queue. */
-    private Status progressSend(final Request r) {
-        if (failure != null) {
-            return failure;
-        }
-        switch (r.kind) {
-            case Request.CONNECT -> {
-                return Status.NO_RESOURCE; // Lifecycle removes the gate when the server accepts
-            }
-            case Request.CONTROL -> {
-                final Status st;
-                if (r.tag == AmId.WIREUP) {
-                    st = trySendWireup((byte) r.length, r.remoteReqId); // length: request or reply
-                } else {
-                    ctl.set(LONG, 0, r.length);
-                    st = amEp.amShort((int) r.tag, r.remoteReqId, ctl, 0, 8);
-                }
-                if (st == Status.OK) {
-                    if (r.urgent && --urgentQueued == 0) {
-                        urgentTail = null;
-                    }
-                    worker.complete(r, st); // released: back to the pool
-                }
-                return st;
-            }
-            case Request.SEND -> {
-                if (flowStopped && r.sendStage != ST_MIDDLES) {
-                    flowBlocked = true;
-                    return Status.NO_RESOURCE; // the peer is flooded: no new message (FlowControl)
-                }
-                if (r.zdata) {
-                    return sendEagerZcopy(r);
-                }
-                final Status st = sendEager(r);
-                if (st == Status.OK) {
-                    r.localDone = true;
-                    if (!r.sync || r.acked) {
-                        worker.complete(r, Status.OK);
-                    }
-                }
-                return st;
-            }
-            case Request.AM_SEND -> {
-                return worker.ams.progressSend(this, r);
-            }
-            case Request.STREAM_SEND -> {
-                return worker.streams.progressSend(this, r);
-            }
-            case Request.RNDV_SEND -> {
-                if (r.sendStage == ST_RTS) {
-                    if (flowStopped) {
-                        flowBlocked = true;
-                        return Status.NO_RESOURCE;
-                    }
-                    return r.am ? worker.ams.sendRts(this, r) : sendRts(r);
-                }
-                if (r.sendStage == ST_DATA) {
-                    final Status st = sendRndvData(r);
-                    if (st == Status.OK && !r.zdata) {
-                        worker.complete(r, Status.OK); // copied out: done (zero-copy completes by its count)
-                    }
-                    return st;
-                }
-                return Status.OK;
-            }
-            case Request.RMA -> {
-                return progressRma(r);
-            }
-            case Request.RNDV_RECV -> {
-                return RndvPut.sendRtr(this, r); // RTR_PUT: lets the sender finish, like control traffic
-            }
-            default -> {
-                return Status.INVALID_PARAM;
-            }
-        }
-    }
-
-    private Status sendEager(final Request r) {
-        switch (r.sendStage) {
-            case ST_SHORT -> {
-                return amEp.amShort(AmId.EAGER, r.tag, r.buffer, r.offset, (int) r.capacity);
-            }
-            case ST_SINGLE -> {
-                packer.set(SendPacker.EAGER, r, 0, r.capacity);
-                final long n = amEp.amBcopy(AmId.EAGER, packer);
-                return n >= 0 ? Status.OK : Status.ofLength(n);
-            }
-            case ST_EAGER_GET -> {
-                final Status st = worker.eagerGet.send(this, r);
-                if (st != Status.UNSUPPORTED) {
-                    return st;
-                }
-                // no free slot (or no pool): eager fragments instead, never a wait
-                r.sendStage = r.capacity > thresholds.maxBcopy - 8 ? ST_FRAGMENTS : ST_SINGLE;
-                return sendEager(r);
-            }
-            default -> {
-                if (remoteId < 0) {
-                    return Status.NO_RESOURCE; // fragments name the peer's endpoint: wait for wireup
-                }
-                final long frag0 = thresholds.maxBcopy - AmId.FIRST_HEADER;
-                final long fragN = thresholds.maxBcopy - AmId.MIDDLE_HEADER;
-                while (true) {
-                    final long pos = r.received;
-                    final boolean first = r.sendStage == ST_FRAGMENTS;
-                    final long n = Math.min(r.capacity - pos, first ? frag0 : fragN);
-                    packer.set(first ? SendPacker.FIRST : SendPacker.MIDDLE, r, pos, n);
-                    final long st = amEp.amBcopy(first ? AmId.EAGER_FIRST : AmId.EAGER_MIDDLE, packer);
-                    if (st < 0) {
-                        return Status.ofLength(st);
-                    }
-                    r.sendStage = ST_MIDDLES;
-                    r.received = pos + n;
-                    if (r.received >= r.capacity) {
-                        return Status.OK;
-                    }
-                }
-            }
-        }
-    }
-
-    /**
-     * Eager zero-copy: the fragments of {@code r} (EAGER_FIRST then EAGER_MIDDLE, the receiver sees no
-     * difference from copied ones) go from the user's buffer in pieces of the lane's zero-copy limit.
-     * Returns NO_RESOURCE to be called again (the request stays at the head of the send queue, so the
-     * fragments stay back to back), or OK once every fragment is issued or the send failed: its fate is
-     * then in its completion count ({@link Worker#onTransportCompletion}).
-     */
-    private Status sendEagerZcopy(final Request r) {
-        if (remoteId < 0) {
-            return Status.NO_RESOURCE; // fragments name the peer's endpoint: wait for wireup
-        }
-        final long frag = thresholds.maxZcopy;
-        while (r.received < r.capacity) {
-            final long pos = r.received;
-            final boolean first = r.sendStage == ST_FRAGMENTS;
-            final long n = Math.min(r.capacity - pos, frag);
-            final int hlen;
-            if (first) {
-                ehdr.set(LONG, 0, r.tag);
-                ehdr.set(LONG, 8, remoteId);
-                ehdr.set(LONG, 16, r.capacity);
-                ehdr.set(LONG, 24, r.sync ? r.id : -1L);
-                hlen = AmId.FIRST_HEADER;
-            } else {
-                ehdr.set(LONG, 0, remoteId);
-                ehdr.set(LONG, 8, pos);
-                hlen = AmId.MIDDLE_HEADER;
-            }
-            final Status st = zcopyPiece(amEp, first ? AmId.EAGER_FIRST : AmId.EAGER_MIDDLE, ehdr, hlen, r, pos, n);
-            if (st == Status.NO_RESOURCE) {
-                return st;
-            }
-            if (st.isError()) {
-                break;
-            }
-            r.sendStage = ST_MIDDLES;
-            r.received = pos + n;
-        }
-        r.completion.complete(Status.OK); // drop our reference: the send is locally done with the last piece
-        return Status.OK;
+        return worker.tagEager.start(this, r, tag, length, sync, callback);
     }
 
     // ------------------------------------------------------------------ active messages and streams
@@ -689,160 +427,7 @@ public final class Endpoint implements AutoCloseable {
         worker.streams.consume(this, length);
     }
 
-    /**
-     * While the peer has stopped us (FlowControl) the head of the queue is a new message that must
-     * wait; the control messages and asked-for rendezvous data behind it must not, or the peer could
-     * never drain. Sends those, in order, out of the queue.
-     */
-    private int progressBypass() {
-        int work = 0;
-        bypassFull = false;
-        Request prev = sqHead;
-        Request r = prev.nextSend;
-        while (r != null) {
-            final Request next = r.nextSend;
-            if (r.kind == Request.CONTROL || r.kind == Request.RNDV_RECV
-                || (r.kind == Request.RNDV_SEND && r.sendStage == ST_DATA)) {
-                final Status st = progressSend(r);
-                if (st == Status.NO_RESOURCE) {
-                    bypassFull = true;
-                    break; // the lane is full: keep the rest in order
-                }
-                prev.nextSend = next;
-                if (sqTail == r) {
-                    sqTail = prev;
-                }
-                r.nextSend = null;
-                work++;
-                if (st.isError()) {
-                    worker.complete(r, st);
-                }
-            } else {
-                prev = r;
-            }
-            r = next;
-        }
-        return work;
-    }
-
-    /** FlowControl: the peer tells us to stop starting messages, or to go on. */
-    void setFlowStopped(final boolean stop) {
-        flowStopped = stop;
-        if (!stop) {
-            parked = false;
-        }
-        if (!stop && sqHead != null) {
-            worker.sendPending.add(this);
-        }
-    }
-
-    // ------------------------------------------------------------------ rendezvous (sender)
-
-    private static final MemoryHandle[] NO_HANDLES = new MemoryHandle[0];
-    private static final byte[][] NO_KEYS = new byte[0][];
-
-    private Status sendRts(final Request r) {
-        if (remoteId < 0) {
-            return Status.NO_RESOURCE;
-        }
-        if (r.handles == null) {
-            // non-contiguous data has no region to register, nor has Java-heap memory (no fixed native
-            // address: no transport registers it): the receiver asks for it over AM (RTR)
-            final boolean get = thresholds.rndvGet && r.capacity > 0 && r.dt == Datatypes.CONTIG
-                && r.buffer.isNative();
-            try {
-                r.handles = get ? rndvCache.acquireHandles(r.buffer, r.offset, r.capacity) : NO_HANDLES;
-            } catch (final WeftException e) {
-                releaseRendezvousResources(r);
-                return e.status();
-            }
-        }
-        packer.keys = r.handles.length == 0 ? NO_KEYS : rndvCache.packedKeys(r.handles); // again on a retry
-        packer.set(SendPacker.RTS, r, 0, 0);
-        final long n = amEp.amBcopy(AmId.RNDV_RTS, packer);
-        if (n < 0) {
-            return Status.ofLength(n);
-        }
-        packer.keys = null;
-        r.sendStage = ST_WAIT; // the peer answers with ATS (it got the data) or RTR (send it to me)
-        return Status.OK;
-    }
-
-    /** The peer asked for the data over AM (no get lane): queue the data fragments. */
-    void startRndvData(final Request r) {
-        r.sendStage = ST_DATA;
-        r.received = 0;
-        // zero-copy needs one off-heap region (a transport writes it with a native iovec); heap data is copied
-        r.zdata = r.dt == Datatypes.CONTIG && r.buffer.isNative() && am.local.attrs.has(weft.uct.Capability.AM_ZCOPY)
-            && (am.remote.capabilities() & weft.uct.Capability.AM_ZCOPY) != 0;
-        if (r.zdata) {
-            r.completion.reset(1); // our reference, dropped when the last piece is issued
-        }
-        enqueue(r);
-        progressSendQueue();
-    }
-
-    private Status sendRndvData(final Request r) {
-        if (r.zdata) {
-            return sendRndvDataZcopy(r);
-        }
-        final long frag = thresholds.maxBcopy - AmId.DATA_HEADER;
-        while (r.received < r.capacity) {
-            final long n = Math.min(frag, r.capacity - r.received);
-            packer.set(SendPacker.DATA, r, r.received, n);
-            final long st = amEp.amBcopy(AmId.RNDV_DATA, packer);
-            if (st < 0) {
-                return Status.ofLength(st);
-            }
-            r.received += n;
-        }
-        return Status.OK;
-    }
-
-    /**
-     * Streams the data from the user's buffer (no copy at the sender) in pieces of the lane's zero-copy
-     * limit. Returns OK once every piece is issued or the send failed (its fate is then in its completion
-     * count), NO_RESOURCE to be called again.
-     */
-    private Status sendRndvDataZcopy(final Request r) {
-        if (r.anyOrder && Rails.stripesRendezvous(this, amRails, r.capacity)) {
-            return Rails.sendRndvStriped(this, r, amRails, zhdr);
-        }
-        final long frag = Math.min(am.local.attrs.amMaxZcopy(), worker.context.rndvChunk);
-        while (r.received < r.capacity) {
-            final long n = Math.min(frag, r.capacity - r.received);
-            zhdr.set(LONG, 0, r.remoteReqId);
-            zhdr.set(LONG, 8, r.received);
-            final Status st = zcopyPiece(amEp, AmId.RNDV_DATA, zhdr, AmId.DATA_HEADER, r, r.received, n);
-            if (st == Status.NO_RESOURCE) {
-                return st;
-            }
-            if (st.isError()) {
-                break;
-            }
-            r.received += n;
-        }
-        r.completion.complete(Status.OK); // drop our reference: the request completes with the last piece
-        return Status.OK;
-    }
-
-    /**
-     * Issues one zero-copy active message carrying {@code r.buffer[pos, pos+n)} after {@code hdr[0, hlen)} (the
-     * transport copies the header), counted in {@code r}'s completion. NO_RESOURCE: nothing was issued.
-     */
-    static Status zcopyPiece(final weft.uct.Endpoint uct, final int id, final MemorySegment hdr, final int hlen,
-                             final Request r, final long pos, final long n) {
-        r.rmaIov.clear().add(r.buffer, r.offset + pos, n);
-        r.completion.expect(1);
-        final Status st = uct.amZcopy(id, hdr, 0, hlen, r.rmaIov, r.completion);
-        if (st == Status.NO_RESOURCE) {
-            r.completion.expect(-1);
-        } else if (st != Status.IN_PROGRESS) {
-            r.completion.complete(st);
-        }
-        return st;
-    }
-
+    /** Releases the rendezvous registrations of {@code r}'s data, if any. */
     void releaseRendezvousResources(final Request r) {
         final MemoryHandle[] hs = r.handles;
         r.handles = null;
@@ -852,208 +437,21 @@ public final class Endpoint implements AutoCloseable {
         rndvCache.releaseHandles(hs);
     }
 
-    // ------------------------------------------------------------------ rendezvous (receiver)
-
-    /** A receive matched an RTS: pull the data with gets, or ask the sender to stream it (RTR). */
-    void startRndvReceive(final Request r, final long sreq, final long address, final byte[][] keys) {
-        r.wide = true;
-        r.kind = Request.RNDV_RECV;
-        r.ep = this;
-        r.remoteReqId = sreq;
-        r.remoteAddress = address;
-        r.received = 0;
-        final long want = Math.min(r.length, r.capacity);
-        if (failure != null) {
-            worker.complete(r, failure);
-            return;
-        }
-        if (want == 0) {
-            sendControl(AmId.RNDV_ATS, sreq, Status.OK.code());
-            worker.complete(r, r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
-            return;
-        }
-        if (keys.length == 0 && thresholds.rndvPut && address != 0 && r.dt == Datatypes.CONTIG
-            && r.buffer.isNative()) {
-            RndvPut.requestPut(this, r, want); // the sender offered its contiguous data for a put
-            return;
-        }
-        if (keys.length == 0 || keys.length != rndv.length || r.dt != Datatypes.CONTIG || !r.buffer.isNative()) {
-            // (a get writes through a native iovec: a Java-heap receive buffer has the data streamed instead)
-            worker.registerInflight(r);
-            // a contiguous or iov receive takes the pieces in any order (striped over lanes); a generic
-            // datatype's unpack may expect them in order
-            sendControl(AmId.RNDV_RTR, sreq, r.dt == Datatypes.GENERIC ? r.id : r.id | AmId.RTR_ANY_ORDER);
-            return;
-        }
-        final RemoteKey[] rk;
-        try {
-            rk = rndvCache.unpack(keys);
-        } catch (final WeftException e) {
-            sendControl(AmId.RNDV_ATS, sreq, e.status().code());
-            worker.complete(r, e.status());
-            return;
-        }
-        r.rkeys = rk;
-        r.completion.reset(1); // our own reference, dropped when every get is issued
-        if (!issueGets(r)) {
-            worker.getPending.add(r);
-        }
-    }
-
-    /** Issues the remaining gets of a rendezvous receive; false if a lane ran out of resources. */
-    boolean issueGets(final Request r) {
-        final long want = Math.min(r.length, r.capacity);
-        final long chunk = worker.context.rndvChunk;
-        while (r.received < want) {
-            // stripe: lane i takes the contiguous share [want·W(i-1), want·W(i)) of the message, W being
-            // the running sum of the lanes' bandwidth weights, in pieces of at most one chunk
-            int lane = 0;
-            long end = want;
-            double w = 0;
-            for (; lane < rndv.length - 1; lane++) {
-                w += rndvWeights[lane];
-                end = (long) (want * w);
-                if (r.received < end) {
-                    break;
-                }
-                end = want;
-            }
-            final long n = Math.min(chunk, end - r.received);
-            final IoVector iov = r.rmaIov.clear().add(r.buffer, r.offset + r.received, n); // taken in by the call
-            r.completion.expect(1);
-            final Status st = rndv[lane].uct.getZcopy(iov, r.remoteAddress + r.received, r.rkeys[lane], r.completion);
-            if (st == Status.NO_RESOURCE) {
-                r.completion.expect(-1);
-                return false;
-            }
-            r.received += n;
-            if (st != Status.IN_PROGRESS) {
-                r.completion.complete(st);
-            }
-            if (r.completion.status().isError()) {
-                break;
-            }
-        }
-        r.completion.complete(Status.OK); // drop our reference: completes when the last get lands
-        return true;
-    }
-
-    void finishRndvReceive(final Request r, final Status st) {
-        if (r.rkeys != null) {
-            rndvCache.releaseKeys(r.rkeys);
-            r.rkeys = null;
-        }
-        r.rmaIov.clear();
-        sendControl(AmId.RNDV_ATS, r.remoteReqId, st.code());
-        worker.complete(r, st.isError() ? st : r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
-    }
-
     // ------------------------------------------------------------------ control and wireup
 
     /** Sends a short control message now, or queues it if the lane is busy. */
     void sendControl(final int amId, final long header, final long value) {
-        if (failure != null) {
-            return;
-        }
-        if (sqHead == null && trySendControl(amId, header, value)) {
-            return;
-        }
-        enqueue(controlRequest(amId, header, value));
+        worker.control.send(this, amId, header, value);
     }
 
-    private boolean trySendControl(final int amId, final long header, final long value) {
-        ctl.set(LONG, 0, value);
-        return amEp.amShort(amId, header, ctl, 0, 8) == Status.OK;
-    }
-
-    /** A queued control message: nobody waits for it, recycled when sent. */
-    private Request controlRequest(final int amId, final long header, final long value) {
-        final Request r = worker.acquire(Request.CONTROL);
-        r.ep = this;
-        r.tag = amId;
-        r.remoteReqId = header;
-        r.length = value;
-        r.released = true;
-        return r;
-    }
-
-    /**
-     * A reply the peer may be waiting for behind its own send queue (emulated atomics: a fence there
-     * waits for it): it goes at once, ahead of this endpoint's queue, or else at the queue's front,
-     * behind earlier such replies only, so that a fence here cannot hold the peer's fence (and the
-     * replies keep their order).
-     */
+    /** A reply the peer may be waiting for: see {@link ControlSend#sendReply}. */
     void sendReply(final int amId, final long header, final long value) {
-        if (failure != null || closed) {
-            return; // the peer's endpoint fails or closes too: nobody waits for the reply
-        }
-        if (urgentQueued == 0 && trySendControl(amId, header, value)) {
-            return;
-        }
-        final Request r = controlRequest(amId, header, value);
-        r.urgent = true;
-        if (urgentTail == null) {
-            r.nextSend = sqHead;
-            sqHead = r;
-        } else {
-            r.nextSend = urgentTail.nextSend;
-            urgentTail.nextSend = r;
-        }
-        if (r.nextSend == null) {
-            sqTail = r;
-        }
-        urgentTail = r;
-        urgentQueued++;
-        parked = false; // a reply may bypass a stopped head
-        worker.sendPending.add(this);
+        worker.control.sendReply(this, amId, header, value);
     }
 
-    // GET-based eager (EagerGet): our pool's key went to the peer; the peer's pool as we map it
-    boolean eagerGetKeySent;
-    private MemorySegment egHeader;
-    private Rkey egRkey;
-    private MemorySegment egView;
-
-    MemorySegment eagerGetHeader() {
-        if (egHeader == null) {
-            egHeader = worker.arena().allocate(EagerGet.HEADER, 8);
-        }
-        return egHeader;
-    }
-
-    MemorySegment eagerGetView() {
-        return egView;
-    }
-
-    void setEagerGetView(final Rkey rk, final MemorySegment view) {
-        if (egRkey != null) {
-            egRkey.close();
-        }
-        egRkey = rk;
-        egView = view;
-    }
-
-    /** Replies queued by {@link #sendReply} (at the queue's front) and the last of them. */
-    private int urgentQueued;
-    private Request urgentTail;
-
+    /** Sends WIREUP (request or reply); queued when the lane is full. */
     void sendWireup(final byte type, final long dst) {
-        final Status st = trySendWireup(type, dst);
-        if (st == Status.NO_RESOURCE) {
-            // the lane is full (the peer's receive FIFO, filled by many PEs wiring up at once, or this side
-            // streaming to the peer): the message waits in the send queue, ahead of anything sent later
-            enqueue(controlRequest(AmId.WIREUP, dst, type));
-        } else if (st != Status.OK) {
-            throw new WeftException(st, "cannot send the wireup message to " + remote + " on " + am.name() + ": "
-                + st);
-        }
-    }
-
-    private Status trySendWireup(final byte type, final long dst) {
-        final byte[] addr = type == AmId.WIREUP_REQUEST ? worker.address() : new byte[0];
-        packer.wireup(type, id, dst, connSn, addr);
-        final long n = amEp.amBcopy(AmId.WIREUP, packer);
-        return n < 0 ? Status.ofLength(n) : Status.OK;
+        worker.control.sendWireup(this, type, dst);
     }
 
     void onRemoteId(final long rid) {
@@ -1064,25 +462,13 @@ public final class Endpoint implements AutoCloseable {
         if (gate != null && !gate.completed) {
             worker.lifecycle.accepted(this); // the server's wireup request is its acceptance too
         }
-        if (sqHead != null) {
-            worker.sendPending.add(this);
-        }
+        queue.wake();
     }
 
     // ------------------------------------------------------------------ failure and close
 
     boolean usesUct(final weft.uct.Endpoint u) {
-        for (final Lane l : lanes) {
-            if (l.uct == u) {
-                return true;
-            }
-        }
-        for (final Lane l : extraLanes) {
-            if (l.uct == u) {
-                return true;
-            }
-        }
-        return false;
+        return laneSet.uses(u);
     }
 
     /** Fails the endpoint: every queued and in-flight operation completes with {@code st}. */
@@ -1103,21 +489,7 @@ public final class Endpoint implements AutoCloseable {
     }
 
     private void abortAll(final Status st) {
-        while (sqHead != null) {
-            final Request r = sqHead;
-            sqHead = r.nextSend;
-            r.nextSend = null;
-            if (r.kind == Request.RMA || r.zdata) {
-                // pieces may be in flight: drop our reference, the count completes it once they fail too
-                r.completion.complete(st);
-            } else {
-                worker.complete(r, st);
-            }
-        }
-        sqTail = null;
-        urgentQueued = 0;
-        urgentTail = null;
-        worker.sendPending.remove(this);
+        queue.abort(st);
         if (rxRequest != null) {
             final Request r = rxRequest;
             rxRequest = null;
@@ -1129,8 +501,9 @@ public final class Endpoint implements AutoCloseable {
         }
         worker.ams.dropRx(this);
         worker.streams.abort(this, st);
-        worker.failInflight(this, st);
-        failSoftAmoWaiters(st);
+        worker.inflight.fail(this, st);
+        worker.getPending.fail(this, st);
+        rma.failSoftAmoWaiters(st);
     }
 
     void closeForce(final Status st) {
@@ -1141,20 +514,9 @@ public final class Endpoint implements AutoCloseable {
         abortAll(st);
         closed = true;
         rndvCache.close();
-        if (egRkey != null) {
-            egRkey.close();
-            egRkey = null;
-            egView = null;
-        }
-        for (final Lane l : lanes) {
-            l.uct.close();
-        }
-        for (final Lane l : extraLanes) {
-            l.uct.close();
-            l.local.lanes--; // adaptive progress: the interface may go idle
-        }
-        extraLanes.clear();
-        worker.removeEndpoint(this);
+        eagerGetPeer.close();
+        laneSet.close();
+        worker.epTable.remove(this);
     }
 
     /**
@@ -1209,15 +571,16 @@ public final class Endpoint implements AutoCloseable {
             return;
         }
         removedNoticeSent = true;
-        ctl.set(LONG, 0, 0L);
-        amEp.amShort(AmId.EP_REMOVED, remoteId, ctl, 0, 8); // NO_RESOURCE: the peer learns it from keepalive
+        ControlMessage.writePayload(ctl, 0L);
+        // NO_RESOURCE: the peer learns it from keepalive
+        amEp.amShort(AmId.EP_REMOVED, remoteId, ctl, 0, ControlMessage.PAYLOAD_LENGTH);
     }
 
     /** Tells the peer we are alive (best effort: a busy lane skips one round). */
     void sendKeepalive() {
         if (failure == null && !closed && remoteId >= 0) {
-            ctl.set(LONG, 0, 0L);
-            amEp.amShort(AmId.KEEPALIVE, remoteId, ctl, 0, 8);
+            ControlMessage.writePayload(ctl, 0L);
+            amEp.amShort(AmId.KEEPALIVE, remoteId, ctl, 0, ControlMessage.PAYLOAD_LENGTH);
         }
     }
 
@@ -1237,16 +600,9 @@ public final class Endpoint implements AutoCloseable {
 
     /** Removes the connect gate from the head of the send queue (the server accepted). */
     void openGate() {
-        if (sqHead == gate && gate != null) {
-            sqHead = gate.nextSend;
-            if (sqHead == null) {
-                sqTail = null;
-            }
-            gate.nextSend = null;
+        if (queue.removeHead(gate)) {
             worker.complete(gate, Status.OK);
-            if (sqHead != null) {
-                worker.sendPending.add(this);
-            }
+            queue.wake();
         }
     }
 
@@ -1254,112 +610,12 @@ public final class Endpoint implements AutoCloseable {
     void closeGate(final Request g) {
         gate = g;
         g.ep = this;
-        enqueue(g);
+        queue.add(g);
     }
 
     @Override
     public String toString() {
         return "Endpoint[" + id + " -> " + remote + ", am=" + am.name() + "]";
-    }
-
-    /** Writes the bcopy messages; one per endpoint, set before each amBcopy call (no allocation). */
-    private static final class SendPacker implements Packer {
-        static final int EAGER = 1;
-        static final int FIRST = 2;
-        static final int MIDDLE = 3;
-        static final int RTS = 4;
-        static final int DATA = 5;
-        static final int WIREUP = 6;
-
-        int mode;
-        Request r;
-        long pos;
-        long len;
-        byte[][] keys;
-        private byte wType;
-        private long wSrc;
-        private long wDst;
-        private long wSn;
-        private byte[] wAddr;
-        void set(final int m, final Request req, final long p, final long n) {
-            mode = m;
-            r = req;
-            pos = p;
-            len = n;
-        }
-
-        void wireup(final byte type, final long src, final long dst, final long sn, final byte[] addr) {
-            mode = WIREUP;
-            wType = type;
-            wSrc = src;
-            wDst = dst;
-            wSn = sn;
-            wAddr = addr;
-        }
-
-        @Override
-        public long pack(final MemorySegment d, final long o, final long capacity) {
-            switch (mode) {
-                case EAGER -> {
-                    d.set(LONG, o, r.tag);
-                    Datatypes.pack(r, pos, d, o + 8, len);
-                    return 8 + len;
-                }
-                case FIRST -> {
-                    d.set(LONG, o, r.tag);
-                    d.set(LONG, o + 8, r.ep.remoteId);
-                    d.set(LONG, o + 16, r.capacity);
-                    d.set(LONG, o + 24, r.sync ? r.id : -1L);
-                    Datatypes.pack(r, pos, d, o + AmId.FIRST_HEADER, len);
-                    return AmId.FIRST_HEADER + len;
-                }
-                case MIDDLE -> {
-                    d.set(LONG, o, r.ep.remoteId);
-                    d.set(LONG, o + 8, pos);
-                    Datatypes.pack(r, pos, d, o + AmId.MIDDLE_HEADER, len);
-                    return AmId.MIDDLE_HEADER + len;
-                }
-                case DATA -> {
-                    d.set(LONG, o, r.remoteReqId);
-                    d.set(LONG, o + 8, pos);
-                    Datatypes.pack(r, pos, d, o + AmId.DATA_HEADER, len);
-                    return AmId.DATA_HEADER + len;
-                }
-                case RTS -> {
-                    d.set(LONG, o, r.tag);
-                    d.set(LONG, o + 8, r.ep.remoteId);
-                    d.set(LONG, o + 16, r.capacity);
-                    d.set(LONG, o + 24, r.id);
-                    // 0 = not offered for a put (the data is not one off-heap region)
-                    d.set(LONG, o + 32, r.buffer == null || !r.buffer.isNative() ? 0 : r.buffer.address() + r.offset);
-                    final byte[][] k = keys == null ? NO_KEYS : keys;
-                    d.set(ValueLayout.JAVA_INT_UNALIGNED, o + 40, k.length);
-                    long p = o + AmId.RTS_HEADER;
-                    for (final byte[] key : k) {
-                        if (p + 2 + key.length - o > capacity) {
-                            throw new WeftException(Status.BUFFER_TOO_SMALL, "rendezvous keys do not fit in one message");
-                        }
-                        d.set(ValueLayout.JAVA_SHORT_UNALIGNED, p, (short) key.length);
-                        MemorySegment.copy(key, 0, d, ValueLayout.JAVA_BYTE, p + 2, key.length); // no wrapper segment
-                        p += 2 + key.length;
-                    }
-                    return p - o;
-                }
-                case WIREUP -> {
-                    if (25 + wAddr.length > capacity) {
-                        throw new WeftException(Status.BUFFER_TOO_SMALL, "worker address of " + wAddr.length
-                            + " bytes does not fit in one message of " + capacity);
-                    }
-                    d.set(ValueLayout.JAVA_BYTE, o, wType);
-                    d.set(LONG, o + 1, wSrc);
-                    d.set(LONG, o + 9, wDst);
-                    d.set(LONG, o + 17, wSn);
-                    MemorySegment.copy(MemorySegment.ofArray(wAddr), 0, d, o + 25, wAddr.length);
-                    return 25 + wAddr.length;
-                }
-                default -> throw new IllegalStateException("packer mode " + mode);
-            }
-        }
     }
 
     // ------------------------------------------------------------------ one-sided operations
@@ -1393,38 +649,13 @@ public final class Endpoint implements AutoCloseable {
      */
     public Status putNbi(final MemorySegment src, final long offset, final long length, final long remoteAddress,
                          final Rkey rkey) {
-        if (length <= rkey.putShortMax && rkey.ep == this) {
-            final Status st = putShortNow(src, offset, length, remoteAddress, rkey);
-            if (st != null) {
-                return st;
-            }
-        }
-        return nbi(Rma.PUT, src, offset, length, remoteAddress, rkey, null, 0, 0);
-    }
-
-    /**
-     * A short put without {@link #nbi}'s general dispatch (shm's is a copy into the peer's mapping): the
-     * endpoint's checks, then {@link Rma#putShort}. Null when the general path must decide (something queued
-     * or fenced, a closed endpoint or key, a bad range, heap memory, a full transport).
-     */
-    private Status putShortNow(final MemorySegment src, final long offset, final long length,
-                               final long remoteAddress, final Rkey rkey) {
-        worker.guard.enter();
-        try {
-            if (failure != null || closed || sqHead != null || fencePending || rkey.isClosed() || offset < 0
-                || length < 0 || length > src.byteSize() - offset) {
-                return null;
-            }
-            return Rma.putShort(this, src, offset, length, remoteAddress, rkey);
-        } finally {
-            worker.guard.exit();
-        }
+        return rma.putNbi(src, offset, length, remoteAddress, rkey);
     }
 
     /** Reads the peer's memory at {@code remoteAddress} into {@code dst[offset, +length)}; completion by flush. */
     public Status getNbi(final MemorySegment dst, final long offset, final long length, final long remoteAddress,
                          final Rkey rkey) {
-        return nbi(Rma.GET, dst, offset, length, remoteAddress, rkey, null, 0, 0);
+        return rma.nbi(Rma.GET, dst, offset, length, remoteAddress, rkey, null, 0, 0);
     }
 
     /**
@@ -1434,54 +665,54 @@ public final class Endpoint implements AutoCloseable {
      */
     public Request put(final MemorySegment src, final long offset, final long length, final long remoteAddress,
                        final Rkey rkey) {
-        return rmaRequest(Rma.PUT, src, offset, length, remoteAddress, rkey, null, 0, 0, null);
+        return rma.rmaRequest(Rma.PUT, src, offset, length, remoteAddress, rkey, null, 0, 0, null);
     }
 
     /** A get whose request completes when the data is in {@code dst}. */
     public Request get(final MemorySegment dst, final long offset, final long length, final long remoteAddress,
                        final Rkey rkey) {
-        return rmaRequest(Rma.GET, dst, offset, length, remoteAddress, rkey, null, 0, 0, null);
+        return rma.rmaRequest(Rma.GET, dst, offset, length, remoteAddress, rkey, null, 0, 0, null);
     }
 
     /** A get with a completion callback (called from progress). */
     public Request get(final MemorySegment dst, final long offset, final long length, final long remoteAddress,
                        final Rkey rkey, final RequestCallback callback) {
-        return rmaRequest(Rma.GET, dst, offset, length, remoteAddress, rkey, null, 0, 0, callback);
+        return rma.rmaRequest(Rma.GET, dst, offset, length, remoteAddress, rkey, null, 0, 0, callback);
     }
 
     /** A 64-bit atomic without result (ADD, AND, OR, XOR), completed by flush. */
     public Status atomicPost(final weft.uct.AtomicOp op, final long value, final long remoteAddress, final Rkey rkey) {
-        return nbi(Rma.AMO_POST, null, 0, 8, remoteAddress, rkey, op, value, 0);
+        return rma.nbi(Rma.AMO_POST, null, 0, 8, remoteAddress, rkey, op, value, 0);
     }
 
     /** A 32-bit atomic without result. */
     public Status atomicPost32(final weft.uct.AtomicOp op, final int value, final long remoteAddress, final Rkey rkey) {
-        return nbi(Rma.AMO_POST, null, 0, 4, remoteAddress, rkey, op, value, 0);
+        return rma.nbi(Rma.AMO_POST, null, 0, 4, remoteAddress, rkey, op, value, 0);
     }
 
     /** A 64-bit fetching atomic (ADD, AND, OR, XOR, SWAP): the old value lands in {@code result[resultOffset]}. */
     public Request atomicFetch(final weft.uct.AtomicOp op, final long value, final MemorySegment result,
                                final long resultOffset, final long remoteAddress, final Rkey rkey) {
-        return rmaRequest(Rma.AMO_FETCH, result, resultOffset, 8, remoteAddress, rkey, op, value, 0, null);
+        return rma.rmaRequest(Rma.AMO_FETCH, result, resultOffset, 8, remoteAddress, rkey, op, value, 0, null);
     }
 
     /** A 32-bit fetching atomic. */
     public Request atomicFetch32(final weft.uct.AtomicOp op, final int value, final MemorySegment result,
                                  final long resultOffset, final long remoteAddress, final Rkey rkey) {
-        return rmaRequest(Rma.AMO_FETCH, result, resultOffset, 4, remoteAddress, rkey, op, value, 0, null);
+        return rma.rmaRequest(Rma.AMO_FETCH, result, resultOffset, 4, remoteAddress, rkey, op, value, 0, null);
     }
 
     /** 64-bit compare-and-swap: the old value lands in {@code result[resultOffset]}. */
     public Request atomicCswap(final long compare, final long swap, final MemorySegment result, final long resultOffset,
                                final long remoteAddress, final Rkey rkey) {
-        return rmaRequest(Rma.AMO_CSWAP, result, resultOffset, 8, remoteAddress, rkey, weft.uct.AtomicOp.CSWAP, swap,
+        return rma.rmaRequest(Rma.AMO_CSWAP, result, resultOffset, 8, remoteAddress, rkey, weft.uct.AtomicOp.CSWAP, swap,
             compare, null);
     }
 
     /** 32-bit compare-and-swap. */
     public Request atomicCswap32(final int compare, final int swap, final MemorySegment result,
                                  final long resultOffset, final long remoteAddress, final Rkey rkey) {
-        return rmaRequest(Rma.AMO_CSWAP, result, resultOffset, 4, remoteAddress, rkey, weft.uct.AtomicOp.CSWAP, swap,
+        return rma.rmaRequest(Rma.AMO_CSWAP, result, resultOffset, 4, remoteAddress, rkey, weft.uct.AtomicOp.CSWAP, swap,
             compare, null);
     }
 
@@ -1491,22 +722,22 @@ public final class Endpoint implements AutoCloseable {
      * visibility needs a flush). The iov object and its memory must stay untouched until then.
      */
     public Request putIov(final IoVector iov, final long remoteAddress, final Rkey rkey) {
-        return rmaRequest(Rma.PUT, null, 0, iovLength(iov), remoteAddress, rkey, null, 0, 0, null, iov);
+        return rma.rmaRequest(Rma.PUT, null, 0, iovLength(iov), remoteAddress, rkey, null, 0, 0, null, iov);
     }
 
     /** Reads {@code iov.totalLength()} bytes of the peer's memory from {@code remoteAddress}, scattered into {@code iov}. */
     public Request getIov(final IoVector iov, final long remoteAddress, final Rkey rkey) {
-        return rmaRequest(Rma.GET, null, 0, iovLength(iov), remoteAddress, rkey, null, 0, 0, null, iov);
+        return rma.rmaRequest(Rma.GET, null, 0, iovLength(iov), remoteAddress, rkey, null, 0, 0, null, iov);
     }
 
     /** {@link #putIov} completed by {@link #flush()}: OK if already done, IN_PROGRESS, or an error. */
     public Status putIovNbi(final IoVector iov, final long remoteAddress, final Rkey rkey) {
-        return nbi(Rma.PUT, null, 0, iovLength(iov), remoteAddress, rkey, null, 0, 0, iov);
+        return rma.nbi(Rma.PUT, null, 0, iovLength(iov), remoteAddress, rkey, null, 0, 0, iov);
     }
 
     /** {@link #getIov} completed by {@link #flush()}. */
     public Status getIovNbi(final IoVector iov, final long remoteAddress, final Rkey rkey) {
-        return nbi(Rma.GET, null, 0, iovLength(iov), remoteAddress, rkey, null, 0, 0, iov);
+        return rma.nbi(Rma.GET, null, 0, iovLength(iov), remoteAddress, rkey, null, 0, 0, iov);
     }
 
     private static long iovLength(final IoVector iov) {
@@ -1514,181 +745,6 @@ public final class Endpoint implements AutoCloseable {
             throw new WeftException(Status.INVALID_PARAM, "null IoVector");
         }
         return iov.totalLength();
-    }
-
-    private Status nbi(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
-                       final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare) {
-        return nbi(op, buf, off, len, raddr, rkey, aop, value, compare, null);
-    }
-
-    private Status nbi(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
-                       final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare,
-                       final IoVector iov) {
-        worker.guard.enter();
-        try {
-            if (failure != null || closed) {
-                return status();
-            }
-            if (iov == null && sqHead == null && !fencePending) {
-                final Request d = Rma.immediate(this, op, buf, off, len, raddr, rkey, aop, value, compare);
-                if (d != null) {
-                    if (d.isCompleted()) {
-                        return d.status();
-                    }
-                    d.released = true; // nobody waits for it: recycled on completion
-                    return Status.IN_PROGRESS;
-                }
-            }
-            final Request r = Rma.prepare(this, op, buf, off, len, raddr, rkey, null);
-            if (iov != null) {
-                RmaPieces.attachIov(r, iov);
-            }
-            r.atomicOp = aop;
-            r.value = value;
-            r.compare = compare;
-            r.released = true; // nobody waits for it: recycled on completion
-            orderRma(Rails.choose(this, r));
-            if (sqHead == null && Rma.issue(r) == Status.OK) {
-                return r.completed ? r.status : Status.IN_PROGRESS; // completed: fields stay valid until reuse
-            }
-            enqueue(r);
-            return Status.IN_PROGRESS;
-        } finally {
-            worker.guard.exit();
-        }
-    }
-
-    private Request rmaRequest(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
-                               final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare,
-                               final RequestCallback cb) {
-        return rmaRequest(op, buf, off, len, raddr, rkey, aop, value, compare, cb, null);
-    }
-
-    private Request rmaRequest(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
-                               final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare,
-                               final RequestCallback cb, final IoVector iov) {
-        worker.guard.enter();
-        try {
-            if (failure != null || closed) {
-                return failedSend(cb);
-            }
-            if (cb == null && iov == null && sqHead == null && !fencePending) {
-                final Request d = Rma.immediate(this, op, buf, off, len, raddr, rkey, aop, value, compare);
-                if (d != null) {
-                    return d;
-                }
-            }
-            final Request r = Rma.prepare(this, op, buf, off, len, raddr, rkey, cb);
-            if (iov != null) {
-                RmaPieces.attachIov(r, iov);
-            }
-            r.atomicOp = aop;
-            r.value = value;
-            r.compare = compare;
-            orderRma(Rails.choose(this, r));
-            if (sqHead != null || Rma.issue(r) != Status.OK) {
-                enqueue(r);
-            }
-            return worker.finishImmediate(r);
-        } finally {
-            worker.guard.exit();
-        }
-    }
-
-    private Status progressRma(final Request r) {
-        if (r.rmaOp == Rma.FENCE) {
-            if (r.sendStage == 0) {
-                if (flushLanes(r) == Status.NO_RESOURCE) {
-                    return Status.NO_RESOURCE;
-                }
-                r.sendStage = 1;
-                r.completion.complete(Status.OK); // drop our reference
-            }
-            if (!r.completed) {
-                return Status.NO_RESOURCE; // later operations wait behind the fence
-            }
-            worker.recycle(r);
-            return Status.OK;
-        }
-        if (r.rmaOp == 0) { // flush
-            if (flushLanes(r) == Status.NO_RESOURCE) {
-                return Status.NO_RESOURCE;
-            }
-            r.completion.complete(Status.OK);
-            return Status.OK;
-        }
-        return Rma.issue(r);
-    }
-
-    /**
-     * Flushes lanes from index r.received on; NO_RESOURCE leaves the rest for a retry. Once every lane
-     * is flushed, the request also waits for the replies of the emulated atomics sent before it.
-     */
-    private Status flushLanes(final Request r) {
-        final int n = lanes.length + extraLanes.size();
-        while (r.received < n) {
-            final int i = (int) r.received;
-            final Lane l = i < lanes.length ? lanes[i] : extraLanes.get(i - lanes.length);
-            r.completion.expect(1);
-            final Status st = l.uct.flush(weft.uct.Interface.FLUSH_REMOTE, r.completion);
-            if (st == Status.NO_RESOURCE) {
-                r.completion.expect(-1);
-                return st;
-            }
-            if (st != Status.IN_PROGRESS) {
-                r.completion.complete(st);
-            }
-            r.received++;
-        }
-        if (softAmoIssued != softAmoDone) {
-            r.completion.expect(1);
-            r.value = softAmoIssued; // flush and fence requests carry no value of their own
-            softAmoWaiters.add(r);
-        } else if (softAmoError != null) {
-            r.completion.expect(1);
-            r.completion.complete(softAmoError); // records the error (the caller drops our reference)
-            softAmoError = null;
-        }
-        return Status.OK;
-    }
-
-    // emulated atomics (SoftAtomics): sent and answered counts (replies come in order), the flushes
-    // waiting for replies, and the first refusal of a post not yet reported by a flush
-    long softAmoIssued;
-    private long softAmoDone;
-    private final java.util.ArrayDeque<Request> softAmoWaiters = new java.util.ArrayDeque<>(4);
-    private Status softAmoError;
-    private MemorySegment softAmoBuf;
-
-    MemorySegment softAmoBuffer() {
-        if (softAmoBuf == null) {
-            softAmoBuf = worker.arena().allocate(SoftAtomics.REQUEST_LENGTH, 8);
-        }
-        return softAmoBuf;
-    }
-
-    /** One emulated atomic was answered; {@code st} is an error for a refused post. */
-    void softAmoDone(final Status st) {
-        softAmoDone++;
-        if (st.isError() && softAmoError == null) {
-            softAmoError = st;
-        }
-        Request w;
-        while ((w = softAmoWaiters.peek()) != null && w.value <= softAmoDone) {
-            softAmoWaiters.poll();
-            final Status e = softAmoError;
-            softAmoError = null;
-            w.completion.complete(e == null ? Status.OK : e);
-        }
-    }
-
-    /** The endpoint failed: flushes waiting for emulated atomics complete with its error. */
-    private void failSoftAmoWaiters(final Status st) {
-        softAmoDone = softAmoIssued;
-        Request w;
-        while ((w = softAmoWaiters.poll()) != null) {
-            w.completion.complete(st);
-        }
     }
 
     /**
@@ -1711,122 +767,11 @@ public final class Endpoint implements AutoCloseable {
      * within the keepalive bound.
      */
     public Request flush() {
-        worker.guard.enter();
-        try {
-            if (failure != null || closed) {
-                return failedSend(null);
-            }
-            final Request r = worker.acquire(Request.RMA);
-            r.ep = this;
-            r.completion.reset(1);
-            if (sqHead == null && flushLanes(r) == Status.OK) {
-                r.completion.complete(Status.OK);
-            } else {
-                enqueue(r);
-            }
-            return worker.finishImmediate(r);
-        } finally {
-            worker.guard.exit();
-        }
+        return rma.flush();
     }
 
-    // fence state (lazy, as UCX's endpoint-based fence): lanes with one-sided operations that no strong fence
-    // has covered yet, and whether a fence waits for the next operation to see which lanes it uses
-    private long unflushedLanes;
-    private boolean fencePending;
     /** Round-robin cursor of this peer's rails ({@link Rails#RR}). */
     int rrNext;
-
-    /**
-     * Called with the lanes of each one-sided operation before it is issued. A pending fence becomes a
-     * lane fence when the earlier operations and this one share a single lane (the lane keeps its order),
-     * else a FENCE request in the send queue that holds this operation until every lane is flushed.
-     */
-    void orderRma(final long mask) {
-        if (fencePending) {
-            fencePending = false;
-            final long all = unflushedLanes | mask;
-            if (Long.bitCount(all) == 1 && all != Long.MIN_VALUE && sqHead == null) {
-                laneAt(Long.numberOfTrailingZeros(all)).uct.fence();
-            } else {
-                final Request r = worker.acquire(Request.RMA);
-                r.ep = this;
-                r.rmaOp = Rma.FENCE;
-                r.completion.reset(1);
-                enqueue(r);
-                unflushedLanes = 0; // every lane is flushed before this operation goes
-            }
-        }
-        unflushedLanes |= mask;
-    }
-
-    private Lane laneAt(final int index) {
-        return index < lanes.length ? lanes[index] : extraLanes.get(index - lanes.length);
-    }
-
-    /** See {@link Worker#fence()}. */
-    void fence() {
-        if (unflushedLanes != 0 && failure == null && !closed) {
-            fencePending = true; // resolved by the next one-sided operation (orderRma)
-        }
-    }
-
-    /**
-     * Up to {@code max} lanes to the peer on {@code transport}: the existing ones, then new connections
-     * from local interfaces of that transport that no lane uses yet, each to a peer resource no lane uses
-     * (one rail per device pair, as rendezvous rails).
-     */
-    java.util.List<Lane> lanesFor(final String transport, final int max) {
-        final java.util.List<Lane> out = new java.util.ArrayList<>();
-        for (int i = 0; i < lanes.length + extraLanes.size() && out.size() < max; i++) {
-            final Lane l = laneAt(i);
-            if (l.local.transport.name().equals(transport)) {
-                out.add(l);
-            }
-        }
-        for (final WorkerIface wi : worker.ifaces) {
-            if (out.size() >= max || !wi.transport.name().equals(transport) || usesLocal(wi)) {
-                continue;
-            }
-            for (final WorkerAddress.Entry e : remote.entries()) {
-                // a rail through a gateway beside the direct lanes would be slower and, between subnets
-                // joined by a host that does not forward, dead (LaneSelector's rule)
-                if (e.transport().equals(transport) && !usesRemote(e)
-                    && wi.iface.isReachable(e.deviceAddress(), e.interfaceAddress())
-                    && wi.iface.isDirect(e.deviceAddress(), e.interfaceAddress())) {
-                    out.add(addLane(wi, e));
-                    break;
-                }
-            }
-        }
-        return out;
-    }
-
-    private boolean usesLocal(final WorkerIface wi) {
-        for (int i = 0; i < lanes.length + extraLanes.size(); i++) {
-            if (laneAt(i).local == wi) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private boolean usesRemote(final WorkerAddress.Entry e) {
-        for (int i = 0; i < lanes.length + extraLanes.size(); i++) {
-            if (laneAt(i).remote == e) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private Lane addLane(final WorkerIface wi, final WorkerAddress.Entry e) {
-        final Lane l = new Lane(wi, e, wi.iface.connect(e.deviceAddress(), e.interfaceAddress()),
-            lanes.length + extraLanes.size());
-        extraLanes.add(l);
-        wi.lanes++; // adaptive progress: completions on this lane need its interface progressed
-        return l;
-    }
 
     /**
      * One-sided traffic per lane of this endpoint, keyed by the lane's local resource ("tcp/lo"):
@@ -1835,64 +780,9 @@ public final class Endpoint implements AutoCloseable {
     public java.util.Map<String, java.util.Map<weft.ucs.stats.Counter, Long>> laneCounters() {
         worker.guard.enter();
         try {
-            final java.util.Map<String, java.util.Map<weft.ucs.stats.Counter, Long>> m = new java.util.LinkedHashMap<>();
-            for (int i = 0; i < lanes.length + extraLanes.size(); i++) {
-                final Lane l = laneAt(i);
-                m.merge(l.name(), l.counters.snapshot(), (a, b) -> {
-                    b.forEach((c, v) -> a.merge(c, v, Long::sum));
-                    return a;
-                });
-            }
-            return m;
+            return laneSet.counters();
         } finally {
             worker.guard.exit();
         }
-    }
-
-    private final java.util.ArrayList<Lane> extraLanes = new java.util.ArrayList<>();
-
-    /**
-     * The lane to the peer on {@code transport}: an existing one, or the pair a new one would connect
-     * ({@link #connect} connects it); null if unreachable.
-     */
-    LaneOption laneOption(final String transport) {
-        for (final Lane l : lanes) {
-            if (l.local.transport.name().equals(transport)) {
-                return LaneOption.of(l);
-            }
-        }
-        for (final Lane l : extraLanes) {
-            if (l.local.transport.name().equals(transport)) {
-                return LaneOption.of(l);
-            }
-        }
-        // a direct pair if there is one, else one through a gateway (LaneSelector's rule)
-        for (int pass = 0; pass < 2; pass++) {
-            for (final WorkerIface wi : worker.ifaces) {
-                if (!wi.transport.name().equals(transport)) {
-                    continue;
-                }
-                for (final WorkerAddress.Entry e : remote.entries()) {
-                    if (e.transport().equals(transport) && wi.iface.isReachable(e.deviceAddress(), e.interfaceAddress())
-                        && (pass == 1 || wi.iface.isDirect(e.deviceAddress(), e.interfaceAddress()))) {
-                        return new LaneOption(null, wi, e);
-                    }
-                }
-            }
-        }
-        return null;
-    }
-
-    /** The lane of {@code o}: the endpoint's own, or connected now (an extra lane). */
-    Lane connect(final LaneOption o) {
-        if (o.lane() != null) {
-            return o.lane();
-        }
-        for (final Lane l : extraLanes) { // connected meanwhile (another key, or lanesFor)
-            if (l.local == o.local() && l.remote == o.remote()) {
-                return l;
-            }
-        }
-        return addLane(o.local(), o.remote());
     }
 }

@@ -3,7 +3,6 @@ package weft.ucp;
 import weft.ucs.Status;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.List;
 
 /**
@@ -35,11 +34,10 @@ import java.util.List;
  * stall a worker whose application keeps receiving. The budget bounds what a worker holds while its
  * application is not waiting for a message.
  *
- * <p>Wire: {@link AmId#FLOW}, am short, header = the receiving worker's endpoint id, payload
- * {@code [u64 1 = stop, 0 = go]}.
+ * <p>Wire: {@link AmId#FLOW}, a {@link weft.ucp.wire.ControlMessage}: the receiving worker's endpoint id,
+ * 1 = stop, 0 = go.
  */
 final class FlowControl {
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     static final long STOP = 1;
     static final long GO = 0;
 
@@ -105,7 +103,7 @@ final class FlowControl {
     }
 
     private void broadcast(final long what) {
-        final List<Endpoint> eps = worker.liveEndpoints();
+        final List<Endpoint> eps = worker.epTable.live();
         for (int i = 0; i < eps.size(); i++) {
             final Endpoint ep = eps.get(i);
             if (ep.remoteId >= 0) {
@@ -116,12 +114,12 @@ final class FlowControl {
 
     /** AM handler: a peer worker tells one of our endpoints to stop or go on. */
     Status onFlow(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 16) {
+        if (!weft.ucp.wire.ControlMessage.fits(len)) {
             return worker.dropMalformedControl("FLOW", len);
         }
-        final Endpoint ep = worker.endpointById(data.get(LONG, off));
+        final Endpoint ep = worker.epTable.byId(weft.ucp.wire.ControlMessage.id(data, off));
         if (ep != null) {
-            ep.setFlowStopped(data.get(LONG, off + 8) == STOP);
+            ep.queue.setFlowStopped(weft.ucp.wire.ControlMessage.value(data, off) == STOP);
         }
         return Status.OK;
     }

@@ -6,8 +6,9 @@ import weft.ucs.WeftException;
 import weft.ucs.config.ConfigRegistry;
 import weft.ucs.config.ConfigType;
 import weft.ucs.config.ConfigVar;
-import weft.uct.Completion;
+import weft.ucp.wire.ControlMessage;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -73,6 +74,39 @@ final class Lifecycle {
         this.closeTimeoutNs = Math.max(0L, worker.context.config().get(EP_CLOSE_TIMEOUT));
     }
 
+    /** KEEPALIVE from a peer: it is alive and progressing. */
+    Status onKeepalive(final MemorySegment data, final long off, final long len, final int flags) {
+        if (!ControlMessage.fits(len)) {
+            return worker.dropMalformedControl("KEEPALIVE", len);
+        }
+        final Endpoint ep = worker.epTable.byId(ControlMessage.id(data, off));
+        if (ep != null) {
+            ep.lastHeard = System.nanoTime(); // slow path: one message per keepalive interval
+        }
+        return Status.OK;
+    }
+
+    /** EP_REMOVED: the peer closed its endpoint to us. */
+    Status onEpRemoved(final MemorySegment data, final long off, final long len, final int flags) {
+        if (!ControlMessage.fits(len)) {
+            return worker.dropMalformedControl("EP_REMOVED", len);
+        }
+        final Endpoint ep = worker.epTable.byId(ControlMessage.id(data, off));
+        if (ep != null) {
+            peerRemoved(ep); // handled from progress, outside this transport callback
+        }
+        return Status.OK;
+    }
+
+    /** A transport reports a broken connection: fail the endpoints that use it. */
+    void onTransportError(final weft.uct.Endpoint uctEp, final Status st) {
+        for (final Endpoint ep : new ArrayList<>(worker.epTable.live())) {
+            if (ep.usesUct(uctEp)) {
+                failLater(ep, st); // next progress call, outside the transport's callback
+            }
+        }
+    }
+
     /** A new endpoint: its peer is checked, and sent keepalives, soon (see {@link KeepaliveRamp}). */
     void endpointAdded() {
         keepaliveRamp.restart();
@@ -118,7 +152,7 @@ final class Lifecycle {
     private int keepalive(final long now, final boolean wasAway) {
         keepaliveRounds++;
         int failed = 0;
-        final ArrayList<Endpoint> eps = worker.liveEndpoints();
+        final ArrayList<Endpoint> eps = worker.epTable.live();
         for (int i = eps.size() - 1; i >= 0; i--) { // backwards: a failure may remove an endpoint
             if (i >= eps.size()) {
                 continue;
@@ -251,7 +285,32 @@ final class Lifecycle {
 
     // ------------------------------------------------------------------ sockaddr clients
 
-    void connecting(final Endpoint ep, final SockaddrHandshake.Client hs) {
+    /** See {@link Worker#connect(java.net.InetSocketAddress)}: the handshake runs outside the worker lock. */
+    Endpoint connect(final java.net.InetSocketAddress address) {
+        final ThreadGuard guard = worker.guard;
+        guard.enter();
+        try {
+            worker.checkOpen();
+        } finally {
+            guard.exit();
+        }
+        final SockaddrHandshake.Client hs = SockaddrHandshake.connect(address, worker.address(),
+            worker.context.config());
+        guard.enter();
+        try {
+            worker.checkOpen();
+            final Endpoint ep = worker.epTable.client(hs.remote(), hs.connSn());
+            connecting(ep, hs);
+            return ep;
+        } catch (final RuntimeException e) {
+            hs.close();
+            throw e;
+        } finally {
+            guard.exit();
+        }
+    }
+
+    private void connecting(final Endpoint ep, final SockaddrHandshake.Client hs) {
         final Request gate = worker.acquire(Request.CONNECT);
         ep.closeGate(gate);
         connecting.add(ep);
@@ -328,7 +387,7 @@ final class Lifecycle {
                 continue;
             }
             if (r.sendStage == 0) {
-                if (!late && (!ep.sendQueueEmpty() || worker.hasInflight(ep))) {
+                if (!late && (!ep.queue.isEmpty() || worker.inflight.has(ep) || worker.getPending.has(ep))) {
                     continue; // operations still running
                 }
                 ep.sendRemovedNotice();

@@ -239,7 +239,7 @@ public final class MemoryMap implements AutoCloseable {
             }
             // last: the entry a peer uses when no lane has atomics on this memory (SoftAtomics)
             names.add(SoftAtomics.ENTRY);
-            keys.add(SoftAtomics.entry(id < 0 ? Context.SOFT_AMO_SYMMETRIC_STAMP : context.softAmoNonce, id));
+            keys.add(weft.ucp.wire.AmoKeyEntry.pack(id < 0 ? Context.SOFT_AMO_SYMMETRIC_STAMP : context.softAmoNonce, id));
             for (int i = 0; i < keys.size(); i++) {
                 size += 1 + names.get(i).length() + 2 + keys.get(i).length;
             }

@@ -26,6 +26,24 @@ final class PendingEndpoints {
         }
     }
 
+    /**
+     * Sends what the listed endpoints' queues can send now, in order; unlists the endpoints whose queue
+     * emptied or that their peer stopped with nothing that may bypass (FlowControl: until GO).
+     */
+    int progress() {
+        int work = 0;
+        for (int i = 0; i < list.size(); ) {
+            final Endpoint ep = list.get(i);
+            work += ep.queue.progress();
+            if (ep.queue.isEmpty() || ep.queue.parked) {
+                removeAt(i);
+            } else {
+                i++;
+            }
+        }
+        return work;
+    }
+
     /** Unlists the {@code i}-th endpoint. */
     void removeAt(final int i) {
         list.remove(i).sendPendingListed = false;

@@ -1,5 +1,8 @@
 package weft.ucp;
 
+import weft.ucp.wire.EagerFirstHeader;
+import weft.ucp.wire.EagerHeader;
+
 /**
  * Where an endpoint switches protocol as the message grows: eager short (inline) → eager bcopy
  * (copied, one or more fragments) → eager zcopy (from the user's buffer, where the AM lane can) or
@@ -61,18 +64,18 @@ final class ProtocolThresholds {
             && (am.remote.capabilities() & weft.uct.Capability.AM_ZCOPY) != 0;
         // the peer's limit is not in its address: both sides of a lane run the same transport, whose zero-copy
         // limit (tcp: its receive buffer) is the same where the configuration is (as the launcher makes it)
-        maxZcopy = zcopy && am.local.attrs.amMaxHeader() >= AmId.FIRST_HEADER ? am.local.attrs.amMaxZcopy() : 0;
-        if (maxZcopy <= AmId.FIRST_HEADER) {
+        maxZcopy = zcopy && am.local.attrs.amMaxHeader() >= EagerFirstHeader.LENGTH ? am.local.attrs.amMaxZcopy() : 0;
+        if (maxZcopy <= EagerFirstHeader.LENGTH) {
             zcopyThresh = Long.MAX_VALUE;
         } else if (ctx.zcopyThresh >= 0) {
             zcopyThresh = Math.max(ctx.zcopyThresh, maxShort + 1);
         } else {
-            zcopyThresh = Math.max(maxBcopy - 8 + 1, maxShort + 1);
+            zcopyThresh = Math.max(maxBcopy - EagerHeader.LENGTH + 1, maxShort + 1);
         }
         // GET-based eager where the AM lane's transport allocates memory the peer maps (both run it)
         final boolean eagerGet = ctx.eagerGetMax > 0 && ctx.eagerGetPool >= ctx.eagerGetMax
             && EagerGet.mappable(am.local.transport);
-        final long egMin = ctx.eagerGetThresh >= 0 ? Math.max(ctx.eagerGetThresh, maxShort + 1) : maxBcopy - 8 + 1;
+        final long egMin = ctx.eagerGetThresh >= 0 ? Math.max(ctx.eagerGetThresh, maxShort + 1) : maxBcopy - EagerHeader.LENGTH + 1;
         if (ctx.rndvThresh >= 0) {
             rndvThresh = Math.max(ctx.rndvThresh, 0);
         } else if (eagerGet && egMin <= ctx.eagerGetMax) {

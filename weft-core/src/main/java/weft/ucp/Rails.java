@@ -166,10 +166,10 @@ final class Rails {
                 }
                 final Lane lane = lanes[i];
                 final long len = Math.min(r.railEnd[i] - pos, Math.min(lane.local.attrs.amMaxZcopy(), chunk));
-                zhdr.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, r.remoteReqId);
-                zhdr.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 8, pos);
+                weft.ucp.wire.FragmentHeader.write(zhdr, 0, r.remoteReqId, pos);
                 // the transport copies the vector's entries: rmaIov is reused for the next piece
-                final Status st = Endpoint.zcopyPiece(lane.uct, AmId.RNDV_DATA, zhdr, AmId.DATA_HEADER, r, pos, len);
+                final Status st = SendProtocol.zcopyPiece(lane.uct, AmId.RNDV_DATA, zhdr,
+                    weft.ucp.wire.FragmentHeader.LENGTH, r, pos, len);
                 if (st == Status.NO_RESOURCE) {
                     full |= 1L << i;
                     continue;

@@ -64,6 +64,8 @@ public class Request {
     static final byte STREAM_RECV = 22;   // stream receive (Streams)
     static final byte CONNECT = 23; // the gate of a sockaddr endpoint: holds its send queue until accepted
     static final byte CLOSE = 24;   // an endpoint close in FLUSH mode
+    /** One more than the largest kind: the size of the worker's table of protocols by kind. */
+    static final int KINDS = 25;
 
     final Worker worker;
     /**
@@ -175,7 +177,8 @@ public class Request {
         this.completion = new Completion() {
             @Override
             protected void onComplete(final Status st) {
-                worker.onTransportCompletion(Request.this, st);
+                // the count reached zero (zero-copy pieces, gets, puts, flushes): the request's protocol goes on
+                worker.protocol(kind).onCompletion(Request.this, st);
             }
         };
     }
@@ -320,7 +323,7 @@ public class Request {
         bucket = -1;
         prev = next = nextDone = null;
         queuedDone = false;
-        // what a short eager send that waited in its endpoint's queue writes (also narrow: see Endpoint.startSend)
+        // what a short eager send that waited in its endpoint's queue writes (also narrow: see TagEager.start)
         sync = localDone = false;
         sendStage = 0;
         nextSend = null;

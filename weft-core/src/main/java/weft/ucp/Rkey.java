@@ -76,14 +76,14 @@ public final class Rkey implements AutoCloseable {
             final List<Integer> rmaTransport = new ArrayList<>();
             for (int i = 0; i < p.transports().size(); i++) {
                 if (p.transports().get(i).equals(SoftAtomics.ENTRY)) {
-                    if (p.keys().get(i).length != SoftAtomics.ENTRY_LENGTH) {
+                    if (p.keys().get(i).length != weft.ucp.wire.AmoKeyEntry.LENGTH) {
                         throw new WeftException(Status.INVALID_RKEY, "remote key has a malformed "
                             + SoftAtomics.ENTRY + " entry");
                     }
                     soft = p.keys().get(i);
                     continue;
                 }
-                final LaneOption opt = ep.laneOption(p.transports().get(i));
+                final LaneOption opt = ep.laneSet.option(p.transports().get(i));
                 if (opt == null) {
                     why.append(' ').append(p.transports().get(i)).append(": no lane to the peer;");
                     continue;
@@ -121,14 +121,14 @@ public final class Rkey implements AutoCloseable {
                 if (!qualifies(rmaOpts.get(j), best, ratio)) {
                     continue;
                 }
-                final Lane lane = ep.connect(rmaOpts.get(j));
+                final Lane lane = ep.laneSet.connect(rmaOpts.get(j));
                 rma.add(lane);
                 rmaKeys.add(rmaOptKeys.get(j));
                 if (maxRails == 1) {
                     continue;
                 }
                 final int i = rmaTransport.get(j);
-                for (final Lane more : ep.lanesFor(p.transports().get(i), maxRails)) {
+                for (final Lane more : ep.laneSet.forTransport(p.transports().get(i), maxRails)) {
                     if (rma.contains(more)) {
                         continue;
                     }
@@ -146,7 +146,7 @@ public final class Rkey implements AutoCloseable {
             // target's word, so the choice does not change what other keys on that memory observe.
             emulate = soft != null && (bestAmo == null || LaneOption.of(ep.am).score() > bestAmo.score());
             if (!emulate && bestAmo != null) {
-                amo = ep.connect(bestAmo);
+                amo = ep.laneSet.connect(bestAmo);
             }
         } catch (final RuntimeException e) {
             for (final RemoteKey k : unpacked) {
@@ -160,8 +160,8 @@ public final class Rkey implements AutoCloseable {
             bestAmoKey = null;
         }
         final MemorySegment se = softAmo ? MemorySegment.ofArray(soft) : null;
-        this.softNonce = softAmo ? se.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0) : 0;
-        this.softMapId = softAmo ? se.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 8) : 0;
+        this.softNonce = softAmo ? weft.ucp.wire.AmoKeyEntry.nonce(se) : 0;
+        this.softMapId = softAmo ? weft.ucp.wire.AmoKeyEntry.mapId(se) : 0;
         this.identity = identity(p, used);
         // rails: the best put/get lane (lowest latency, preferring memory the lane maps directly), then every
         // other lane within WEFT_MULTI_LANE_MAX_RATIO of it in bandwidth and in latency, best first

@@ -33,7 +33,7 @@ final class Rma {
      * orders it behind other work (empty send queue, no pending fence, no callback, contiguous data). The
      * pooled request is not touched when the lane finishes inside the call (the usual case on shm: a
      * copy or CPU atomic on the mapping): a get or fetching atomic hands the lane the completion of the
-     * worker's spare request ({@link Worker#rmaSpare()}), which the lane leaves alone unless it answers
+     * worker's spare request ({@link RequestPool#rmaSpare()}), which the lane leaves alone unless it answers
      * IN_PROGRESS, and only then becomes the operation's request. Short puts and posts take no completion.
      *
      * @return a shared done request (finished, or failed at once), the spare turned into the operation's
@@ -58,7 +58,7 @@ final class Rma {
                 if (len > lane.local.attrs.getMaxZcopy()) {
                     return null;
                 }
-                final Request spare = ep.worker.rmaSpare();
+                final Request spare = ep.worker.requests.rmaSpare();
                 final weft.uct.IoVector v = spare.rmaIov.clear().add(buf, off, len);
                 st = lane.uct.getZcopy(v, raddr, k.railKeys[0], spare.completion);
                 if (st == Status.NO_RESOURCE) {
@@ -79,7 +79,7 @@ final class Rma {
                 if (lane == null || buf == null || !k.supportsAtomic(op == AMO_CSWAP ? AtomicOp.CSWAP : aop, is64)) {
                     return null;
                 }
-                final Request spare = ep.worker.rmaSpare();
+                final Request spare = ep.worker.requests.rmaSpare();
                 if (op == AMO_CSWAP) {
                     st = is64 ? lane.uct.atomic64Cswap(compare, value, buf, off, raddr, k.amoKey, spare.completion)
                         : lane.uct.atomic32Cswap((int) compare, (int) value, buf, off, raddr, k.amoKey,
@@ -117,7 +117,7 @@ final class Rma {
                 return null;
             }
         }
-        ep.orderRma(lane.bit()); // no fence pending: notes the lane for the next fence
+        ep.rma.orderRma(lane.bit()); // no fence pending: notes the lane for the next fence
         // a lane never answers IN_PROGRESS without a completion (short put, post): as the general path
         return Request.done(st == Status.IN_PROGRESS ? Status.INVALID_PARAM : st);
     }
@@ -139,7 +139,7 @@ final class Rma {
             return null;
         }
         lane.countRma(true, len);
-        ep.orderRma(lane.bit()); // no fence pending: notes the lane for the next fence
+        ep.rma.orderRma(lane.bit()); // no fence pending: notes the lane for the next fence
         // a short put has no completion, so a lane never answers IN_PROGRESS to it: as the general path
         return st == Status.IN_PROGRESS ? Status.INVALID_PARAM : st;
     }
@@ -148,7 +148,7 @@ final class Rma {
     private static void handOff(final Endpoint ep, final Request r, final byte op, final MemorySegment buf,
                                 final long off, final long len, final long raddr, final Rkey k, final AtomicOp aop,
                                 final long value, final long compare) {
-        ep.worker.rmaSpareTaken();
+        ep.worker.requests.rmaSpareTaken();
         r.ep = ep;
         r.rmaOp = op;
         r.buffer = buf;
@@ -163,7 +163,7 @@ final class Rma {
     }
 
     private static Request inProgress(final Endpoint ep, final Request r, final Lane lane) {
-        ep.orderRma(lane.bit());
+        ep.rma.orderRma(lane.bit());
         r.completion.complete(Status.OK); // drop our reference: the lane's completion finishes the request
         return r;
     }

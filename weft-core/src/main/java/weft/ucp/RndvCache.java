@@ -1,5 +1,6 @@
 package weft.ucp;
 
+import weft.ucp.wire.KeyList;
 import weft.uct.MemoryHandle;
 import weft.uct.RemoteKey;
 
@@ -199,15 +200,15 @@ final class RndvCache {
         final byte[][] keys = new byte[n][];
         long q = p;
         for (int i = 0; i < n; i++) {
-            if (q + 2 > end) {
+            if (q + KeyList.LENGTH_SIZE > end) {
                 return null;
             }
-            final int kl = d.get(ValueLayout.JAVA_SHORT_UNALIGNED, q) & 0xffff;
-            if (q + 2 + kl > end) {
+            final int kl = KeyList.keyLength(d, q);
+            if (q + KeyList.LENGTH_SIZE + kl > end) {
                 return null;
             }
-            keys[i] = d.asSlice(q + 2, kl).toArray(ValueLayout.JAVA_BYTE);
-            q += 2 + kl;
+            keys[i] = d.asSlice(q + KeyList.LENGTH_SIZE, kl).toArray(ValueLayout.JAVA_BYTE);
+            q += KeyList.LENGTH_SIZE + kl;
         }
         if (victim >= 0 && !closed) {
             if (keyBytes[victim] != null) {
@@ -228,27 +229,19 @@ final class RndvCache {
         long q = p;
         for (final byte[] k : keys) {
             final int kl = k.length;
-            if (q + 2 + kl > end || (d.get(ValueLayout.JAVA_SHORT_UNALIGNED, q) & 0xffff) != kl) {
+            if (q + KeyList.LENGTH_SIZE + kl > end || KeyList.keyLength(d, q) != kl) {
                 return false;
             }
             for (int i = 0; i < kl; i++) {
-                if (d.get(ValueLayout.JAVA_BYTE, q + 2 + i) != k[i]) {
+                if (d.get(ValueLayout.JAVA_BYTE, q + KeyList.LENGTH_SIZE + i) != k[i]) {
                     return false;
                 }
             }
-            q += 2 + kl;
+            q += KeyList.LENGTH_SIZE + kl;
         }
         return true;
     }
 
-    /** Bytes {@code keys} take on the wire ({@code [u16 len][key]} each). */
-    static long wireLength(final byte[][] keys) {
-        long n = 0;
-        for (final byte[] k : keys) {
-            n += 2 + k.length;
-        }
-        return n;
-    }
 
     /**
      * The unpacked keys of {@code keys} on the rendezvous lanes: the cached ones if {@code keys} came from

@@ -5,9 +5,11 @@ import weft.ucs.WeftException;
 import weft.uct.Interface;
 import weft.uct.Packer;
 import weft.uct.RemoteKey;
+import weft.ucp.wire.ControlMessage;
+import weft.ucp.wire.KeyList;
+import weft.ucp.wire.RtrPutHeader;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
  * Rendezvous by put (RDMA-write style, {@code WEFT_RNDV_SCHEME=put}): the sender's RTS carries no key;
@@ -18,14 +20,10 @@ import java.lang.foreign.ValueLayout;
  * (tcp), the fence replaces the flush and the ATP follows the data without waiting a round trip. The
  * copy work moves from the receiver to the sender.
  *
- * <p>Wire: {@code RNDV_RTR_PUT [u64 sender req][u64 receiver req][u64 address][u64 length][u32 n]
- * {[u16 len][rkey]}*n} (am bcopy); {@code RNDV_ATP} am short, header = receiver request id,
- * {@code [u64 status code]}.
+ * <p>Wire: RNDV_RTR_PUT is {@link weft.ucp.wire.RtrPutHeader} + {@link weft.ucp.wire.KeyList} (am bcopy);
+ * RNDV_ATP a {@link weft.ucp.wire.ControlMessage} naming the receiver's request, with the status code.
  */
 final class RndvPut {
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
-    static final int RTR_HEADER = 36;
-
     private RndvPut() {
     }
 
@@ -46,9 +44,9 @@ final class RndvPut {
         }
         r.remoteAddress = r.buffer.address() + r.offset;
         r.rndvWant = want;
-        ep.worker.registerInflight(r);
-        ep.enqueue(r);
-        ep.progressSendQueue();
+        ep.worker.inflight.register(r);
+        ep.queue.add(r);
+        ep.queue.progress();
     }
 
     /** Receiver, from the send queue: sends the RTR_PUT of {@code r}. */
@@ -66,20 +64,20 @@ final class RndvPut {
 
     /** AM handler (sender side): the receiver's buffer is ready; put the data there. */
     static Status onRtrPut(final Worker w, final MemorySegment data, final long off, final long len) {
-        if (len < RTR_HEADER) {
+        if (!RtrPutHeader.fits(len)) {
             return w.dropMalformedControl("RNDV_RTR_PUT", len);
         }
-        final Request r = w.inflightById(data.get(LONG, off));
+        final Request r = w.inflight.byId(RtrPutHeader.senderReq(data, off));
         // only a send waiting for its answer: a second RTR_PUT would put (and complete) it twice
-        if (r == null || r.kind != Request.RNDV_SEND || r.buffer == null || r.sendStage != Endpoint.ST_WAIT
+        if (r == null || r.kind != Request.RNDV_SEND || r.buffer == null || r.sendStage != RndvSend.ST_WAIT
             || r.rndvPut) {
             return Status.OK;
         }
         final Endpoint ep = r.ep;
-        r.remoteReqId = data.get(LONG, off + 8);
-        r.remoteAddress = data.get(LONG, off + 16);
-        final long want = Math.min(data.get(LONG, off + 24), r.capacity);
-        final int n = data.get(ValueLayout.JAVA_INT_UNALIGNED, off + 32);
+        r.remoteReqId = RtrPutHeader.recvReq(data, off);
+        r.remoteAddress = RtrPutHeader.address(data, off);
+        final long want = Math.min(RtrPutHeader.length(data, off), r.capacity);
+        final int n = RtrPutHeader.keyCount(data, off);
         final Lane[] lanes = ep.rndv;
         if (n != lanes.length || n == 0 || want < 0) { // no put lanes here, or a length no receive has
             ep.sendControl(AmId.RNDV_ATP, r.remoteReqId, Status.UNSUPPORTED.code());
@@ -88,7 +86,7 @@ final class RndvPut {
         }
         final RemoteKey[] rk;
         try {
-            final byte[][] keys = ep.rndvCache.keys(data, off + RTR_HEADER, n, off + len); // cached: no copy
+            final byte[][] keys = ep.rndvCache.keys(data, off + RtrPutHeader.LENGTH, n, off + len); // cached: no copy
             if (keys == null) {
                 throw new WeftException(Status.INVALID_RKEY, "truncated RTR_PUT");
             }
@@ -105,7 +103,7 @@ final class RndvPut {
         r.rndvPut = true;
         r.completion.reset(1); // our reference, dropped once every put and flush is issued
         if (!issuePuts(r)) {
-            w.getPending.add(r); // retried by progressPendingGets
+            w.getPending.add(r); // retried from progress (PendingPieces)
         }
         return Status.OK;
     }
@@ -190,12 +188,12 @@ final class RndvPut {
 
     /** AM handler (receiver side): the sender's data is in place. */
     static Status onAtp(final Worker w, final MemorySegment data, final long off, final long len) {
-        if (len < 16) {
+        if (!ControlMessage.fits(len)) {
             return w.dropMalformedControl("RNDV_ATP", len);
         }
-        final Request r = w.inflightById(data.get(LONG, off));
+        final Request r = w.inflight.byId(ControlMessage.id(data, off));
         if (r != null && r.kind == Request.RNDV_RECV) {
-            final Status st = Status.of((int) data.get(LONG, off + 8));
+            final Status st = Status.of((int) ControlMessage.value(data, off));
             r.received = r.rndvWant;
             w.complete(r, st != Status.OK ? st : r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
         }
@@ -208,21 +206,8 @@ final class RndvPut {
 
         @Override
         public long pack(final MemorySegment d, final long o, final long capacity) {
-            d.set(LONG, o, r.remoteReqId);
-            d.set(LONG, o + 8, r.id);
-            d.set(LONG, o + 16, r.remoteAddress);
-            d.set(LONG, o + 24, r.rndvWant);
-            d.set(ValueLayout.JAVA_INT_UNALIGNED, o + 32, r.putKeys.length);
-            long p = o + RTR_HEADER;
-            for (final byte[] key : r.putKeys) {
-                if (p + 2 + key.length - o > capacity) {
-                    throw new WeftException(Status.BUFFER_TOO_SMALL, "rendezvous keys do not fit in one message");
-                }
-                d.set(ValueLayout.JAVA_SHORT_UNALIGNED, p, (short) key.length);
-                MemorySegment.copy(key, 0, d, ValueLayout.JAVA_BYTE, p + 2, key.length); // no wrapper segment
-                p += 2 + key.length;
-            }
-            return p - o;
+            RtrPutHeader.write(d, o, r.remoteReqId, r.id, r.remoteAddress, r.rndvWant, r.putKeys.length);
+            return KeyList.write(d, o + RtrPutHeader.LENGTH, o + capacity, r.putKeys) - o;
         }
     }
 }

@@ -3,6 +3,8 @@ package weft.ucp;
 import weft.ucs.Status;
 import weft.uct.AtomicOp;
 import weft.uct.MemoryAtomics;
+import weft.ucp.wire.ControlMessage;
+import weft.ucp.wire.SoftAmoRequest;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -22,33 +24,20 @@ import java.lang.foreign.ValueLayout;
  * it (OUT_OF_RANGE) and is aligned (INVALID_PARAM). Nothing is touched when a check fails.
  *
  * <pre>
- *  SOFT_AMO      am short, header = initiator request id,
- *                [u64 dst ep][u64 nonce][u64 map id][u64 address][u64 value][u64 compare][u8 op][u8 size][u8 post]
- *  SOFT_AMO_REP  am short, header = initiator request id, [u64 old value]
- *  SOFT_AMO_NAK  am short, header = initiator request id, [u64 status code]
+ *  SOFT_AMO      {@link SoftAmoRequest}, am short, header = initiator request id
+ *  SOFT_AMO_REP  {@link ControlMessage}: initiator request id, old value
+ *  SOFT_AMO_NAK  {@link ControlMessage}: initiator request id, status code
  * </pre>
  */
 final class SoftAtomics {
     /** Name of the packed-key entry that names a memory map for emulated atomics. */
     static final String ENTRY = "ucp-amo";
-    static final int ENTRY_LENGTH = 16;
-    static final int REQUEST_LENGTH = 56;
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final AtomicOp[] OPS = AtomicOp.values();
 
     private final Worker worker;
 
     SoftAtomics(final Worker worker) {
         this.worker = worker;
-    }
-
-    /** The key entry of {@code map}: {@code [u64 context nonce][u64 map id]}. */
-    static byte[] entry(final long nonce, final long mapId) {
-        final byte[] b = new byte[ENTRY_LENGTH];
-        final MemorySegment s = MemorySegment.ofArray(b);
-        s.set(LONG, 0, nonce);
-        s.set(LONG, 8, mapId);
-        return b;
     }
 
     /**
@@ -67,20 +56,13 @@ final class SoftAtomics {
             return Status.OK;
         }
         if (r.id < 0) {
-            ep.worker.registerInflight(r); // the reply names the request
+            ep.worker.inflight.register(r); // the reply names the request
         }
-        final MemorySegment b = ep.softAmoBuffer();
-        b.set(LONG, 0, ep.remoteId);
-        b.set(LONG, 8, k.softNonce);
-        b.set(LONG, 16, k.softMapId);
-        b.set(LONG, 24, r.remoteAddress);
-        b.set(LONG, 32, r.value);
-        b.set(LONG, 40, r.compare);
-        b.set(ValueLayout.JAVA_BYTE, 48, (byte) op.ordinal());
-        b.set(ValueLayout.JAVA_BYTE, 49, (byte) size);
-        b.set(ValueLayout.JAVA_BYTE, 50, (byte) (r.rmaOp == Rma.AMO_POST ? 1 : 0));
+        final MemorySegment b = ep.rma.softAmoBuffer();
+        SoftAmoRequest.writePayload(b, ep.remoteId, k.softNonce, k.softMapId, r.remoteAddress, r.value, r.compare,
+            op.ordinal(), (int) size, r.rmaOp == Rma.AMO_POST);
         r.completion.expect(1); // the reply's
-        final Status st = ep.amEp.amShort(AmId.SOFT_AMO, r.id, b, 0, REQUEST_LENGTH);
+        final Status st = ep.amEp.amShort(AmId.SOFT_AMO, r.id, b, 0, SoftAmoRequest.PAYLOAD_LENGTH);
         if (st == Status.NO_RESOURCE) {
             r.completion.expect(-1);
             return st;
@@ -91,29 +73,35 @@ final class SoftAtomics {
             r.completion.complete(st); // our reference
             return Status.OK;
         }
-        ep.softAmoIssued++;
+        ep.rma.softAmoIssued++;
         r.completion.complete(Status.OK); // drop our reference: the reply completes the request
         return Status.OK;
     }
 
     /** Target side: performs the operation and answers. */
+    void register(final weft.uct.Interface i) {
+        i.setAmHandler(AmId.SOFT_AMO, this::onRequest);
+        i.setAmHandler(AmId.SOFT_AMO_REP, this::onReply);
+        i.setAmHandler(AmId.SOFT_AMO_NAK, this::onNak);
+    }
+
     Status onRequest(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len != 8 + REQUEST_LENGTH) {
-            return Status.OK; // not ours to interpret: a malformed message is dropped
+        if (!SoftAmoRequest.fits(len)) {
+            return worker.dropMalformedControl("SOFT_AMO", len);
         }
-        final long reqId = data.get(LONG, off);
-        final Endpoint ep = worker.endpointById(data.get(LONG, off + 8));
+        final long reqId = SoftAmoRequest.reqId(data, off);
+        final Endpoint ep = worker.epTable.byId(SoftAmoRequest.dstEp(data, off));
         if (ep == null) {
             return Status.OK; // the initiator's endpoint to us is gone
         }
-        final long nonce = data.get(LONG, off + 16);
-        final long mapId = data.get(LONG, off + 24);
-        final long address = data.get(LONG, off + 32);
-        final long value = data.get(LONG, off + 40);
-        final long compare = data.get(LONG, off + 48);
-        final int opIndex = data.get(ValueLayout.JAVA_BYTE, off + 56);
-        final int size = data.get(ValueLayout.JAVA_BYTE, off + 57);
-        final boolean post = data.get(ValueLayout.JAVA_BYTE, off + 58) != 0;
+        final long nonce = SoftAmoRequest.nonce(data, off);
+        final long mapId = SoftAmoRequest.mapId(data, off);
+        final long address = SoftAmoRequest.address(data, off);
+        final long value = SoftAmoRequest.value(data, off);
+        final long compare = SoftAmoRequest.compare(data, off);
+        final int opIndex = SoftAmoRequest.op(data, off);
+        final int size = SoftAmoRequest.size(data, off);
+        final boolean post = SoftAmoRequest.post(data, off);
         Status st = Status.OK;
         long old = 0;
         final MemoryMap map = worker.context.softAmoTarget(nonce, mapId);
@@ -154,15 +142,15 @@ final class SoftAtomics {
 
     /** Initiator side: the old value (or the acknowledgement of a post). */
     Status onReply(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 16) {
+        if (!ControlMessage.fits(len)) {
             return worker.dropMalformedControl("SOFT_AMO_REP", len);
         }
-        final Request r = worker.inflightById(data.get(LONG, off));
+        final Request r = worker.inflight.byId(ControlMessage.id(data, off));
         if (r == null || r.kind != Request.RMA) {
             return Status.OK; // completed meanwhile (its endpoint failed)
         }
         if (r.rmaOp == Rma.AMO_FETCH || r.rmaOp == Rma.AMO_CSWAP) {
-            final long old = data.get(LONG, off + 8);
+            final long old = ControlMessage.value(data, off);
             if (r.capacity == 8) {
                 r.buffer.set(ValueLayout.JAVA_LONG_UNALIGNED, r.offset, old);
             } else {
@@ -171,27 +159,27 @@ final class SoftAtomics {
         }
         final Endpoint ep = r.ep;
         r.completion.complete(Status.OK);
-        ep.softAmoDone(Status.OK);
+        ep.rma.softAmoDone(Status.OK);
         return Status.OK;
     }
 
     /** Initiator side: the target refused the operation (nothing was changed). */
     Status onNak(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 16) {
+        if (!ControlMessage.fits(len)) {
             return worker.dropMalformedControl("SOFT_AMO_NAK", len);
         }
-        final Request r = worker.inflightById(data.get(LONG, off));
+        final Request r = worker.inflight.byId(ControlMessage.id(data, off));
         if (r == null || r.kind != Request.RMA) {
             return Status.OK;
         }
-        Status st = Status.of((int) data.get(LONG, off + 8));
+        Status st = Status.of((int) ControlMessage.value(data, off));
         if (!st.isError()) {
             st = Status.IO_ERROR; // a NAK always carries an error
         }
         final Endpoint ep = r.ep;
         final boolean post = r.rmaOp == Rma.AMO_POST;
         r.completion.complete(st);
-        ep.softAmoDone(post ? st : Status.OK); // a refused post reports at the next flush
+        ep.rma.softAmoDone(post ? st : Status.OK); // a refused post reports at the next flush
         return Status.OK;
     }
 }

@@ -5,11 +5,12 @@ import weft.ucs.config.ConfigRegistry;
 import weft.ucs.config.ConfigType;
 import weft.ucs.config.ConfigVar;
 import weft.ucs.memory.MemoryCopy;
+import weft.ucp.wire.ControlMessage;
+import weft.ucp.wire.StreamHeader;
 import weft.uct.Interface;
 import weft.uct.Packer;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /**
@@ -24,10 +25,9 @@ import java.util.Arrays;
  * growing memory. Buffered bytes live in chunks of the worker's unexpected pool (reused: steady traffic
  * allocates nothing); small arrivals are appended to the last chunk.
  */
-final class Streams {
+final class Streams extends SendProtocol {
     static final ConfigVar<Long> WINDOW = ConfigRegistry.register("STREAM_WINDOW", ConfigType.SIZE, "1m",
         "Bytes a stream sender may have in flight to one endpoint before the receiver consumed them.");
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final long MIN_CHUNK = 4096;
 
     /** Per-endpoint stream state (created on first use). */
@@ -60,8 +60,8 @@ final class Streams {
     Streams(final Worker worker, final long window) {
         this.worker = worker;
         this.window = Math.max(MIN_CHUNK, window);
-        this.ackValue = worker.arena().allocate(8, 8);
-        this.zhdr = worker.arena().allocate(AmId.STREAM_HEADER, 8);
+        this.ackValue = worker.arena().allocate(ControlMessage.PAYLOAD_LENGTH, 8);
+        this.zhdr = worker.arena().allocate(StreamHeader.LENGTH, 8);
     }
 
     void register(final Interface i) {
@@ -90,7 +90,7 @@ final class Streams {
             final MemorySegment d = seg == null ? MemorySegment.NULL : seg;
             Worker.checkRange(d, off, len);
             final State s = state(ep);
-            if (cb == null && len <= ep.thresholds.maxShort && ep.remoteId >= 0 && ep.sendQueueEmpty()
+            if (cb == null && len <= ep.thresholds.maxShort && ep.remoteId >= 0 && ep.queue.isEmpty()
                 && s.sent - s.acked + len <= window && ep.status() == Status.OK) {
                 if (len == 0) {
                     return Request.done(Status.OK);
@@ -127,13 +127,23 @@ final class Streams {
         if (ep.status() != Status.OK) {
             worker.complete(r, ep.status());
         } else {
-            ep.enqueue(r);
-            ep.progressSendQueue();
+            ep.queue.add(r);
+            ep.queue.progress();
         }
         return worker.finishImmediate(r);
     }
 
     /** Sends what the window allows of a queued stream send; OK = all of it left. */
+    /** Every zero-copy fragment of a stream send has left the user's buffer. */
+    @Override
+    void onCompletion(final Request r, final Status st) {
+        if (r.zdata) {
+            r.rmaIov.clear();
+            worker.complete(r, st);
+        }
+    }
+
+    @Override
     Status progressSend(final Endpoint ep, final Request r) {
         if (ep.remoteId < 0) {
             return Status.NO_RESOURCE; // data names the peer's endpoint: wait for wireup
@@ -144,7 +154,7 @@ final class Streams {
         }
         // a large contiguous send goes in zero-copy fragments of the AM lane's limit (fewer frames, no copy
         // into the transport's buffer) and completes by its completion count once the last one has left
-        final long frag = (r.zdata ? ep.thresholds.maxZcopy : ep.thresholds.maxBcopy) - AmId.STREAM_HEADER;
+        final long frag = (r.zdata ? ep.thresholds.maxZcopy : ep.thresholds.maxBcopy) - StreamHeader.LENGTH;
         while (r.received < r.capacity) {
             final long room = window - (s.sent - s.acked);
             if (room <= 0) {
@@ -153,8 +163,8 @@ final class Streams {
             final long n = Math.min(Math.min(frag, room), r.capacity - r.received);
             final Status st;
             if (r.zdata) {
-                zhdr.set(LONG, 0, ep.remoteId);
-                st = Endpoint.zcopyPiece(ep.amEp, AmId.STREAM_DATA, zhdr, AmId.STREAM_HEADER, r, r.received, n);
+                StreamHeader.write(zhdr, 0, ep.remoteId);
+                st = SendProtocol.zcopyPiece(ep.amEp, AmId.STREAM_DATA, zhdr, StreamHeader.LENGTH, r, r.received, n);
             } else if (n <= ep.thresholds.maxShort) {
                 st = ep.amEp.amShort(AmId.STREAM_DATA, ep.remoteId, r.buffer, r.offset + r.received, (int) n);
             } else {
@@ -179,17 +189,17 @@ final class Streams {
     }
 
     private Status onAck(final MemorySegment d, final long o, final long l, final int f) {
-        final Endpoint ep = l < 16 ? null : worker.endpointById(d.get(LONG, o));
+        final Endpoint ep = !ControlMessage.fits(l) ? null : worker.epTable.byId(ControlMessage.id(d, o));
         if (ep == null) {
             malformed++;
             return Status.OK;
         }
         final State s = state(ep);
-        final long v = d.get(LONG, o + 8);
+        final long v = ControlMessage.value(d, o);
         if (v > s.acked && v <= s.sent) {
             s.acked = v;
         }
-        if (!ep.sendQueueEmpty()) {
+        if (!ep.queue.isEmpty()) {
             worker.sendPending.add(ep);
         }
         return Status.OK;
@@ -198,14 +208,14 @@ final class Streams {
     // ------------------------------------------------------------------ receive
 
     private Status onData(final MemorySegment d, final long o, final long l, final int f) {
-        final Endpoint ep = l < AmId.STREAM_HEADER ? null : worker.endpointById(d.get(LONG, o));
+        final Endpoint ep = !StreamHeader.fits(l) ? null : worker.epTable.byId(StreamHeader.dstEp(d, o));
         if (ep == null) {
             malformed++;
             return Status.OK;
         }
         final State s = state(ep);
-        long p = o + AmId.STREAM_HEADER;
-        long n = l - AmId.STREAM_HEADER;
+        long p = o + StreamHeader.LENGTH;
+        long n = l - StreamHeader.LENGTH;
         // posted receives exist only while nothing is buffered, so this keeps byte order
         while (n > 0 && s.rqHead != null) {
             final Request r = s.rqHead;
@@ -284,8 +294,8 @@ final class Streams {
      */
     private void sendAck(final Endpoint ep, final State s) {
         s.ackedConsumed = s.consumed;
-        ackValue.set(LONG, 0, s.consumed);
-        final Status st = ep.amEp.amShort(AmId.STREAM_ACK, ep.remoteId, ackValue, 0, 8);
+        ControlMessage.writePayload(ackValue, s.consumed);
+        final Status st = ep.amEp.amShort(AmId.STREAM_ACK, ep.remoteId, ackValue, 0, ControlMessage.PAYLOAD_LENGTH);
         s.ackOwed = st == Status.NO_RESOURCE;
         if (s.ackOwed) {
             // retried directly by progressSend if this queue is window-blocked, and queued for the other cases
@@ -501,9 +511,9 @@ final class Streams {
 
         @Override
         public long pack(final MemorySegment d, final long o, final long capacity) {
-            d.set(LONG, o, dst);
-            MemoryCopy.copy(src, at, d, o + AmId.STREAM_HEADER, len);
-            return AmId.STREAM_HEADER + len;
+            StreamHeader.write(d, o, dst);
+            MemoryCopy.copy(src, at, d, o + StreamHeader.LENGTH, len);
+            return StreamHeader.LENGTH + len;
         }
     }
 }

@@ -3,25 +3,16 @@ package weft.ucp;
 import weft.ucs.BlockedProgress;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
-import weft.ucs.memory.MemoryCopy;
 import weft.ucs.stats.Counters;
-import weft.ucs.sys.LibC;
-import weft.ucs.wakeup.EventFd;
-import weft.ucs.wakeup.EventSet;
-import weft.uct.AmHandler;
 import weft.uct.Capability;
-import weft.uct.Device;
 import weft.uct.Interface;
 import weft.uct.InterfaceParams;
-import weft.uct.Transport;
 import weft.uct.UctWorker;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,7 +33,6 @@ import java.util.Map;
  */
 public final class Worker implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Worker.class.getName());
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     /**
      * Loaded with this class: C2 never inlines a method whose signature names a class that is not loaded
      * yet ("unloaded signature classes"), so a program that never passes a callback or a TagInfo kept
@@ -64,38 +54,30 @@ public final class Worker implements AutoCloseable {
     final ActiveMessages ams;
     final Streams streams;
     final SoftAtomics softAtomics = new SoftAtomics(this);
+    final TagEager tagEager;
+    final TagRecv tagRecv = new TagRecv(this);
+    final RndvSend rndvSend;
+    final RndvRecv rndvRecv;
+    final ControlSend control = new ControlSend(this);
+    /** The protocol of each request kind ({@link #protocol(byte)}). */
+    private final SendProtocol[] protocols = new SendProtocol[Request.KINDS];
     final EagerGet eagerGet;
     final FlowControl flow;
     private final Arena arena = Arena.ofShared();
 
-    // endpoints by id: slot | generation << 32
-    private Endpoint[] eps = new Endpoint[16];
-    private int[] epGen = new int[16];
-    private int epHigh;
-    private final ArrayList<Endpoint> liveEps = new ArrayList<>();
-    private final Map<Long, Peer> peers = new HashMap<>();
+    /** Endpoints by id, the live ones, and the pairing of endpoints made from both sides. */
+    final EndpointTable epTable = new EndpointTable(this);
+    /** Requests a peer names by id (sync sends, rendezvous, emulated atomics). */
+    final InflightTable inflight = new InflightTable(this);
 
-    // requests a peer names by id (sync sends, rendezvous)
-    private Request[] inflight = new Request[64];
-    private int[] inflightGen = new int[64];
-    private int[] inflightFree = new int[64];
-    private int inflightFreeCount;
-    private int inflightHigh;
-
-    private Request[] pool = new Request[64];
-    /** See {@link #rmaSpare()}. */
-    private Request rmaSpare;
-    private int poolSize;
-    private Request doneHead;
-    private Request doneTail;
+    /** Pooled requests and the completions whose callbacks run from progress. */
+    final RequestPool requests = new RequestPool(this);
     final PendingEndpoints sendPending = new PendingEndpoints();
-    final ArrayList<Request> getPending = new ArrayList<>();
+    final PendingPieces getPending = new PendingPieces(this);
     /** Packs RTR_PUT messages (RndvPut); reused, the data path of one worker is single threaded. */
     final RndvPut.RtrPacker rtrPacker = new RndvPut.RtrPacker();
-    private RuntimeException callbackFailure;
-
-    private final EventSet events;
-    private final EventFd signalFd;
+    /** Sleeping in {@link #waitForEvents} (null without {@link Feature#WAKEUP}). */
+    private final WorkerWakeup wakeup;
     private boolean closed;
     // lifecycle services (keepalive, listeners, sockaddr connects, endpoint closes): run from progress
     // every Lifecycle.SERVICE_EVERY calls, so the fast path pays one decrement and compare
@@ -103,12 +85,6 @@ public final class Worker implements AutoCloseable {
     int serviceCountdown;
     /** Counts progress calls; idle interfaces get their turn when its low bits are zero. */
     private int progressTick;
-
-    /** The peer-worker record used to pair endpoints created from both sides (by connection number). */
-    private static final class Peer {
-        long nextSn;
-        final Map<Long, Endpoint> bySn = new HashMap<>();
-    }
 
     Worker(final Context context, final ThreadMode mode) {
         this.context = context;
@@ -121,21 +97,21 @@ public final class Worker implements AutoCloseable {
         this.streams = new Streams(this, Math.min(context.config().get(Streams.WINDOW), context.unexpectedBudget));
         this.eagerGet = new EagerGet(this, context.eagerGetMax, context.eagerGetPool);
         this.flow = new FlowControl(this);
-        final List<WorkerIface> list = new ArrayList<>();
-        final InterfaceParams params = InterfaceParams.defaults().withConfig(context.config())
-            .withErrorHandler(this::onTransportError);
-        try {
-            for (final Transport t : context.transports()) {
-                for (final Device d : t.devices()) {
-                    final Interface iface = t.openInterface(uct, d, params);
-                    list.add(new WorkerIface(list.size(), t, d, iface));
-                }
-            }
-        } catch (final RuntimeException e) {
-            uct.close();
-            throw e;
-        }
-        this.ifaces = list.toArray(new WorkerIface[0]);
+        this.lifecycle = new Lifecycle(this);
+        this.tagEager = new TagEager(this);
+        this.rndvSend = new RndvSend(this);
+        this.rndvRecv = new RndvRecv(this);
+        Arrays.fill(protocols, SendProtocol.NONE);
+        protocols[Request.SEND] = tagEager;
+        protocols[Request.RNDV_SEND] = rndvSend;
+        protocols[Request.RNDV_RECV] = rndvRecv;
+        protocols[Request.AM_SEND] = ams;
+        protocols[Request.STREAM_SEND] = streams;
+        protocols[Request.RMA] = EndpointRma.PROTOCOL;
+        protocols[Request.CONTROL] = control;
+        protocols[Request.CONNECT] = control;
+        this.ifaces = WorkerIface.openAll(context, uct, InterfaceParams.defaults().withConfig(context.config())
+            .withErrorHandler((u, st) -> lifecycle.onTransportError(u, st)));
         for (final WorkerIface wi : ifaces) {
             if (wi.attrs.has(Capability.AM_BCOPY)) {
                 registerAmHandlers(wi.iface);
@@ -146,20 +122,7 @@ public final class Worker implements AutoCloseable {
             entries.add(wi.addressEntry());
         }
         this.address = new WorkerAddress(uuid, entries).pack();
-        if (context.features().contains(Feature.WAKEUP)) {
-            events = new EventSet(ifaces.length + 1);
-            signalFd = new EventFd();
-            events.add(signalFd.fd(), LibC.EPOLLIN, -1);
-            for (final WorkerIface wi : ifaces) {
-                if (wi.iface.eventFd() >= 0) {
-                    events.add(wi.iface.eventFd(), LibC.EPOLLIN, wi.index);
-                }
-            }
-        } else {
-            events = null;
-            signalFd = null;
-        }
-        this.lifecycle = new Lifecycle(this);
+        this.wakeup = context.features().contains(Feature.WAKEUP) ? new WorkerWakeup(this) : null;
         BlockedProgress.add(blockedProgress);
     }
 
@@ -175,28 +138,22 @@ public final class Worker implements AutoCloseable {
 
     /** Installs the protocol's active-message handlers on {@code i} (the fuzz tests call it on a recorder). */
     void registerAmHandlers(final Interface i) {
-        i.setAmHandler(AmId.WIREUP, this::onWireup);
-        i.setAmHandler(AmId.EAGER, this::onEager);
-        i.setAmHandler(AmId.EAGER_FIRST, this::onEagerFirst);
-        i.setAmHandler(AmId.EAGER_MIDDLE, this::onEagerMiddle);
-        i.setAmHandler(AmId.SYNC_ACK, this::onSyncAck);
-        i.setAmHandler(AmId.RNDV_RTS, this::onRts);
-        i.setAmHandler(AmId.RNDV_ATS, this::onAts);
-        i.setAmHandler(AmId.RNDV_RTR, this::onRtr);
-        i.setAmHandler(AmId.RNDV_DATA, this::onRndvData);
-        i.setAmHandler(AmId.RNDV_RTR_PUT, (d, o, l, f) -> RndvPut.onRtrPut(this, d, o, l));
-        i.setAmHandler(AmId.RNDV_ATP, (d, o, l, f) -> RndvPut.onAtp(this, d, o, l));
+        i.setAmHandler(AmId.WIREUP, epTable::onWireup);
+        tagEager.register(i);
+        rndvSend.register(i);
+        rndvRecv.register(i);
         ams.register(i);
         streams.register(i);
         i.setAmHandler(AmId.FLOW, flow::onFlow);
-        i.setAmHandler(AmId.EP_REMOVED, this::onEpRemoved);
-        i.setAmHandler(AmId.SOFT_AMO, softAtomics::onRequest);
-        i.setAmHandler(AmId.EAGER_GET_KEY, eagerGet::onKey);
-        i.setAmHandler(AmId.EAGER_GET, eagerGet::onHeader);
-        i.setAmHandler(AmId.EAGER_GET_DONE, eagerGet::onDone);
-        i.setAmHandler(AmId.SOFT_AMO_REP, softAtomics::onReply);
-        i.setAmHandler(AmId.SOFT_AMO_NAK, softAtomics::onNak);
-        i.setAmHandler(AmId.KEEPALIVE, this::onKeepalive);
+        i.setAmHandler(AmId.EP_REMOVED, lifecycle::onEpRemoved);
+        softAtomics.register(i);
+        eagerGet.register(i);
+        i.setAmHandler(AmId.KEEPALIVE, lifecycle::onKeepalive);
+    }
+
+    /** The protocol that drives requests of {@code kind} (see {@link SendProtocol}). */
+    SendProtocol protocol(final byte kind) {
+        return protocols[kind];
     }
 
     /** The context this worker belongs to. */
@@ -266,19 +223,7 @@ public final class Worker implements AutoCloseable {
         guard.enter();
         try {
             checkOpen();
-            final WorkerAddress remote = WorkerAddress.unpack(remoteAddress);
-            final Peer peer = peers.computeIfAbsent(remote.uuid(), k -> new Peer());
-            final long sn = peer.nextSn++;
-            Endpoint ep = peer.bySn.get(sn);
-            if (ep != null) { // the peer connected to us first: that endpoint is ours too
-                ep.userOwned = true;
-                return ep;
-            }
-            ep = newEndpoint(remote, sn);
-            ep.userOwned = true;
-            peer.bySn.put(sn, ep);
-            ep.sendWireup(AmId.WIREUP_REQUEST, -1);
-            return ep;
+            return epTable.connect(WorkerAddress.unpack(remoteAddress));
         } finally {
             guard.exit();
         }
@@ -302,28 +247,7 @@ public final class Worker implements AutoCloseable {
      *                       TIMED_OUT if the handshake does not finish in time
      */
     public Endpoint connect(final java.net.InetSocketAddress address) {
-        guard.enter();
-        try {
-            checkOpen();
-        } finally {
-            guard.exit();
-        }
-        final SockaddrHandshake.Client hs = SockaddrHandshake.connect(address, address(), context.config());
-        guard.enter();
-        try {
-            checkOpen();
-            final Peer peer = peers.computeIfAbsent(hs.remote().uuid(), k -> new Peer());
-            final Endpoint ep = newEndpoint(hs.remote(), hs.connSn());
-            ep.userOwned = true;
-            peer.bySn.put(hs.connSn(), ep);
-            lifecycle.connecting(ep, hs);
-            return ep;
-        } catch (final RuntimeException e) {
-            hs.close();
-            throw e;
-        } finally {
-            guard.exit();
-        }
+        return lifecycle.connect(address);
     }
 
     /**
@@ -341,17 +265,6 @@ public final class Worker implements AutoCloseable {
         } finally {
             guard.exit();
         }
-    }
-
-    /** The server side of an accepted connection request: the endpoint, paired by the client's number. */
-    Endpoint acceptedEndpoint(final WorkerAddress remote, final long sn) {
-        checkOpen();
-        // not entered in the peer's connection table: only the client's endpoint is found by this number
-        // (when our WIREUP_REQUEST reaches it), which also lets a worker connect to its own listener
-        final Endpoint ep = newEndpoint(remote, sn);
-        ep.userOwned = true;
-        ep.sendWireup(AmId.WIREUP_REQUEST, -1); // tells the client it was accepted and gives it our id
-        return ep;
     }
 
     /**
@@ -380,60 +293,6 @@ public final class Worker implements AutoCloseable {
         lifecycle.stopProgressThread(); // not under the worker lock: the thread needs it to finish
     }
 
-    private Endpoint newEndpoint(final WorkerAddress remote, final long sn) {
-        final LaneSelector.Selection sel = LaneSelector.select(ifaces, remote, context);
-        final int slot = allocEpSlot();
-        final long id = slot | (long) epGen[slot] << 32;
-        final Endpoint ep = new Endpoint(this, id, remote, sn, sel);
-        eps[slot] = ep;
-        liveEps.add(ep);
-        lifecycle.endpointAdded();
-        for (final Lane l : ep.lanes) {
-            l.local.lanes++; // the interface is now in use: progressed on every call
-        }
-        return ep;
-    }
-
-    private int allocEpSlot() {
-        for (int i = 0; i < epHigh; i++) {
-            if (eps[i] == null) {
-                return i;
-            }
-        }
-        if (epHigh == eps.length) {
-            eps = Arrays.copyOf(eps, epHigh * 2);
-            epGen = Arrays.copyOf(epGen, epHigh * 2);
-        }
-        return epHigh++;
-    }
-
-    Endpoint endpointById(final long id) {
-        final int slot = (int) id;
-        if (slot < 0 || slot >= epHigh) {
-            return null;
-        }
-        final Endpoint ep = eps[slot];
-        return ep != null && ep.id == id ? ep : null;
-    }
-
-    void removeEndpoint(final Endpoint ep) {
-        final int slot = (int) ep.id;
-        if (slot >= 0 && slot < epHigh && eps[slot] == ep) {
-            eps[slot] = null;
-            epGen[slot]++;
-        }
-        if (liveEps.remove(ep)) {
-            for (final Lane l : ep.lanes) {
-                l.local.lanes--;
-            }
-        }
-        sendPending.remove(ep);
-        final Peer p = peers.get(ep.remote.uuid());
-        if (p != null) {
-            p.bySn.remove(ep.connSn, ep);
-        }
-    }
-
     /**
      * Bytes this worker holds for unexpected messages (arrived before a matching receive). Bounded by
      * about {@code WEFT_UNEXPECTED_BUDGET}: past it, peers are told to stop sending new messages.
@@ -451,7 +310,7 @@ public final class Worker implements AutoCloseable {
     public List<Endpoint> endpoints() {
         guard.enter();
         try {
-            return List.copyOf(liveEps);
+            return List.copyOf(epTable.live());
         } finally {
             guard.exit();
         }
@@ -489,19 +348,7 @@ public final class Worker implements AutoCloseable {
                            final long mask, final TagInfo info, final RequestCallback callback) {
         guard.enter();
         try {
-            checkOpen();
-            checkRange(buf, offset, length);
-            if (callback == null && info != null) { // a whole eager message already here: copy it out, no request
-                final TagMessage m = matcher.matchUnexpectedComplete(tag, mask);
-                if (m != null) {
-                    return receiveBuffered(m, buf, offset, length, info);
-                }
-            }
-            final Request r = acquire(Request.RECV);
-            r.buffer = buf;
-            r.offset = offset;
-            r.capacity = length;
-            return postRecv(r, tag, mask, info, callback);
+            return tagRecv.recv(buf, offset, length, tag, mask, info, callback);
         } finally {
             guard.exit();
         }
@@ -517,16 +364,7 @@ public final class Worker implements AutoCloseable {
                            final RequestCallback callback) {
         guard.enter();
         try {
-            checkOpen();
-            if (iov == null) {
-                throw new WeftException(Status.INVALID_PARAM, "null IoVector");
-            }
-            final Request r = acquire(Request.RECV);
-            r.wide = true;
-            r.dt = Datatypes.IOV;
-            r.iov = iov;
-            r.capacity = iov.totalLength();
-            return postRecv(r, tag, mask, info, callback);
+            return tagRecv.recvIov(iov, tag, mask, info, callback);
         } finally {
             guard.exit();
         }
@@ -541,36 +379,10 @@ public final class Worker implements AutoCloseable {
                            final long mask, final TagInfo info, final RequestCallback callback) {
         guard.enter();
         try {
-            checkOpen();
-            if (capacity < 0 || datatype == null) {
-                throw new WeftException(Status.INVALID_PARAM, datatype == null ? "null datatype"
-                    : "negative receive capacity " + capacity);
-            }
-            final Request r = acquire(Request.RECV);
-            r.wide = true;
-            r.dt = Datatypes.GENERIC;
-            r.generic = datatype;
-            r.dtState = state;
-            r.capacity = capacity;
-            return postRecv(r, tag, mask, info, callback);
+            return tagRecv.recvGeneric(datatype, state, capacity, tag, mask, info, callback);
         } finally {
             guard.exit();
         }
-    }
-
-    private Request postRecv(final Request r, final long tag, final long mask, final TagInfo info,
-                             final RequestCallback callback) {
-        r.info = info;
-        r.callback = callback;
-        final TagMessage m = matcher.matchUnexpected(tag, mask, true);
-        if (m == null) {
-            r.tag = tag;
-            r.mask = mask;
-            matcher.addExpected(r);
-            flow.wanted();
-            return r;
-        }
-        return receiveUnexpected(m, r);
     }
 
     /**
@@ -583,12 +395,7 @@ public final class Worker implements AutoCloseable {
     public TagMessage probeTag(final long tag, final long mask, final boolean remove) {
         guard.enter();
         try {
-            checkOpen();
-            final TagMessage m = matcher.matchUnexpected(tag, mask, remove);
-            if (m != null && remove) {
-                m.probedOut = true;
-            }
-            return m;
+            return tagRecv.probe(tag, mask, remove);
         } finally {
             guard.exit();
         }
@@ -604,20 +411,7 @@ public final class Worker implements AutoCloseable {
                            final TagInfo info, final RequestCallback callback) {
         guard.enter();
         try {
-            checkOpen();
-            checkRange(buf, offset, length);
-            if (!message.probedOut) {
-                throw new WeftException(Status.INVALID_PARAM, "message was not removed by probeTag(..., true) "
-                    + "or was already received");
-            }
-            message.probedOut = false;
-            final Request r = acquire(Request.RECV);
-            r.buffer = buf;
-            r.offset = offset;
-            r.capacity = length;
-            r.info = info;
-            r.callback = callback;
-            return receiveUnexpected(message, r);
+            return tagRecv.recvProbed(message, buf, offset, length, info, callback);
         } finally {
             guard.exit();
         }
@@ -650,68 +444,9 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    private Request receiveUnexpected(final TagMessage m, final Request r) {
-        final long length = r.capacity;
-        r.tag = m.tag;
-        r.mask = -1;
-        r.length = m.length;
-        if (m.rts) {
-            r.kind = Request.RNDV_RECV;
-            final Endpoint ep = m.ep;
-            final long sreq = m.syncReqId;
-            final long addr = m.rtsAddress;
-            final byte[][] keys = m.rkeys;
-            unexpected.release(m);
-            flow.released();
-            ep.startRndvReceive(r, sreq, addr, keys);
-        } else {
-            Datatypes.unpack(r, 0, m.data, 0, m.received);
-            r.received = m.received;
-            if (m.syncReqId >= 0 && m.ep != null) {
-                m.ep.sendControl(AmId.SYNC_ACK, m.syncReqId, 0);
-            }
-            if (m.isComplete()) {
-                unexpected.release(m);
-                flow.released();
-                complete(r, r.length > length ? Status.MESSAGE_TRUNCATED : Status.OK);
-            } else { // fragments still arriving: they go straight into the user's buffer from now on
-                m.ep.rxRequest = r;
-                m.ep.rxMessage = null;
-                unexpected.release(m);
-                flow.released();
-                return r;
-            }
-        }
-        // without a TagInfo the request is the only place the sender's tag and length can be read
-        return r.info == null ? r : finishImmediate(r);
-    }
-
-    /** Receives a complete eager unexpected message into a contiguous buffer (already removed from the queue). */
-    private Request receiveBuffered(final TagMessage m, final MemorySegment buf, final long offset, final long length,
-                                    final TagInfo info) { // info != null: it is where the caller reads tag and length
-        final long n = Math.min(m.received, length);
-        MemoryCopy.copy(m.data, 0, buf, offset, n);
-        if (m.syncReqId >= 0 && m.ep != null) {
-            m.ep.sendControl(AmId.SYNC_ACK, m.syncReqId, 0);
-        }
-        info.set(m.tag, m.length);
-        final Status st = m.length > length ? Status.MESSAGE_TRUNCATED : Status.OK;
-        unexpected.release(m);
-        flow.released();
-        return Request.done(st);
-    }
-
     /** Returns a shared done request for an operation that completed inside its call, if allowed. */
     Request finishImmediate(final Request r) {
-        if (r.completed && r.callback == null && r.future == null && !r.queuedDone) {
-            final Status st = r.status;
-            if (r.info != null) {
-                r.info.set(r.tag, r.length);
-            }
-            recycle(r);
-            return Request.done(st);
-        }
-        return r;
+        return requests.finishImmediate(r);
     }
 
     // ------------------------------------------------------------------ active messages and streams
@@ -789,7 +524,7 @@ public final class Worker implements AutoCloseable {
 
     /** Eager tag fragments dropped as malformed (bad lengths, out of sequence, unknown endpoint). */
     public long tagMalformedCount() {
-        return tagMalformed;
+        return tagEager.malformed();
     }
 
     /**
@@ -814,15 +549,6 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    /** A handler threw: rethrown by {@link #progress()} once the current round is done. */
-    void deferFailure(final RuntimeException e) {
-        if (callbackFailure == null) {
-            callbackFailure = e;
-        } else {
-            callbackFailure.addSuppressed(e);
-        }
-    }
-
     // ------------------------------------------------------------------ progress and waiting
 
     /**
@@ -836,24 +562,20 @@ public final class Worker implements AutoCloseable {
             if (closed) {
                 return 0;
             }
-            int work = drainDone();
+            int work = requests.drainDone();
             if (--serviceCountdown < 0) {
                 serviceCountdown = Lifecycle.SERVICE_EVERY;
                 work += lifecycle.service();
             }
             work += progressInterfaces();
             if (!sendPending.isEmpty()) {
-                work += progressPendingSends();
+                work += sendPending.progress();
             }
             if (!getPending.isEmpty()) {
-                work += progressPendingGets();
+                work += getPending.progress();
             }
-            work += drainDone();
-            final RuntimeException f = callbackFailure;
-            if (f != null) {
-                callbackFailure = null;
-                throw f;
-            }
+            work += requests.drainDone();
+            requests.rethrowCallbackFailure();
             return work;
         } finally {
             guard.exit();
@@ -922,439 +644,43 @@ public final class Worker implements AutoCloseable {
      * @return true if woken by an event (call {@link #progress()}), false on timeout
      */
     public boolean waitForEvents(final int timeoutMs) {
-        if (events == null) {
+        if (wakeup == null) {
             throw new WeftException(Status.UNSUPPORTED, "waitForEvents needs Feature.WAKEUP in the context");
         }
-        final long deadline = System.nanoTime() + Math.max(0, timeoutMs) * 1_000_000L;
-        while (true) {
-            guard.enter();
-            try {
-                checkOpen();
-                serviceCountdown = 0; // whatever woke us may be a lifecycle event: the next progress looks
-                if (lifecycle.service() > 0 || doneHead != null || !sendPending.isEmpty() || !getPending.isEmpty()) {
-                    return true;
-                }
-                for (final WorkerIface wi : ifaces) {
-                    if (wi.iface.eventFd() >= 0 && wi.iface.arm() != Status.OK) {
-                        return true; // events are pending: progress instead of sleeping
-                    }
-                }
-            } finally {
-                guard.exit();
-            }
-            final long leftMs = timeoutMs < 0 ? Integer.MAX_VALUE : (deadline - System.nanoTime() + 999_999) / 1_000_000;
-            final int slice = (int) Math.max(0, Math.min(lifecycle.sleepSliceMs(), leftMs));
-            final int n = events.await(slice);
-            signalFd.drain();
-            if (n > 0) {
-                guard.enter();
-                try {
-                    for (final WorkerIface wi : ifaces) {
-                        wi.hot = HOT_CALLS; // the event may be on an idle interface: progress it at once
-                    }
-                } finally {
-                    guard.exit();
-                }
-                return true;
-            }
-            if (timeoutMs >= 0 && System.nanoTime() - deadline >= 0) {
-                return false;
-            }
-        }
+        return wakeup.await(timeoutMs);
     }
 
     /** Wakes a thread blocked in {@link #waitForEvents}; callable from any thread. */
     public void signal() {
-        if (signalFd == null) {
+        if (wakeup == null) {
             throw new WeftException(Status.UNSUPPORTED, "signal needs Feature.WAKEUP in the context");
         }
         if (closed) {
             throw new WeftException(Status.CLOSED, "worker is closed");
         }
-        signalFd.signal();
+        wakeup.signal();
     }
 
     /** True if this worker can sleep in {@link #waitForEvents} (its context has {@link Feature#WAKEUP}). */
     public boolean hasWakeup() {
-        return events != null;
-    }
-
-    private int progressPendingSends() {
-        int work = 0;
-        for (int i = 0; i < sendPending.size(); ) {
-            final Endpoint ep = sendPending.get(i);
-            work += ep.progressSendQueue();
-            if (ep.sendQueueEmpty() || ep.parked) { // parked: stopped by its peer (FlowControl) until GO
-                sendPending.removeAt(i);
-            } else {
-                i++;
-            }
-        }
-        return work;
-    }
-
-    private int progressPendingGets() {
-        int work = 0;
-        for (int i = 0; i < getPending.size(); ) {
-            final Request r = getPending.get(i);
-            if (r.kind == Request.RNDV_SEND ? RndvPut.issuePuts(r) : r.ep.issueGets(r)) {
-                getPending.remove(i);
-                work++;
-            } else {
-                i++;
-            }
-        }
-        return work;
+        return wakeup != null;
     }
 
     // ------------------------------------------------------------------ requests
 
     Request acquire(final byte kind) {
-        final Request r;
-        if (poolSize == 0) {
-            r = new Request(this);
-        } else {
-            r = pool[--poolSize];
-            r.generation++; // even: handed out again (a handle released earlier can no longer be told apart)
-        }
-        r.reset();
-        assert r.isPristine() : "a request left the pool with stale state: a step that widened it did not set wide";
-        r.kind = kind;
-        r.wide = kind != Request.RECV && kind != Request.SEND; // a send widens in Endpoint.startSend
-        return r;
-    }
-
-    /**
-     * The request whose completion {@link Rma#immediate} hands a lane: acquired and armed (our reference +
-     * the one piece) once, and kept across operations the lane finishes inside the call.
-     */
-    Request rmaSpare() {
-        Request s = rmaSpare;
-        if (s == null) {
-            s = acquire(Request.RMA);
-            s.completion.reset(2);
-            rmaSpare = s;
-        }
-        return s;
-    }
-
-    /** The lane kept the spare's completion: it is now an operation's request. */
-    void rmaSpareTaken() {
-        rmaSpare = null;
+        return requests.acquire(kind);
     }
 
     void recycle(final Request r) {
-        if (r.worker != this) {
-            return;
-        }
-        r.generation++; // odd while pooled: its holder's handle is refused (Request.checkLive)
-        if (poolSize == pool.length) {
-            pool = Arrays.copyOf(pool, poolSize * 2);
-        }
-        pool[poolSize++] = r;
-    }
-
-    long registerInflight(final Request r) {
-        r.wide = true;
-        final int slot;
-        if (inflightFreeCount > 0) {
-            slot = inflightFree[--inflightFreeCount];
-        } else {
-            if (inflightHigh == inflight.length) {
-                inflight = Arrays.copyOf(inflight, inflightHigh * 2);
-                inflightGen = Arrays.copyOf(inflightGen, inflightHigh * 2);
-                inflightFree = Arrays.copyOf(inflightFree, inflightHigh * 2);
-            }
-            slot = inflightHigh++;
-        }
-        inflight[slot] = r;
-        // 30 generation bits: ids stay positive and below AmId.RTR_ANY_ORDER (a flag beside an id on the wire)
-        r.id = slot | (long) (inflightGen[slot] & 0x3FFF_FFFF) << 32;
-        return r.id;
-    }
-
-    Request inflightById(final long id) {
-        final int slot = (int) id; // the low 32 bits: negative for ids a peer made up
-        if (id < 0 || slot < 0 || slot >= inflightHigh) {
-            return null;
-        }
-        final Request r = inflight[slot];
-        return r != null && r.id == id ? r : null;
-    }
-
-    private void releaseInflight(final Request r) {
-        final int slot = (int) r.id;
-        if (slot >= 0 && slot < inflightHigh && inflight[slot] == r) {
-            inflight[slot] = null;
-            inflightGen[slot]++;
-            inflightFree[inflightFreeCount++] = slot;
-        }
-        r.id = -1;
+        requests.recycle(r);
     }
 
     /** Completes {@code r}: callbacks and futures run from progress, never from the caller's call. */
     void complete(final Request r, final Status status) {
-        if (r.completed) {
-            return;
-        }
-        final Status st = r.dtFailed && !status.isError() ? Status.IO_ERROR : status; // a user pack/unpack threw
-        r.status = st;
-        if (r.id >= 0) {
-            releaseInflight(r);
-        }
-        if (r.handles != null) {
-            r.ep.releaseRendezvousResources(r);
-        }
-        r.completed = true;
-        if (r.parent != null) {
-            final Request p = r.parent;
-            r.parent = null;
-            p.completion.complete(st);
-        }
-        if (r.info != null) {
-            r.info.set(r.tag, r.length);
-        }
-        if (r.callback != null || r.future != null) {
-            r.queuedDone = true;
-            if (doneTail == null) {
-                doneHead = r;
-            } else {
-                doneTail.nextDone = r;
-            }
-            doneTail = r;
-        } else if (r.released) {
-            recycle(r);
-        }
+        requests.complete(r, status);
     }
 
-    private int drainDone() {
-        int n = 0;
-        while (doneHead != null) {
-            final Request r = doneHead;
-            doneHead = r.nextDone;
-            if (doneHead == null) {
-                doneTail = null;
-            }
-            r.nextDone = null;
-            n++;
-            try { // queuedDone stays set meanwhile: a release() inside the callback leaves the recycling to us
-                if (r.callback != null) {
-                    r.callback.onComplete(r);
-                }
-                if (r.future != null) {
-                    r.future.complete(r);
-                }
-            } catch (final RuntimeException e) {
-                if (callbackFailure == null) {
-                    callbackFailure = e; // rethrown by progress() once every completion has run
-                } else {
-                    callbackFailure.addSuppressed(e);
-                }
-            }
-            r.queuedDone = false;
-            if (r.released) { // only once its holder let go: a kept handle keeps showing this operation
-                recycle(r);
-            }
-        }
-        return n;
-    }
-
-    /** Called by a request's uct completion (rendezvous gets). */
-    void onTransportCompletion(final Request r, final Status st) {
-        if (r.kind == Request.RNDV_RECV) {
-            r.ep.finishRndvReceive(r, st);
-        } else if (r.kind == Request.RNDV_SEND && r.rndvPut) {
-            RndvPut.finishPut(this, r, st);
-        } else if (r.kind == Request.RMA || (r.kind == Request.RNDV_SEND && r.zdata)) {
-            r.rmaIov.clear();
-            RmaBounce.finish(r, st);
-            Rails.retire(r); // its bytes are no longer outstanding on its rails
-            complete(r, st);
-        } else if (r.kind == Request.STREAM_SEND && r.zdata) {
-            r.rmaIov.clear(); // every zero-copy fragment has left the user's buffer
-            complete(r, st);
-        } else if (r.kind == Request.SEND && r.zdata) {
-            // eager zero-copy: every fragment has left the user's buffer; a sync send also waits for its ack
-            r.rmaIov.clear();
-            r.localDone = true;
-            final Status failed = r.ep.failure();
-            if (st != Status.OK || !r.sync || r.acked) {
-                complete(r, st);
-            } else if (failed != null) {
-                complete(r, failed); // the ack cannot come any more
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------ AM handlers
-
-    private Status onWireup(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 25) {
-            return dropMalformedControl("WIREUP", len);
-        }
-        final byte type = data.get(ValueLayout.JAVA_BYTE, off);
-        final long src = data.get(LONG, off + 1);
-        final long dst = data.get(LONG, off + 9);
-        final long sn = data.get(LONG, off + 17);
-        if (type == AmId.WIREUP_REPLY) {
-            final Endpoint ep = endpointById(dst);
-            if (ep != null) {
-                ep.onRemoteId(src);
-            }
-            return Status.OK;
-        }
-        final byte[] addr = data.asSlice(off + 25, len - 25).toArray(ValueLayout.JAVA_BYTE);
-        final WorkerAddress remote;
-        try {
-            remote = WorkerAddress.unpack(addr);
-        } catch (final WeftException e) {
-            LOG.log(System.Logger.Level.WARNING, "dropping wireup request with a bad address: " + e.getMessage());
-            return Status.OK;
-        }
-        final Peer peer = peers.computeIfAbsent(remote.uuid(), k -> new Peer());
-        Endpoint ep = peer.bySn.get(sn);
-        if (ep == null) {
-            try {
-                ep = newEndpoint(remote, sn);
-            } catch (final WeftException e) {
-                LOG.log(System.Logger.Level.WARNING, "cannot create the endpoint a peer asked for: " + e.getMessage());
-                return Status.OK;
-            }
-            peer.bySn.put(sn, ep);
-        }
-        ep.onRemoteId(src);
-        try {
-            ep.sendWireup(AmId.WIREUP_REPLY, src);
-        } catch (final WeftException e) {
-            // the peer died after asking (its request was still in our FIFO): fail that endpoint, do not
-            // throw out of progress()
-            LOG.log(System.Logger.Level.INFO, "wireup reply not sent: " + e.getMessage());
-            lifecycle.failLater(ep, e.status());
-        }
-        return Status.OK;
-    }
-
-    private Status onEager(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 8) {
-            return dropMalformedTag("EAGER of " + len + " bytes");
-        }
-        deliverEager(data.get(LONG, off), data, off + 8, len - 8);
-        return Status.OK;
-    }
-
-    /** An eager message of {@code plen} bytes at {@code data[src]}: into a matching receive, else unexpected. */
-    void deliverEager(final long tag, final MemorySegment data, final long src, final long plen) {
-        final Request r = matcher.matchExpected(tag);
-        if (r != null) {
-            Datatypes.unpack(r, 0, data, src, plen);
-            r.tag = tag;
-            r.length = plen;
-            complete(r, plen > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
-            return;
-        }
-        final TagMessage m = unexpected.acquire(plen);
-        MemoryCopy.copy(data, src, m.data, 0, plen);
-        m.tag = tag;
-        m.length = plen;
-        m.received = plen;
-        matcher.addUnexpected(m);
-        flow.added();
-    }
-
-    private Status onEagerFirst(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < AmId.FIRST_HEADER) {
-            return dropMalformedTag("EAGER_FIRST of " + len + " bytes");
-        }
-        final long tag = data.get(LONG, off);
-        final Endpoint ep = endpointById(data.get(LONG, off + 8));
-        final long total = data.get(LONG, off + 16);
-        final long sync = data.get(LONG, off + 24);
-        final long plen = len - AmId.FIRST_HEADER;
-        if (ep == null || plen > total || total < 0) {
-            return dropMalformedTag("EAGER_FIRST for an unknown endpoint or with a bad length");
-        }
-        final long src = off + AmId.FIRST_HEADER;
-        final Request r = matcher.matchExpected(tag);
-        if (r != null) {
-            r.tag = tag;
-            r.length = total;
-            Datatypes.unpack(r, 0, data, src, plen);
-            r.received = plen;
-            if (sync >= 0) {
-                ep.sendControl(AmId.SYNC_ACK, sync, 0);
-            }
-            if (plen == total) {
-                complete(r, total > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
-            } else {
-                ep.rxRequest = r;
-            }
-            return Status.OK;
-        }
-        if (total > context.unexpectedBudget) {
-            // the buffer would be as large as the sender claims: never more than the budget (a legitimate
-            // sender with a huge WEFT_RNDV_THRESH must raise WEFT_UNEXPECTED_BUDGET, or post its receives first)
-            tagMalformed++;
-            LOG.log(System.Logger.Level.WARNING, "failing " + ep + ": an unexpected eager message of " + total
-                + " bytes exceeds WEFT_UNEXPECTED_BUDGET (" + context.unexpectedBudget + " bytes)");
-            lifecycle.failLater(ep, Status.NO_MEMORY);
-            return Status.OK;
-        }
-        final TagMessage m = unexpected.acquire(total);
-        MemoryCopy.copy(data, src, m.data, 0, plen);
-        m.tag = tag;
-        m.length = total;
-        m.received = plen;
-        m.ep = ep;
-        m.syncReqId = sync;
-        if (plen < total) {
-            ep.rxMessage = m;
-        }
-        matcher.addUnexpected(m);
-        flow.added();
-        return Status.OK;
-    }
-
-    private Status onEagerMiddle(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < AmId.MIDDLE_HEADER) {
-            return dropMalformedTag("EAGER_MIDDLE of " + len + " bytes");
-        }
-        final Endpoint ep = endpointById(data.get(LONG, off));
-        final long at = data.get(LONG, off + 8);
-        final long plen = len - AmId.MIDDLE_HEADER;
-        if (ep == null) {
-            return dropMalformedTag("EAGER_MIDDLE for an unknown endpoint");
-        }
-        final Request r = ep.rxRequest;
-        if (r != null) {
-            // fragments come in order on one lane: each starts where the last ended, within the message
-            if (at != r.received || at + plen > r.length) {
-                ep.rxRequest = null;
-                complete(r, Status.IO_ERROR); // the message cannot be rebuilt: fail it, never write out of place
-                return dropMalformedTag("EAGER_MIDDLE at " + at + " (+" + plen + ") of a " + r.length
-                    + "-byte message with " + r.received + " received");
-            }
-            Datatypes.unpack(r, at, data, off + AmId.MIDDLE_HEADER, plen);
-            r.received += plen;
-            if (r.received >= r.length) {
-                ep.rxRequest = null;
-                complete(r, r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
-            }
-            return Status.OK;
-        }
-        final TagMessage m = ep.rxMessage;
-        if (m == null || at != m.received || at + plen > m.length) {
-            return dropMalformedTag("EAGER_MIDDLE out of sequence");
-        }
-        MemoryCopy.copy(data, off + AmId.MIDDLE_HEADER, m.data, at, plen);
-        m.received += plen;
-        if (m.received >= m.length) {
-            ep.rxMessage = null;
-        }
-        return Status.OK;
-    }
-
-    /** Eager tag fragments dropped as malformed (short, out of sequence, unknown endpoint). */
-    private long tagMalformed;
     /** Protocol control messages (wireup, acks, rendezvous control, keepalive...) dropped as malformed. */
     private long controlMalformed;
 
@@ -1362,113 +688,6 @@ public final class Worker implements AutoCloseable {
     Status dropMalformedControl(final String what, final long len) {
         controlMalformed++;
         LOG.log(System.Logger.Level.WARNING, "dropping a malformed " + what + " message (" + len + " bytes)");
-        return Status.OK;
-    }
-
-    private Status dropMalformedTag(final String what) {
-        tagMalformed++;
-        LOG.log(System.Logger.Level.WARNING, "dropping a malformed eager tag fragment: " + what);
-        return Status.OK;
-    }
-
-    private Status onSyncAck(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 8) {
-            return dropMalformedControl("SYNC_ACK", len);
-        }
-        final Request r = inflightById(data.get(LONG, off));
-        if (r != null) {
-            r.acked = true;
-            if (r.localDone) {
-                complete(r, Status.OK);
-            }
-        }
-        return Status.OK;
-    }
-
-    private Status onRts(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < AmId.RTS_HEADER) {
-            return dropMalformedTag("RNDV_RTS of " + len + " bytes");
-        }
-        final long tag = data.get(LONG, off);
-        final Endpoint ep = endpointById(data.get(LONG, off + 8));
-        final long total = data.get(LONG, off + 16);
-        final long sreq = data.get(LONG, off + 24);
-        final long addr = data.get(LONG, off + 32);
-        final int n = data.get(ValueLayout.JAVA_INT_UNALIGNED, off + 40);
-        if (ep == null || n < 0 || n > 16 || total < 0) {
-            return dropMalformedTag("RNDV_RTS for an unknown endpoint or with bad fields");
-        }
-        final byte[][] keys = ep.rndvCache.keys(data, off + AmId.RTS_HEADER, n, off + len); // cached: no copy
-        if (keys == null) {
-            return dropMalformedTag("RNDV_RTS keys run past the message");
-        }
-        final Request r = matcher.matchExpected(tag);
-        if (r != null) {
-            r.kind = Request.RNDV_RECV;
-            r.tag = tag;
-            r.length = total;
-            ep.startRndvReceive(r, sreq, addr, keys);
-            return Status.OK;
-        }
-        final TagMessage m = unexpected.acquire(0);
-        m.tag = tag;
-        m.length = total;
-        m.rts = true;
-        m.ep = ep;
-        m.syncReqId = sreq;
-        m.rtsAddress = addr;
-        m.rkeys = keys;
-        matcher.addUnexpected(m);
-        flow.added();
-        return Status.OK;
-    }
-
-    private Status onAts(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 16) {
-            return dropMalformedControl("RNDV_ATS", len);
-        }
-        final Request r = inflightById(data.get(LONG, off));
-        if (r != null) {
-            final Status st = Status.of((int) data.get(LONG, off + 8));
-            complete(r, st == Status.MESSAGE_TRUNCATED ? Status.OK : st);
-        }
-        return Status.OK;
-    }
-
-    private Status onRtr(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 16) {
-            return dropMalformedControl("RNDV_RTR", len);
-        }
-        final Request r = inflightById(data.get(LONG, off));
-        // only a send waiting for its answer: a second RTR would queue the request twice
-        if (r != null && r.kind == Request.RNDV_SEND && r.sendStage == Endpoint.ST_WAIT && !r.rndvPut) {
-            final long v = data.get(LONG, off + 8);
-            r.remoteReqId = v & ~AmId.RTR_ANY_ORDER;
-            r.anyOrder = (v & AmId.RTR_ANY_ORDER) != 0;
-            r.ep.startRndvData(r);
-        }
-        return Status.OK;
-    }
-
-    private Status onRndvData(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < AmId.DATA_HEADER) {
-            return dropMalformedControl("RNDV_DATA", len);
-        }
-        final Request r = inflightById(data.get(LONG, off));
-        final long at = data.get(LONG, off + 8);
-        final long plen = len - AmId.DATA_HEADER;
-        if (r == null || r.kind != Request.RNDV_RECV) {
-            return Status.OK;
-        }
-        if (at < 0 || plen > r.length - at) {
-            return dropMalformedControl("RNDV_DATA at " + at + " (+" + plen + ") of a " + r.length
-                + "-byte message", len);
-        }
-        Datatypes.unpack(r, at, data, off + AmId.DATA_HEADER, plen);
-        r.received += plen;
-        if (r.received >= r.length) {
-            complete(r, r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
-        }
         return Status.OK;
     }
 
@@ -1484,21 +703,7 @@ public final class Worker implements AutoCloseable {
         guard.enter();
         try {
             checkOpen();
-            final Request parent = acquire(Request.RMA);
-            parent.completion.reset(1);
-            for (final Endpoint ep : new ArrayList<>(liveEps)) {
-                final Request child = ep.flush();
-                if (!child.isCompleted()) {
-                    parent.completion.expect(1);
-                    child.parent = parent;
-                    child.release();
-                } else if (child.status().isError()) {
-                    parent.completion.expect(1);
-                    parent.completion.complete(child.status());
-                }
-            }
-            parent.completion.complete(Status.OK);
-            return finishImmediate(parent);
+            return EndpointRma.flushAll(this);
         } finally {
             guard.exit();
         }
@@ -1522,8 +727,8 @@ public final class Worker implements AutoCloseable {
         guard.enter();
         try {
             checkOpen();
-            for (final Endpoint ep : liveEps) {
-                ep.fence();
+            for (final Endpoint ep : epTable.live()) {
+                ep.rma.fence();
             }
         } finally {
             guard.exit();
@@ -1531,76 +736,6 @@ public final class Worker implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------ errors and lifecycle
-
-    private void onTransportError(final weft.uct.Endpoint uctEp, final Status st) {
-        for (final Endpoint ep : new ArrayList<>(liveEps)) {
-            if (ep.usesUct(uctEp)) {
-                lifecycle.failLater(ep, st); // next progress call, outside the transport's callback
-            }
-        }
-    }
-
-    /** Completes every in-flight request that belongs to {@code ep} with {@code st}. */
-    void failInflight(final Endpoint ep, final Status st) {
-        for (int i = 0; i < inflightHigh; i++) {
-            final Request r = inflight[i];
-            // zero-copy pieces complete a request when they fail, unless they are all done (a sync send
-            // waiting for its ack)
-            if (r != null && r.ep == ep && (!r.zdata || (r.kind == Request.SEND && r.localDone))) {
-                complete(r, st);
-            }
-        }
-        for (int i = getPending.size() - 1; i >= 0; i--) {
-            if (getPending.get(i).ep == ep) {
-                // drop the receive's own reference on its gets: it completes (with st) when the gets
-                // already issued have failed too, so a request is never completed twice or recycled early
-                getPending.remove(i).completion.complete(st);
-            }
-        }
-    }
-
-    /** True while a request of {@code ep} is still in flight (waiting for the peer or for gets). */
-    boolean hasInflight(final Endpoint ep) {
-        for (int i = 0; i < inflightHigh; i++) {
-            final Request r = inflight[i];
-            if (r != null && r.ep == ep) {
-                return true;
-            }
-        }
-        for (int i = 0; i < getPending.size(); i++) {
-            if (getPending.get(i).ep == ep) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private Status onKeepalive(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 8) {
-            return dropMalformedControl("KEEPALIVE", len);
-        }
-        final Endpoint ep = endpointById(data.get(LONG, off));
-        if (ep != null) {
-            ep.lastHeard = System.nanoTime(); // slow path: one message per keepalive interval
-        }
-        return Status.OK;
-    }
-
-    /** The live endpoints themselves (not a copy), for allocation-free scans (Lifecycle, FlowControl). */
-    ArrayList<Endpoint> liveEndpoints() {
-        return liveEps;
-    }
-
-    private Status onEpRemoved(final MemorySegment data, final long off, final long len, final int flags) {
-        if (len < 8) {
-            return dropMalformedControl("EP_REMOVED", len);
-        }
-        final Endpoint ep = endpointById(data.get(LONG, off));
-        if (ep != null) {
-            lifecycle.peerRemoved(ep); // handled from progress, outside this transport callback
-        }
-        return Status.OK;
-    }
 
     Arena arena() {
         return arena;
@@ -1640,20 +775,19 @@ public final class Worker implements AutoCloseable {
                 return;
             }
             lifecycle.close();
-            for (final Endpoint ep : new ArrayList<>(liveEps)) {
+            for (final Endpoint ep : new ArrayList<>(epTable.live())) {
                 ep.closeForce(Status.CANCELED);
             }
             matcher.drainExpected(r -> complete(r, Status.CANCELED));
             matcher.drainUnexpected(unexpected::release);
-            drainDone();
+            requests.drainDone();
             closed = true;
             eagerGet.close();
             uct.close();
             unexpected.close();
             arena.close();
-            if (events != null) {
-                events.close();
-                signalFd.close();
+            if (wakeup != null) {
+                wakeup.close();
             }
         } finally {
             guard.exitClose(previousOwner);

@@ -5,7 +5,12 @@ import weft.uct.Interface;
 import weft.uct.InterfaceAttributes;
 import weft.uct.MemoryDomain;
 import weft.uct.MemoryDomainAttributes;
+import weft.uct.InterfaceParams;
 import weft.uct.Transport;
+import weft.uct.UctWorker;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /** One opened resource of a worker: a transport interface on one device, with its memory domain. */
 final class WorkerIface {
@@ -29,6 +34,23 @@ final class WorkerIface {
         this.attrs = iface.attributes();
         this.md = transport.memoryDomain();
         this.mdAttrs = md.attributes();
+    }
+
+    /** Opens one interface per device of every selected transport; on a failure closes what was opened. */
+    static WorkerIface[] openAll(final Context context, final UctWorker uct, final InterfaceParams params) {
+        final List<WorkerIface> list = new ArrayList<>();
+        try {
+            for (final Transport t : context.transports()) {
+                for (final Device d : t.devices()) {
+                    final Interface iface = t.openInterface(uct, d, params);
+                    list.add(new WorkerIface(list.size(), t, d, iface));
+                }
+            }
+        } catch (final RuntimeException e) {
+            uct.close();
+            throw e;
+        }
+        return list.toArray(new WorkerIface[0]);
     }
 
     String name() {

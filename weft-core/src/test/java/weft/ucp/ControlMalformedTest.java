@@ -70,16 +70,16 @@ class ControlMalformedTest {
             // an RTR_PUT for a rendezvous send in flight over an endpoint without put lanes (shm and self
             // use get or AM data): refused, the send fails, nothing is indexed past the lanes
             a.setAmHandler(5, (hd, ho, hl, d, dOff, dLen, msg) -> Status.IN_PROGRESS, 0); // keeps it in flight
-            final Endpoint ba = b.endpointById(ab.remoteId);
+            final Endpoint ba = b.epTable.byId(ab.remoteId);
             final MemorySegment big = arena.allocate(64 * 1024);
             final Request send = ba.sendAm(5, big, 0, big.byteSize(), AmFlags.SEND_RNDV);
-            RawAm.progressUntil(a, b, () -> send.sendStage == Endpoint.ST_WAIT);
+            RawAm.progressUntil(a, b, () -> send.sendStage == RndvSend.ST_WAIT);
             m.set(LONG, 0, send.id);
             m.set(LONG, 8, 1);
             m.set(LONG, 16, 0);
             m.set(LONG, 24, 100);
             m.set(ValueLayout.JAVA_INT_UNALIGNED, 32, 0); // no keys, as many as the endpoint's (zero) lanes
-            assertTrue(raw.amBcopy(AmId.RNDV_RTR_PUT, new RawAm.Bytes(m.asSlice(0, RndvPut.RTR_HEADER))) >= 0);
+            assertTrue(raw.amBcopy(AmId.RNDV_RTR_PUT, new RawAm.Bytes(m.asSlice(0, weft.ucp.wire.RtrPutHeader.LENGTH))) >= 0);
             RawAm.progressUntil(a, b, send::isCompleted);
             assertEquals(Status.UNSUPPORTED, send.status());
             send.release();
@@ -91,7 +91,7 @@ class ControlMalformedTest {
             m.set(LONG, 16, ctx.unexpectedBudget + 1);
             m.set(LONG, 24, -1);
             final long before = b.unexpectedBytes();
-            assertTrue(raw.amBcopy(AmId.EAGER_FIRST, new RawAm.Bytes(m.asSlice(0, AmId.FIRST_HEADER + 8))) >= 0);
+            assertTrue(raw.amBcopy(AmId.EAGER_FIRST, new RawAm.Bytes(m.asSlice(0, weft.ucp.wire.EagerFirstHeader.LENGTH + 8))) >= 0);
             RawAm.progressUntil(a, b, () -> ba.status() != Status.OK);
             assertEquals(Status.NO_MEMORY, ba.status());
             assertEquals(before, b.unexpectedBytes(), "no buffer for the claimed size");

@@ -138,9 +138,9 @@ class FlowControlTest {
             assertTrue(b.unexpected.reserved() <= 2 * (BUDGET + SLACK), "pool grew to " + b.unexpected.reserved());
             assertTrue(incomplete > 0, "sends beyond the budget should wait at the sender");
             assertFalse(sends.get(sends.size() - 1).isCompleted(), "the last send waits");
-            assertTrue(ab.parked && !ab.sendPendingListed, "a stopped endpoint is not polled until GO");
+            assertTrue(ab.queue.parked && !ab.sendPendingListed, "a stopped endpoint is not polled until GO");
             drain(a, b, sends, arena, count);
-            assertFalse(ab.parked);
+            assertFalse(ab.queue.parked);
             assertEquals(0, b.unexpected.inUse());
             assertFalse(b.flow.stopped(), "GO after the receiver drained");
         }

@@ -84,7 +84,7 @@ class RequestResetTest {
             r.prev = r.next = r.nextDone = w.acquire(Request.RECV);
             r.reset();
             assertTrue(r.isPristine(), "a plain receive's fields come back without the mark");
-            assertTrue(!w.acquire(Request.SEND).wide, "a send starts narrow (Endpoint.startSend widens it)");
+            assertTrue(!w.acquire(Request.SEND).wide, "a send starts narrow (TagEager.start widens it)");
             assertTrue(w.acquire(Request.RNDV_SEND).wide, "every other kind starts wide");
             assertTrue(w.acquire(Request.AM_SEND).wide, "every other kind starts wide");
         }

@@ -114,7 +114,7 @@ class WorkerAmFuzzTest {
 
         /** b's endpoint to a (the one ab's messages name). */
         Endpoint peer() {
-            return b.endpointById(ab.remoteId);
+            return b.epTable.byId(ab.remoteId);
         }
 
         void progressUntil(final java.util.function.BooleanSupplier c, final String what) {

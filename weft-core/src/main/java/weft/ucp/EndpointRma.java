@@ -1,0 +1,319 @@
+package weft.ucp;
+
+import weft.ucs.Status;
+import weft.uct.IoVector;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+
+/**
+ * One endpoint's one-sided operations (one per endpoint): the put/get/atomic entry points behind
+ * {@link Endpoint}'s public calls (the immediate path first, else a pooled request issued now or queued
+ * in order), flush of every lane, the lazy per-endpoint fence, and the replies the emulated atomics
+ * ({@link SoftAtomics}) still owe to a flush. Pieces, lanes and striping are {@link Rma}'s and
+ * {@link Rails}'; {@link #PROTOCOL} drives queued RMA requests and completes them.
+ */
+final class EndpointRma {
+    /** Queued RMA requests (operations, flushes, fences) and their completion. */
+    static final SendProtocol PROTOCOL = new SendProtocol() {
+        @Override
+        Status progressSend(final Endpoint ep, final Request r) {
+            return ep.rma.progress(r);
+        }
+
+        @Override
+        void onCompletion(final Request r, final Status st) {
+            r.rmaIov.clear();
+            RmaBounce.finish(r, st);
+            Rails.retire(r); // its bytes are no longer outstanding on its rails
+            r.worker.complete(r, st);
+        }
+    };
+
+    /** See {@link Worker#flush()}: one request over every endpoint's flush. */
+    static Request flushAll(final Worker worker) {
+        final Request parent = worker.acquire(Request.RMA);
+        parent.completion.reset(1);
+        for (final Endpoint ep : new ArrayList<>(worker.epTable.live())) {
+            final Request child = ep.flush();
+            if (!child.isCompleted()) {
+                parent.completion.expect(1);
+                child.parent = parent;
+                child.release();
+            } else if (child.status().isError()) {
+                parent.completion.expect(1);
+                parent.completion.complete(child.status());
+            }
+        }
+        parent.completion.complete(Status.OK);
+        return worker.finishImmediate(parent);
+    }
+
+    private final Endpoint ep;
+    private final Worker worker;
+
+    EndpointRma(final Endpoint ep) {
+        this.ep = ep;
+        this.worker = ep.worker;
+    }
+
+    /** See {@link Endpoint#putNbi}: a short put goes straight to its lane when nothing orders it. */
+    Status putNbi(final MemorySegment src, final long offset, final long length, final long remoteAddress,
+                  final Rkey rkey) {
+        if (length <= rkey.putShortMax && rkey.ep == ep) {
+            final Status st = putShortNow(src, offset, length, remoteAddress, rkey);
+            if (st != null) {
+                return st;
+            }
+        }
+        return nbi(Rma.PUT, src, offset, length, remoteAddress, rkey, null, 0, 0);
+    }
+
+    /**
+     * A short put without {@link #nbi}'s general dispatch (shm's is a copy into the peer's mapping): the
+     * endpoint's checks, then {@link Rma#putShort}. Null when the general path must decide (something queued
+     * or fenced, a closed endpoint or key, a bad range, heap memory, a full transport).
+     */
+    private Status putShortNow(final MemorySegment src, final long offset, final long length,
+                               final long remoteAddress, final Rkey rkey) {
+        worker.guard.enter();
+        try {
+            if (ep.failure() != null || ep.isClosed() || !ep.queue.isEmpty() || fencePending || rkey.isClosed() || offset < 0
+                || length < 0 || length > src.byteSize() - offset) {
+                return null;
+            }
+            return Rma.putShort(ep, src, offset, length, remoteAddress, rkey);
+        } finally {
+            worker.guard.exit();
+        }
+    }
+
+    Status nbi(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
+               final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare) {
+        return nbi(op, buf, off, len, raddr, rkey, aop, value, compare, null);
+    }
+
+    Status nbi(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
+               final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare,
+               final IoVector iov) {
+        worker.guard.enter();
+        try {
+            if (ep.failure() != null || ep.isClosed()) {
+                return ep.status();
+            }
+            if (iov == null && ep.queue.isEmpty() && !fencePending) {
+                final Request d = Rma.immediate(ep, op, buf, off, len, raddr, rkey, aop, value, compare);
+                if (d != null) {
+                    if (d.isCompleted()) {
+                        return d.status();
+                    }
+                    d.released = true; // nobody waits for it: recycled on completion
+                    return Status.IN_PROGRESS;
+                }
+            }
+            final Request r = Rma.prepare(ep, op, buf, off, len, raddr, rkey, null);
+            if (iov != null) {
+                RmaPieces.attachIov(r, iov);
+            }
+            r.atomicOp = aop;
+            r.value = value;
+            r.compare = compare;
+            r.released = true; // nobody waits for it: recycled on completion
+            orderRma(Rails.choose(ep, r));
+            if (ep.queue.isEmpty() && Rma.issue(r) == Status.OK) {
+                return r.completed ? r.status : Status.IN_PROGRESS; // completed: fields stay valid until reuse
+            }
+            ep.queue.add(r);
+            return Status.IN_PROGRESS;
+        } finally {
+            worker.guard.exit();
+        }
+    }
+
+    Request rmaRequest(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
+                       final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare,
+                               final RequestCallback cb) {
+        return rmaRequest(op, buf, off, len, raddr, rkey, aop, value, compare, cb, null);
+    }
+
+    Request rmaRequest(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
+                       final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare,
+                               final RequestCallback cb, final IoVector iov) {
+        worker.guard.enter();
+        try {
+            if (ep.failure() != null || ep.isClosed()) {
+                return ep.failedSend(cb);
+            }
+            if (cb == null && iov == null && ep.queue.isEmpty() && !fencePending) {
+                final Request d = Rma.immediate(ep, op, buf, off, len, raddr, rkey, aop, value, compare);
+                if (d != null) {
+                    return d;
+                }
+            }
+            final Request r = Rma.prepare(ep, op, buf, off, len, raddr, rkey, cb);
+            if (iov != null) {
+                RmaPieces.attachIov(r, iov);
+            }
+            r.atomicOp = aop;
+            r.value = value;
+            r.compare = compare;
+            orderRma(Rails.choose(ep, r));
+            if (!ep.queue.isEmpty() || Rma.issue(r) != Status.OK) {
+                ep.queue.add(r);
+            }
+            return worker.finishImmediate(r);
+        } finally {
+            worker.guard.exit();
+        }
+    }
+
+    /** A queued flush, fence or operation, from the send queue. */
+    Status progress(final Request r) {
+        if (r.rmaOp == Rma.FENCE) {
+            if (r.sendStage == 0) {
+                if (flushLanes(r) == Status.NO_RESOURCE) {
+                    return Status.NO_RESOURCE;
+                }
+                r.sendStage = 1;
+                r.completion.complete(Status.OK); // drop our reference
+            }
+            if (!r.completed) {
+                return Status.NO_RESOURCE; // later operations wait behind the fence
+            }
+            worker.recycle(r);
+            return Status.OK;
+        }
+        if (r.rmaOp == 0) { // flush
+            if (flushLanes(r) == Status.NO_RESOURCE) {
+                return Status.NO_RESOURCE;
+            }
+            r.completion.complete(Status.OK);
+            return Status.OK;
+        }
+        return Rma.issue(r);
+    }
+
+    /**
+     * Flushes lanes from index r.received on; NO_RESOURCE leaves the rest for a retry. Once every lane
+     * is flushed, the request also waits for the replies of the emulated atomics sent before it.
+     */
+    private Status flushLanes(final Request r) {
+        final int n = ep.laneSet.count();
+        while (r.received < n) {
+            final int i = (int) r.received;
+            final Lane l = ep.laneSet.at(i);
+            r.completion.expect(1);
+            final Status st = l.uct.flush(weft.uct.Interface.FLUSH_REMOTE, r.completion);
+            if (st == Status.NO_RESOURCE) {
+                r.completion.expect(-1);
+                return st;
+            }
+            if (st != Status.IN_PROGRESS) {
+                r.completion.complete(st);
+            }
+            r.received++;
+        }
+        if (softAmoIssued != softAmoDone) {
+            r.completion.expect(1);
+            r.value = softAmoIssued; // flush and fence requests carry no value of their own
+            softAmoWaiters.add(r);
+        } else if (softAmoError != null) {
+            r.completion.expect(1);
+            r.completion.complete(softAmoError); // records the error (the caller drops our reference)
+            softAmoError = null;
+        }
+        return Status.OK;
+    }
+
+    // emulated atomics (SoftAtomics): sent and answered counts (replies come in order), the flushes
+    // waiting for replies, and the first refusal of a post not yet reported by a flush
+    long softAmoIssued;
+    private long softAmoDone;
+    private final java.util.ArrayDeque<Request> softAmoWaiters = new java.util.ArrayDeque<>(4);
+    private Status softAmoError;
+    private MemorySegment softAmoBuf;
+
+    MemorySegment softAmoBuffer() {
+        if (softAmoBuf == null) {
+            softAmoBuf = worker.arena().allocate(weft.ucp.wire.SoftAmoRequest.PAYLOAD_LENGTH, 8);
+        }
+        return softAmoBuf;
+    }
+
+    /** One emulated atomic was answered; {@code st} is an error for a refused post. */
+    void softAmoDone(final Status st) {
+        softAmoDone++;
+        if (st.isError() && softAmoError == null) {
+            softAmoError = st;
+        }
+        Request w;
+        while ((w = softAmoWaiters.peek()) != null && w.value <= softAmoDone) {
+            softAmoWaiters.poll();
+            final Status e = softAmoError;
+            softAmoError = null;
+            w.completion.complete(e == null ? Status.OK : e);
+        }
+    }
+
+    /** The endpoint failed: flushes waiting for emulated atomics complete with its error. */
+    void failSoftAmoWaiters(final Status st) {
+        softAmoDone = softAmoIssued;
+        Request w;
+        while ((w = softAmoWaiters.poll()) != null) {
+            w.completion.complete(st);
+        }
+    }
+
+    Request flush() {
+        worker.guard.enter();
+        try {
+            if (ep.failure() != null || ep.isClosed()) {
+                return ep.failedSend(null);
+            }
+            final Request r = worker.acquire(Request.RMA);
+            r.ep = ep;
+            r.completion.reset(1);
+            if (ep.queue.isEmpty() && flushLanes(r) == Status.OK) {
+                r.completion.complete(Status.OK);
+            } else {
+                ep.queue.add(r);
+            }
+            return worker.finishImmediate(r);
+        } finally {
+            worker.guard.exit();
+        }
+    }
+    // fence state (lazy, as UCX's endpoint-based fence): lanes with one-sided operations that no strong fence
+    // has covered yet, and whether a fence waits for the next operation to see which lanes it uses
+    private long unflushedLanes;
+    private boolean fencePending;
+    /**
+     * Called with the lanes of each one-sided operation before it is issued. A pending fence becomes a
+     * lane fence when the earlier operations and this one share a single lane (the lane keeps its order),
+     * else a FENCE request in the send queue that holds this operation until every lane is flushed.
+     */
+    void orderRma(final long mask) {
+        if (fencePending) {
+            fencePending = false;
+            final long all = unflushedLanes | mask;
+            if (Long.bitCount(all) == 1 && all != Long.MIN_VALUE && ep.queue.isEmpty()) {
+                ep.laneSet.at(Long.numberOfTrailingZeros(all)).uct.fence();
+            } else {
+                final Request r = worker.acquire(Request.RMA);
+                r.ep = ep;
+                r.rmaOp = Rma.FENCE;
+                r.completion.reset(1);
+                ep.queue.add(r);
+                unflushedLanes = 0; // every lane is flushed before this operation goes
+            }
+        }
+        unflushedLanes |= mask;
+    }
+
+    /** See {@link Worker#fence()}. */
+    void fence() {
+        if (unflushedLanes != 0 && ep.failure() == null && !ep.isClosed()) {
+            fencePending = true; // resolved by the next one-sided operation (orderRma)
+        }
+    }
+}
