@@ -102,6 +102,7 @@ final class TcpInterface implements Interface {
     private final int rcvBuf;
     private final int userTimeoutMs;
     private final long handshakeTimeoutNs;
+    private final int maxHandshakes;
 
     private final AmHandler[] handlers = new AmHandler[AM_ID_COUNT];
     private final Counters counters = new Counters();
@@ -143,6 +144,7 @@ final class TcpInterface implements Interface {
         this.rcvBuf = (int) Math.min(Integer.MAX_VALUE, cfg.get(TcpTransport.RCVBUF));
         this.userTimeoutMs = (int) Math.min(Integer.MAX_VALUE, cfg.get(TcpTransport.USER_TIMEOUT) / 1_000_000L);
         this.handshakeTimeoutNs = cfg.get(TcpTransport.HANDSHAKE_TIMEOUT);
+        this.maxHandshakes = Math.max(1, cfg.get(TcpTransport.MAX_HANDSHAKES));
         final String secret = cfg.get(TcpTransport.JOB_SECRET);
         this.jobSecret = secret == null || secret.isEmpty() ? null : secret;
         if (jobSecret == null) {
@@ -534,6 +536,11 @@ final class TcpInterface implements Interface {
             if (fd < 0) {
                 return; // EAGAIN, or a transient error (ECONNABORTED, EMFILE): epoll reports again
             }
+            if (handshaking >= maxHandshakes) {
+                LibC.close(fd); // a flood: authenticating connections are bounded
+                countRejected();
+                continue;
+            }
             try {
                 configureSocket(fd);
             } catch (final RuntimeException e) {
@@ -565,15 +572,20 @@ final class TcpInterface implements Interface {
     void countRejected() {
         rejected++;
         counters.increment(Counter.ERRORS);
-        // rare and security relevant: worth a line, never on the data path
-        LOG.log(System.Logger.Level.WARNING, "tcp: refused a connection at the handshake (bad magic, wrong secret "
-            + "or timeout); {0} refused so far", rejected);
+        // security relevant: worth a line, never on the data path; a flood logs at 1, 2, 4, 8 ... refusals
+        if (Long.bitCount(rejected) == 1) {
+            LOG.log(System.Logger.Level.WARNING, "tcp: refused a connection at the handshake (bad magic, wrong "
+                + "secret, timeout or too many at once); {0} refused so far", rejected);
+        }
     }
 
     void countMalformed() {
         malformed++;
         counters.increment(Counter.ERRORS);
-        LOG.log(System.Logger.Level.WARNING, "tcp: closed a connection that sent a malformed frame");
+        if (Long.bitCount(malformed) == 1) { // 1, 2, 4, 8 ...: a hostile peer cannot flood the log
+            LOG.log(System.Logger.Level.WARNING, "tcp: closed a connection that sent a malformed frame; {0} so far",
+                malformed);
+        }
     }
 
     /** Connections refused at the handshake (bad magic, wrong secret, timeout). */
@@ -584,6 +596,11 @@ final class TcpInterface implements Interface {
     /** Connections closed because a frame was malformed. */
     long malformedConnections() {
         return malformed;
+    }
+
+    /** Accepted sockets still waiting for their peer's hello. */
+    int handshakingConnections() {
+        return handshaking;
     }
 
     /** Sockets on which this side serves the peer's requests. */

@@ -76,7 +76,11 @@ public final class TcpTransport implements Transport {
             + "less than this or 256k, whichever is smaller, copies its puts instead (a small pipe costs more calls "
             + "than the copy saves).");
     static final ConfigVar<Long> HANDSHAKE_TIMEOUT = ConfigRegistry.register("TCP_HANDSHAKE_TIMEOUT",
-        ConfigType.TIME, "10s", "An accepted connection that has not authenticated by then is closed.");
+        ConfigType.TIME, "60s", "An accepted connection that has not authenticated by then is closed (long enough "
+            + "for a peer descheduled on a crowded machine; floods are bounded by TCP_MAX_HANDSHAKES).");
+    static final ConfigVar<Integer> MAX_HANDSHAKES = ConfigRegistry.register("TCP_MAX_HANDSHAKES", ConfigType.INT,
+        "512", "Accepted connections that may be authenticating at once; more are closed at accept and counted as "
+            + "refused (a connection flood costs at most this many sockets).");
 
     static final ConfigVar<Integer> RAILS = ConfigRegistry.register("TCP_RAILS", ConfigType.INT, "1",
         "Devices the tcp transport offers per network interface: with n > 1, eth0 is also offered as eth0#1 .. "
@@ -180,6 +184,6 @@ public final class TcpTransport implements Transport {
     @Override
     public List<ConfigVar<?>> configVars() {
         return List.of(DEVICES, RAILS, JOB_SECRET, TX_BUF, RX_BUF, SEG_SIZE, SPLICE_THRESH, SPLICE_PIPE, KEEPIDLE,
-            KEEPINTVL, KEEPCNT, USER_TIMEOUT, HANDSHAKE_TIMEOUT);
+            KEEPINTVL, KEEPCNT, USER_TIMEOUT, HANDSHAKE_TIMEOUT, MAX_HANDSHAKES);
     }
 }

@@ -131,6 +131,43 @@ class TcpFailureTest {
     }
 
     @Test
+    void shouldBoundAFloodOfSilentConnections() throws Exception {
+        final Interface a = open();
+        final Interface b = open(Config.global().with("TCP_MAX_HANDSHAKES", "4"));
+        final TcpInterface tb = (TcpInterface) b;
+        final List<Socket> flood = new ArrayList<>();
+        try {
+            for (int i = 0; i < 10; i++) {
+                flood.add(new Socket("127.0.0.1", port(b)));
+            }
+            // the first 4 wait for their hello (60 s by default); the 6 others are refused at accept
+            progressUntil(() -> tb.rejectedConnections() == 6, 5000, "6 refused connections", b);
+            int closed = 0;
+            for (final Socket s : flood) {
+                s.setSoTimeout(20);
+                try {
+                    if (s.getInputStream().read() < 0) {
+                        closed++;
+                    }
+                } catch (final java.net.SocketTimeoutException e) {
+                    // still open: waiting for its hello
+                } catch (final java.net.SocketException e) {
+                    closed++; // reset
+                }
+            }
+            assertEquals(6, closed, "sockets closed by the interface");
+            assertEquals(4, tb.handshakingConnections());
+        } finally {
+            for (final Socket s : flood) {
+                s.close();
+            }
+        }
+        // once the silent ones are gone, a real peer gets in again
+        progressUntil(() -> tb.handshakingConnections() == 0, 5000, "the silent connections closed", b);
+        assertStillServes(a, b);
+    }
+
+    @Test
     void shouldDropJunkWrongSecretAndSilentConnections() throws Exception {
         final Interface a = open();
         final Interface b = open(Config.global().with("TCP_HANDSHAKE_TIMEOUT", "200ms"));
