@@ -1,5 +1,6 @@
 package weft.uct.tcp;
 
+import weft.ucs.memory.LazyMemory;
 import weft.ucs.memory.MemoryCopy;
 import weft.ucs.stats.Counter;
 import weft.ucs.sys.LibC;
@@ -105,9 +106,10 @@ final class TcpChannel {
         this.arena = Arena.ofShared();
         this.rxCap = rxCap;
         this.txCap = txCap;
-        this.rx = arena.allocate(rxCap, 64);
+        // pages appear as the rings are used: a connection that carries small messages costs a few pages
+        this.rx = LazyMemory.allocate(arena, rxCap);
         this.rxBase = rx.address();
-        this.tx = arena.allocate(txCap, 64);
+        this.tx = LazyMemory.allocate(arena, txCap);
         this.txBase = tx.address();
         this.iovBase = arena.allocate(16L * IOV_CAP, 16).address();
     }
