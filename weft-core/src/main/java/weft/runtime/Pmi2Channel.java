@@ -1,5 +1,6 @@
 package weft.runtime;
 
+import weft.ucs.BlockedProgress;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.sys.LibC;
@@ -200,8 +201,14 @@ final class Pmi2Channel implements AutoCloseable {
         }
     }
 
-    /** Polls until {@code events} are ready, or fails at the deadline or on an invalid descriptor. */
+    /**
+     * Polls until {@code events} are ready, or fails at the deadline or on an invalid descriptor. Meanwhile
+     * this thread's workers progress ({@link BlockedProgress}): a peer may need them before it reaches the
+     * same fence.
+     */
     private void waitFor(final MemorySegment pfd, final int events, final long deadlineNs) {
+        final boolean progress = BlockedProgress.any();
+        boolean worked = false;
         while (true) {
             final long left = deadlineNs - System.nanoTime();
             if (left <= 0) {
@@ -211,8 +218,13 @@ final class Pmi2Channel implements AutoCloseable {
             pfd.set(JAVA_INT, 0, fd);
             pfd.set(JAVA_SHORT, 4, (short) events);
             pfd.set(JAVA_SHORT, 6, (short) 0);
-            final int ms = (int) Math.max(1, Math.min(1000, TimeUnit.NANOSECONDS.toMillis(left)));
+            final int ms = progress ? (worked ? 0 : 1)
+                : (int) Math.max(1, Math.min(1000, TimeUnit.NANOSECONDS.toMillis(left)));
             final int r = LibC.poll(pfd.address(), 1, ms);
+            if (r == 0 && progress) {
+                worked = BlockedProgress.run() > 0;
+                continue;
+            }
             if (r > 0) {
                 if ((pfd.get(JAVA_SHORT, 6) & LibC.POLLNVAL) != 0) {
                     throw fail(new WeftException(Status.IO_ERROR, "PMI-2: " + origin + " is not an open descriptor"));

@@ -1,7 +1,6 @@
 package weft.ucs.queue;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import weft.ucs.memory.SharedMemory;
 import weft.ucs.sys.LibC;
 
@@ -55,13 +54,21 @@ class FifoTest {
             return true;
         }
 
-        void drain(final FifoConsumer c, final long expected, final long deadlineNs) {
+        /**
+         * Consumes until {@code expected} elements arrived; fails if none arrives for {@code stallNs} (the
+         * producers stopped), however long the whole takes on a crowded machine.
+         */
+        void drain(final FifoConsumer c, final long expected, final long stallNs) {
+            long lastNs = System.nanoTime();
             while (received < expected && error == null) {
                 if (c.poll(this, 64) == 0) {
-                    if (System.nanoTime() - deadlineNs > 0) {
-                        fail("timed out with " + received + " of " + expected + " elements");
+                    if (System.nanoTime() - lastNs > stallNs) {
+                        fail("nothing arrived for " + stallNs / 1_000_000_000L + " s, with " + received + " of "
+                            + expected + " elements");
                     }
                     Thread.onSpinWait();
+                } else {
+                    lastNs = System.nanoTime();
                 }
             }
         }
@@ -252,8 +259,7 @@ class FifoTest {
         }
     }
 
-    @Test
-    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    @Test // bounded by the stall limit and the suite's default timeout (300 s), not by a total time
     void producerThreadsHammerOneConsumer() throws Exception {
         final int producers = 4;
         final int count = 50_000;
@@ -265,7 +271,7 @@ class FifoTest {
                 final int id = t;
                 final Thread th = new Thread(() -> {
                     if (FifoProducerMain.produce(new FifoProducer(m.segment()), id, count,
-                        System.nanoTime() + 50_000_000_000L) != 0) {
+                        FifoProducerMain.STALL_NS) != 0) {
                         failures.incrementAndGet();
                     }
                 });
@@ -274,7 +280,7 @@ class FifoTest {
             }
             final Checker checker = new Checker(producers);
             try {
-                checker.drain(c, (long) producers * count, System.nanoTime() + 50_000_000_000L);
+                checker.drain(c, (long) producers * count, FifoProducerMain.STALL_NS);
             } finally {
                 for (final Thread th : threads) {
                     th.join(10_000);
@@ -287,8 +293,7 @@ class FifoTest {
         }
     }
 
-    @Test
-    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    @Test // bounded by the stall limit and the suite's default timeout (300 s), not by a total time
     void producerProcessesHammerOneConsumer() throws Exception {
         final int producers = 3;
         final int count = 50_000;
@@ -306,7 +311,7 @@ class FifoTest {
                         Integer.toString(p), Integer.toString(count))
                         .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start());
                 }
-                checker.drain(c, (long) producers * count, System.nanoTime() + 80_000_000_000L);
+                checker.drain(c, (long) producers * count, FifoProducerMain.STALL_NS);
                 for (final Process p : procs) {
                     assertTrue(p.waitFor(20, TimeUnit.SECONDS), "producer did not exit");
                     assertEquals(0, p.exitValue(), "producer process failed");

@@ -127,6 +127,16 @@ class SlurmJobTest {
         assertEquals(n, r.out().lines().filter(l -> l.endsWith(" ring " + ring)).count(), r.toString());
     }
 
+    @Test
+    void shouldProgressWhileInAPmi2Fence() throws Exception {
+        assumeMpi("pmi2");
+        // rank 1 waits in the PMI-2 fence while rank 0's synchronous send needs its match (BarrierProgressPe)
+        final LocalSlurm.Result r = srun("pmi2", 2, Map.of("WEFT_BOOTSTRAP_TIMEOUT", "60s"), List.of(),
+            BarrierProgressPe.class.getName());
+        assertEquals(0, r.rc(), r.toString());
+        assertTrue(r.out().contains("ok 0") && r.out().contains("ok 1"), r.toString());
+    }
+
     @ParameterizedTest(name = "--mpi={0} -n {1}")
     @CsvSource({"pmi2, 2", "pmi2, 4", "pmix, 2", "pmix, 4"})
     void shouldPutGetAndUpdateAtomically(final String mpi, final int n) throws Exception {
