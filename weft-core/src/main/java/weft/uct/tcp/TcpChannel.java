@@ -111,7 +111,7 @@ final class TcpChannel {
         this.rxBase = rx.address();
         this.tx = LazyMemory.allocate(arena, txCap);
         this.txBase = tx.address();
-        this.iovBase = arena.allocate(16L * IOV_CAP, 16).address();
+        this.iovBase = LazyMemory.allocate(arena, 16L * IOV_CAP).address();
     }
 
     // ---- transmit ----

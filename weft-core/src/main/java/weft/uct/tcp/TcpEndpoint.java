@@ -45,10 +45,11 @@ import static weft.uct.tcp.TcpFrame.I64;
 final class TcpEndpoint extends AbstractEndpoint {
     private static final System.Logger LOG = System.getLogger("weft.uct.tcp");
 
+    /** Most ops (gets, fetching atomics) and waiters in flight; the rings start small and double up to it. */
     private static final int OPS_CAP = 1024;
-    private static final int OPS_MASK = OPS_CAP - 1;
     private static final int WAIT_CAP = 1024;
-    private static final int WAIT_MASK = WAIT_CAP - 1;
+    /** First ring size: an endpoint to a peer it rarely uses costs a few hundred bytes of heap, not 80 KB. */
+    private static final int RING_INIT = 16;
     private static final byte OP_GET_BCOPY = 1;
     private static final byte OP_GET_ZCOPY = 2;
     private static final byte OP_ATOMIC = 3;
@@ -100,26 +101,29 @@ final class TcpEndpoint extends AbstractEndpoint {
 
     private long opsIssued;
     private long opsDone;
-    private final byte[] opKind = new byte[OPS_CAP];
-    private final Completion[] opComp = new Completion[OPS_CAP];
-    private final IoVector[] opIov = new IoVector[OPS_CAP];
-    private final IoVector[] opIovKept = new IoVector[OPS_CAP]; // getZcopy's copies of the caller's iovs
-    private final Unpacker[] opUnpacker = new Unpacker[OPS_CAP];
-    private final long[] opLen = new long[OPS_CAP];
-    private final MemorySegment[] opResult = new MemorySegment[OPS_CAP];
-    private final long[] opResultOff = new long[OPS_CAP];
-    private final byte[] opSize = new byte[OPS_CAP];
+    private byte[] opKind = new byte[RING_INIT];
+    private Completion[] opComp = new Completion[RING_INIT];
+    private IoVector[] opIov = new IoVector[RING_INIT];
+    private IoVector[] opIovKept = new IoVector[RING_INIT]; // getZcopy's copies of the caller's iovs
+    private Unpacker[] opUnpacker = new Unpacker[RING_INIT];
+    private long[] opLen = new long[RING_INIT];
+    private MemorySegment[] opResult = new MemorySegment[RING_INIT];
+    private long[] opResultOff = new long[RING_INIT];
+    private byte[] opSize = new byte[RING_INIT];
     /** Reply bytes of the op; negative for a large get. */
-    private final int[] opReply = new int[OPS_CAP];
+    private int[] opReply = new int[RING_INIT];
+
+    private int opsMask = RING_INIT - 1;
 
     private long waitHead;
     private long waitTail;
-    private final byte[] wKind = new byte[WAIT_CAP];
-    private final long[] wTx = new long[WAIT_CAP];
-    private final long[] wPut = new long[WAIT_CAP];
-    private final long[] wOps = new long[WAIT_CAP];
-    private final Status[] wStatus = new Status[WAIT_CAP];
-    private final Completion[] wComp = new Completion[WAIT_CAP];
+    private byte[] wKind = new byte[RING_INIT];
+    private long[] wTx = new long[RING_INIT];
+    private long[] wPut = new long[RING_INIT];
+    private long[] wOps = new long[RING_INIT];
+    private Status[] wStatus = new Status[RING_INIT];
+    private Completion[] wComp = new Completion[RING_INIT];
+    private int waitMask = RING_INIT - 1;
 
     /** Streaming GET_REP into the iov of the head op. */
     private boolean streaming;
@@ -304,7 +308,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             return Status.INVALID_PARAM;
         }
         final int off = reserveReq(TcpFrame.HEADER + headerLength, 0);
-        if (off < 0 || ch.iovFree() < iov.count() + 1 || waitTail - waitHead == WAIT_CAP) {
+        if (off < 0 || ch.iovFree() < iov.count() + 1 || !waitRoom()) {
             return noResource();
         }
         TcpFrame.header(ch.tx, off, TcpFrame.AM, id, 0, (int) (headerLength + data));
@@ -340,7 +344,7 @@ final class TcpEndpoint extends AbstractEndpoint {
     }
 
     private void addWaiter(final byte kind, final long tx, final long put, final long ops, final Completion c) {
-        final int i = (int) (waitTail++ & WAIT_MASK);
+        final int i = (int) (waitTail++ & waitMask);
         wKind[i] = kind;
         wTx[i] = tx;
         wPut[i] = put;
@@ -418,7 +422,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         }
         final int fixed = TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED;
         final int off = reserveReq(fixed, 16);
-        if (off < 0 || ch.iovFree() < iov.count() + 1 || waitTail - waitHead == WAIT_CAP) {
+        if (off < 0 || ch.iovFree() < iov.count() + 1 || !waitRoom()) {
             return noResource();
         }
         putHeader(off, len, remoteAddress, (TcpMemoryDomain.Key) rkey);
@@ -488,11 +492,11 @@ final class TcpEndpoint extends AbstractEndpoint {
         final boolean big = len > TcpServerConnection.GET_COPY_MAX;
         final int reply = TcpFrame.HEADER + TcpFrame.GET_REP_FIXED + (big ? 0 : (int) len);
         final int off = reserveReq(total, reply);
-        if (off < 0 || opsIssued - opsDone == OPS_CAP) {
+        if (off < 0 || !opsRoom()) {
             return -1;
         }
         final long n = opsIssued++;
-        final int slot = (int) (n & OPS_MASK);
+        final int slot = (int) (n & opsMask);
         opKind[slot] = kind;
         opReply[slot] = big ? -reply : reply;
         opReplyBytes += reply;
@@ -559,11 +563,11 @@ final class TcpEndpoint extends AbstractEndpoint {
         final int total = TcpFrame.HEADER + TcpFrame.ATOMIC_REQ_LEN;
         final int reply = TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN;
         final int off = reserveReq(total, reply);
-        if (off < 0 || opsIssued - opsDone == OPS_CAP) {
+        if (off < 0 || !opsRoom()) {
             return noResource();
         }
         final long n = opsIssued++;
-        final int slot = (int) (n & OPS_MASK);
+        final int slot = (int) (n & opsMask);
         opKind[slot] = OP_ATOMIC;
         opReply[slot] = reply;
         opReplyBytes += reply;
@@ -619,6 +623,90 @@ final class TcpEndpoint extends AbstractEndpoint {
         return atomicFetch(AtomicOp.CSWAP, 4, swap, compare, result, resultOffset, remoteAddress, rkey, completion);
     }
 
+    /** True if one more op fits, doubling the op ring (up to {@link #OPS_CAP}) when it is full. */
+    private boolean opsRoom() {
+        final int cap = opsMask + 1;
+        if (opsIssued - opsDone < cap) {
+            return true;
+        }
+        if (cap == OPS_CAP) {
+            return false;
+        }
+        final int m = 2 * cap - 1;
+        final byte[] kind = new byte[2 * cap];
+        final Completion[] comp = new Completion[2 * cap];
+        final IoVector[] iov = new IoVector[2 * cap];
+        final IoVector[] kept = new IoVector[2 * cap];
+        final Unpacker[] unp = new Unpacker[2 * cap];
+        final long[] len = new long[2 * cap];
+        final MemorySegment[] res = new MemorySegment[2 * cap];
+        final long[] resOff = new long[2 * cap];
+        final byte[] size = new byte[2 * cap];
+        final int[] reply = new int[2 * cap];
+        for (long n = opsDone; n < opsIssued; n++) { // slots follow the sequence number: re-place each
+            final int o = (int) (n & opsMask);
+            final int i = (int) (n & m);
+            kind[i] = opKind[o];
+            comp[i] = opComp[o];
+            iov[i] = opIov[o];
+            kept[i] = opIovKept[o];
+            unp[i] = opUnpacker[o];
+            len[i] = opLen[o];
+            res[i] = opResult[o];
+            resOff[i] = opResultOff[o];
+            size[i] = opSize[o];
+            reply[i] = opReply[o];
+        }
+        opKind = kind;
+        opComp = comp;
+        opIov = iov;
+        opIovKept = kept;
+        opUnpacker = unp;
+        opLen = len;
+        opResult = res;
+        opResultOff = resOff;
+        opSize = size;
+        opReply = reply;
+        opsMask = m;
+        return true;
+    }
+
+    /** True if one more waiter fits, doubling the waiter ring (up to {@link #WAIT_CAP}) when it is full. */
+    private boolean waitRoom() {
+        final int cap = waitMask + 1;
+        if (waitTail - waitHead < cap) {
+            return true;
+        }
+        if (cap == WAIT_CAP) {
+            return false;
+        }
+        final int m = 2 * cap - 1;
+        final byte[] kind = new byte[2 * cap];
+        final long[] tx = new long[2 * cap];
+        final long[] put = new long[2 * cap];
+        final long[] ops = new long[2 * cap];
+        final Status[] st = new Status[2 * cap];
+        final Completion[] comp = new Completion[2 * cap];
+        for (long w = waitHead; w < waitTail; w++) {
+            final int o = (int) (w & waitMask);
+            final int i = (int) (w & m);
+            kind[i] = wKind[o];
+            tx[i] = wTx[o];
+            put[i] = wPut[o];
+            ops[i] = wOps[o];
+            st[i] = wStatus[o];
+            comp[i] = wComp[o];
+        }
+        wKind = kind;
+        wTx = tx;
+        wPut = put;
+        wOps = ops;
+        wStatus = st;
+        wComp = comp;
+        waitMask = m;
+        return true;
+    }
+
     // ---------------------------------------------------------------- flush, fence, check
 
     /**
@@ -644,7 +732,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             putError = null;
             return e == null ? Status.OK : e;
         }
-        if (waitTail - waitHead == WAIT_CAP) {
+        if (!waitRoom()) {
             return noResource();
         }
         addWaiter(W_FLUSH, ownTx, putSeq, opsIssued, completion);
@@ -774,7 +862,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             }
             // the old tx queue was empty before the KEEPALIVE: every "bytes written" wait is due
             for (long w = waitHead; w < waitTail; w++) {
-                wTx[(int) (w & WAIT_MASK)] = 0;
+                wTx[(int) (w & waitMask)] = 0;
             }
             opsAtSwitch = opsIssued;
             putAtSwitch = putSeq;
@@ -882,7 +970,7 @@ final class TcpEndpoint extends AbstractEndpoint {
                 if (avail < TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN) {
                     return more(TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN);
                 }
-                final int slot = (int) (opsDone & OPS_MASK);
+                final int slot = (int) (opsDone & opsMask);
                 if (opsDone == opsIssued || opKind[slot] != OP_ATOMIC || c.rx.get(I32, h + 8) != (int) opsDone) {
                     return conn.malformed();
                 }
@@ -929,7 +1017,7 @@ final class TcpEndpoint extends AbstractEndpoint {
     private int getReply(final int avail, final long data) {
         final TcpChannel c = conn.ch;
         final int h = c.rxHead;
-        final int slot = (int) (opsDone & OPS_MASK);
+        final int slot = (int) (opsDone & opsMask);
         final byte kind = opKind[slot];
         if (opsDone == opsIssued || (kind != OP_GET_BCOPY && kind != OP_GET_ZCOPY)
             || c.rx.get(I32, h + 8) != (int) opsDone) {
@@ -979,7 +1067,7 @@ final class TcpEndpoint extends AbstractEndpoint {
 
     /** Copies {@code n} bytes at {@code address} into the iov of the head op at the stream cursor. */
     private void scatterStream(final long address, final long n) {
-        final IoVector iov = opIov[(int) (opsDone & OPS_MASK)];
+        final IoVector iov = opIov[(int) (opsDone & opsMask)];
         long done = 0;
         while (done < n) {
             final long room = iov.length(streamEntry) - streamEntryOff;
@@ -1003,13 +1091,13 @@ final class TcpEndpoint extends AbstractEndpoint {
             streaming = false;
             conn.ch.rxHead = 0;
             conn.ch.rxTail = 0;
-            completeOp((int) (opsDone & OPS_MASK), Status.OK);
+            completeOp((int) (opsDone & opsMask), Status.OK);
         }
     }
 
     /** Receives streamed get data straight into the user's iov: 1 progress, 0 none, -1 failed. */
     int streamIn() {
-        final IoVector iov = opIov[(int) (opsDone & OPS_MASK)];
+        final IoVector iov = opIov[(int) (opsDone & opsMask)];
         while (iov.length(streamEntry) == streamEntryOff) {
             streamEntry++;
             streamEntryOff = 0;
@@ -1057,7 +1145,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             putError = st;
         }
         for (long w = waitHead; w < waitTail; w++) {
-            final int i = (int) (w & WAIT_MASK);
+            final int i = (int) (w & waitMask);
             if (wKind[i] == W_PUT && wPut[i] == seq) {
                 wStatus[i] = st;
             }
@@ -1067,7 +1155,7 @@ final class TcpEndpoint extends AbstractEndpoint {
     /** Completes the waiters whose conditions hold, in order. */
     private void completeWaiters() {
         while (waitHead != waitTail) {
-            final int i = (int) (waitHead & WAIT_MASK);
+            final int i = (int) (waitHead & waitMask);
             if (ch.bytesWritten < wTx[i] || ackedSeq < wPut[i] || opsDone < wOps[i]) {
                 return;
             }
@@ -1150,7 +1238,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         bigGets = 0;
         opReplyBytes = 0;
         while (opsDone != opsIssued) {
-            final int slot = (int) (opsDone & OPS_MASK);
+            final int slot = (int) (opsDone & opsMask);
             final Completion c = opComp[slot];
             opComp[slot] = null;
             opIov[slot] = null;
@@ -1162,7 +1250,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             }
         }
         while (waitHead != waitTail) {
-            final int i = (int) (waitHead++ & WAIT_MASK);
+            final int i = (int) (waitHead++ & waitMask);
             final Completion c = wComp[i];
             wComp[i] = null;
             if (c != null) {
