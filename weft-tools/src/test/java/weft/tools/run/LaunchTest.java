@@ -263,9 +263,24 @@ class LaunchTest {
 
     @Test
     void shouldLeaveNoPeBehindWhenTheLauncherIsKilled() throws Exception {
+        killLauncherOnceReady(List.of("-n", "2", "--tag-output"));
+    }
+
+    @Test
+    void shouldLeaveNoPeBehindWhenTheLauncherOfRemotePesIsKilled() throws Exception {
+        // an agent like ssh: the PE runs in a session of its own under an agent that outlives the launcher,
+        // so no parent-death signal reaches it: it must notice the lost bootstrap connection by itself
+        final Path agent = script("detached-agent", "shift; exec 3<&0; setsid \"$@\" <&3 & exec 3<&-; wait");
+        killLauncherOnceReady(List.of("-n", "2", "--tag-output", "-H", "hostA:2", "--agent", agent.toString(),
+            "--bootstrap-address", "127.0.0.1"));
+    }
+
+    /** Starts {@code weft run ARGS <hold PE>}, SIGKILLs the launcher once both PEs are up, expects them gone. */
+    private void killLauncherOnceReady(final List<String> runArgs) throws Exception {
         final List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
             "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-            weft.tools.Main.class.getName(), "run", "-n", "2", "--tag-output"));
+            weft.tools.Main.class.getName(), "run"));
+        cmd.addAll(runArgs);
         cmd.addAll(pe("hold"));
         final Process launcher = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         try {
@@ -289,7 +304,8 @@ class LaunchTest {
                 while (ParentWatch.isLive(pe) && System.nanoTime() < deadline) {
                     Thread.sleep(20);
                 }
-                assertTrue(!ParentWatch.isLive(pe), "PE " + pe.pid() + " outlived its launcher");
+                assertTrue(!ParentWatch.isLive(pe), "process " + pe.pid() + " (" + pe.info().command().orElse("?")
+                    + ") outlived its launcher");
             }
         } finally {
             launcher.descendants().forEach(ProcessHandle::destroyForcibly);
