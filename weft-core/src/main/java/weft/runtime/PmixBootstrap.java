@@ -44,6 +44,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * PMIx calls that may wait for other processes (fence, get) run on a helper thread so that the
  * caller can give up at {@code WEFT_BOOTSTRAP_TIMEOUT} with an error instead of hanging.
  */
+@SuppressWarnings("restricted") // the class is an FFM binding of libpmix: downcalls and the views of its results
 final class PmixBootstrap implements Bootstrap {
     private static final long PROC_SIZE = 260;
     private static final long NSPACE_BYTES = 256;

@@ -10,7 +10,6 @@ import weft.ucs.memory.MemoryCopy;
 import weft.uct.AmHandler;
 import weft.uct.Interface;
 import weft.uct.MemoryHandle;
-import weft.uct.Packer;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -631,24 +630,13 @@ final class ActiveMessages extends SendProtocol {
     }
 
     /** Writes AM bcopy messages; one per worker, set right before each amBcopy call. */
-    private static final class AmPacker implements Packer {
+    private static final class AmPacker extends RequestPacker {
         static final int SINGLE = 1;
         static final int FIRST = 2;
         static final int MIDDLE = 3;
         static final int RTS = 4;
 
-        int mode;
-        Request r;
-        long pos;
-        long len;
         byte[][] keys;
-
-        void set(final int m, final Request req, final long p, final long n) {
-            mode = m;
-            r = req;
-            pos = p;
-            len = n;
-        }
 
         private long replyId() {
             return (r.amFlags & AmFlags.SEND_REPLY) != 0 ? r.ep.remoteId : -1L;

@@ -32,7 +32,6 @@ public final class Endpoint implements AutoCloseable {
     final Lane am;
     final weft.uct.Endpoint amEp;
     final Lane[] rndv;
-    final double[] rndvWeights;
     /** Rendezvous lanes that stream zero-copy AM: rendezvous over AM is striped over them (Rails). */
     final Lane[] amRails;
     final ProtocolThresholds thresholds;
@@ -106,7 +105,6 @@ public final class Endpoint implements AutoCloseable {
         for (int i = 0; i < rndv.length; i++) {
             rndv[i] = lanes[sel.rndv()[i]];
         }
-        this.rndvWeights = sel.rndvWeights();
         final java.util.List<Lane> zl = new java.util.ArrayList<>();
         for (final Lane l : rndv) {
             if (l.local.attrs.has(weft.uct.Capability.AM_ZCOPY) && (l.remote.capabilities() & weft.uct.Capability.AM_ZCOPY) != 0) {

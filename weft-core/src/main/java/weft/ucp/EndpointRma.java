@@ -88,6 +88,7 @@ final class EndpointRma {
         }
     }
 
+    /** An operation completed by flush (nbi): OK if done, IN_PROGRESS, or an error. */
     Status nbi(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
                final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare) {
         return nbi(op, buf, off, len, raddr, rkey, aop, value, compare, null);
@@ -130,15 +131,16 @@ final class EndpointRma {
         }
     }
 
+    /** An operation with a request of its own (the immediate path returns a shared done request). */
     Request rmaRequest(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
                        final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare,
-                               final RequestCallback cb) {
+                       final RequestCallback cb) {
         return rmaRequest(op, buf, off, len, raddr, rkey, aop, value, compare, cb, null);
     }
 
     Request rmaRequest(final byte op, final MemorySegment buf, final long off, final long len, final long raddr,
                        final Rkey rkey, final weft.uct.AtomicOp aop, final long value, final long compare,
-                               final RequestCallback cb, final IoVector iov) {
+                       final RequestCallback cb, final IoVector iov) {
         worker.guard.enter();
         try {
             if (ep.failure() != null || ep.isClosed()) {
@@ -233,6 +235,7 @@ final class EndpointRma {
     private Status softAmoError;
     private MemorySegment softAmoBuf;
 
+    /** The payload buffer of this endpoint's SOFT_AMO requests (made on first use). */
     MemorySegment softAmoBuffer() {
         if (softAmoBuf == null) {
             softAmoBuf = worker.arena().allocate(weft.ucp.wire.SoftAmoRequest.PAYLOAD_LENGTH, 8);
@@ -264,6 +267,7 @@ final class EndpointRma {
         }
     }
 
+    /** See {@link Endpoint#flush()}: a flush request, queued behind what the send queue holds. */
     Request flush() {
         worker.guard.enter();
         try {

@@ -110,6 +110,18 @@ final class EndpointTable {
         return ep != null && ep.id == id ? ep : null;
     }
 
+    /**
+     * The endpoint a control message ({@link weft.ucp.wire.ControlMessage}) names, or null: a message too
+     * short is counted as malformed control ({@code what} names it in the log), an unknown id is ignored.
+     */
+    Endpoint named(final MemorySegment data, final long off, final long len, final String what) {
+        if (!weft.ucp.wire.ControlMessage.fits(len)) {
+            worker.dropMalformedControl(what, len);
+            return null;
+        }
+        return byId(weft.ucp.wire.ControlMessage.id(data, off));
+    }
+
     /** The live endpoints themselves (not a copy), for allocation-free scans (Lifecycle, FlowControl). */
     ArrayList<Endpoint> live() {
         return liveEps;

@@ -114,10 +114,7 @@ final class FlowControl {
 
     /** AM handler: a peer worker tells one of our endpoints to stop or go on. */
     Status onFlow(final MemorySegment data, final long off, final long len, final int flags) {
-        if (!weft.ucp.wire.ControlMessage.fits(len)) {
-            return worker.dropMalformedControl("FLOW", len);
-        }
-        final Endpoint ep = worker.epTable.byId(weft.ucp.wire.ControlMessage.id(data, off));
+        final Endpoint ep = worker.epTable.named(data, off, len, "FLOW");
         if (ep != null) {
             ep.queue.setFlowStopped(weft.ucp.wire.ControlMessage.value(data, off) == STOP);
         }

@@ -51,6 +51,18 @@ final class InflightTable {
         return r != null && r.id == id ? r : null;
     }
 
+    /**
+     * The request a control message ({@link weft.ucp.wire.ControlMessage}) names, or null: a message too
+     * short is counted as malformed control ({@code what} names it in the log), an unknown id is ignored.
+     */
+    Request named(final java.lang.foreign.MemorySegment data, final long off, final long len, final String what) {
+        if (!weft.ucp.wire.ControlMessage.fits(len)) {
+            worker.dropMalformedControl(what, len);
+            return null;
+        }
+        return byId(weft.ucp.wire.ControlMessage.id(data, off));
+    }
+
     /** {@code r} completed: its id names nothing any more. */
     void release(final Request r) {
         final int slot = (int) r.id;

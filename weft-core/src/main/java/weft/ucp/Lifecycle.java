@@ -6,7 +6,6 @@ import weft.ucs.WeftException;
 import weft.ucs.config.ConfigRegistry;
 import weft.ucs.config.ConfigType;
 import weft.ucs.config.ConfigVar;
-import weft.ucp.wire.ControlMessage;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -76,10 +75,7 @@ final class Lifecycle {
 
     /** KEEPALIVE from a peer: it is alive and progressing. */
     Status onKeepalive(final MemorySegment data, final long off, final long len, final int flags) {
-        if (!ControlMessage.fits(len)) {
-            return worker.dropMalformedControl("KEEPALIVE", len);
-        }
-        final Endpoint ep = worker.epTable.byId(ControlMessage.id(data, off));
+        final Endpoint ep = worker.epTable.named(data, off, len, "KEEPALIVE");
         if (ep != null) {
             ep.lastHeard = System.nanoTime(); // slow path: one message per keepalive interval
         }
@@ -88,10 +84,7 @@ final class Lifecycle {
 
     /** EP_REMOVED: the peer closed its endpoint to us. */
     Status onEpRemoved(final MemorySegment data, final long off, final long len, final int flags) {
-        if (!ControlMessage.fits(len)) {
-            return worker.dropMalformedControl("EP_REMOVED", len);
-        }
-        final Endpoint ep = worker.epTable.byId(ControlMessage.id(data, off));
+        final Endpoint ep = worker.epTable.named(data, off, len, "EP_REMOVED");
         if (ep != null) {
             peerRemoved(ep); // handled from progress, outside this transport callback
         }

@@ -1,7 +1,6 @@
 package weft.ucp;
 
 import weft.ucs.Status;
-import weft.uct.RemoteKey;
 
 /**
  * Multi-rail one-sided operations: which of an {@link Rkey}'s rails (the lanes that reach its memory
@@ -89,36 +88,12 @@ final class Rails {
 
     /** Splits {@code [0, capacity)} into contiguous bandwidth-weighted shares of the first {@code use} rails. */
     private static long stripe(final Request r, final Lane[] rails, final int use) {
-        final long mask = shares(r, rails, use);
+        final long mask = Stripes.plan(r, rails, use, r.capacity);
         long start = 0;
         for (int i = 0; i < use; i++) {
             rails[i].outstanding += r.railEnd[i] - start;
             start = r.railEnd[i];
         }
-        return mask;
-    }
-
-    private static long shares(final Request r, final Lane[] rails, final int use) {
-        if (r.railPos == null || r.railPos.length < use) {
-            r.railPos = new long[Math.max(use, 4)]; // once per pooled request
-            r.railEnd = new long[r.railPos.length];
-        }
-        double total = 0;
-        for (int i = 0; i < use; i++) {
-            total += rails[i].bandwidth();
-        }
-        long mask = 0;
-        long start = 0;
-        double w = 0;
-        for (int i = 0; i < use; i++) {
-            w += rails[i].bandwidth();
-            final long end = i == use - 1 ? r.capacity : (long) (r.capacity * (w / total));
-            r.railPos[i] = start;
-            r.railEnd[i] = end;
-            mask |= rails[i].bit();
-            start = end;
-        }
-        r.railCount = use;
         return mask;
     }
 
@@ -148,47 +123,11 @@ final class Rails {
      * came on). Returns OK once every piece is issued or the send failed (its fate is then in its
      * completion count), NO_RESOURCE to be called again. Callers check {@link #stripesRendezvous} first.
      */
-    static Status sendRndvStriped(final Endpoint ep, final Request r, final Lane[] lanes,
-                                  final java.lang.foreign.MemorySegment zhdr) {
+    static Status sendRndvStriped(final Endpoint ep, final Request r, final Lane[] lanes, final Stripes.Piece data) {
         if (r.railCount == 0) {
-            shares(r, lanes, use(ep, lanes, r.capacity));
+            Stripes.plan(r, lanes, use(ep, lanes, r.capacity), r.capacity);
         }
-        final long chunk = ep.worker.context.rndvChunk;
-        final int n = r.railCount;
-        long full = 0;
-        boolean issued = true;
-        while (issued) {
-            issued = false;
-            for (int i = 0; i < n; i++) {
-                final long pos = r.railPos[i];
-                if (pos >= r.railEnd[i] || (full & (1L << i)) != 0) {
-                    continue;
-                }
-                final Lane lane = lanes[i];
-                final long len = Math.min(r.railEnd[i] - pos, Math.min(lane.local.attrs.amMaxZcopy(), chunk));
-                weft.ucp.wire.FragmentHeader.write(zhdr, 0, r.remoteReqId, pos);
-                // the transport copies the vector's entries: rmaIov is reused for the next piece
-                final Status st = SendProtocol.zcopyPiece(lane.uct, AmId.RNDV_DATA, zhdr,
-                    weft.ucp.wire.FragmentHeader.LENGTH, r, pos, len);
-                if (st == Status.NO_RESOURCE) {
-                    full |= 1L << i;
-                    continue;
-                }
-                if (st.isError()) {
-                    r.completion.complete(st); // drop our reference: completes once issued pieces finish
-                    return Status.OK;
-                }
-                lane.counters.add(weft.ucs.stats.Counter.TX_BYTES, len);
-                r.railPos[i] = pos + len;
-                r.received += len;
-                issued = true;
-            }
-        }
-        if (r.received < r.capacity) {
-            return Status.NO_RESOURCE;
-        }
-        r.completion.complete(Status.OK); // drop our reference: the request completes with the last piece
-        return Status.OK;
+        return finish(r, Stripes.issue(r, lanes, null, ep.worker.context.rndvChunk, data));
     }
 
     /** True if a rendezvous-over-AM message of {@code length} bytes is striped over {@code lanes}. */
@@ -206,49 +145,16 @@ final class Rails {
      * or every unfinished rail is full (NO_RESOURCE: called again from the send queue).
      */
     static Status issueStriped(final Request r, final Rkey k) {
-        final boolean put = r.rmaOp == Rma.PUT;
-        final int n = r.railCount;
-        long full = 0;
-        boolean issued = true;
-        while (issued) {
-            issued = false;
-            for (int i = 0; i < n; i++) {
-                final long pos = r.railPos[i];
-                if (pos >= r.railEnd[i] || (full & (1L << i)) != 0) {
-                    continue;
-                }
-                final Lane lane = k.rails[i];
-                final RemoteKey key = k.railKeys[i];
-                final long len = Math.min(r.railEnd[i] - pos,
-                    put ? lane.local.attrs.putMaxZcopy() : lane.local.attrs.getMaxZcopy());
-                // the request's one iov serves every piece: the IoVector object is the caller's again when the
-                // call returns (a transport that needs the entries later copies them), only the memory is held
-                final weft.uct.IoVector iov = r.rmaIov.clear().add(r.buffer, r.offset + pos, len);
-                r.completion.expect(1);
-                final Status st = put ? lane.uct.putZcopy(iov, r.remoteAddress + pos, key, r.completion)
-                    : lane.uct.getZcopy(iov, r.remoteAddress + pos, key, r.completion);
-                if (st == Status.NO_RESOURCE) {
-                    r.completion.expect(-1);
-                    full |= 1L << i;
-                    continue;
-                }
-                if (st != Status.IN_PROGRESS) {
-                    r.completion.complete(st); // finished inside the call, or failed
-                }
-                if (st.isError()) {
-                    r.completion.complete(st); // drop our reference: completes once issued pieces finish
-                    return Status.OK;
-                }
-                lane.countRma(put, len);
-                r.railPos[i] = pos + len;
-                r.received += len;
-                issued = true;
-            }
+        return finish(r, Stripes.issue(r, k.rails, k.railKeys, Long.MAX_VALUE, r.rmaOp == Rma.PUT ? Stripes.PUT
+            : Stripes.GET));
+    }
+
+    /** After {@link Stripes#issue}: drops our reference once everything is issued or the issue failed. */
+    private static Status finish(final Request r, final Status st) {
+        if (st == Status.NO_RESOURCE) {
+            return st;
         }
-        if (r.received < r.capacity) {
-            return Status.NO_RESOURCE;
-        }
-        r.completion.complete(Status.OK); // drop our reference
+        r.completion.complete(st); // drop our reference: the request completes with its last piece
         return Status.OK;
     }
 }

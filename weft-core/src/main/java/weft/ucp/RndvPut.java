@@ -112,40 +112,16 @@ final class RndvPut {
     static boolean issuePuts(final Request r) {
         final Endpoint ep = r.ep;
         final Lane[] lanes = ep.rndv;
-        final double[] weights = ep.rndvWeights;
-        final long want = r.rndvWant;
-        final long chunk = ep.worker.context.rndvChunk;
-        while (r.received < want) {
-            int lane = 0;
-            long end = want;
-            double w = 0;
-            for (; lane < lanes.length - 1; lane++) {
-                w += weights[lane];
-                end = (long) (want * w);
-                if (r.received < end) {
-                    break;
-                }
-                end = want;
-            }
-            final long n = Math.min(Math.min(chunk, end - r.received), lanes[lane].local.attrs.putMaxZcopy());
-            r.rmaIov.clear().add(r.buffer, r.offset + r.received, n);
-            r.completion.expect(1);
-            final Status st = lanes[lane].uct.putZcopy(r.rmaIov, r.remoteAddress + r.received, r.rkeys[lane],
-                r.completion);
-            if (st == Status.NO_RESOURCE) {
-                r.completion.expect(-1);
-                return false;
-            }
-            r.received += n;
-            r.putLanes |= 1L << lane;
-            lanes[lane].countRma(true, n);
-            if (st != Status.IN_PROGRESS) {
-                r.completion.complete(st);
-            }
-            if (r.completion.status().isError()) {
-                r.received = want;
-                break;
-            }
+        if (r.railCount == 0) {
+            Stripes.plan(r, lanes, lanes.length, r.rndvWant);
+            r.putLanes = Stripes.lanesWithShare(r); // flushed once every put is issued
+        }
+        final Status issued = Stripes.issue(r, lanes, r.rkeys, ep.worker.context.rndvChunk, Stripes.PUT);
+        if (issued == Status.NO_RESOURCE) {
+            return false;
+        }
+        if (issued.isError()) {
+            Stripes.abandon(r); // the error is recorded; the flushes wait for the puts already issued
         }
         // remote completion before ATP: the data must be in place when the receiver completes. Where every
         // put went over the AM lane and its fence orders them before what follows (tcp: one ordered stream
@@ -188,10 +164,7 @@ final class RndvPut {
 
     /** AM handler (receiver side): the sender's data is in place. */
     static Status onAtp(final Worker w, final MemorySegment data, final long off, final long len) {
-        if (!ControlMessage.fits(len)) {
-            return w.dropMalformedControl("RNDV_ATP", len);
-        }
-        final Request r = w.inflight.byId(ControlMessage.id(data, off));
+        final Request r = w.inflight.named(data, off, len, "RNDV_ATP");
         if (r != null && r.kind == Request.RNDV_RECV) {
             final Status st = Status.of((int) ControlMessage.value(data, off));
             r.received = r.rndvWant;

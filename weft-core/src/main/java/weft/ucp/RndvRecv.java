@@ -3,7 +3,6 @@ package weft.ucp;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.uct.Interface;
-import weft.uct.IoVector;
 import weft.uct.RemoteKey;
 import weft.ucp.wire.FragmentHeader;
 import weft.ucp.wire.RtsHeader;
@@ -107,41 +106,20 @@ final class RndvRecv extends SendProtocol {
         }
     }
 
-    /** Issues the remaining gets of a rendezvous receive; false if a lane ran out of resources. */
+    /**
+     * Issues the remaining gets of a rendezvous receive, striped over the rendezvous lanes by bandwidth in
+     * pieces of at most one chunk ({@link Stripes}); false if a lane ran out of resources.
+     */
     private boolean issueGets(final Request r) {
-        final Endpoint ep = r.ep;
-        final Lane[] rndv = ep.rndv;
-        final double[] rndvWeights = ep.rndvWeights;
-        final long want = Math.min(r.length, r.capacity);
-        final long chunk = worker.context.rndvChunk;
-        while (r.received < want) {
-            // stripe: lane i takes the contiguous share [want·W(i-1), want·W(i)) of the message, W being
-            // the running sum of the lanes' bandwidth weights, in pieces of at most one chunk
-            int lane = 0;
-            long end = want;
-            double w = 0;
-            for (; lane < rndv.length - 1; lane++) {
-                w += rndvWeights[lane];
-                end = (long) (want * w);
-                if (r.received < end) {
-                    break;
-                }
-                end = want;
-            }
-            final long n = Math.min(chunk, end - r.received);
-            final IoVector iov = r.rmaIov.clear().add(r.buffer, r.offset + r.received, n); // taken in by the call
-            r.completion.expect(1);
-            final Status st = counted(r,
-                rndv[lane].uct.getZcopy(iov, r.remoteAddress + r.received, r.rkeys[lane], r.completion));
-            if (st == Status.NO_RESOURCE) {
-                return false;
-            }
-            r.received += n;
-            if (r.completion.status().isError()) {
-                break;
-            }
+        final Lane[] rndv = r.ep.rndv;
+        if (r.railCount == 0) {
+            Stripes.plan(r, rndv, rndv.length, Math.min(r.length, r.capacity));
         }
-        r.completion.complete(Status.OK); // drop our reference: completes when the last get lands
+        final Status st = Stripes.issue(r, rndv, r.rkeys, worker.context.rndvChunk, Stripes.RNDV_GET);
+        if (st == Status.NO_RESOURCE) {
+            return false;
+        }
+        r.completion.complete(st); // drop our reference: completes when the last get lands
         return true;
     }
 

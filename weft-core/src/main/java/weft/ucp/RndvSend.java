@@ -4,7 +4,6 @@ import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.uct.Interface;
 import weft.uct.MemoryHandle;
-import weft.uct.Packer;
 import weft.ucp.wire.ControlMessage;
 import weft.ucp.wire.FragmentHeader;
 import weft.ucp.wire.KeyList;
@@ -34,10 +33,13 @@ final class RndvSend extends SendProtocol {
     private final RndvPacker packer = new RndvPacker();
     /** RNDV_DATA header of a zero-copy piece (the transport copies it). */
     private final MemorySegment zhdr;
+    /** RNDV_DATA pieces striped over the rendezvous lanes (their header in {@link #zhdr}). */
+    private final Stripes.AmData stripedData;
 
     RndvSend(final Worker worker) {
         this.worker = worker;
         this.zhdr = worker.arena().allocate(FragmentHeader.LENGTH, 8);
+        this.stripedData = new Stripes.AmData(zhdr);
     }
 
     void register(final Interface i) {
@@ -153,7 +155,7 @@ final class RndvSend extends SendProtocol {
      */
     private Status sendDataZcopy(final Endpoint ep, final Request r) {
         if (r.anyOrder && Rails.stripesRendezvous(ep, ep.amRails, r.capacity)) {
-            return Rails.sendRndvStriped(ep, r, ep.amRails, zhdr);
+            return Rails.sendRndvStriped(ep, r, ep.amRails, stripedData);
         }
         final long frag = Math.min(ep.am.local.attrs.amMaxZcopy(), worker.context.rndvChunk);
         while (r.received < r.capacity) {
@@ -175,10 +177,7 @@ final class RndvSend extends SendProtocol {
     // ------------------------------------------------------------------ answers from the receiver
 
     private Status onAts(final MemorySegment data, final long off, final long len, final int flags) {
-        if (!ControlMessage.fits(len)) {
-            return worker.dropMalformedControl("RNDV_ATS", len);
-        }
-        final Request r = worker.inflight.byId(ControlMessage.id(data, off));
+        final Request r = worker.inflight.named(data, off, len, "RNDV_ATS");
         if (r != null) {
             final Status st = Status.of((int) ControlMessage.value(data, off));
             worker.complete(r, st == Status.MESSAGE_TRUNCATED ? Status.OK : st);
@@ -187,10 +186,7 @@ final class RndvSend extends SendProtocol {
     }
 
     private Status onRtr(final MemorySegment data, final long off, final long len, final int flags) {
-        if (!ControlMessage.fits(len)) {
-            return worker.dropMalformedControl("RNDV_RTR", len);
-        }
-        final Request r = worker.inflight.byId(ControlMessage.id(data, off));
+        final Request r = worker.inflight.named(data, off, len, "RNDV_RTR");
         // only a send waiting for its answer: a second RTR would queue the request twice
         if (r != null && r.kind == Request.RNDV_SEND && r.sendStage == ST_WAIT && !r.rndvPut) {
             final long v = ControlMessage.value(data, off);
@@ -202,22 +198,11 @@ final class RndvSend extends SendProtocol {
     }
 
     /** Writes RTS and RNDV_DATA messages; one per worker, set before each amBcopy call (no allocation). */
-    private static final class RndvPacker implements Packer {
+    private static final class RndvPacker extends RequestPacker {
         static final int RTS = 1;
         static final int DATA = 2;
 
-        private int mode;
-        private Request r;
-        private long pos;
-        private long len;
         byte[][] keys;
-
-        void set(final int m, final Request req, final long p, final long n) {
-            mode = m;
-            r = req;
-            pos = p;
-            len = n;
-        }
 
         @Override
         public long pack(final MemorySegment d, final long o, final long capacity) {

@@ -142,10 +142,7 @@ final class SoftAtomics {
 
     /** Initiator side: the old value (or the acknowledgement of a post). */
     Status onReply(final MemorySegment data, final long off, final long len, final int flags) {
-        if (!ControlMessage.fits(len)) {
-            return worker.dropMalformedControl("SOFT_AMO_REP", len);
-        }
-        final Request r = worker.inflight.byId(ControlMessage.id(data, off));
+        final Request r = worker.inflight.named(data, off, len, "SOFT_AMO_REP");
         if (r == null || r.kind != Request.RMA) {
             return Status.OK; // completed meanwhile (its endpoint failed)
         }
@@ -165,10 +162,7 @@ final class SoftAtomics {
 
     /** Initiator side: the target refused the operation (nothing was changed). */
     Status onNak(final MemorySegment data, final long off, final long len, final int flags) {
-        if (!ControlMessage.fits(len)) {
-            return worker.dropMalformedControl("SOFT_AMO_NAK", len);
-        }
-        final Request r = worker.inflight.byId(ControlMessage.id(data, off));
+        final Request r = worker.inflight.named(data, off, len, "SOFT_AMO_NAK");
         if (r == null || r.kind != Request.RMA) {
             return Status.OK;
         }

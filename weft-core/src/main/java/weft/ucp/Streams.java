@@ -133,7 +133,6 @@ final class Streams extends SendProtocol {
         return worker.finishImmediate(r);
     }
 
-    /** Sends what the window allows of a queued stream send; OK = all of it left. */
     /** Every zero-copy fragment of a stream send has left the user's buffer. */
     @Override
     void onCompletion(final Request r, final Status st) {
@@ -143,6 +142,7 @@ final class Streams extends SendProtocol {
         }
     }
 
+    /** Sends what the window allows of a queued stream send; OK = all of it left. */
     @Override
     Status progressSend(final Endpoint ep, final Request r) {
         if (ep.remoteId < 0) {

@@ -3,8 +3,6 @@ package weft.ucp;
 import weft.ucs.Status;
 import weft.ucs.memory.MemoryCopy;
 import weft.uct.Interface;
-import weft.uct.Packer;
-import weft.ucp.wire.ControlMessage;
 import weft.ucp.wire.EagerFirstHeader;
 import weft.ucp.wire.EagerHeader;
 import weft.ucp.wire.FragmentHeader;
@@ -335,10 +333,7 @@ final class TagEager extends SendProtocol {
     }
 
     private Status onSyncAck(final MemorySegment data, final long off, final long len, final int flags) {
-        if (!ControlMessage.fits(len)) {
-            return worker.dropMalformedControl("SYNC_ACK", len);
-        }
-        final Request r = worker.inflight.byId(ControlMessage.id(data, off));
+        final Request r = worker.inflight.named(data, off, len, "SYNC_ACK");
         if (r != null) {
             r.acked = true;
             if (r.localDone) {
@@ -356,22 +351,10 @@ final class TagEager extends SendProtocol {
     }
 
     /** Writes copied eager messages; one per worker, set before each amBcopy call (no allocation). */
-    private static final class EagerPacker implements Packer {
+    private static final class EagerPacker extends RequestPacker {
         static final int EAGER = 1;
         static final int FIRST = 2;
         static final int MIDDLE = 3;
-
-        private int mode;
-        private Request r;
-        private long pos;
-        private long len;
-
-        void set(final int m, final Request req, final long p, final long n) {
-            mode = m;
-            r = req;
-            pos = p;
-            len = n;
-        }
 
         @Override
         public long pack(final MemorySegment d, final long o, final long capacity) {

@@ -10,6 +10,10 @@ public final class TagInfo {
     long senderTag;
     long length;
 
+    /** An empty holder, filled when a receive completes. */
+    public TagInfo() {
+    }
+
     /** The tag the sender used. */
     public long senderTag() {
         return senderTag;

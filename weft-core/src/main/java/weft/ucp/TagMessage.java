@@ -30,6 +30,10 @@ public final class TagMessage {
     TagMessage aprev;
     int bucket = -1;
 
+    /** An empty message record (the worker fills it when a message arrives unexpected). */
+    public TagMessage() {
+    }
+
     /** The sender's tag. */
     public long tag() {
         return tag;

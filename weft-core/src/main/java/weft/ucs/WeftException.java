@@ -5,6 +5,7 @@ package weft.ucs;
  * The data path reports errors as status values instead.
  */
 public class WeftException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
     private final Status status;
 
     public WeftException(final Status status, final String message) {

@@ -13,6 +13,10 @@ public abstract class AbstractEndpoint implements Endpoint {
     /** Requests waiting for resources, dispatched by the transport's progress. */
     protected final PendingQueue pending = new PendingQueue();
 
+    /** For subclasses: an endpoint with an empty pending queue. */
+    public AbstractEndpoint() {
+    }
+
     @Override
     public Status amShort(final int id, final long header, final MemorySegment payload, final long offset,
                           final int length) {

@@ -14,6 +14,10 @@ public final class PendingQueue {
     private PendingRequest tail;
     private int size;
 
+    /** An empty queue. */
+    public PendingQueue() {
+    }
+
     public boolean isEmpty() {
         return head == null;
     }

@@ -12,6 +12,10 @@ public abstract class PendingRequest {
     PendingRequest next;
     boolean queued;
 
+    /** For subclasses: a request not in any pending queue. */
+    public PendingRequest() {
+    }
+
     /**
      * Tries the operation again.
      *

@@ -15,6 +15,10 @@ public final class UctWorker implements AutoCloseable {
     private Interface[] ifaces = new Interface[0];
     private boolean closed;
 
+    /** A worker context with no interface opened yet. */
+    public UctWorker() {
+    }
+
     /** Unique id of this worker in the process. */
     public long id() {
         return id;

@@ -6,7 +6,7 @@ import java.lang.foreign.ValueLayout;
 /**
  * RNDV_RTS (and the front of AM_RTS, whose first word is the am word instead of a tag): a rendezvous
  * send is ready; the data stays with the sender until the receiver gets it, asks for a put, or asks for it
- * over AM.
+ * over AM. The first four words are laid out as {@link EagerFirstHeader}'s, and read and written by it.
  *
  * <pre>
  *   0            8            16           24           32           40       44
@@ -24,10 +24,10 @@ import java.lang.foreign.ValueLayout;
  */
 public final class RtsHeader {
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
-    public static final int TAG_OFFSET = 0;
-    public static final int DST_EP_OFFSET = 8;
-    public static final int TOTAL_OFFSET = 16;
-    public static final int SENDER_REQ_OFFSET = 24;
+    public static final int TAG_OFFSET = EagerFirstHeader.TAG_OFFSET;
+    public static final int DST_EP_OFFSET = EagerFirstHeader.DST_EP_OFFSET;
+    public static final int TOTAL_OFFSET = EagerFirstHeader.TOTAL_OFFSET;
+    public static final int SENDER_REQ_OFFSET = EagerFirstHeader.SYNC_OFFSET;
     public static final int ADDRESS_OFFSET = 32;
     public static final int KEY_COUNT_OFFSET = 40;
     /** Header length: the key list follows. */
@@ -44,19 +44,19 @@ public final class RtsHeader {
     }
 
     public static long tag(final MemorySegment m, final long o) {
-        return m.get(LONG, o + TAG_OFFSET);
+        return EagerFirstHeader.tag(m, o);
     }
 
     public static long dstEp(final MemorySegment m, final long o) {
-        return m.get(LONG, o + DST_EP_OFFSET);
+        return EagerFirstHeader.dstEp(m, o);
     }
 
     public static long total(final MemorySegment m, final long o) {
-        return m.get(LONG, o + TOTAL_OFFSET);
+        return EagerFirstHeader.total(m, o);
     }
 
     public static long senderReq(final MemorySegment m, final long o) {
-        return m.get(LONG, o + SENDER_REQ_OFFSET);
+        return EagerFirstHeader.syncReq(m, o);
     }
 
     public static long address(final MemorySegment m, final long o) {
@@ -70,10 +70,7 @@ public final class RtsHeader {
     /** Writes the header; the caller writes the key list at {@code o + LENGTH}. */
     public static void write(final MemorySegment m, final long o, final long tag, final long dstEp, final long total,
                              final long senderReq, final long address, final int keyCount) {
-        m.set(LONG, o + TAG_OFFSET, tag);
-        m.set(LONG, o + DST_EP_OFFSET, dstEp);
-        m.set(LONG, o + TOTAL_OFFSET, total);
-        m.set(LONG, o + SENDER_REQ_OFFSET, senderReq);
+        EagerFirstHeader.write(m, o, tag, dstEp, total, senderReq);
         m.set(LONG, o + ADDRESS_OFFSET, address);
         m.set(ValueLayout.JAVA_INT_UNALIGNED, o + KEY_COUNT_OFFSET, keyCount);
     }

@@ -18,6 +18,7 @@ public final class FixedMapping implements AutoCloseable {
     private final MemorySegment segment;
     private boolean closed;
 
+    @SuppressWarnings("restricted") // a view of the mapping this object made: its size is the mapping's
     private FixedMapping(final long address, final long mappedSize, final long size) {
         this.address = address;
         this.mappedSize = mappedSize;

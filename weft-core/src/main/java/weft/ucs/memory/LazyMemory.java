@@ -22,6 +22,7 @@ public final class LazyMemory {
      *
      * @throws WeftException NO_MEMORY if the mapping fails
      */
+    @SuppressWarnings("restricted") // a view of the mapping this method made: its size is the mapping's
     public static MemorySegment allocate(final Arena arena, final long length) {
         final long addr = LibC.mmap(0, length, LibC.PROT_READ | LibC.PROT_WRITE,
             LibC.MAP_PRIVATE | LibC.MAP_ANONYMOUS | LibC.MAP_NORESERVE, -1, 0);

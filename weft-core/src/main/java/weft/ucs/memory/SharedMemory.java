@@ -32,6 +32,7 @@ public final class SharedMemory implements AutoCloseable {
     private int fd;
     private boolean closed;
 
+    @SuppressWarnings("restricted") // a view of the mapping this object made: its size is the mapping's
     private SharedMemory(final String name, final int fd, final long address, final long mappedSize,
                          final long size) {
         this.name = name;

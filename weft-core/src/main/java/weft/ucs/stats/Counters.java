@@ -11,6 +11,10 @@ import java.util.Map;
 public final class Counters {
     private final long[] values = new long[Counter.values().length];
 
+    /** An empty set of counters. */
+    public Counters() {
+    }
+
     /** Adds {@code delta} to {@code c}. No allocation, no lock. */
     public void add(final Counter c, final long delta) {
         values[c.ordinal()] += delta;

@@ -238,6 +238,7 @@ final class TcpChannel {
         iovCount++;
     }
 
+    @SuppressWarnings("restricted") // raw buffer addresses the channel itself took from live segments
     private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private static final int TCP_QUICKACK = 12;
     /** An int 0 for setsockopt, allocated once. */

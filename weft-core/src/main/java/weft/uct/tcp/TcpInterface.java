@@ -49,6 +49,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  */
 final class TcpInterface implements Interface {
     /** Absolute-address view for copies from raw buffer addresses. */
+    @SuppressWarnings("restricted") // raw buffer addresses taken from live segments, never from the wire
     static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     static final int MAX_IOV = 16;
     private static final long LISTEN_DATA = -1L;

@@ -78,6 +78,7 @@ final class TcpMemoryDomain implements MemoryDomain {
         final Arena arena;
         volatile boolean live = true;
 
+        @SuppressWarnings("restricted") // a global view of registered user memory: served only within [address, +length)
         Region(final long id, final long stamp, final MemorySegment user, final Arena arena) {
             this.id = id;
             this.stamp = stamp;
