@@ -1,5 +1,6 @@
 package weft.ucp;
 
+import weft.ucs.LogLimit;
 import weft.ucs.Status;
 import weft.ucp.wire.AmHeader;
 import weft.ucp.wire.FragmentHeader;
@@ -281,8 +282,10 @@ final class ActiveMessages extends SendProtocol {
     }
 
     private Status dropMalformed(final String what) {
-        malformed++;
-        LOG.log(System.Logger.Level.WARNING, "dropping a malformed active message: " + what);
+        if (LogLimit.due(++malformed)) {
+            LOG.log(System.Logger.Level.WARNING, "dropping a malformed active message: " + what + " (" + malformed
+                + " so far: Worker.amMalformedCount())");
+        }
         return Status.OK;
     }
 

@@ -167,8 +167,7 @@ final class EndpointTable {
         try {
             remote = WorkerAddress.unpack(addr);
         } catch (final WeftException e) {
-            LOG.log(System.Logger.Level.WARNING, "dropping wireup request with a bad address: " + e.getMessage());
-            return Status.OK;
+            return worker.dropMalformedControl("WIREUP (bad address: " + e.getMessage() + ")", len);
         }
         final Peer peer = peers.computeIfAbsent(remote.uuid(), k -> new Peer());
         Endpoint ep = peer.bySn.get(sn);

@@ -1,5 +1,6 @@
 package weft.ucp;
 
+import weft.ucs.LogLimit;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.config.Config;
@@ -70,6 +71,8 @@ final class SockaddrHandshake {
         "How long a connect to a listener may take: the handshake, then the server's accept or reject.");
 
     private static final AtomicLong NEXT_SN = new AtomicLong();
+    /** Connection requests refused by this process's listeners (their warnings are rate-limited). */
+    private static final AtomicLong REFUSED = new AtomicLong();
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private SockaddrHandshake() {
@@ -164,16 +167,21 @@ final class SockaddrHandshake {
         req.get(macC);
         if (magic != MAGIC || version != VERSION || len <= 0 || len > MAX_ADDRESS || (sn & LISTENER_SN) == 0) {
             refuse(out, RESULT_BAD_REQUEST);
-            LOG.log(System.Logger.Level.WARNING, "listener: malformed connection request from "
-                + peer + " (magic, version " + version + " or address length " + len + ")");
+            if (LogLimit.due(REFUSED.incrementAndGet())) {
+                LOG.log(System.Logger.Level.WARNING, "listener: malformed connection request from "
+                    + peer + " (magic, version " + version + " or address length " + len + "); " + REFUSED.get()
+                    + " refused so far");
+            }
             return null;
         }
         final byte[] addr = new byte[len];
         in.readFully(addr);
         if (!MessageDigest.isEqual(macC, mac(key, (byte) 'C', nonce, le64(sn), addr))) { // constant time
             refuse(out, RESULT_BAD_SECRET);
-            LOG.log(System.Logger.Level.WARNING, "listener: refused a connection from " + peer
-                + ": it does not know the job secret (WEFT_JOB_SECRET)");
+            if (LogLimit.due(REFUSED.incrementAndGet())) {
+                LOG.log(System.Logger.Level.WARNING, "listener: refused a connection from " + peer
+                    + ": it does not know the job secret (WEFT_JOB_SECRET); " + REFUSED.get() + " refused so far");
+            }
             return null;
         }
         final WorkerAddress remote;
@@ -181,8 +189,10 @@ final class SockaddrHandshake {
             remote = WorkerAddress.unpack(addr);
         } catch (final WeftException e) {
             refuse(out, RESULT_BAD_REQUEST);
-            LOG.log(System.Logger.Level.WARNING, "listener: bad worker address from " + peer
-                + ": " + e.getMessage());
+            if (LogLimit.due(REFUSED.incrementAndGet())) {
+                LOG.log(System.Logger.Level.WARNING, "listener: bad worker address from " + peer
+                    + ": " + e.getMessage() + "; " + REFUSED.get() + " refused so far");
+            }
             return null;
         }
         final byte[] macS = mac(key, (byte) 'S', nonce, macC, localAddress);

@@ -1,5 +1,6 @@
 package weft.ucp;
 
+import weft.ucs.LogLimit;
 import weft.ucs.Status;
 import weft.ucs.memory.MemoryCopy;
 import weft.uct.Interface;
@@ -345,8 +346,10 @@ final class TagEager extends SendProtocol {
 
     /** Counts and logs a tag message (eager fragment or RTS) dropped as malformed. */
     Status dropMalformed(final String what) {
-        malformed++;
-        LOG.log(System.Logger.Level.WARNING, "dropping a malformed eager tag fragment: " + what);
+        if (LogLimit.due(++malformed)) {
+            LOG.log(System.Logger.Level.WARNING, "dropping a malformed eager tag fragment: " + what + " (" + malformed
+                + " so far: Worker.tagMalformedCount())");
+        }
         return Status.OK;
     }
 

@@ -1,5 +1,6 @@
 package weft.ucp;
 
+import weft.ucs.LogLimit;
 import weft.ucs.BlockedProgress;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
@@ -686,8 +687,10 @@ public final class Worker implements AutoCloseable {
 
     /** Drops a control message too short for its fields or naming bytes outside its message. */
     Status dropMalformedControl(final String what, final long len) {
-        controlMalformed++;
-        LOG.log(System.Logger.Level.WARNING, "dropping a malformed " + what + " message (" + len + " bytes)");
+        if (LogLimit.due(++controlMalformed)) {
+            LOG.log(System.Logger.Level.WARNING, "dropping a malformed " + what + " message (" + len + " bytes; "
+                + controlMalformed + " so far: Worker.controlMalformedCount())");
+        }
         return Status.OK;
     }
 

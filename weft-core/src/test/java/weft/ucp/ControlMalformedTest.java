@@ -35,6 +35,27 @@ class ControlMalformedTest {
     }
 
     @Test
+    void aFloodOfMalformedMessagesIsCountedAndTheVictimKeepsServing() {
+        // every one counted; the warnings are rate-limited (weft.ucs.LogLimit: the 1st, 2nd, 4th ... only)
+        try (Context ctx = RawAm.context();
+             Worker a = ctx.newWorker(); Worker b = ctx.newWorker(); Arena arena = Arena.ofConfined()) {
+            final Endpoint ab = a.connect(b.address());
+            RawAm.progressUntil(a, b, () -> ab.remoteId >= 0);
+            final weft.uct.Endpoint raw = RawAm.rawEndpoint(a, b);
+            final MemorySegment m = arena.allocate(64);
+            final long before = b.controlMalformedCount();
+            for (int i = 0; i < 1000; i++) {
+                while (raw.amBcopy(AmId.SYNC_ACK, new RawAm.Bytes(m.asSlice(0, 3))) < 0) {
+                    b.progress(); // the FIFO is full: let the victim drain it
+                }
+            }
+            RawAm.progressUntil(a, b, () -> b.controlMalformedCount() >= before + 1000);
+            assertEquals(before + 1000, b.controlMalformedCount(), "every message counted");
+            roundTrip(ab, a, b, arena);
+        }
+    }
+
+    @Test
     void shortAndForgedControlMessagesAreDropped() {
         try (Context ctx = RawAm.context();
              Worker a = ctx.newWorker(); Worker b = ctx.newWorker(); Arena arena = Arena.ofConfined()) {
