@@ -102,6 +102,14 @@ final class TcpInterface implements Interface {
     private final int rcvBuf;
     private final int userTimeoutMs;
     private final long handshakeTimeoutNs;
+    /** How long a broken connection may take to come back (0: it fails at once). */
+    final long faultTimeoutNs;
+    /** Most bytes a connection keeps copied for a resume. */
+    final int replayMax;
+    private final long connIdBase = new SecureRandom().nextLong() | 1;
+    private long connIdSeq;
+    private final List<TcpConnection> resuming = new ArrayList<>();
+    private long resumes;
 
     private final AmHandler[] handlers = new AmHandler[AM_ID_COUNT];
     private final Counters counters = new Counters();
@@ -143,6 +151,8 @@ final class TcpInterface implements Interface {
         this.rcvBuf = (int) Math.min(Integer.MAX_VALUE, cfg.get(TcpTransport.RCVBUF));
         this.userTimeoutMs = (int) Math.min(Integer.MAX_VALUE, cfg.get(TcpTransport.USER_TIMEOUT) / 1_000_000L);
         this.handshakeTimeoutNs = cfg.get(TcpTransport.HANDSHAKE_TIMEOUT);
+        this.faultTimeoutNs = Math.max(0, cfg.get(TcpTransport.FAULT_TIMEOUT));
+        this.replayMax = (int) Math.min(1 << 30, Math.max(64 * 1024, cfg.get(TcpTransport.REPLAY_MAX)));
         final String secret = cfg.get(TcpTransport.JOB_SECRET);
         this.jobSecret = secret == null || secret.isEmpty() ? null : secret;
         if (jobSecret == null) {
@@ -456,7 +466,7 @@ final class TcpInterface implements Interface {
             return 0;
         }
         int work = 0;
-        if (!deferred.isEmpty() || !draining.isEmpty()) {
+        if (!deferred.isEmpty() || !draining.isEmpty() || !resuming.isEmpty()) {
             work += processDeferred();
         }
         final TcpChannel h = hot;
@@ -509,14 +519,14 @@ final class TcpInterface implements Interface {
                 // reset or hung up: what the peer sent before is still readable, and is delivered before a
                 // write of ours fails on the dead socket and closes it
                 ch.owner.onReadable();
-                if (ch.closed) {
-                    continue;
+                if (ch.closed || ch.epollData != data) {
+                    continue; // closed, or broken (it may have a new socket already)
                 }
             }
             if ((mask & (LibC.EPOLLOUT | LibC.EPOLLERR | LibC.EPOLLHUP)) != 0) {
                 ch.owner.onWritable();
             }
-            if (!ch.closed && (mask & (LibC.EPOLLIN | LibC.EPOLLERR | LibC.EPOLLHUP)) != 0) {
+            if (!ch.closed && ch.epollData == data && (mask & (LibC.EPOLLIN | LibC.EPOLLERR | LibC.EPOLLHUP)) != 0) {
                 ch.owner.onReadable();
                 if (!ch.closed) {
                     ch.rearmDelayedAck(); // after the handlers answered: off the latency path
@@ -597,6 +607,58 @@ final class TcpInterface implements Interface {
         return n;
     }
 
+    /** A new connection id: random per interface, then counted (never 0). */
+    long newConnectionId() {
+        return connIdBase + 2 * connIdSeq++;
+    }
+
+    void addResuming(final TcpConnection c) {
+        resuming.add(c);
+    }
+
+    void removeResuming(final TcpConnection c) {
+        resuming.remove(c);
+    }
+
+    void countResume() {
+        resumes++;
+    }
+
+    /** Connections that came back on a new socket after theirs broke. */
+    long resumes() {
+        return resumes;
+    }
+
+    /** Connections whose socket is broken and that try to come back. */
+    int brokenConnections() {
+        return resuming.size();
+    }
+
+    /** The accepted connection a resume hello names, or null. */
+    TcpConnection resumeTarget(final long id, final int ip, final int port) {
+        for (final TcpConnection c : conns) {
+            if (!c.connector && !c.closed && c.connId == id && c.peerIp == ip && c.peerPort == port) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Tests: shuts every connected socket down both ways ({@code shutdown(SHUT_RDWR)}), as a
+     * network fault would break them; returns how many.
+     */
+    int breakSocketsForTest() {
+        int n = 0;
+        for (final TcpConnection c : conns) {
+            if (!c.closed && c.ch.fd >= 0 && c.ch.connected) {
+                LibC.shutdown(c.ch.fd, LibC.SHUT_RDWR);
+                n++;
+            }
+        }
+        return n;
+    }
+
     void deferFailure(final TcpEndpoint ep) {
         deferred.add(ep);
     }
@@ -607,6 +669,12 @@ final class TcpInterface implements Interface {
     }
 
     private int processDeferred() {
+        if (!resuming.isEmpty()) {
+            final long now = System.nanoTime();
+            for (final TcpConnection c : resuming.toArray(new TcpConnection[0])) {
+                c.serviceResume(now);
+            }
+        }
         if (!draining.isEmpty()) {
             final TcpConnection[] cs = draining.toArray(new TcpConnection[0]);
             draining.clear();
@@ -637,8 +705,8 @@ final class TcpInterface implements Interface {
         if (closed) {
             return Status.CLOSED;
         }
-        if (!deferred.isEmpty() || !draining.isEmpty()) {
-            return Status.BUSY;
+        if (!deferred.isEmpty() || !draining.isEmpty() || !resuming.isEmpty()) {
+            return Status.BUSY; // a broken connection's attempts run from progress
         }
         for (final TcpEndpoint ep : endpoints) {
             if (ep.hasPending()) {
@@ -723,6 +791,7 @@ final class TcpInterface implements Interface {
         }
         deferred.clear();
         draining.clear();
+        resuming.clear();
         LibC.close(listenFd);
         events.close();
         arena.close();
