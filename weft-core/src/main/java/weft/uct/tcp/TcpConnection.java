@@ -258,8 +258,14 @@ final class TcpConnection implements TcpChannel.Owner {
             return;
         }
         if (!closed) {
+            // a due ACK rides in the same write as the put acks (a bulk put stream pays no extra send)
+            final boolean ride = server.ackDue() && ackIfDue(ACK_EVERY, false);
             server.flushAck();
-            ackIfDue(ACK_EVERY);
+            if (!ride) {
+                ackIfDue(ACK_EVERY, true);
+            } else if (!closed && ch.flushTx() < 0) {
+                writeFailed(true);
+            }
             final TcpEndpoint ep = requester;
             if (!closed && ep != null && ep.conn == this) {
                 ep.afterRead();
@@ -795,25 +801,33 @@ final class TcpConnection implements TcpChannel.Owner {
         return CONT;
     }
 
-    /** Acknowledges what this side consumed when at least {@code every} bytes are unacknowledged. */
-    void ackIfDue(final long every) {
+    /**
+     * Acknowledges what this side consumed when at least {@code every} bytes are unacknowledged:
+     * sent at once, or ({@code send} false) queued for the caller's next write.
+     *
+     * @return true if an ACK was queued or sent
+     */
+    boolean ackIfDue(final long every, final boolean send) {
         if (connId == 0 || resume != null || !acceptDone || closed) {
-            return;
+            return false;
         }
         final long c = ch.consumed();
         if (c - ackSent < every) {
-            return;
+            return false;
         }
         final int off = ch.reserve(TcpFrame.HEADER + TcpFrame.ACK_LEN);
         if (off < 0) {
-            return; // the next read or keepalive tries again
+            return false; // the next read or keepalive tries again
         }
         TcpFrame.header(ch.tx, off, TcpFrame.ACK, 0, 0, TcpFrame.ACK_LEN);
         ch.tx.set(I64, off + TcpFrame.HEADER, c);
         ackSent = c;
-        if (ch.commit(off, TcpFrame.HEADER + TcpFrame.ACK_LEN) < 0) {
+        if (!send) {
+            ch.queue(off, TcpFrame.HEADER + TcpFrame.ACK_LEN);
+        } else if (ch.commit(off, TcpFrame.HEADER + TcpFrame.ACK_LEN) < 0) {
             writeFailed(true);
         }
+        return true;
     }
 
     /** True if a broken socket would be replaced rather than fail the connection. */

@@ -132,7 +132,7 @@ final class TcpServerConnection {
                 if (c.commit(off, TcpFrame.HEADER) < 0) {
                     return fail();
                 }
-                conn.ackIfDue(1); // a quiet peer forgets what we consumed, too
+                conn.ackIfDue(1, true); // a quiet peer forgets what we consumed, too
                 return conn.closed ? DEAD : CONT;
             }
             default -> {
@@ -340,6 +340,11 @@ final class TcpServerConnection {
         c.tx.set(I32, off + 12, st.code());
         c.tx.set(I64, off + 16, old);
         return c.commit(off, TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN) < 0 ? fail() : CONT;
+    }
+
+    /** True if a coalesced put ack waits to be sent. */
+    boolean ackDue() {
+        return ackPending;
     }
 
     /** Sends the coalesced OK ack if one is due; false if there was no room (or the socket died). */
