@@ -631,6 +631,11 @@ final class TcpChannel {
     private boolean peek;
     /** Enough for a frame header and the largest request header. */
     private static final int PEEK = 64;
+    /**
+     * The next {@link #fill} reads at most this many bytes (0: no limit): a resume's ACCEPT frame
+     * alone, when what follows it may be the rest of a payload streamed straight into memory.
+     */
+    int nextFillMax;
 
     /** Fills the rx buffer after the unparsed bytes; compacts first when the end is reached. */
     long fill() {
@@ -651,6 +656,10 @@ final class TcpChannel {
         if (peek) {
             peek = false;
             lastAsk = Math.min(lastAsk, PEEK);
+        }
+        if (nextFillMax > 0) {
+            lastAsk = Math.min(lastAsk, nextFillMax);
+            nextFillMax = 0;
         }
         final long n = recv(rxBase + rxTail, lastAsk);
         if (n > 0) {

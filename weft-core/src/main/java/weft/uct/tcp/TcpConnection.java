@@ -284,7 +284,7 @@ final class TcpConnection implements TcpChannel.Owner {
             if (ch.fd < 0) {
                 return; // the socket broke: the connection resumes or failed
             }
-            if (stream != S_NONE) {
+            if (stream != S_NONE && resume == null) { // (while resuming, the ACCEPT frame comes first)
                 final int r = streamIn();
                 if (r < 0) {
                     return;
@@ -295,6 +295,9 @@ final class TcpConnection implements TcpChannel.Owner {
                 if (stream != S_NONE) {
                     continue;
                 }
+            }
+            if (resume != null) {
+                ch.nextFillMax = TcpFrame.HEADER + TcpFrame.ACCEPT_LEN - (ch.rxTail - ch.rxHead);
             }
             final long n = ch.fill();
             if (n == -LibC.EAGAIN) {
@@ -330,6 +333,10 @@ final class TcpConnection implements TcpChannel.Owner {
         if (resume != null) {
             resume.retry(System.nanoTime()); // the new socket failed during the resume handshake
             return;
+        }
+        if (drainThenResume) {
+            draining = false; // read to its end before the deferred drain came: resume now
+            drainThenResume = false;
         }
         if (resumable()) {
             broken(st);
@@ -736,8 +743,8 @@ final class TcpConnection implements TcpChannel.Owner {
 
     /** Progress after {@link #writeFailed}: delivers what the peer sent before it went, then closes. */
     void finishDrain() {
-        if (closed) {
-            return;
+        if (closed || resume != null) {
+            return; // the socket broke meanwhile: the connection resumes
         }
         if (drainThenResume) {
             draining = false; // reads may break the socket now: it then resumes

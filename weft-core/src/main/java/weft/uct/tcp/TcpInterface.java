@@ -659,6 +659,21 @@ final class TcpInterface implements Interface {
         return n;
     }
 
+    /**
+     * Tests: drops every connected socket at once as a reset would (closed unread: what was in
+     * flight either way is lost and must come again); returns how many.
+     */
+    int resetSocketsForTest() {
+        int n = 0;
+        for (final TcpConnection c : conns.toArray(new TcpConnection[0])) {
+            if (!c.closed && c.ch.fd >= 0 && c.ch.connected) {
+                c.ioFailed(Status.CONNECTION_RESET);
+                n++;
+            }
+        }
+        return n;
+    }
+
     void deferFailure(final TcpEndpoint ep) {
         deferred.add(ep);
     }

@@ -179,6 +179,11 @@ class TcpResumeTest {
         return new Endpoint[] {ab, ba};
     }
 
+    /** Breaks {@code side}'s sockets: shut down (in-flight bytes still arrive) or, every other time, reset (lost). */
+    private static int cut(final TcpInterface side, final int n) {
+        return n % 4 < 2 ? side.breakSocketsForTest() : side.resetSocketsForTest();
+    }
+
     private static void until(final BooleanSupplier cond, final String what, final Interface... ifaces) {
         progressUntil(cond, WAIT_MS, what, ifaces);
     }
@@ -211,7 +216,7 @@ class TcpResumeTest {
             // a break every 250 messages, on one side and then on the other
             if (toB.next / 250 > breaks && a.brokenConnections() == 0 && b.brokenConnections() == 0) {
                 breaks++;
-                assertEquals(1, (breaks % 2 == 0 ? a : b).breakSocketsForTest());
+                assertEquals(1, cut(breaks % 2 == 0 ? a : b, breaks));
             }
         }
         until(() -> atB.next == total && atA.next == total, "every message", a, b);
@@ -318,7 +323,7 @@ class TcpResumeTest {
             }
             if (i / 300 > breaks && a.brokenConnections() == 0 && b.brokenConnections() == 0) {
                 breaks++;
-                assertEquals(1, (breaks % 2 == 0 ? a : b).breakSocketsForTest());
+                assertEquals(1, cut(breaks % 2 == 0 ? a : b, breaks));
             }
         }
         checkGets(gets, pending, getDst, mem, a, b);
@@ -352,6 +357,71 @@ class TcpResumeTest {
         assertEquals(List.of(), errors, "no endpoint failed");
         assertTrue(breaks >= 10, "breaks: " + breaks);
         assertTrue(a.resumes() + b.resumes() >= breaks, "resumes " + a.resumes() + "+" + b.resumes());
+    }
+
+    @Test
+    void aPutPayloadStreamingIntoMemoryWhenTheSocketBreaksGoesOnFromTheOffsetReached() {
+        final TcpInterface a = open();
+        final TcpInterface b = open();
+        final MemoryDomain md = TcpTestSupport.TRANSPORT.memoryDomain();
+        final int len = 16 << 20;
+        final MemoryHandle target = md.allocate(len);
+        toClose.add(() -> md.deregister(target));
+        final RemoteKey key = md.unpackRkey(md.packRkey(target));
+        final MemorySegment mem = target.segment();
+        mem.fill((byte) 0);
+        final MemorySegment src = arena.allocate(len, 4096);
+        for (long i = 0; i < len; i++) {
+            src.set(ValueLayout.JAVA_BYTE, i, (byte) (1 + i % 251)); // never 0
+        }
+        final Endpoint ep = a.connect(b.deviceAddress(), b.interfaceAddress());
+        final Completion c = new Completion().reset(1);
+        final Status st = ep.putZcopy(IoVector.of(src, 0, len), key.base(), key, c);
+        assertTrue(st == Status.IN_PROGRESS, st.toString());
+        // break while the payload streams into b's memory: part of it there, not all
+        until(() -> mem.get(ValueLayout.JAVA_BYTE, 1 << 20) != 0, "the first MiB", a, b);
+        final boolean midway = mem.get(ValueLayout.JAVA_BYTE, len - 1) == 0;
+        assertEquals(1, a.breakSocketsForTest());
+        assertEquals(Status.OK, TcpTestSupport.await(c, Status.IN_PROGRESS, a, b));
+        assertEquals(-1, mem.mismatch(src), "the put's bytes");
+        assertTrue(midway, "the socket broke before the payload was all in (else the test proved nothing)");
+        assertEquals(List.of(), errors);
+        assertEquals(1, a.resumes());
+    }
+
+    @Test
+    void aGetReplyStreamingIntoMemoryWhenTheSocketIsResetCompletesExactlyOrFailsCleanly() {
+        final TcpInterface a = open();
+        final TcpInterface b = open();
+        final MemoryDomain md = TcpTestSupport.TRANSPORT.memoryDomain();
+        final int len = 64 << 20;
+        final MemoryHandle target = md.allocate(len);
+        toClose.add(() -> md.deregister(target));
+        final RemoteKey key = md.unpackRkey(md.packRkey(target));
+        final Endpoint ep = a.connect(b.deviceAddress(), b.interfaceAddress());
+        final MemorySegment dst = arena.allocate(len, 4096);
+        dst.fill((byte) 0);
+        final MemorySegment mem = target.segment();
+        for (long i = 0; i < len; i += 8) {
+            mem.set(ValueLayout.JAVA_LONG, i, i * 0x9E3779B97F4A7C15L | 1);
+        }
+        final Completion c = new Completion().reset(1);
+        assertEquals(Status.IN_PROGRESS, ep.getZcopy(IoVector.of(dst, 0, len), key.base(), key, c));
+        until(() -> dst.get(ValueLayout.JAVA_BYTE, 1 << 20) != 0, "the first MiB", a, b);
+        assertTrue(dst.get(ValueLayout.JAVA_BYTE, len - 8) == 0, "the reply is still streaming");
+        assertEquals(1, a.resetSocketsForTest());
+        until(c::isDone, "the get", a, b);
+        if (c.status() == Status.OK) {
+            // nothing written and lost needed sending again: the rest came from the region as before
+            assertEquals(-1, dst.mismatch(mem), "the get's bytes");
+            assertEquals(List.of(), errors);
+        } else {
+            // a large reply is written straight from the region, which may have changed since: bytes
+            // of it lost in flight are not sent again, the connection fails as a fault always did
+            assertEquals(Status.CONNECTION_RESET, c.status());
+            until(() -> !errors.isEmpty(), "the endpoint's failure", a, b);
+            assertEquals(List.of(Status.CONNECTION_RESET), errors);
+        }
     }
 
     private static void checkGets(final List<long[]> gets, final List<Completion> pending, final MemorySegment dst,
