@@ -6,7 +6,6 @@ import weft.ucs.sys.LibC;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.security.MessageDigest;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -108,7 +107,7 @@ final class TcpConnection implements TcpChannel.Owner {
     /** The peer's stream offset this side acknowledged last. */
     private long ackSent;
     /** Non-null while the socket is broken and the connection tries to come back. */
-    private TcpResume resume;
+    TcpResume resume;
 
     /** Accepted socket. */
     TcpConnection(final TcpInterface iface, final int fd) {
@@ -527,7 +526,7 @@ final class TcpConnection implements TcpChannel.Owner {
         shared = shareOffered && from != null && (flags & TcpFrame.HELLO_SHARE) != 0;
         iface.handshakeDone();
         if ((flags & TcpFrame.HELLO_RESUME) != 0) {
-            return resumeHello(id, peerRx);
+            return TcpResume.resumeHello(this, id, peerRx);
         }
         // our proof first: the connector serves nothing of ours before it checked out
         final int off = c.reserve(TcpFrame.HEADER + TcpFrame.ACCEPT_LEN);
@@ -546,26 +545,6 @@ final class TcpConnection implements TcpChannel.Owner {
             iface.sharedHello(this);
         }
         return closed ? DEAD : CONT;
-    }
-
-    /**
-     * A hello that resumes connection {@code id} on this new socket (acceptor): the connection
-     * adopts the socket, or the resume is refused. Either way this object is done.
-     */
-    private int resumeHello(final long id, final long peerRx) {
-        if (ch.rxTail != ch.rxHead) {
-            return malformed(); // the connector sends nothing more before our answer
-        }
-        final TcpConnection old = id != 0 && peerPort >= 0 ? iface.resumeTarget(id, peerIp, peerPort) : null;
-        if (old == null || !old.adopt(this, peerRx)) {
-            LOG.log(System.Logger.Level.WARNING, "tcp: refused to resume an unknown or lost connection from {0}:{1}",
-                TcpAddress.ipString(peerIp), String.valueOf(peerPort));
-            final int off = ch.reserve(TcpFrame.HEADER + TcpFrame.ACCEPT_LEN);
-            TcpFrame.accept(ch.tx, off, TcpFrame.ACCEPT_REFUSED, iface.acceptDigest, 0);
-            ch.commit(off, TcpFrame.HEADER + TcpFrame.ACCEPT_LEN); // best effort: the connector fails either way
-        }
-        closeNow();
-        return DEAD;
     }
 
     /** The acceptor's ACCEPT frame (connector side). */
@@ -591,7 +570,7 @@ final class TcpConnection implements TcpChannel.Owner {
                 return DEAD;
             }
             ch.markRx(resume.announcedRx);
-            resumed(peerRx);
+            TcpResume.resumed(this, peerRx);
             return closed ? DEAD : CONT;
         }
         if ((flags & TcpFrame.ACCEPT_REFUSED) != 0) {
@@ -851,7 +830,7 @@ final class TcpConnection implements TcpChannel.Owner {
     }
 
     /** The socket broke: closes it and starts resuming (progress or a deferred drain). */
-    private void broken(final Status cause) {
+    void broken(final Status cause) {
         resume = new TcpResume(this, cause);
         ch.dropSocket();
         iface.addResuming(this);
@@ -864,60 +843,6 @@ final class TcpConnection implements TcpChannel.Owner {
     void serviceResume(final long now) {
         if (resume != null) {
             resume.service(now);
-        }
-    }
-
-    /**
-     * A resume hello for this connection came on {@code from}'s new socket (acceptor): takes the
-     * socket, answers with what this side consumed and sends again what the connector has not.
-     *
-     * @return false if the connection cannot resume (it failed; the caller refuses the hello)
-     */
-    private boolean adopt(final TcpConnection from, final long peerRx) {
-        if (resume == null) {
-            if (!resumable()) {
-                return false;
-            }
-            broken(Status.CONNECTION_RESET); // the connector saw the old socket break before we did
-        }
-        final TcpResume r = resume;
-        r.closeAttempt();
-        if (!ch.log.replayable(ch.txOrigin + peerRx, ch.bytesWritten)) {
-            giveUp("the peer asks again for bytes that are no longer kept");
-            return false;
-        }
-        final int fd = from.ch.releaseSocket();
-        ch.adoptSocket(fd, true);
-        if (!r.sendAccept(fd, shared ? TcpFrame.HELLO_SHARE : 0, ch.consumed())) {
-            r.retry(System.nanoTime()); // the connector tries again
-            return true;
-        }
-        resumed(peerRx);
-        return true;
-    }
-
-    /** The new socket checked out both ways: send again what the peer has not consumed, go on. */
-    private void resumed(final long peerRx) {
-        if (!ch.startReplay(peerRx)) {
-            giveUp("the peer asks again for bytes that are no longer kept");
-            return;
-        }
-        final TcpResume r = resume;
-        resume = null;
-        iface.removeResuming(this);
-        iface.countResume();
-        LOG.log(System.Logger.Level.INFO, "tcp: connection {0} {1}:{2} resumed after {3} ms ({4} attempts); "
-                + "sending {5} bytes again", connector ? "to" : "from", TcpAddress.ipString(peerIp), String.valueOf(peerPort),
-            String.valueOf((System.nanoTime() - r.sinceNs) / 1_000_000L), String.valueOf(r.attempts()),
-            String.valueOf(ch.replayBytes()));
-        ch.updateInterest();
-        if (ch.flushTx() < 0) {
-            ioFailed(Status.CONNECTION_RESET);
-            return;
-        }
-        final TcpEndpoint ep = requester;
-        if (ep != null && ep.conn == this) {
-            ep.txProgress(); // what waited for bytes to leave may be due
         }
     }
 

@@ -17,9 +17,13 @@ import java.lang.foreign.ValueLayout;
  * <p>Attempts are non-blocking: progress polls the attempt's socket ({@code poll} with no wait,
  * then {@code SO_ERROR}), so a worker keeps serving its other connections during a fault.
  *
+ * <p>The acceptor's side of the resume handshake ({@link #resumeHello}) and the step both sides
+ * end with ({@link #resumed}) live here too.
+ *
  * <p>Single threaded (the interface's progress thread).
  */
 final class TcpResume {
+    private static final System.Logger LOG = System.getLogger("weft.uct.tcp");
     static final int WAIT = 0;
     static final int CONNECTING = 1;
     static final int HELLO = 2;
@@ -191,5 +195,88 @@ final class TcpResume {
     /** Attempts so far (for the log line). */
     int attempts() {
         return attempts;
+    }
+
+    // ---------------------------------------------------------------- the acceptor's side, and both ends
+
+    /**
+     * A hello on the new socket of {@code temp} resumes connection {@code id} (acceptor): that
+     * connection adopts the socket, or the resume is refused. Either way {@code temp} is done.
+     *
+     * @return the parse result for {@code temp}
+     */
+    static int resumeHello(final TcpConnection temp, final long id, final long peerRx) {
+        final TcpChannel ch = temp.ch;
+        if (ch.rxTail != ch.rxHead) {
+            return temp.malformed(); // the connector sends nothing more before our answer
+        }
+        final TcpInterface iface = temp.iface;
+        final TcpConnection old = id != 0 && temp.peerPort >= 0 ? iface.resumeTarget(id, temp.peerIp, temp.peerPort)
+            : null;
+        if (old == null || !adopt(old, temp, peerRx)) {
+            LOG.log(System.Logger.Level.WARNING, "tcp: refused to resume an unknown or lost connection from {0}:{1}",
+                TcpAddress.ipString(temp.peerIp), String.valueOf(temp.peerPort));
+            final int off = ch.reserve(TcpFrame.HEADER + TcpFrame.ACCEPT_LEN);
+            TcpFrame.accept(ch.tx, off, TcpFrame.ACCEPT_REFUSED, iface.acceptDigest, 0);
+            ch.commit(off, TcpFrame.HEADER + TcpFrame.ACCEPT_LEN); // best effort: the connector fails either way
+        }
+        temp.closeNow();
+        return TcpConnection.DEAD;
+    }
+
+    /**
+     * A resume hello for {@code c} came on {@code from}'s new socket: {@code c} takes the socket,
+     * answers with what it consumed and sends again what the connector has not.
+     *
+     * @return false if {@code c} cannot resume (it failed; the caller refuses the hello)
+     */
+    private static boolean adopt(final TcpConnection c, final TcpConnection from, final long peerRx) {
+        if (c.resume == null) {
+            if (!c.resumable()) {
+                return false;
+            }
+            c.broken(Status.CONNECTION_RESET); // the connector saw the old socket break before we did
+        }
+        final TcpResume r = c.resume;
+        r.closeAttempt();
+        final TcpChannel ch = c.ch;
+        if (!ch.log.replayable(ch.txOrigin + peerRx, ch.bytesWritten)) {
+            c.giveUp("the peer asks again for bytes that are no longer kept");
+            return false;
+        }
+        final int fd = from.ch.releaseSocket();
+        ch.adoptSocket(fd, true);
+        if (!r.sendAccept(fd, c.shared ? TcpFrame.HELLO_SHARE : 0, ch.consumed())) {
+            r.retry(System.nanoTime()); // the connector tries again
+            return true;
+        }
+        resumed(c, peerRx);
+        return true;
+    }
+
+    /** {@code c}'s new socket checked out both ways: send again what the peer has not consumed, go on. */
+    static void resumed(final TcpConnection c, final long peerRx) {
+        final TcpChannel ch = c.ch;
+        if (!ch.startReplay(peerRx)) {
+            c.giveUp("the peer asks again for bytes that are no longer kept");
+            return;
+        }
+        final TcpResume r = c.resume;
+        c.resume = null;
+        c.iface.removeResuming(c);
+        c.iface.countResume();
+        LOG.log(System.Logger.Level.INFO, "tcp: connection {0} {1}:{2} resumed after {3} ms ({4} attempts); "
+                + "sending {5} bytes again", c.connector ? "to" : "from", TcpAddress.ipString(c.peerIp),
+            String.valueOf(c.peerPort), String.valueOf((System.nanoTime() - r.sinceNs) / 1_000_000L),
+            String.valueOf(r.attempts), String.valueOf(ch.replayBytes()));
+        ch.updateInterest();
+        if (ch.flushTx() < 0) {
+            c.ioFailed(Status.CONNECTION_RESET);
+            return;
+        }
+        final TcpEndpoint ep = c.requester;
+        if (ep != null && ep.conn == c) {
+            ep.txProgress(); // what waited for bytes to leave may be due
+        }
     }
 }
