@@ -492,13 +492,7 @@ final class TcpChannel {
         if (fd < 0) {
             return;
         }
-        if (interest >= 0) {
-            iface.events().remove(fd);
-            interest = -1;
-        }
-        iface.unregister(this);
-        LibC.close(fd);
-        fd = -1;
+        LibC.close(releaseSocket());
         if (pipeR >= 0) {
             LibC.close(pipeR);
             LibC.close(pipeW);

@@ -645,29 +645,19 @@ final class TcpInterface implements Interface {
     }
 
     /**
-     * Tests: shuts every connected socket down both ways ({@code shutdown(SHUT_RDWR)}), as a
-     * network fault would break them; returns how many.
+     * Tests: breaks every connected socket as a network fault would, and returns how many: shut
+     * down both ways ({@code shutdown(SHUT_RDWR)}: what is in flight still arrives), or with
+     * {@code reset} dropped at once unread (what is in flight either way is lost and must come again).
      */
-    int breakSocketsForTest() {
-        int n = 0;
-        for (final TcpConnection c : conns) {
-            if (!c.closed && c.ch.fd >= 0 && c.ch.connected) {
-                LibC.shutdown(c.ch.fd, LibC.SHUT_RDWR);
-                n++;
-            }
-        }
-        return n;
-    }
-
-    /**
-     * Tests: drops every connected socket at once as a reset would (closed unread: what was in
-     * flight either way is lost and must come again); returns how many.
-     */
-    int resetSocketsForTest() {
+    int breakSocketsForTest(final boolean reset) {
         int n = 0;
         for (final TcpConnection c : conns.toArray(new TcpConnection[0])) {
             if (!c.closed && c.ch.fd >= 0 && c.ch.connected) {
-                c.ioFailed(Status.CONNECTION_RESET);
+                if (reset) {
+                    c.ioFailed(Status.CONNECTION_RESET);
+                } else {
+                    LibC.shutdown(c.ch.fd, LibC.SHUT_RDWR);
+                }
                 n++;
             }
         }

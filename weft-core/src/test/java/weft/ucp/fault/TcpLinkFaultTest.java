@@ -9,8 +9,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -22,6 +20,10 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static weft.testkit.Netns.awaitOperUp;
+import static weft.testkit.Netns.isRoot;
+import static weft.testkit.Netns.must;
+import static weft.testkit.Netns.sh;
 
 /**
  * Two PEs ({@link LinkFaultPe}) in two network namespaces joined by one veth pair, talking over
@@ -191,48 +193,5 @@ class TcpLinkFaultTest {
         t.setDaemon(true);
         t.start();
         return q;
-    }
-
-    /** Waits (at most 10 s) until {@code dev} in namespace {@code ns} reports operstate "up". */
-    private static void awaitOperUp(final String ns, final String dev) throws Exception {
-        final long deadline = System.nanoTime() + 10_000_000_000L;
-        while (true) {
-            final Process p = new ProcessBuilder("ip", "netns", "exec", ns, "cat", "/sys/class/net/" + dev + "/operstate")
-                .redirectErrorStream(true).start();
-            p.getOutputStream().close();
-            final String state = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            p.waitFor(10, TimeUnit.SECONDS);
-            if (state.equals("up")) {
-                return;
-            }
-            assertTrue(System.nanoTime() < deadline, dev + " in " + ns + " is still " + state);
-            Thread.sleep(50);
-        }
-    }
-
-    private static boolean isRoot() throws IOException {
-        return Files.readAllLines(Path.of("/proc/self/status")).stream()
-            .anyMatch(l -> l.startsWith("Uid:") && l.split("\\s+")[1].equals("0"));
-    }
-
-    private static void must(final String error) {
-        assertEquals(null, error);
-    }
-
-    /** Runs a command; null on success, else its exit code and output. */
-    private static String sh(final String... cmd) throws Exception {
-        final Process p;
-        try {
-            p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        } catch (final IOException e) {
-            return e.getMessage();
-        }
-        p.getOutputStream().close();
-        if (!p.waitFor(10, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            return String.join(" ", cmd) + " hung";
-        }
-        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        return p.exitValue() == 0 ? null : String.join(" ", cmd) + " -> " + p.exitValue() + ": " + out;
     }
 }

@@ -60,6 +60,19 @@ class TcpResumeTest {
         return open(Config.global());
     }
 
+    /** {@code len} bytes registered with the tcp domain, deregistered after the test. */
+    private MemoryHandle region(final long len) {
+        final MemoryDomain md = TcpTestSupport.TRANSPORT.memoryDomain();
+        final MemoryHandle h = md.allocate(len);
+        toClose.add(() -> md.deregister(h));
+        return h;
+    }
+
+    private static RemoteKey keyOf(final MemoryHandle h) {
+        final MemoryDomain md = TcpTestSupport.TRANSPORT.memoryDomain();
+        return md.unpackRkey(md.packRkey(h));
+    }
+
     /** Receives a numbered message stream and checks that each one comes once, in order, intact. */
     private static final class Receiver {
         long next;
@@ -181,7 +194,7 @@ class TcpResumeTest {
 
     /** Breaks {@code side}'s sockets: shut down (in-flight bytes still arrive) or, every other time, reset (lost). */
     private static int cut(final TcpInterface side, final int n) {
-        return n % 4 < 2 ? side.breakSocketsForTest() : side.resetSocketsForTest();
+        return side.breakSocketsForTest(n % 4 >= 2);
     }
 
     private static void until(final BooleanSupplier cond, final String what, final Interface... ifaces) {
@@ -233,11 +246,9 @@ class TcpResumeTest {
     void putsGetsAndAtomicsSurviveBreaksWithEveryFetchAddResultUnique() {
         final TcpInterface a = open();
         final TcpInterface b = open();
-        final MemoryDomain md = TcpTestSupport.TRANSPORT.memoryDomain();
         final int region = 4 << 20;
-        final MemoryHandle target = md.allocate(region);
-        toClose.add(() -> md.deregister(target));
-        final RemoteKey key = md.unpackRkey(md.packRkey(target));
+        final MemoryHandle target = region(region);
+        final RemoteKey key = keyOf(target);
         final MemorySegment mem = target.segment();
         final long base = key.base();
         // [0, 8): fetch-add counter; [8, 16): post-add counter; [4096, 1 MiB): get source;
@@ -363,11 +374,9 @@ class TcpResumeTest {
     void aPutPayloadStreamingIntoMemoryWhenTheSocketBreaksGoesOnFromTheOffsetReached() {
         final TcpInterface a = open();
         final TcpInterface b = open();
-        final MemoryDomain md = TcpTestSupport.TRANSPORT.memoryDomain();
         final int len = 16 << 20;
-        final MemoryHandle target = md.allocate(len);
-        toClose.add(() -> md.deregister(target));
-        final RemoteKey key = md.unpackRkey(md.packRkey(target));
+        final MemoryHandle target = region(len);
+        final RemoteKey key = keyOf(target);
         final MemorySegment mem = target.segment();
         mem.fill((byte) 0);
         final MemorySegment src = arena.allocate(len, 4096);
@@ -381,7 +390,7 @@ class TcpResumeTest {
         // break while the payload streams into b's memory: part of it there, not all
         until(() -> mem.get(ValueLayout.JAVA_BYTE, 1 << 20) != 0, "the first MiB", a, b);
         final boolean midway = mem.get(ValueLayout.JAVA_BYTE, len - 1) == 0;
-        assertEquals(1, a.breakSocketsForTest());
+        assertEquals(1, a.breakSocketsForTest(false));
         assertEquals(Status.OK, TcpTestSupport.await(c, Status.IN_PROGRESS, a, b));
         assertEquals(-1, mem.mismatch(src), "the put's bytes");
         assertTrue(midway, "the socket broke before the payload was all in (else the test proved nothing)");
@@ -393,11 +402,9 @@ class TcpResumeTest {
     void aGetReplyStreamingIntoMemoryWhenTheSocketIsResetCompletesExactlyOrFailsCleanly() {
         final TcpInterface a = open();
         final TcpInterface b = open();
-        final MemoryDomain md = TcpTestSupport.TRANSPORT.memoryDomain();
         final int len = 64 << 20;
-        final MemoryHandle target = md.allocate(len);
-        toClose.add(() -> md.deregister(target));
-        final RemoteKey key = md.unpackRkey(md.packRkey(target));
+        final MemoryHandle target = region(len);
+        final RemoteKey key = keyOf(target);
         final Endpoint ep = a.connect(b.deviceAddress(), b.interfaceAddress());
         final MemorySegment dst = arena.allocate(len, 4096);
         dst.fill((byte) 0);
@@ -409,7 +416,7 @@ class TcpResumeTest {
         assertEquals(Status.IN_PROGRESS, ep.getZcopy(IoVector.of(dst, 0, len), key.base(), key, c));
         until(() -> dst.get(ValueLayout.JAVA_BYTE, 1 << 20) != 0, "the first MiB", a, b);
         assertTrue(dst.get(ValueLayout.JAVA_BYTE, len - 8) == 0, "the reply is still streaming");
-        assertEquals(1, a.resetSocketsForTest());
+        assertEquals(1, a.breakSocketsForTest(true));
         until(c::isDone, "the get", a, b);
         if (c.status() == Status.OK) {
             // nothing written and lost needed sending again: the rest came from the region as before
@@ -441,21 +448,18 @@ class TcpResumeTest {
 
     @Test
     void aFaultLongerThanTheLimitFailsTheEndpointAndCompletesEverythingWithAnError() {
-        final Config c = Config.global().with("FAULT_TIMEOUT", "400ms");
-        final TcpInterface a = open(c);
-        final TcpInterface b = open(c);
-        b.setAmHandler(AM_ID, (d, o, l, f) -> Status.OK);
-        final MemoryDomain md = TcpTestSupport.TRANSPORT.memoryDomain();
-        final MemoryHandle target = md.allocate(4096);
-        toClose.add(() -> md.deregister(target));
-        final RemoteKey key = md.unpackRkey(md.packRkey(target));
+        final TcpInterface[] p = pairWithLimit("400ms");
+        final TcpInterface a = p[0];
+        final TcpInterface b = p[1];
+        final MemoryHandle target = region(4096);
+        final RemoteKey key = keyOf(target);
         final Endpoint ep = a.connect(b.deviceAddress(), b.interfaceAddress());
         final MemorySegment buf = arena.allocate(4096, 8);
         final Completion first = new Completion().reset(1);
         // a round trip: the handshake is behind (a fault during it fails at once, as before)
         assertEquals(Status.OK, TcpTestSupport.await(first, ep.getZcopy(IoVector.of(buf, 0, 8), key.base(), key, first),
             a, b));
-        assertEquals(1, a.breakSocketsForTest());
+        assertEquals(1, a.breakSocketsForTest(false));
         // b is not progressed: a's resume hellos get no answer, for longer than the limit
         final Completion get = new Completion().reset(1);
         final Completion fetch = new Completion().reset(1);
@@ -476,15 +480,28 @@ class TcpResumeTest {
         assertEquals(0, a.connections());
     }
 
-    @Test
-    void aPeerThatIsGoneFailsAtOnceInsteadOfWaitingForTheLimit() {
-        final Config c = Config.global().with("FAULT_TIMEOUT", "60s");
+    /** a and b with {@code WEFT_FAULT_TIMEOUT=limit}, a connected to b (one message delivered). */
+    private TcpInterface[] pairWithLimit(final String limit) {
+        final Config c = Config.global().with("FAULT_TIMEOUT", limit);
         final TcpInterface a = open(c);
         final TcpInterface b = open(c);
         b.setAmHandler(AM_ID, (d, o, l, f) -> Status.OK);
+        return new TcpInterface[] {a, b};
+    }
+
+    private static Endpoint connected(final TcpInterface a, final TcpInterface b) {
         final Endpoint ep = a.connect(b.deviceAddress(), b.interfaceAddress());
         assertEquals(Status.OK, ep.amShort(AM_ID, 1, MemorySegment.NULL, 0, 0));
         until(() -> b.serverConnections() == 1, "connection", a, b);
+        return ep;
+    }
+
+    @Test
+    void aPeerThatIsGoneFailsAtOnceInsteadOfWaitingForTheLimit() {
+        final TcpInterface[] p = pairWithLimit("60s");
+        final TcpInterface a = p[0];
+        final TcpInterface b = p[1];
+        final Endpoint ep = connected(a, b);
         final Completion flush = new Completion().reset(1);
         assertEquals(Status.OK, ep.amShort(AM_ID, 2, MemorySegment.NULL, 0, 0));
         b.close(); // its listening socket goes: a reconnect is refused
@@ -501,14 +518,11 @@ class TcpResumeTest {
 
     @Test
     void faultTimeoutZeroFailsAtTheFirstBreakAsBefore() {
-        final Config c = Config.global().with("FAULT_TIMEOUT", "0");
-        final TcpInterface a = open(c);
-        final TcpInterface b = open(c);
-        b.setAmHandler(AM_ID, (d, o, l, f) -> Status.OK);
-        final Endpoint ep = a.connect(b.deviceAddress(), b.interfaceAddress());
-        assertEquals(Status.OK, ep.amShort(AM_ID, 1, MemorySegment.NULL, 0, 0));
-        until(() -> b.serverConnections() == 1, "connection", a, b);
-        assertEquals(1, b.breakSocketsForTest());
+        final TcpInterface[] p = pairWithLimit("0");
+        final TcpInterface a = p[0];
+        final TcpInterface b = p[1];
+        connected(a, b);
+        assertEquals(1, b.breakSocketsForTest(false));
         until(() -> !errors.isEmpty(), "the endpoint's failure", a, b);
         assertEquals(List.of(Status.CONNECTION_RESET), errors);
         assertEquals(0, a.resumes() + b.resumes());
