@@ -31,7 +31,7 @@ public final class ScenarioPeerMain {
                     if (line == null || !line.startsWith("ADDR ")) {
                         throw new IllegalStateException("parent sent no address: " + line);
                     }
-                    weft.testkit.ParentWatch.haltWhenClosed(in); // parent gone (stdin EOF) -> exit
+                    weft.testkit.StdinWatch.haltWhenClosed(in); // parent gone (stdin EOF) -> exit
                     return HexFormat.of().parseHex(line.substring(5).trim());
                 });
             out.println("RESULT OK");

@@ -56,7 +56,7 @@ public final class LinkFaultPe {
             if (line == null || !line.startsWith("ADDR ")) {
                 throw new IllegalStateException("no peer address: " + line);
             }
-            weft.testkit.ParentWatch.haltWhenClosed(in); // parent gone (stdin EOF) -> exit
+            weft.testkit.StdinWatch.haltWhenClosed(in); // parent gone (stdin EOF) -> exit
             final Endpoint ep = w.connect(HexFormat.of().parseHex(line.substring(5).trim()));
             final long n = rank == 0 ? sender(ctx, w, ep, seconds, out) : receiver(ctx, w, ep, out);
             out.println("RESULT OK " + n);

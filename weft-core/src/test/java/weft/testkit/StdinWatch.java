@@ -4,8 +4,8 @@ import java.io.IOException;
 import java.io.Reader;
 
 /** Child processes of tests: none outlives the test that started it. */
-public final class ParentWatch {
-    private ParentWatch() {
+public final class StdinWatch {
+    private StdinWatch() {
     }
 
     /**
