@@ -112,10 +112,8 @@ public final class LibC {
     public static final int EPIPE = 32;
     public static final int EADDRINUSE = 98;
     public static final int ECONNRESET = 104;
-    public static final int EISCONN = 106;
     public static final int ETIMEDOUT = 110;
     public static final int ECONNREFUSED = 111;
-    public static final int EALREADY = 114;
     public static final int EINPROGRESS = 115;
 
     /** {@code struct iovec {void *base; size_t len;}}. */
