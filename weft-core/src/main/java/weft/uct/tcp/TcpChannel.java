@@ -52,7 +52,8 @@ final class TcpChannel {
 
     final TcpInterface iface;
     Owner owner;
-    final int fd;
+    /** The socket; -1 while the connection is broken (between sockets). */
+    int fd;
     private final Arena arena;
 
     final MemorySegment rx;
@@ -86,6 +87,22 @@ final class TcpChannel {
 
     long bytesQueued;
     long bytesWritten;
+
+    /**
+     * What the peer has not acknowledged yet, kept to be sent again on a new socket; null until the
+     * handshake, and for good when resuming is off.
+     */
+    TcpReplayLog log;
+    /** {@link #bytesQueued} where the stream (and the log) started: the peer's offsets count from it. */
+    long txOrigin;
+    /** Bytes of the stream being sent again after a resume, {@code [replayPos, replayEnd)}. */
+    private boolean replaying;
+    private long replayPos;
+    private long replayEnd;
+    private long replayIov;
+    /** Consumed stream offset at {@link #rxMark} (see {@link #consumed}). */
+    private long rxConsumedBase;
+    private long rxMark;
 
     /** The socket is connected: writes may go out. */
     boolean connected;
@@ -164,7 +181,10 @@ final class TcpChannel {
     int commit(final int off, final int len) {
         txTail = off + len;
         bytesQueued += len;
-        if (iovCount == 0 && pipeBytes == 0 && connected && !held) {
+        if (log != null) {
+            log.copy(tx, off, len);
+        }
+        if (iovCount == 0 && pipeBytes == 0 && connected && !held && !replaying) {
             long n = LibC.send(fd, txBase + off, len, LibC.MSG_DONTWAIT | LibC.MSG_NOSIGNAL);
             if (n == len) {
                 bytesWritten += len;
@@ -174,6 +194,8 @@ final class TcpChannel {
             }
             if (n < 0) {
                 if (n != -LibC.EAGAIN) {
+                    push(txBase + off, len, true); // still queued: a resumed connection sends it
+                    txHead = off;
                     return (int) n;
                 }
                 n = 0;
@@ -192,6 +214,9 @@ final class TcpChannel {
     void queue(final int off, final int len) {
         txTail = off + len;
         bytesQueued += len;
+        if (log != null) {
+            log.copy(tx, off, len);
+        }
         append(off, len);
     }
 
@@ -207,21 +232,26 @@ final class TcpChannel {
         push(txBase + off, len, true);
     }
 
-    /** Queues {@code len} bytes of user memory at {@code address} (zero copy; caller checked iovFree). */
-    void appendUser(final long address, final long len) {
-        appendUser(address, len, false);
-    }
-
     /**
-     * As {@link #appendUser(long, long)}; {@code untilAcked} says that the memory stays unchanged
-     * until the peer acknowledged having received it, so that it may be spliced when large enough.
+     * Queues {@code len} bytes of user memory at {@code address} (zero copy; caller checked
+     * iovFree). {@code kind} says how long the memory stays as it is, for the replay log and the
+     * splice: {@link TcpReplayLog#REF} until the peer acknowledged having received it (it may then
+     * be spliced when large enough), {@link TcpReplayLog#COPY} only until written (the log copies
+     * it), {@link TcpReplayLog#VOLATILE} never (it cannot be replayed).
      */
-    void appendUser(final long address, final long len, final boolean untilAcked) {
+    void appendUser(final long address, final long len, final byte kind) {
         if (len == 0) {
             return;
         }
+        if (log != null) {
+            if (kind == TcpReplayLog.COPY) {
+                log.copyFrom(address, len);
+            } else {
+                log.reference(kind, address, len);
+            }
+        }
         push(address, len, false);
-        if (untilAcked && len >= iface.spliceThresh && !pipeFailed) {
+        if (kind == TcpReplayLog.REF && len >= iface.spliceThresh && !pipeFailed) {
             spliceable[(iovHead + iovCount - 1) & IOV_MASK] = true;
             spliceQueued++;
         }
@@ -268,6 +298,12 @@ final class TcpChannel {
         if (held) {
             setWantOut(false); // nothing may leave now: no writability wake-ups either
             return 0;
+        }
+        if (replaying) {
+            final int r = replay();
+            if (r <= 0) {
+                return r;
+            }
         }
         while (iovCount > 0 || pipeBytes > 0) {
             if (pipeBytes > 0 || spliceQueued > 0 && spliceable[iovHead]) {
@@ -415,7 +451,7 @@ final class TcpChannel {
 
     /** Re-registers the epoll interest if it changed (a syscall only on transitions). */
     void updateInterest() {
-        if (closed) {
+        if (closed || fd < 0) {
             return;
         }
         // paused reading resumes from onWritable once the tx queue drained, whoever drained it (an
@@ -430,6 +466,127 @@ final class TcpChannel {
             }
             interest = want;
         }
+    }
+
+    // ---- resume ----
+
+    /** Starts logging what is queued from now on (the handshake is behind). */
+    void startLog(final int max) {
+        txOrigin = bytesQueued;
+        log = new TcpReplayLog(bytesQueued, max);
+    }
+
+    /** The handshake was consumed: stream offsets of what this side receives count from here. */
+    void markRx(final long consumedOffset) {
+        rxConsumedBase = consumedOffset;
+        rxMark = bytesReceived - (rxTail - rxHead);
+    }
+
+    /** Bytes of the peer's stream consumed so far (received and parsed, or streamed into memory). */
+    long consumed() {
+        return rxConsumedBase + bytesReceived - (rxTail - rxHead) - rxMark;
+    }
+
+    /**
+     * The socket broke: closes it and forgets what it had. Bytes spliced into the pipe but not yet
+     * into the socket count as written (the log holds them; a resume sends them again).
+     */
+    void dropSocket() {
+        if (fd < 0) {
+            return;
+        }
+        LibC.close(releaseSocket());
+        if (pipeR >= 0) {
+            LibC.close(pipeR);
+            LibC.close(pipeW);
+            pipeR = -1;
+            pipeW = -1;
+        }
+        bytesWritten += pipeBytes;
+        pipeBytes = 0;
+        connected = false;
+        wantOut = false;
+        replaying = false;
+    }
+
+    /** Gives up the socket without closing it (another connection adopts it). */
+    int releaseSocket() {
+        final int f = fd;
+        if (interest >= 0) {
+            iface.events().remove(fd);
+            interest = -1;
+        }
+        iface.unregister(this);
+        fd = -1;
+        return f;
+    }
+
+    /**
+     * A new socket for this stream: what was received but not parsed is dropped (the peer sends it
+     * again from {@link #consumed}), and nothing is written until {@link #startReplay}.
+     */
+    void adoptSocket(final int newFd, final boolean isConnected) {
+        final long c = consumed();
+        rxHead = 0;
+        rxTail = 0;
+        frameNeed = 0;
+        peek = false;
+        readPaused = false;
+        markRx(c);
+        fd = newFd;
+        connected = isConnected;
+        held = true;
+        iface.register(this);
+    }
+
+    /**
+     * The peer consumed {@code peerOffset} bytes of our stream: sends again what follows up to
+     * what had been written, then goes on with the queue.
+     *
+     * @return false if those bytes are not all kept (the connection cannot resume)
+     */
+    boolean startReplay(final long peerOffset) {
+        final long from = txOrigin + peerOffset;
+        if (log == null || !log.replayable(from, bytesWritten)) {
+            return false;
+        }
+        log.ack(from);
+        if (replayIov == 0) {
+            replayIov = arena.allocate(16L * WRITEV_BATCH, 16).address();
+        }
+        replayPos = from;
+        replayEnd = bytesWritten;
+        replaying = replayPos < replayEnd;
+        held = false;
+        return true;
+    }
+
+    /** Bytes sent again so far and still to send (for the log line). */
+    long replayBytes() {
+        return replayEnd - replayPos;
+    }
+
+    /** Writes the replayed bytes: 1 when done, 0 when the socket is full, or -errno. */
+    private int replay() {
+        while (replayPos < replayEnd) {
+            final int n = log.fill(replayPos, replayEnd, replayIov, WRITEV_BATCH);
+            final long ask = log.filled;
+            final long w = LibC.writev(fd, replayIov, n);
+            if (w < 0) {
+                if (w == -LibC.EAGAIN) {
+                    setWantOut(true);
+                    return 0;
+                }
+                return (int) w;
+            }
+            replayPos += w;
+            if (w < ask) {
+                setWantOut(true);
+                return 0;
+            }
+        }
+        replaying = false;
+        return 1;
     }
 
     // ---- receive ----
@@ -471,6 +628,11 @@ final class TcpChannel {
     private boolean peek;
     /** Enough for a frame header and the largest request header. */
     private static final int PEEK = 64;
+    /**
+     * The next {@link #fill} reads at most this many bytes (0: no limit): a resume's ACCEPT frame
+     * alone, when what follows it may be the rest of a payload streamed straight into memory.
+     */
+    int nextFillMax;
 
     /** Fills the rx buffer after the unparsed bytes; compacts first when the end is reached. */
     long fill() {
@@ -491,6 +653,10 @@ final class TcpChannel {
         if (peek) {
             peek = false;
             lastAsk = Math.min(lastAsk, PEEK);
+        }
+        if (nextFillMax > 0) {
+            lastAsk = Math.min(lastAsk, nextFillMax);
+            nextFillMax = 0;
         }
         final long n = recv(rxBase + rxTail, lastAsk);
         if (n > 0) {
@@ -557,7 +723,13 @@ final class TcpChannel {
             iface.events().remove(fd);
         }
         iface.unregister(this);
-        LibC.close(fd);
+        if (fd >= 0) {
+            LibC.close(fd);
+            fd = -1;
+        }
+        if (log != null) {
+            log.close();
+        }
         if (pipeR >= 0) {
             LibC.close(pipeR); // pages still in the pipe are released with it
             LibC.close(pipeW);

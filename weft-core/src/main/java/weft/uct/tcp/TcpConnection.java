@@ -6,7 +6,6 @@ import weft.ucs.sys.LibC;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.security.MessageDigest;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -36,6 +35,21 @@ import static weft.uct.tcp.TcpFrame.I64;
  * leaves a socket the peer may also use sends DETACH; a side with no requester that receives
  * DETACH closes; end of stream fails the local requester (if any) and closes.
  *
+ * <p>Resume ({@code WEFT_FAULT_TIMEOUT} &gt; 0): a socket that breaks (reset, end of stream, a
+ * failed write, a timeout) between live processes does not end the connection. Each direction is
+ * a stream whose bytes after the handshake are counted; the receiver acknowledges what it consumed
+ * (ACK frames, every {@link #ACK_EVERY} bytes and at each keepalive) and the sender keeps what is
+ * not acknowledged yet ({@link TcpReplayLog}). The side that opened the socket connects again
+ * ({@link TcpResume}) with a resume hello naming the connection (the id from its first hello) and
+ * what it consumed; the acceptor moves the new socket into the connection and answers with its own
+ * count in the ACCEPT frame; each side then sends again what the other has not consumed and goes
+ * on. Bytes received but not parsed when the socket broke are dropped and come again, so every
+ * frame is handled exactly once and in order: no message is lost or duplicated, no atomic applied
+ * twice. Meanwhile operations queue as on a slow socket. Not resumed, as before: a fault during the
+ * handshake, while the requester moves to another socket, or past {@code WEFT_FAULT_TIMEOUT}; a
+ * peer that refuses a new connection (its interface or process is gone) fails the connection at
+ * once.
+ *
  * <p>Single threaded (the interface's progress thread).
  */
 final class TcpConnection implements TcpChannel.Owner {
@@ -44,6 +58,9 @@ final class TcpConnection implements TcpChannel.Owner {
     static final int BLOCKED = 1;
     static final int DEAD = 2;
     static final int STREAM = 3;
+    /** Consumed bytes after which the receiver acknowledges (so the sender may forget them). */
+    static final long ACK_EVERY = 256 * 1024;
+    private static final System.Logger LOG = System.getLogger("weft.uct.tcp");
 
     private static final int S_NONE = 0;
     private static final int S_SERVER = 1;
@@ -81,6 +98,16 @@ final class TcpConnection implements TcpChannel.Owner {
     boolean closed;
     /** A write failed; the socket is read to its end at the next progress ({@link #writeFailed}). */
     private boolean draining;
+    /** As {@link #draining}, then the connection resumes instead of closing. */
+    private boolean drainThenResume;
+    /** Names the connection for a resume; 0 = never resumed (resuming is off at the connector). */
+    long connId;
+    /** Connector: the digest its hellos carry. */
+    final byte[] helloDigest;
+    /** The peer's stream offset this side acknowledged last. */
+    private long ackSent;
+    /** Non-null while the socket is broken and the connection tries to come back. */
+    TcpResume resume;
 
     /** Accepted socket. */
     TcpConnection(final TcpInterface iface, final int fd) {
@@ -92,11 +119,12 @@ final class TcpConnection implements TcpChannel.Owner {
         this.createdNs = System.nanoTime();
         this.shareOffered = iface.shareEnabled;
         this.expectAccept = null;
+        this.helloDigest = null;
         this.acceptDone = false;
     }
 
     private TcpConnection(final TcpInterface iface, final TcpChannel c, final int ip, final int port,
-                          final byte[] expectAccept) {
+                          final byte[] expectAccept, final byte[] helloDigest) {
         this.iface = iface;
         this.connector = true;
         this.ch = c;
@@ -107,6 +135,7 @@ final class TcpConnection implements TcpChannel.Owner {
         this.helloDone = true;
         this.shareOffered = iface.shareEnabled;
         this.expectAccept = expectAccept;
+        this.helloDigest = helloDigest;
     }
 
     /**
@@ -124,7 +153,7 @@ final class TcpConnection implements TcpChannel.Owner {
         try {
             iface.configureSocket(fd);
             c = new TcpChannel(iface, null, fd, iface.rxBufSize, iface.txBufSize);
-            conn = new TcpConnection(iface, c, ip, port, acceptDigest);
+            conn = new TcpConnection(iface, c, ip, port, acceptDigest, secretDigest);
             c.owner = conn;
             final int r;
             try (Arena a = Arena.ofConfined()) {
@@ -152,15 +181,15 @@ final class TcpConnection implements TcpChannel.Owner {
         final byte[] own = iface.helloAddress();
         final int len = TcpFrame.HANDSHAKE_FIXED + own.length;
         final int off = c.reserve(len);
-        c.tx.set(I64, off, TcpFrame.MAGIC);
-        c.tx.set(TcpFrame.I16, off + 8, (short) TcpFrame.VERSION);
-        c.tx.set(TcpFrame.I16, off + 10, (short) own.length);
-        c.tx.set(I32, off + 12, conn.shareOffered ? TcpFrame.HELLO_SHARE : 0);
-        MemorySegment.copy(secretDigest, 0, c.tx, ValueLayout.JAVA_BYTE, off + 16, 32);
-        MemorySegment.copy(own, 0, c.tx, ValueLayout.JAVA_BYTE, off + TcpFrame.HANDSHAKE_FIXED, own.length);
+        conn.connId = iface.faultTimeoutNs > 0 ? iface.newConnectionId() : 0;
+        TcpFrame.hello(c.tx, off, conn.shareOffered ? TcpFrame.HELLO_SHARE : 0, secretDigest, conn.connId, 0, own);
         if (c.commit(off, len) < 0) {
             conn.requester = null; // the endpoint fails itself (deferred) when it sees the closed connection
             conn.closeNow();
+            return conn;
+        }
+        if (conn.connId != 0) {
+            c.startLog(iface.replayMax); // requests queue behind the hello: logged from here
         }
         return conn;
     }
@@ -175,7 +204,7 @@ final class TcpConnection implements TcpChannel.Owner {
 
     @Override
     public void onWritable() {
-        if (closed) {
+        if (closed || ch.fd < 0) {
             return;
         }
         if (!ch.connected) {
@@ -214,7 +243,7 @@ final class TcpConnection implements TcpChannel.Owner {
 
     @Override
     public void onReadable() {
-        if (closed) {
+        if (closed || ch.fd < 0) {
             return;
         }
         inRead = true;
@@ -228,7 +257,14 @@ final class TcpConnection implements TcpChannel.Owner {
             return;
         }
         if (!closed) {
+            // a due ACK rides in the same write as the put acks (a bulk put stream pays no extra send)
+            final boolean ride = server.ackDue() && ackIfDue(ACK_EVERY, false);
             server.flushAck();
+            if (!ride) {
+                ackIfDue(ACK_EVERY, true);
+            } else if (!closed && ch.flushTx() < 0) {
+                writeFailed(true);
+            }
             final TcpEndpoint ep = requester;
             if (!closed && ep != null && ep.conn == this) {
                 ep.afterRead();
@@ -244,7 +280,10 @@ final class TcpConnection implements TcpChannel.Owner {
             }
         }
         for (int i = 0; i < 16; i++) {
-            if (stream != S_NONE) {
+            if (ch.fd < 0) {
+                return; // the socket broke: the connection resumes or failed
+            }
+            if (stream != S_NONE && resume == null) { // (while resuming, the ACCEPT frame comes first)
                 final int r = streamIn();
                 if (r < 0) {
                     return;
@@ -255,6 +294,9 @@ final class TcpConnection implements TcpChannel.Owner {
                 if (stream != S_NONE) {
                     continue;
                 }
+            }
+            if (resume != null) {
+                ch.nextFillMax = TcpFrame.HEADER + TcpFrame.ACCEPT_LEN - (ch.rxTail - ch.rxHead);
             }
             final long n = ch.fill();
             if (n == -LibC.EAGAIN) {
@@ -274,13 +316,36 @@ final class TcpConnection implements TcpChannel.Owner {
         }
     }
 
-    /** The stream ended (or failed): the peer went away. */
+    /** The stream ended (or failed): the socket broke, or the peer went away. */
     private void endOfStream() {
-        if (requester == null) {
-            closeNow(); // no local requester to tell: the peer's endpoint went away
+        ioFailed(ch.connected ? Status.CONNECTION_RESET : Status.UNREACHABLE);
+    }
+
+    /**
+     * The socket failed under a read (progress): the connection resumes if it can, else the local
+     * requester fails (or, with none, the socket just closes: the peer's endpoint went away).
+     */
+    void ioFailed(final Status st) {
+        if (closed) {
             return;
         }
-        fail(ch.connected ? Status.CONNECTION_RESET : Status.UNREACHABLE, true);
+        if (resume != null) {
+            resume.retry(System.nanoTime()); // the new socket failed during the resume handshake
+            return;
+        }
+        if (drainThenResume) {
+            draining = false; // read to its end before the deferred drain came: resume now
+            drainThenResume = false;
+        }
+        if (resumable()) {
+            broken(st);
+            return;
+        }
+        if (requester == null) {
+            closeNow();
+            return;
+        }
+        fail(st, true);
     }
 
     /** 1 progress, 0 nothing now, -1 the connection is gone. */
@@ -344,11 +409,13 @@ final class TcpConnection implements TcpChannel.Owner {
             final long hdr = c.rx.get(I64, c.rxHead);
             final int type = TcpFrame.type(hdr);
             final int r;
-            if (connector && !acceptDone) {
+            if (connector && (!acceptDone || resume != null)) {
                 if (type != TcpFrame.ACCEPT) {
                     return malformed();
                 }
                 r = accept(avail, hdr);
+            } else if (type == TcpFrame.ACK) {
+                r = ack(avail, hdr);
             } else if (TcpFrame.isRequest(type)) {
                 if (connector && !shared || detachRecv) {
                     return malformed(); // requests only from an authenticated, sharing, attached peer
@@ -364,6 +431,7 @@ final class TcpConnection implements TcpChannel.Owner {
                 c.rxHead += TcpFrame.HEADER;
                 detachRecv = true;
                 if (requester == null) {
+                    finalDetach(); // the peer may not know that we have no requester: it must not resume
                     closeNow(); // neither side sends requests any more
                     return DEAD;
                 }
@@ -427,7 +495,7 @@ final class TcpConnection implements TcpChannel.Owner {
         final int alen = c.rx.get(TcpFrame.I16, c.rxHead + 10) & 0xFFFF;
         final int flags = c.rx.get(I32, c.rxHead + 12);
         if (magic != TcpFrame.MAGIC || ver != TcpFrame.VERSION || alen > TcpFrame.MAX_ADDR
-            || (flags & ~TcpFrame.HELLO_SHARE) != 0) {
+            || (flags & ~(TcpFrame.HELLO_SHARE | TcpFrame.HELLO_RESUME)) != 0) {
             return reject();
         }
         if (avail < TcpFrame.HANDSHAKE_FIXED + alen) {
@@ -447,6 +515,8 @@ final class TcpConnection implements TcpChannel.Owner {
                 return reject();
             }
         }
+        final long id = c.rx.get(I64, c.rxHead + TcpFrame.HELLO_ID);
+        final long peerRx = c.rx.get(I64, c.rxHead + TcpFrame.HELLO_RX);
         c.rxHead += TcpFrame.HANDSHAKE_FIXED + alen;
         helloDone = true;
         if (from != null) {
@@ -455,14 +525,21 @@ final class TcpConnection implements TcpChannel.Owner {
         }
         shared = shareOffered && from != null && (flags & TcpFrame.HELLO_SHARE) != 0;
         iface.handshakeDone();
+        if ((flags & TcpFrame.HELLO_RESUME) != 0) {
+            return TcpResume.resumeHello(this, id, peerRx);
+        }
         // our proof first: the connector serves nothing of ours before it checked out
         final int off = c.reserve(TcpFrame.HEADER + TcpFrame.ACCEPT_LEN);
-        TcpFrame.header(c.tx, off, TcpFrame.ACCEPT, 0, shared ? TcpFrame.HELLO_SHARE : 0, TcpFrame.ACCEPT_LEN);
-        MemorySegment.copy(iface.acceptDigest, 0, c.tx, JAVA_BYTE, off + TcpFrame.HEADER, TcpFrame.ACCEPT_LEN);
+        TcpFrame.accept(c.tx, off, shared ? TcpFrame.HELLO_SHARE : 0, iface.acceptDigest, 0);
         acceptDone = true;
         if (c.commit(off, TcpFrame.HEADER + TcpFrame.ACCEPT_LEN) < 0) {
             fail(Status.CONNECTION_RESET, true);
             return DEAD;
+        }
+        c.markRx(0);
+        connId = id;
+        if (id != 0 && iface.faultTimeoutNs > 0) {
+            c.startLog(iface.replayMax);
         }
         if (shared) {
             iface.sharedHello(this);
@@ -472,21 +549,36 @@ final class TcpConnection implements TcpChannel.Owner {
 
     /** The acceptor's ACCEPT frame (connector side). */
     private int accept(final int avail, final long hdr) {
+        final int flags = TcpFrame.flags(hdr);
         if (TcpFrame.length(hdr) != TcpFrame.ACCEPT_LEN || TcpFrame.op(hdr) != 0
-            || (TcpFrame.flags(hdr) & ~TcpFrame.HELLO_SHARE) != 0) {
+            || (flags & ~(TcpFrame.HELLO_SHARE | TcpFrame.ACCEPT_REFUSED)) != 0) {
             return malformed();
         }
         if (avail < TcpFrame.HEADER + TcpFrame.ACCEPT_LEN) {
             ch.need(TcpFrame.HEADER + TcpFrame.ACCEPT_LEN);
             return MORE;
         }
-        final byte[] digest = ch.rx.asSlice(ch.rxHead + TcpFrame.HEADER, TcpFrame.ACCEPT_LEN).toArray(JAVA_BYTE);
+        final byte[] digest = ch.rx.asSlice(ch.rxHead + TcpFrame.HEADER, 32).toArray(JAVA_BYTE);
         if (!MessageDigest.isEqual(digest, expectAccept)) {
             return reject(); // the acceptor does not know the secret: serve it nothing
         }
+        final long peerRx = ch.rx.get(I64, ch.rxHead + TcpFrame.HEADER + 32);
         ch.rxHead += TcpFrame.HEADER + TcpFrame.ACCEPT_LEN;
+        if (resume != null) {
+            if ((flags & TcpFrame.ACCEPT_REFUSED) != 0) {
+                giveUp("the peer no longer knows the connection, or lost what it had not acknowledged");
+                return DEAD;
+            }
+            ch.markRx(resume.announcedRx);
+            TcpResume.resumed(this, peerRx);
+            return closed ? DEAD : CONT;
+        }
+        if ((flags & TcpFrame.ACCEPT_REFUSED) != 0) {
+            return malformed(); // only an answer to a resume
+        }
+        ch.markRx(0);
         acceptDone = true;
-        shared = shareOffered && (TcpFrame.flags(hdr) & TcpFrame.HELLO_SHARE) != 0;
+        shared = shareOffered && (flags & TcpFrame.HELLO_SHARE) != 0;
         final TcpEndpoint ep = requester;
         if (ep != null && ep.conn == this) {
             ep.accepted();
@@ -514,6 +606,9 @@ final class TcpConnection implements TcpChannel.Owner {
             return;
         }
         requester = null;
+        if (ch.log != null && ep.putsOutstanding()) {
+            ch.log.forget(); // the log refers to put payloads whose owner may now free them
+        }
         if (closed) {
             return;
         }
@@ -523,6 +618,7 @@ final class TcpConnection implements TcpChannel.Owner {
         }
         final boolean peerMayUse = connector ? shareOffered && (!acceptDone || shared) : shared;
         if (!peerMayUse || detachRecv) {
+            finalDetach(); // a deliberate close: the peer must not take it for a fault and resume
             if (inRead) {
                 closeAfterRead = true; // never free the rx buffer under the parser
             } else {
@@ -531,6 +627,20 @@ final class TcpConnection implements TcpChannel.Owner {
             return;
         }
         sendDetach();
+    }
+
+    /** Best effort DETACH before this side closes the socket on purpose (nothing if already sent). */
+    private void finalDetach() {
+        if (detachSent || connId == 0 || resume != null || !acceptDone || ch.fd < 0) {
+            return;
+        }
+        final int off = ch.reserve(TcpFrame.HEADER);
+        if (off >= 0) {
+            detachSent = true;
+            TcpFrame.header(ch.tx, off, TcpFrame.DETACH, 0, 0, 0);
+            ch.commit(off, TcpFrame.HEADER);
+            ch.flushTx(); // the socket closes next: whatever does not leave now is dropped, as before
+        }
     }
 
     private void sendDetach() {
@@ -579,7 +689,16 @@ final class TcpConnection implements TcpChannel.Owner {
      * stream belongs to the failed requester, so the socket closes at once.
      */
     void writeFailed(final boolean fromProgress) {
-        if (closed || draining) {
+        if (closed || draining || resume != null) {
+            return;
+        }
+        if (resumable()) {
+            // read what the peer sent first (its last message, if it is gone), then resume
+            draining = true;
+            drainThenResume = true;
+            ch.held = true;
+            ch.updateInterest();
+            iface.deferDrain(this);
             return;
         }
         if (!ch.connected || !helloDone || stream == S_EP) {
@@ -603,7 +722,20 @@ final class TcpConnection implements TcpChannel.Owner {
 
     /** Progress after {@link #writeFailed}: delivers what the peer sent before it went, then closes. */
     void finishDrain() {
-        if (closed) {
+        if (closed || resume != null) {
+            return; // the socket broke meanwhile: the connection resumes
+        }
+        if (drainThenResume) {
+            draining = false; // reads may break the socket now: it then resumes
+            drainThenResume = false;
+            onReadable();
+            if (!closed && resume == null) {
+                if (resumable()) {
+                    broken(Status.CONNECTION_RESET);
+                } else {
+                    fail(Status.CONNECTION_RESET, true);
+                }
+            }
             return;
         }
         onReadable();
@@ -621,11 +753,110 @@ final class TcpConnection implements TcpChannel.Owner {
             return;
         }
         closed = true;
+        if (resume != null) {
+            resume.closeAttempt();
+            resume = null;
+            iface.removeResuming(this);
+        }
         if (!helloDone) {
             iface.handshakeDone();
         }
         ch.close();
         iface.removeConnection(this);
+    }
+
+    // ---------------------------------------------------------------- acknowledgements and resume
+
+    /** An ACK frame: the peer consumed our stream up to the offset it names. */
+    private int ack(final int avail, final long hdr) {
+        if (TcpFrame.length(hdr) != TcpFrame.ACK_LEN || TcpFrame.op(hdr) != 0 || TcpFrame.flags(hdr) != 0) {
+            return malformed();
+        }
+        if (avail < TcpFrame.HEADER + TcpFrame.ACK_LEN) {
+            ch.need(TcpFrame.HEADER + TcpFrame.ACK_LEN);
+            return MORE;
+        }
+        final long off = ch.rx.get(I64, ch.rxHead + TcpFrame.HEADER);
+        ch.rxHead += TcpFrame.HEADER + TcpFrame.ACK_LEN;
+        if (off < 0 || ch.txOrigin + off > ch.bytesWritten) {
+            return malformed(); // acknowledges bytes never sent
+        }
+        if (ch.log != null) {
+            ch.log.ack(ch.txOrigin + off);
+        }
+        return CONT;
+    }
+
+    /**
+     * Acknowledges what this side consumed when at least {@code every} bytes are unacknowledged:
+     * sent at once, or ({@code send} false) queued for the caller's next write.
+     *
+     * @return true if an ACK was queued or sent
+     */
+    boolean ackIfDue(final long every, final boolean send) {
+        if (connId == 0 || resume != null || !acceptDone || closed) {
+            return false;
+        }
+        final long c = ch.consumed();
+        if (c - ackSent < every) {
+            return false;
+        }
+        final int off = ch.reserve(TcpFrame.HEADER + TcpFrame.ACK_LEN);
+        if (off < 0) {
+            return false; // the next read or keepalive tries again
+        }
+        TcpFrame.header(ch.tx, off, TcpFrame.ACK, 0, 0, TcpFrame.ACK_LEN);
+        ch.tx.set(I64, off + TcpFrame.HEADER, c);
+        ackSent = c;
+        if (!send) {
+            ch.queue(off, TcpFrame.HEADER + TcpFrame.ACK_LEN);
+        } else if (ch.commit(off, TcpFrame.HEADER + TcpFrame.ACK_LEN) < 0) {
+            writeFailed(true);
+        }
+        return true;
+    }
+
+    /** True if a broken socket would be replaced rather than fail the connection. */
+    boolean resumable() {
+        if (connId == 0 || ch.log == null || closed || draining || !helloDone || !acceptDone
+            || iface.isClosedInternal()) {
+            return false;
+        }
+        final TcpEndpoint ep = requester;
+        if (ep != null) {
+            return ep.conn == this && !ep.switching(); // a socket in a switch fails as before
+        }
+        return connector ? shared && !detachRecv : !detachRecv; // the peer's requester may still use it
+    }
+
+    /** The socket broke: closes it and starts resuming (progress or a deferred drain). */
+    void broken(final Status cause) {
+        resume = new TcpResume(this, cause);
+        ch.dropSocket();
+        iface.addResuming(this);
+        LOG.log(System.Logger.Level.INFO, "tcp: connection {0} {1}:{2} broke ({3}); {4} for up to {5} ms",
+            connector ? "to" : "from", TcpAddress.ipString(peerIp), String.valueOf(peerPort), cause,
+            connector ? "reconnecting" : "waiting for the peer", String.valueOf(iface.faultTimeoutNs / 1_000_000L));
+    }
+
+    /** Progress while broken. */
+    void serviceResume(final long now) {
+        if (resume != null) {
+            resume.service(now);
+        }
+    }
+
+    /** The connection cannot come back: fails it as a socket error always did. */
+    void giveUp(final String why) {
+        final Status st = resume != null ? resume.cause : Status.CONNECTION_RESET;
+        LOG.log(System.Logger.Level.WARNING, "tcp: connection {0} {1}:{2} failed ({3}): {4}",
+            connector ? "to" : "from", TcpAddress.ipString(peerIp), String.valueOf(peerPort), st, why);
+        fail(st, true);
+    }
+
+    /** True while the socket is broken and the connection tries to come back. */
+    boolean isBroken() {
+        return resume != null;
     }
 
     /** True while this side may serve the peer's requests here. */

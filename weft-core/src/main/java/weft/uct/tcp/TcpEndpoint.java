@@ -200,12 +200,17 @@ final class TcpEndpoint extends AbstractEndpoint {
         return Status.NO_RESOURCE;
     }
 
-    /** Commits a frame; on a socket error fails the endpoint and returns false. */
+    /**
+     * Commits a frame; on a socket error fails the endpoint and returns false, unless the
+     * connection resumes (the frame then stays queued and goes out on the new socket).
+     */
     private boolean commit(final int off, final int len) {
         sentAny = true;
         if (ch.commit(off, len) < 0) {
             conn.writeFailed(false);
-            return false;
+            if (failStatus != null) {
+                return false;
+            }
         }
         ownTx = ch.bytesQueued;
         return true;
@@ -328,13 +333,17 @@ final class TcpEndpoint extends AbstractEndpoint {
         sentAny = true;
         ch.queue(off, hdrLen);
         for (int i = 0; i < iov.count(); i++) {
-            // a put's memory stays as it is until the target's acknowledgement: it may be spliced
-            ch.appendUser(iov.segment(i).address() + iov.offset(i), iov.length(i), kind == W_PUT);
+            // a put's memory stays as it is until the target's acknowledgement (it may be spliced,
+            // and the replay log refers to it); an AM's only until written (the log copies it)
+            ch.appendUser(iov.segment(i).address() + iov.offset(i), iov.length(i),
+                kind == W_PUT ? TcpReplayLog.REF : TcpReplayLog.COPY);
         }
         ownTx = ch.bytesQueued;
         if (wasEmpty && ch.flushTx() < 0) {
             conn.writeFailed(false);
-            return failStatus;
+            if (failStatus != null) {
+                return failStatus;
+            }
         }
         if (kind == W_TX && ch.bytesWritten >= ch.bytesQueued) {
             return Status.OK;
@@ -1108,7 +1117,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             return 0;
         }
         if (n <= 0) {
-            conn.fail(Status.CONNECTION_RESET, true);
+            conn.ioFailed(Status.CONNECTION_RESET);
             return -1;
         }
         streamEntryOff += n;
@@ -1263,6 +1272,11 @@ final class TcpEndpoint extends AbstractEndpoint {
 
     Status failStatus() {
         return failStatus;
+    }
+
+    /** Puts (or post atomics) not acknowledged yet: their memory may be gone once this endpoint is. */
+    boolean putsOutstanding() {
+        return ackedSeq != putSeq;
     }
 
     @Override

@@ -8,20 +8,24 @@ import java.nio.ByteOrder;
  * The wire format of the tcp transport: the connection handshake and the frames that follow it.
  * All integers are little endian.
  *
- * <p>Handshake (version 2), sent once by the connecting side before anything else:
+ * <p>Handshake (version 3), sent once by the connecting side before anything else:
  * <pre>
- *  0                 8          10          12          16                          48
- *  +-----------------+----------+-----------+-----------+---------------------------+-------------+
- *  | magic "WEFTTCP\0"| version  | addr len  |  flags    | SHA-256(context, secret)  | connector's |
- *  |       u64       |   u16    |    u16    |    u32    |         32 bytes          | iface addr  |
- *  +-----------------+----------+-----------+-----------+---------------------------+-------------+
+ *  0                 8          10          12          16                          48          56          64
+ *  +-----------------+----------+-----------+-----------+---------------------------+-----------+-----------+-------------+
+ *  | magic "WEFTTCP\0"| version  | addr len  |  flags    | SHA-256(context, secret)  |  conn id  | rx offset | connector's |
+ *  |       u64       |   u16    |    u16    |    u32    |         32 bytes          |    u64    |    u64    | iface addr  |
+ *  +-----------------+----------+-----------+-----------+---------------------------+-----------+-----------+-------------+
  * </pre>
  * The acceptor reads nothing else from a connection until the handshake checks out. The address
  * is the connector's interface address without its token (the acceptor needs its ip:port only, to
  * recognise the peer interface; the token would let a rogue acceptor connect back). Flag
  * {@link #HELLO_SHARE}: the connector serves requests on this socket too (one socket per peer pair),
  * once the acceptor has proven the secret with the ACCEPT frame, which is the acceptor's first
- * frame on every connection.
+ * frame on every connection. {@code conn id} names the connection for a later resume (0: the
+ * connector never resumes it). Flag {@link #HELLO_RESUME}: this socket replaces the broken socket
+ * of connection {@code conn id}, and {@code rx offset} is how many bytes of the acceptor's stream
+ * the connector consumed; the ACCEPT frame answers with the acceptor's own count, and each side
+ * then resends its stream from the other's count (see {@link TcpReplayLog}).
  *
  * <p>Every frame then starts with the same 8-byte header; {@code length} counts the bytes after
  * it (type-specific fields plus payload):
@@ -47,12 +51,19 @@ import java.nio.ByteOrder;
  *  ATOMIC_REP  0        8: req id u32 | 12: status i32 | 16: old value u64 (len 16) reply
  *  KEEPALIVE   0        (length 0)                                                 req
  *  KEEPALIVE_ACK 0      (length 0)                                                 reply
- *  ACCEPT      0        8: SHA-256(accept context, secret) (length 32); flags:     first frame
- *                       {@link #HELLO_SHARE} = the acceptor shares the socket      acceptor -&gt;
+ *  ACCEPT      0        8: SHA-256(accept context, secret) | 40: rx offset u64    first frame
+ *                       (length 40); flags: {@link #HELLO_SHARE} = the acceptor    acceptor -&gt;
+ *                       shares the socket, {@link #ACCEPT_REFUSED} = a resume was
+ *                       refused (unknown connection, or its bytes are lost);
+ *                       rx offset: the acceptor's consumed count (resume only)
  *  DETACH      0        (length 0): the sender's requester left this socket:       either way
  *                       no more requests from it (the socket closes when both
  *                       sides are detached)
+ *  ACK         0        8: consumed u64 (length 8): the sender consumed that      either way
+ *                       many bytes of the receiver's stream, which may forget them
  * </pre>
+ * Stream offsets count the bytes of one direction after the handshake (the hello, the ACCEPT
+ * frame), across every socket of the connection; ACK frames are stream bytes too.
  * On a shared socket both sides are requester and server at once: a frame's type says which
  * role it belongs to ({@link #isRequest}).
  * Requests flow from the connecting endpoint to the accepting interface; replies come back on
@@ -63,10 +74,17 @@ import java.nio.ByteOrder;
  */
 final class TcpFrame {
     static final long MAGIC = 0x0050435454464557L; // "WEFTTCP\0" read as LE
-    static final int VERSION = 2;
+    static final int VERSION = 3;
     /** Hello / ACCEPT flag: this side takes part in one socket per peer pair. */
     static final int HELLO_SHARE = 1;
-    static final int HANDSHAKE_FIXED = 48;
+    /** Hello flag: this socket resumes a broken connection. */
+    static final int HELLO_RESUME = 2;
+    /** ACCEPT flag: the resume is refused (the connection is unknown or cannot be replayed). */
+    static final int ACCEPT_REFUSED = 2;
+    static final int HANDSHAKE_FIXED = 64;
+    /** Offsets of the hello's connection id and consumed count. */
+    static final int HELLO_ID = 48;
+    static final int HELLO_RX = 56;
     static final int MAX_ADDR = 64;
     static final String SECRET_CONTEXT = "weft-tcp-v1:";
     /** A different context, so that the acceptor's proof is not the connector's digest echoed back. */
@@ -85,7 +103,9 @@ final class TcpFrame {
     static final int KEEPALIVE_ACK = 9;
     static final int ACCEPT = 10;
     static final int DETACH = 11;
-    static final int ACCEPT_LEN = 32;
+    static final int ACK = 12;
+    static final int ACCEPT_LEN = 40;
+    static final int ACK_LEN = 8;
 
     /** Atomic flags. */
     static final int FLAG_64 = 1;
@@ -117,6 +137,32 @@ final class TcpFrame {
                        final int length) {
         // one 8-byte store: type | op << 8 | flags << 16 | length << 32
         s.set(I64, off, (type & 0xFFL) | (op & 0xFFL) << 8 | (flags & 0xFFFFL) << 16 | (length & 0xFFFFFFFFL) << 32);
+    }
+
+    /**
+     * Writes a hello at {@code off} of {@code s}: {@link #HANDSHAKE_FIXED} bytes plus {@code addr}.
+     *
+     * @return its length
+     */
+    static int hello(final MemorySegment s, final long off, final int flags, final byte[] digest, final long connId,
+                     final long rxOffset, final byte[] addr) {
+        s.set(I64, off, MAGIC);
+        s.set(I16, off + 8, (short) VERSION);
+        s.set(I16, off + 10, (short) addr.length);
+        s.set(I32, off + 12, flags);
+        MemorySegment.copy(digest, 0, s, ValueLayout.JAVA_BYTE, off + 16, 32);
+        s.set(I64, off + HELLO_ID, connId);
+        s.set(I64, off + HELLO_RX, rxOffset);
+        MemorySegment.copy(addr, 0, s, ValueLayout.JAVA_BYTE, off + HANDSHAKE_FIXED, addr.length);
+        return HANDSHAKE_FIXED + addr.length;
+    }
+
+    /** Writes an ACCEPT frame at {@code off} of {@code s} ({@link #HEADER} + {@link #ACCEPT_LEN} bytes). */
+    static void accept(final MemorySegment s, final long off, final int flags, final byte[] digest,
+                       final long rxOffset) {
+        header(s, off, ACCEPT, 0, flags, ACCEPT_LEN);
+        MemorySegment.copy(digest, 0, s, ValueLayout.JAVA_BYTE, off + HEADER, 32);
+        s.set(I64, off + HEADER + 32, rxOffset);
     }
 
     static int type(final long header) {

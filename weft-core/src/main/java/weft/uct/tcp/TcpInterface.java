@@ -104,6 +104,14 @@ final class TcpInterface implements Interface {
     private final int userTimeoutMs;
     private final long handshakeTimeoutNs;
     private final int maxHandshakes;
+    /** How long a broken connection may take to come back (0: it fails at once). */
+    final long faultTimeoutNs;
+    /** Most bytes a connection keeps copied for a resume. */
+    final int replayMax;
+    private final long connIdBase = new SecureRandom().nextLong() | 1;
+    private long connIdSeq;
+    private final List<TcpConnection> resuming = new ArrayList<>();
+    private long resumes;
 
     private final AmHandler[] handlers = new AmHandler[AM_ID_COUNT];
     private final Counters counters = new Counters();
@@ -146,6 +154,8 @@ final class TcpInterface implements Interface {
         this.userTimeoutMs = (int) Math.min(Integer.MAX_VALUE, cfg.get(TcpTransport.USER_TIMEOUT) / 1_000_000L);
         this.handshakeTimeoutNs = cfg.get(TcpTransport.HANDSHAKE_TIMEOUT);
         this.maxHandshakes = Math.max(1, cfg.get(TcpTransport.MAX_HANDSHAKES));
+        this.faultTimeoutNs = Math.max(0, cfg.get(TcpTransport.FAULT_TIMEOUT));
+        this.replayMax = (int) Math.min(1 << 30, Math.max(64 * 1024, cfg.get(TcpTransport.REPLAY_MAX)));
         final String secret = cfg.get(TcpTransport.JOB_SECRET);
         this.jobSecret = secret == null || secret.isEmpty() ? null : secret;
         if (jobSecret == null) {
@@ -459,7 +469,7 @@ final class TcpInterface implements Interface {
             return 0;
         }
         int work = 0;
-        if (!deferred.isEmpty() || !draining.isEmpty()) {
+        if (!deferred.isEmpty() || !draining.isEmpty() || !resuming.isEmpty()) {
             work += processDeferred();
         }
         final TcpChannel h = hot;
@@ -512,14 +522,14 @@ final class TcpInterface implements Interface {
                 // reset or hung up: what the peer sent before is still readable, and is delivered before a
                 // write of ours fails on the dead socket and closes it
                 ch.owner.onReadable();
-                if (ch.closed) {
-                    continue;
+                if (ch.closed || ch.epollData != data) {
+                    continue; // closed, or broken (it may have a new socket already)
                 }
             }
             if ((mask & (LibC.EPOLLOUT | LibC.EPOLLERR | LibC.EPOLLHUP)) != 0) {
                 ch.owner.onWritable();
             }
-            if (!ch.closed && (mask & (LibC.EPOLLIN | LibC.EPOLLERR | LibC.EPOLLHUP)) != 0) {
+            if (!ch.closed && ch.epollData == data && (mask & (LibC.EPOLLIN | LibC.EPOLLERR | LibC.EPOLLHUP)) != 0) {
                 ch.owner.onReadable();
                 if (!ch.closed) {
                     ch.rearmDelayedAck(); // after the handlers answered: off the latency path
@@ -615,6 +625,63 @@ final class TcpInterface implements Interface {
         return n;
     }
 
+    /** A new connection id: random per interface, then counted (never 0). */
+    long newConnectionId() {
+        return connIdBase + 2 * connIdSeq++;
+    }
+
+    void addResuming(final TcpConnection c) {
+        resuming.add(c);
+    }
+
+    void removeResuming(final TcpConnection c) {
+        resuming.remove(c);
+    }
+
+    void countResume() {
+        resumes++;
+    }
+
+    /** Connections that came back on a new socket after theirs broke. */
+    long resumes() {
+        return resumes;
+    }
+
+    /** Connections whose socket is broken and that try to come back. */
+    int brokenConnections() {
+        return resuming.size();
+    }
+
+    /** The accepted connection a resume hello names, or null. */
+    TcpConnection resumeTarget(final long id, final int ip, final int port) {
+        for (final TcpConnection c : conns) {
+            if (!c.connector && !c.closed && c.connId == id && c.peerIp == ip && c.peerPort == port) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Tests: breaks every connected socket as a network fault would, and returns how many: shut
+     * down both ways ({@code shutdown(SHUT_RDWR)}: what is in flight still arrives), or with
+     * {@code reset} dropped at once unread (what is in flight either way is lost and must come again).
+     */
+    int breakSocketsForTest(final boolean reset) {
+        int n = 0;
+        for (final TcpConnection c : conns.toArray(new TcpConnection[0])) {
+            if (!c.closed && c.ch.fd >= 0 && c.ch.connected) {
+                if (reset) {
+                    c.ioFailed(Status.CONNECTION_RESET);
+                } else {
+                    LibC.shutdown(c.ch.fd, LibC.SHUT_RDWR);
+                }
+                n++;
+            }
+        }
+        return n;
+    }
+
     void deferFailure(final TcpEndpoint ep) {
         deferred.add(ep);
     }
@@ -625,6 +692,12 @@ final class TcpInterface implements Interface {
     }
 
     private int processDeferred() {
+        if (!resuming.isEmpty()) {
+            final long now = System.nanoTime();
+            for (final TcpConnection c : resuming.toArray(new TcpConnection[0])) {
+                c.serviceResume(now);
+            }
+        }
         if (!draining.isEmpty()) {
             final TcpConnection[] cs = draining.toArray(new TcpConnection[0]);
             draining.clear();
@@ -655,8 +728,8 @@ final class TcpInterface implements Interface {
         if (closed) {
             return Status.CLOSED;
         }
-        if (!deferred.isEmpty() || !draining.isEmpty()) {
-            return Status.BUSY;
+        if (!deferred.isEmpty() || !draining.isEmpty() || !resuming.isEmpty()) {
+            return Status.BUSY; // a broken connection's attempts run from progress
         }
         for (final TcpEndpoint ep : endpoints) {
             if (ep.hasPending()) {
@@ -741,6 +814,7 @@ final class TcpInterface implements Interface {
         }
         deferred.clear();
         draining.clear();
+        resuming.clear();
         LibC.close(listenFd);
         events.close();
         arena.close();

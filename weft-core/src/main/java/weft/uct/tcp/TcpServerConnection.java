@@ -129,7 +129,11 @@ final class TcpServerConnection {
                 }
                 TcpFrame.header(c.tx, off, TcpFrame.KEEPALIVE_ACK, 0, 0, 0);
                 c.rxHead += TcpFrame.HEADER;
-                return c.commit(off, TcpFrame.HEADER) < 0 ? fail() : CONT;
+                if (c.commit(off, TcpFrame.HEADER) < 0) {
+                    return fail();
+                }
+                conn.ackIfDue(1, true); // a quiet peer forgets what we consumed, too
+                return conn.closed ? DEAD : CONT;
             }
             default -> {
                 return malformed();
@@ -232,7 +236,7 @@ final class TcpServerConnection {
             return 0;
         }
         if (n <= 0) {
-            conn.fail(Status.CONNECTION_RESET, true);
+            conn.ioFailed(Status.CONNECTION_RESET);
             return -1;
         }
         streamLeft -= n;
@@ -283,7 +287,7 @@ final class TcpServerConnection {
         if (c.commit(off, hdr) < 0) {
             return fail();
         }
-        c.appendUser(target.address() + targetOff, data);
+        c.appendUser(target.address() + targetOff, data, TcpReplayLog.VOLATILE);
         if (c.flushTx() < 0) {
             return fail();
         }
@@ -336,6 +340,11 @@ final class TcpServerConnection {
         c.tx.set(I32, off + 12, st.code());
         c.tx.set(I64, off + 16, old);
         return c.commit(off, TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN) < 0 ? fail() : CONT;
+    }
+
+    /** True if a coalesced put ack waits to be sent. */
+    boolean ackDue() {
+        return ackPending;
     }
 
     /** Sends the coalesced OK ack if one is due; false if there was no room (or the socket died). */

@@ -82,6 +82,13 @@ public final class TcpTransport implements Transport {
         "512", "Accepted connections that may be authenticating at once; more are closed at accept and counted as "
             + "refused (a connection flood costs at most this many sockets).");
 
+    static final ConfigVar<Long> FAULT_TIMEOUT = ConfigRegistry.register("FAULT_TIMEOUT", ConfigType.TIME, "5s",
+        "How long a tcp connection between live processes may stay broken (reset, timed out, link down) while "
+            + "it reconnects and resumes, losing and repeating nothing; past it (or at once if 0) its endpoints fail.");
+    static final ConfigVar<Long> REPLAY_MAX = ConfigRegistry.register("TCP_REPLAY_MAX", ConfigType.SIZE, "64m",
+        "Most bytes a tcp connection keeps copied, unacknowledged by the peer, to send again after a resume "
+            + "(put payloads are kept by reference). Beyond it the oldest are forgotten and a fault then fails.");
+
     static final ConfigVar<Integer> RAILS = ConfigRegistry.register("TCP_RAILS", ConfigType.INT, "1",
         "Devices the tcp transport offers per network interface: with n > 1, eth0 is also offered as eth0#1 .. "
             + "eth0#(n-1), each its own interface with its own listening socket, so an endpoint can have n tcp "
@@ -184,6 +191,6 @@ public final class TcpTransport implements Transport {
     @Override
     public List<ConfigVar<?>> configVars() {
         return List.of(DEVICES, RAILS, JOB_SECRET, TX_BUF, RX_BUF, SEG_SIZE, SPLICE_THRESH, SPLICE_PIPE, KEEPIDLE,
-            KEEPINTVL, KEEPCNT, USER_TIMEOUT, HANDSHAKE_TIMEOUT, MAX_HANDSHAKES);
+            KEEPINTVL, KEEPCNT, USER_TIMEOUT, HANDSHAKE_TIMEOUT, MAX_HANDSHAKES, FAULT_TIMEOUT, REPLAY_MAX);
     }
 }

@@ -31,16 +31,7 @@ public final class ScenarioPeerMain {
                     if (line == null || !line.startsWith("ADDR ")) {
                         throw new IllegalStateException("parent sent no address: " + line);
                     }
-                    Thread.ofPlatform().daemon().start(() -> { // parent gone (stdin EOF) -> exit
-                        try {
-                            while (in.read() >= 0) {
-                                Thread.onSpinWait();
-                            }
-                        } catch (final java.io.IOException e) {
-                            System.err.println("stdin: " + e);
-                        }
-                        Runtime.getRuntime().halt(3);
-                    });
+                    weft.testkit.StdinWatch.haltWhenClosed(in); // parent gone (stdin EOF) -> exit
                     return HexFormat.of().parseHex(line.substring(5).trim());
                 });
             out.println("RESULT OK");

@@ -311,7 +311,8 @@ class TcpFailureTest {
 
     @Test
     void shouldDeliverWhatThePeerSentBeforeItClosedWhenOurWriteFailsFirst() {
-        final Interface a = open();
+        // without resuming, the failed write fails the endpoint at once
+        final Interface a = open(Config.global().with("FAULT_TIMEOUT", "0"));
         final UctWorker wb = new UctWorker();
         final Interface b = TcpTestSupport.open(wb);
         final int[] atB = {0};
@@ -340,6 +341,33 @@ class TcpFailureTest {
         assertEquals(Status.CONNECTION_RESET, st, "a write to the closed peer fails");
         progressUntil(() -> delivered == 2 && !errors.isEmpty(), 5000, "the peer's last message and the failure", a);
         assertEquals(List.of(Status.CONNECTION_RESET), errors);
+    }
+
+    @Test
+    void shouldDeliverThePeersLastMessageThenFailWhenItsInterfaceIsGoneWhileResuming() {
+        final Interface a = open(Config.global().with("FAULT_TIMEOUT", "60s"));
+        final UctWorker wb = new UctWorker();
+        final Interface b = TcpTestSupport.open(wb);
+        b.setAmHandler(1, (d, o, l, f) -> Status.OK);
+        final Endpoint ab = a.connect(b.deviceAddress(), b.interfaceAddress());
+        final Endpoint ba = b.connect(a.deviceAddress(), a.interfaceAddress());
+        assertEquals(Status.OK, ab.amShort(1, 0, MemorySegment.NULL, 0, 0));
+        assertEquals(Status.OK, ba.amShort(1, 0, MemorySegment.NULL, 0, 0));
+        progressUntil(() -> delivered == 1 && !((TcpEndpoint) ab).switching()
+            && !((TcpEndpoint) ba).switching(), 5000, "one message each way", a, b);
+        assertEquals(Status.OK, ba.amShort(1, 0, MemorySegment.NULL, 0, 0));
+        wb.close();
+        // a's writes are kept for a resume; the reconnect is refused (b's listener is gone), long
+        // before the 60 s limit, and b's last message is delivered first
+        for (int i = 0; i < 50; i++) {
+            final Status st = ab.amShort(1, 0, MemorySegment.NULL, 0, 0);
+            assertTrue(st == Status.OK || st == Status.CONNECTION_RESET, st.toString());
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+        }
+        progressUntil(() -> !errors.isEmpty(), 5000, "the failure", a);
+        assertEquals(2, delivered, "the peer's last message");
+        assertEquals(List.of(Status.CONNECTION_RESET), errors);
+        assertEquals(0, ((TcpInterface) a).connections());
     }
 
     @Test

@@ -115,7 +115,8 @@ class TcpFrameFuzzTest {
         setUp();
         synchronized (TcpFrameFuzzTest.class) {
             if (requester == null) {
-                requester = TcpTestSupport.open(worker);
+                // fail at the first fault (a fake acceptor that closes never answers a resume)
+                requester = TcpTestSupport.open(worker, weft.ucs.config.Config.global().with("FAULT_TIMEOUT", "0"), null);
                 fake = java.nio.channels.ServerSocketChannel.open();
                 fake.bind(new InetSocketAddress("127.0.0.1", 0));
                 FAKE_TOKEN[0] = 42;
@@ -143,7 +144,7 @@ class TcpFrameFuzzTest {
             out.put(data.consumeBytes(data.consumeInt(0, 64)));
         } else {
             out.putLong(TcpFrame.ACCEPT | (long) TcpFrame.ACCEPT_LEN << 32)
-                .put(TcpInterface.digest(TcpFrame.ACCEPT_CONTEXT, FAKE_TOKEN));
+                .put(TcpInterface.digest(TcpFrame.ACCEPT_CONTEXT, FAKE_TOKEN)).putLong(0);
         }
         final int frames = data.consumeInt(0, 8);
         final int[] types = {TcpFrame.PUT_ACK, TcpFrame.GET_REP, TcpFrame.ATOMIC_REP, TcpFrame.KEEPALIVE_ACK,

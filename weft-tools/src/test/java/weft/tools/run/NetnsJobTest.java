@@ -6,8 +6,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import weft.ucs.config.Config;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -15,11 +13,14 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static weft.testkit.Netns.awaitOperUp;
+import static weft.testkit.Netns.isRoot;
+import static weft.testkit.Netns.must;
+import static weft.testkit.Netns.sh;
 
 /**
  * A job across two "hosts" on this machine: two network namespaces, each joined to the launcher's
@@ -117,48 +118,5 @@ class NetnsJobTest {
         must(sh("ip", "netns", "exec", ns, "ip", "link", "set", inside, "up"));
         must(sh("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up"));
         must(sh("ip", "netns", "exec", ns, "ip", "route", "add", "default", "via", net + ".1"));
-    }
-
-    /** Waits (at most 10 s) until {@code dev} in namespace {@code ns} reports operstate "up". */
-    private static void awaitOperUp(final String ns, final String dev) throws Exception {
-        final long deadline = System.nanoTime() + 10_000_000_000L;
-        while (true) {
-            final Process p = new ProcessBuilder("ip", "netns", "exec", ns, "cat", "/sys/class/net/" + dev + "/operstate")
-                .redirectErrorStream(true).start();
-            p.getOutputStream().close();
-            final String state = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            p.waitFor(10, TimeUnit.SECONDS);
-            if (state.equals("up")) {
-                return;
-            }
-            assertTrue(System.nanoTime() < deadline, dev + " in " + ns + " is still " + state);
-            Thread.sleep(50);
-        }
-    }
-
-    private static boolean isRoot() throws IOException {
-        return Files.readAllLines(Path.of("/proc/self/status")).stream()
-            .anyMatch(l -> l.startsWith("Uid:") && l.split("\\s+")[1].equals("0"));
-    }
-
-    private static void must(final String error) {
-        assertEquals(null, error);
-    }
-
-    /** Runs a command; null on success, else its exit code and output. */
-    private static String sh(final String... cmd) throws Exception {
-        final Process p;
-        try {
-            p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        } catch (final IOException e) {
-            return e.getMessage();
-        }
-        p.getOutputStream().close();
-        if (!p.waitFor(10, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            return String.join(" ", cmd) + " hung";
-        }
-        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        return p.exitValue() == 0 ? null : String.join(" ", cmd) + " -> " + p.exitValue() + ": " + out;
     }
 }

@@ -1,0 +1,110 @@
+package weft.uct.tcp;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The replay log alone: positions, acks, what may be sent again, growth and its limit. */
+class TcpReplayLogTest {
+    private final Arena arena = Arena.ofConfined();
+    private final MemorySegment iovs = arena.allocate(16 * 64, 16);
+
+    @AfterEach
+    void tearDown() {
+        arena.close();
+    }
+
+    private MemorySegment bytes(final int n, final int seed) {
+        final MemorySegment s = arena.allocate(n);
+        for (int i = 0; i < n; i++) {
+            s.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + seed));
+        }
+        return s;
+    }
+
+    /** The bytes the log would send again for [from, to), gathered from its iovecs. */
+    private byte[] replay(final TcpReplayLog log, final long from, final long to) {
+        final int n = log.fill(from, to, iovs.address(), 64);
+        final byte[] out = new byte[(int) log.filled];
+        int at = 0;
+        for (int i = 0; i < n; i++) {
+            final long base = iovs.get(ValueLayout.JAVA_LONG, 16L * i);
+            final long len = iovs.get(ValueLayout.JAVA_LONG, 16L * i + 8);
+            MemorySegment.copy(TcpInterface.ALL, ValueLayout.JAVA_BYTE, base, out, at, (int) len);
+            at += (int) len;
+        }
+        return out;
+    }
+
+    @Test
+    void keepsCopiesAndReferencesInStreamOrderUntilAcknowledged() {
+        final TcpReplayLog log = new TcpReplayLog(1000, 1 << 20);
+        final MemorySegment a = bytes(100, 1);
+        final MemorySegment user = bytes(300, 2);
+        final MemorySegment b = bytes(50, 3);
+        log.copy(a, 0, 100);
+        log.reference(TcpReplayLog.REF, user.address(), 300);
+        log.copy(b, 0, 50);
+        a.fill((byte) 0); // the tx ring reuses its room: the log has its own copy
+        assertEquals(1450, log.end());
+        assertTrue(log.replayable(1000, 1450));
+        final byte[] all = replay(log, 1000, 1450);
+        assertEquals(450, all.length);
+        assertEquals((byte) (5 * 7 + 1), all[5]);
+        assertEquals(user.get(ValueLayout.JAVA_BYTE, 17), all[117]);
+        assertEquals(b.get(ValueLayout.JAVA_BYTE, 49), all[449]);
+        final byte[] tail = replay(log, 1120, 1450);
+        assertEquals(user.get(ValueLayout.JAVA_BYTE, 20), tail[0]);
+        log.ack(1120);
+        assertEquals(1120, log.start());
+        assertFalse(log.replayable(1100, 1450), "below the acknowledged position");
+        assertTrue(log.replayable(1120, 1450));
+        assertEquals(user.get(ValueLayout.JAVA_BYTE, 20), replay(log, 1120, 1450)[0]);
+        log.ack(1450);
+        assertEquals(0, log.copiedBytes());
+        assertTrue(log.replayable(1450, 1450));
+        log.close();
+    }
+
+    @Test
+    void refusesARangeThatNeedsVolatileBytesOrBytesNeverSent() {
+        final TcpReplayLog log = new TcpReplayLog(0, 1 << 20);
+        log.copy(bytes(10, 1), 0, 10);
+        log.reference(TcpReplayLog.VOLATILE, bytes(100, 2).address(), 100);
+        log.copy(bytes(10, 3), 0, 10);
+        assertFalse(log.replayable(0, 120), "the volatile reply would be needed");
+        assertFalse(log.replayable(50, 120));
+        assertTrue(log.replayable(110, 120), "after it");
+        assertTrue(log.replayable(5, 10), "before it");
+        assertFalse(log.replayable(0, 121), "beyond what was logged");
+        log.close();
+    }
+
+    @Test
+    void growsAsNeededThenForgetsTheOldestAtItsLimit() {
+        final TcpReplayLog log = new TcpReplayLog(0, 256 * 1024);
+        final MemorySegment chunk = bytes(30_000, 5);
+        for (int i = 0; i < 8; i++) { // 240 KB: grows from 64 KiB, nothing forgotten
+            log.copy(chunk, 0, 30_000);
+        }
+        assertTrue(log.replayable(0, 240_000));
+        assertEquals((byte) (29_999 * 7 + 5), replay(log, 239_999, 240_000)[0]);
+        for (int i = 0; i < 8; i++) { // beyond 256 KiB: the oldest go
+            log.copy(chunk, 0, 30_000);
+        }
+        assertFalse(log.replayable(0, 480_000), "the oldest were forgotten");
+        assertTrue(log.start() > 0);
+        assertTrue(log.replayable(log.start(), 480_000));
+        assertEquals(480_000 - log.start(), replay(log, log.start(), 480_000).length);
+        log.ack(480_000);
+        assertEquals(0, log.copiedBytes());
+        log.close();
+    }
+}
