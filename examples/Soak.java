@@ -37,6 +37,7 @@ public class Soak {
     static final long TAG_MAX = 2 << 20, RMA_MAX = 512 << 10, AM_MAX = 16 << 10;
     static final long READ_AREA = 0, PUT_AREA = 1 << 20, COUNTER = 2 << 20, HEAP = COUNTER + 64;
     static final long ACK = 1L << 62, DATA = 1L << 61;
+    static final int ROUNDS_PER_CHECK = 500;
 
     public static void main(String[] args) throws Exception {
         double minutes = args.length > 0 ? Double.parseDouble(args[0]) : 1;
@@ -79,7 +80,7 @@ public class Soak {
             long start = System.nanoTime(), nextSample = start;
             boolean stop = false;
             while (!stop) {
-                for (int k = 0; k < 50; k++, rounds++) {
+                for (int k = 0; k < ROUNDS_PER_CHECK; k++, rounds++) {
                     long r = rounds;
                     // tagged message and ack from the left, posted first
                     Request fromLeft = w.recvTag(rx, 0, TAG_MAX, DATA | r, -1L);
@@ -128,7 +129,8 @@ public class Soak {
                     samples.add(sample((now - start) / 1_000_000_000L));
                     nextSample = now + 20_000_000_000L;
                 }
-                // rank 0 decides when to stop, every 50 rounds, so that all stop after the same round
+                // rank 0 decides when to stop, every ROUNDS_PER_CHECK rounds, so that all stop after the same
+                // round (rarely: each Runtime.allgather leaves its key in the job's key-value store)
                 byte[] flag = {(byte) (me == 0 && now - start > minutes * 60e9 ? 1 : 0)};
                 stop = rt.allgather(flag)[0][0] == 1;
             }
