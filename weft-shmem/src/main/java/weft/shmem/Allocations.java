@@ -1,0 +1,171 @@
+package weft.shmem;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The collective memory-management calls: each PE runs the deterministic {@link HeapAllocator} locally, and
+ * the PEs then compare what they did (call number, operation, arguments) in one exchange over the world,
+ * which is also the call's barrier. A PE whose call differs from another's (a mismatched collective
+ * sequence) makes every PE undo its step and throw, so the heaps never drift apart silently.
+ */
+final class Allocations {
+    private static final int MALLOC = 1;
+    private static final int CALLOC = 2;
+    private static final int ALIGN = 3;
+    private static final int REALLOC = 4;
+    private static final int FREE = 5;
+    private static final int HINTS = 6;
+    private static final String[] NAMES = {"?", "malloc", "calloc", "align", "realloc", "free", "mallocWithHints"};
+    /** What a pointer that is not the start of a live block counts as in the agreement. */
+    private static final long BAD_POINTER = -2;
+
+    private final OneSided ops;
+    private final Collectives coll;
+    private final ShmemTeam world;
+    private final SymmetricHeap heap;
+    private final HeapAllocator alloc;
+    private long calls;
+
+    Allocations(final OneSided ops, final Collectives coll, final ShmemTeam world) {
+        this.ops = ops;
+        this.coll = coll;
+        this.world = world;
+        this.heap = ops.heap();
+        this.alloc = heap.allocator();
+    }
+
+    private static int code(final String op) {
+        return switch (op) {
+            case "malloc" -> MALLOC;
+            case "calloc" -> CALLOC;
+            case "align" -> ALIGN;
+            case "realloc" -> REALLOC;
+            case "mallocWithHints" -> HINTS;
+            default -> throw new IllegalArgumentException(op);
+        };
+    }
+
+    MemorySegment allocate(final String op, final long size, final long alignment, final boolean zero) {
+        if (size < 0) {
+            throw new IllegalArgumentException(op + ": negative size " + size);
+        }
+        final long off = size == 0 ? -1 : alloc.allocate(size, alignment);
+        if (zero && off >= 0) {
+            heap.slice(off, size).fill((byte) 0);
+        }
+        try {
+            agree(code(op), size, alignment);
+        } catch (final IllegalStateException e) {
+            if (off >= 0) {
+                alloc.free(off);
+            }
+            throw e;
+        }
+        return off < 0 ? null : heap.slice(off, size);
+    }
+
+    /** The block offset of {@code ptr}, or {@link #BAD_POINTER} when it does not start a live block. */
+    private long blockOf(final MemorySegment ptr) {
+        if (!ptr.isNative()) {
+            return BAD_POINTER;
+        }
+        final long off = ptr.address() - heap.base();
+        if (off < 0 || off >= heap.size()) {
+            return BAD_POINTER;
+        }
+        try {
+            alloc.lengthOf(off);
+            return off;
+        } catch (final IllegalArgumentException e) {
+            return BAD_POINTER;
+        }
+    }
+
+    private static IllegalArgumentException badPointer(final String op, final MemorySegment ptr) {
+        return new IllegalArgumentException(op + ": 0x" + Long.toHexString(ptr.address()) + " is not the start of a"
+            + " live symmetric allocation (freed already, or not from malloc/calloc/align/realloc)");
+    }
+
+    void free(final MemorySegment ptr) {
+        final long off = ptr == null ? -1 : blockOf(ptr);
+        ops.quiet();
+        agree(FREE, off, 0);
+        if (off == BAD_POINTER) {
+            throw badPointer("free", ptr);
+        }
+        if (off >= 0) {
+            alloc.free(off);
+        }
+    }
+
+    MemorySegment realloc(final MemorySegment ptr, final long size) {
+        if (size < 0) {
+            throw new IllegalArgumentException("realloc: negative size " + size);
+        }
+        if (ptr == null) {
+            return allocate("realloc", size, 0, false);
+        }
+        final long off = blockOf(ptr);
+        coll.quietBarrier(world); // nobody still writes the old block while it is copied
+        if (off == BAD_POINTER || size == 0) {
+            agree(REALLOC, off, size);
+            if (off == BAD_POINTER) {
+                throw badPointer("realloc", ptr);
+            }
+            alloc.free(off);
+            return null;
+        }
+        final long oldLen = alloc.lengthOf(off);
+        final boolean inPlace = alloc.resizeInPlace(off, size);
+        final long to = inPlace ? off : alloc.allocate(size, 0);
+        if (!inPlace && to >= 0) {
+            MemorySegment.copy(heap.memory(), off, heap.memory(), to, Math.min(oldLen, size));
+        }
+        try {
+            agree(REALLOC, off, size);
+        } catch (final IllegalStateException e) {
+            if (inPlace) {
+                alloc.resizeInPlace(off, oldLen);
+            } else if (to >= 0) {
+                alloc.free(to);
+            }
+            throw e;
+        }
+        if (to < 0) {
+            return null;
+        }
+        if (!inPlace) {
+            alloc.free(off);
+        }
+        return heap.slice(to, size);
+    }
+
+    /**
+     * The exchange: every PE's (call number, operation, arguments). Throws on every PE when they differ.
+     */
+    private void agree(final int op, final long a, final long b) {
+        final long call = ++calls;
+        final long[] all = coll.allgather3(world, call << 8 | op, a, b);
+        final int me = ops.rank();
+        for (int pe = 0; pe < all.length / 3; pe++) {
+            if (all[3 * pe] != all[3 * me] || all[3 * pe + 1] != all[3 * me + 1] || all[3 * pe + 2] != all[3 * me + 2]) {
+                throw new IllegalStateException("mismatched collective memory call: PE " + me + " made "
+                    + describe(all, me) + ", PE " + pe + " made " + describe(all, pe)
+                    + " (every PE must call malloc/calloc/align/realloc/free alike and in the same order)");
+            }
+        }
+    }
+
+    private static String describe(final long[] all, final int pe) {
+        final int op = (int) (all[3 * pe] & 0xFF);
+        final long call = all[3 * pe] >>> 8;
+        final String name = op < NAMES.length ? NAMES[op] : "?";
+        final String args = switch (op) {
+            case FREE -> all[3 * pe + 1] == BAD_POINTER ? "(a bad pointer)" : "(offset " + all[3 * pe + 1] + ")";
+            case REALLOC -> "(offset " + all[3 * pe + 1] + ", " + all[3 * pe + 2] + ")";
+            case ALIGN -> "(" + all[3 * pe + 2] + ", " + all[3 * pe + 1] + ")";
+            default -> "(" + all[3 * pe + 1] + ")";
+        };
+        return "call #" + call + " " + name + args;
+    }
+}

@@ -1,0 +1,411 @@
+package weft.shmem;
+
+import weft.ucp.Endpoint;
+import weft.ucp.Request;
+import weft.ucp.Rkey;
+import weft.ucs.Status;
+import weft.ucs.WeftException;
+import weft.uct.AtomicOp;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The untyped one-sided operations every typed routine ends in: put, get, strided put/get, atomics, fence
+ * and quiet, on symmetric addresses of one PE. The PE itself and same-node PEs whose heap a lane maps are
+ * served by loads, stores and CPU atomics on the mapping (coherent with the transports' atomics, which
+ * are CPU atomics on the same memory at the target); other PEs through the ucp endpoint and the heap's
+ * remote key. Because every PE's heap is at the same address, the remote address is the local one.
+ */
+final class OneSided {
+    static final VarHandle I64 = ValueLayout.JAVA_LONG.varHandle();
+    static final VarHandle I32 = ValueLayout.JAVA_INT.varHandle();
+
+    private final UcpPeers peers;
+    private final SymmetricHeap heap;
+    private final int me;
+    private final int n;
+    private final int seg;
+    /** Requests of nbi operations that need one (fetching atomics into the caller's memory), completed by quiet. */
+    private final List<Request> pending = new ArrayList<>();
+    private final ThreadLocal<MemorySegment> scratch = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(64, 64));
+
+    OneSided(final UcpPeers peers, final SymmetricHeap heap) {
+        this.peers = peers;
+        this.heap = heap;
+        this.me = peers.rank();
+        this.n = peers.size();
+        this.seg = heap.segmentIndex();
+    }
+
+    int checkPe(final int pe) {
+        if (pe < 0 || pe >= n) {
+            throw new IllegalArgumentException("PE " + pe + " is out of range [0, " + n + ")");
+        }
+        return pe;
+    }
+
+    /** The memory through which loads and stores reach {@code pe}'s heap, or null if only the transport does. */
+    MemorySegment direct(final int pe) {
+        return pe == me ? heap.memory() : peers.mapping(seg, pe);
+    }
+
+    private static void checkLocal(final MemorySegment local, final long bytes, final String what) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("negative length " + bytes);
+        }
+        if (bytes > local.byteSize()) {
+            throw new IllegalArgumentException(what + " has " + local.byteSize() + " bytes, the operation needs " + bytes);
+        }
+    }
+
+    private static void check(final Status st, final String op, final int pe) {
+        if (st.isError()) {
+            throw new WeftException(st, op + " to PE " + pe + " failed: " + st);
+        }
+    }
+
+    private static void await(final Request r) {
+        try {
+            r.await();
+        } finally {
+            r.release();
+        }
+    }
+
+    // ------------------------------------------------------------------ contiguous RMA
+
+    /** Copies {@code src[0, bytes)} to {@code dest} (symmetric) on {@code pe}; blocking = source reusable. */
+    void put(final MemorySegment dest, final MemorySegment src, final long bytes, final int pe, final boolean nbi) {
+        checkPe(pe);
+        checkLocal(src, bytes, "the source");
+        final long off = heap.offsetOf(dest, bytes, "the destination");
+        if (bytes == 0) {
+            return;
+        }
+        final MemorySegment d = direct(pe);
+        if (d != null) {
+            MemorySegment.copy(src, 0, d, off, bytes);
+            return;
+        }
+        final Endpoint ep = peers.endpoint(pe);
+        final Rkey rk = peers.rkey(seg, pe);
+        if (nbi) {
+            check(ep.putNbi(src, 0, bytes, dest.address(), rk), "put", pe);
+        } else {
+            await(ep.put(src, 0, bytes, dest.address(), rk));
+        }
+    }
+
+    /** Copies {@code src} (symmetric) of {@code pe} into {@code dest[0, bytes)}; blocking = data arrived. */
+    void get(final MemorySegment dest, final MemorySegment src, final long bytes, final int pe, final boolean nbi) {
+        checkPe(pe);
+        checkLocal(dest, bytes, "the destination");
+        final long off = heap.offsetOf(src, bytes, "the source");
+        if (bytes == 0) {
+            return;
+        }
+        final MemorySegment d = direct(pe);
+        if (d != null) {
+            MemorySegment.copy(d, off, dest, 0, bytes);
+            return;
+        }
+        final Endpoint ep = peers.endpoint(pe);
+        final Rkey rk = peers.rkey(seg, pe);
+        if (nbi) {
+            check(ep.getNbi(dest, 0, bytes, src.address(), rk), "get", pe);
+        } else {
+            await(ep.get(dest, 0, bytes, src.address(), rk));
+        }
+    }
+
+    // ------------------------------------------------------------------ strided RMA
+
+    /**
+     * Element {@code i*sst} of {@code src} to element {@code i*dst} of {@code dest} on {@code pe}, for
+     * {@code i < nelems}, elements of {@code size} bytes; strides in elements, at least 1.
+     */
+    void iput(final MemorySegment dest, final MemorySegment src, final long dst, final long sst, final long nelems,
+              final int size, final int pe) {
+        checkPe(pe);
+        checkStrides(dst, sst, nelems);
+        if (nelems == 0) {
+            return;
+        }
+        checkLocal(src, ((nelems - 1) * sst + 1) * size, "the source");
+        final long off = heap.offsetOf(dest, ((nelems - 1) * dst + 1) * size, "the destination");
+        final MemorySegment d = direct(pe);
+        if (d != null) {
+            for (long i = 0; i < nelems; i++) {
+                MemorySegment.copy(src, i * sst * size, d, off + i * dst * size, size);
+            }
+            return;
+        }
+        final Endpoint ep = peers.endpoint(pe);
+        final Rkey rk = peers.rkey(seg, pe);
+        for (long i = 0; i < nelems; i++) {
+            check(ep.putNbi(src.asSlice(i * sst * size, size), 0, size, dest.address() + i * dst * size, rk), "iput", pe);
+        }
+        await(ep.flush()); // the source is reusable once the puts are done
+    }
+
+    /** Element {@code i*sst} of {@code src} on {@code pe} to element {@code i*dst} of {@code dest}. */
+    void iget(final MemorySegment dest, final MemorySegment src, final long dst, final long sst, final long nelems,
+              final int size, final int pe) {
+        checkPe(pe);
+        checkStrides(dst, sst, nelems);
+        if (nelems == 0) {
+            return;
+        }
+        checkLocal(dest, ((nelems - 1) * dst + 1) * size, "the destination");
+        final long off = heap.offsetOf(src, ((nelems - 1) * sst + 1) * size, "the source");
+        final MemorySegment d = direct(pe);
+        if (d != null) {
+            for (long i = 0; i < nelems; i++) {
+                MemorySegment.copy(d, off + i * sst * size, dest, i * dst * size, size);
+            }
+            return;
+        }
+        final Endpoint ep = peers.endpoint(pe);
+        final Rkey rk = peers.rkey(seg, pe);
+        for (long i = 0; i < nelems; i++) {
+            check(ep.getNbi(dest.asSlice(i * dst * size, size), 0, size, src.address() + i * sst * size, rk), "iget", pe);
+        }
+        await(ep.flush());
+    }
+
+    private static void checkStrides(final long dst, final long sst, final long nelems) {
+        if (dst < 1 || sst < 1 || nelems < 0) {
+            throw new IllegalArgumentException("strides must be >= 1 and the count >= 0 (dst " + dst + ", sst " + sst
+                + ", nelems " + nelems + ")");
+        }
+    }
+
+    // ------------------------------------------------------------------ single values
+
+    /** Stores the low {@code size} bytes of {@code value} at {@code dest} on {@code pe}. */
+    void p(final MemorySegment dest, final long value, final int size, final int pe) {
+        final MemorySegment d = pe == me ? heap.memory() : null;
+        if (d != null) {
+            store(d, heap.offsetOf(dest, size, "the destination"), value, size);
+            return;
+        }
+        final MemorySegment s = scratch.get();
+        store(s, 0, value, size);
+        put(dest, s, size, pe, false);
+    }
+
+    /** Loads {@code size} bytes at {@code src} on {@code pe} (sign-extended). */
+    long g(final MemorySegment src, final int size, final int pe) {
+        if (pe == me) {
+            return load(heap.memory(), heap.offsetOf(src, size, "the source"), size);
+        }
+        final MemorySegment s = scratch.get();
+        get(s, src, size, pe, false);
+        return load(s, 0, size);
+    }
+
+    private static void store(final MemorySegment m, final long off, final long v, final int size) {
+        switch (size) {
+            case 1 -> m.set(ValueLayout.JAVA_BYTE, off, (byte) v);
+            case 2 -> m.set(ValueLayout.JAVA_SHORT_UNALIGNED, off, (short) v);
+            case 4 -> m.set(ValueLayout.JAVA_INT_UNALIGNED, off, (int) v);
+            default -> m.set(ValueLayout.JAVA_LONG_UNALIGNED, off, v);
+        }
+    }
+
+    private static long load(final MemorySegment m, final long off, final int size) {
+        return switch (size) {
+            case 1 -> m.get(ValueLayout.JAVA_BYTE, off);
+            case 2 -> m.get(ValueLayout.JAVA_SHORT_UNALIGNED, off);
+            case 4 -> m.get(ValueLayout.JAVA_INT_UNALIGNED, off);
+            default -> m.get(ValueLayout.JAVA_LONG_UNALIGNED, off);
+        };
+    }
+
+    // ------------------------------------------------------------------ atomics
+
+    private long amoOffset(final MemorySegment dest, final int size) {
+        final long off = heap.offsetOf(dest, size, "the atomic's target");
+        if ((dest.address() & (size - 1)) != 0) {
+            throw new IllegalArgumentException("the atomic's target 0x" + Long.toHexString(dest.address())
+                + " is not aligned to " + size + " bytes");
+        }
+        return off;
+    }
+
+    /**
+     * A 64-bit ({@code size} 8) or 32-bit atomic {@code op} (ADD, AND, OR, XOR, SWAP) of {@code value} on
+     * {@code dest} at {@code pe}; returns the old value when {@code fetch}, else 0 (the update is then done
+     * by the next quiet at the latest).
+     */
+    long amo(final AtomicOp op, final MemorySegment dest, final long value, final int size, final int pe,
+             final boolean fetch) {
+        checkPe(pe);
+        final long off = amoOffset(dest, size);
+        final MemorySegment d = direct(pe);
+        if (d != null) {
+            return size == 8 ? local64(op, d, off, value) : local32(op, d, off, (int) value);
+        }
+        final Endpoint ep = peers.endpoint(pe);
+        final Rkey rk = peers.rkey(seg, pe);
+        if (!fetch && op != AtomicOp.SWAP) {
+            check(size == 8 ? ep.atomicPost(op, value, dest.address(), rk)
+                : ep.atomicPost32(op, (int) value, dest.address(), rk), "atomic " + op, pe);
+            return 0;
+        }
+        final MemorySegment s = scratch.get();
+        await(size == 8 ? ep.atomicFetch(op, value, s, 0, dest.address(), rk)
+            : ep.atomicFetch32(op, (int) value, s, 0, dest.address(), rk));
+        return size == 8 ? s.get(ValueLayout.JAVA_LONG, 0) : s.get(ValueLayout.JAVA_INT, 0);
+    }
+
+    /** Compare-and-swap: writes {@code value} if the target equals {@code cond}; returns the old value. */
+    long cswap(final MemorySegment dest, final long cond, final long value, final int size, final int pe) {
+        checkPe(pe);
+        final long off = amoOffset(dest, size);
+        final MemorySegment d = direct(pe);
+        if (d != null) {
+            return size == 8 ? (long) I64.compareAndExchange(d, off, cond, value)
+                : (int) I32.compareAndExchange(d, off, (int) cond, (int) value);
+        }
+        final Endpoint ep = peers.endpoint(pe);
+        final Rkey rk = peers.rkey(seg, pe);
+        final MemorySegment s = scratch.get();
+        await(size == 8 ? ep.atomicCswap(cond, value, s, 0, dest.address(), rk)
+            : ep.atomicCswap32((int) cond, (int) value, s, 0, dest.address(), rk));
+        return size == 8 ? s.get(ValueLayout.JAVA_LONG, 0) : s.get(ValueLayout.JAVA_INT, 0);
+    }
+
+    /** {@link #cswap} whose old value lands in {@code result}; done at once (a permitted early completion). */
+    void cswapNbi(final MemorySegment result, final MemorySegment dest, final long cond, final long value,
+                  final int size, final int pe) {
+        checkLocal(result, size, "the fetch result");
+        store(result, 0, cswap(dest, cond, value, size, pe), size);
+    }
+
+    /** The atomic read of the target (a fetch-add of 0 where it is remote). */
+    long fetch(final MemorySegment src, final int size, final int pe) {
+        checkPe(pe);
+        final long off = amoOffset(src, size);
+        final MemorySegment d = direct(pe);
+        if (d != null) {
+            return size == 8 ? (long) I64.getVolatile(d, off) : (int) I32.getVolatile(d, off);
+        }
+        return amo(AtomicOp.ADD, src, 0, size, pe, true);
+    }
+
+    /**
+     * A fetching atomic whose old value lands in {@code result} (native memory) by the next quiet; done at
+     * once where the target is mapped or {@code result} is Java heap memory.
+     */
+    void amoNbi(final AtomicOp op, final MemorySegment result, final MemorySegment dest, final long value,
+                final int size, final int pe) {
+        checkPe(pe);
+        checkLocal(result, size, "the fetch result");
+        final long off = amoOffset(dest, size);
+        final MemorySegment d = direct(pe);
+        if (d != null || !result.isNative()) {
+            final long old = d != null ? (size == 8 ? local64(op, d, off, value) : local32(op, d, off, (int) value))
+                : amo(op, dest, value, size, pe, true);
+            store(result, 0, old, size);
+            return;
+        }
+        final Endpoint ep = peers.endpoint(pe);
+        final Rkey rk = peers.rkey(seg, pe);
+        final Request r = size == 8 ? ep.atomicFetch(op, value, result, 0, dest.address(), rk)
+            : ep.atomicFetch32(op, (int) value, result, 0, dest.address(), rk);
+        synchronized (pending) {
+            pending.add(r);
+        }
+    }
+
+    private static long local64(final AtomicOp op, final MemorySegment m, final long off, final long v) {
+        return switch (op) {
+            case ADD -> (long) I64.getAndAdd(m, off, v);
+            case AND -> (long) I64.getAndBitwiseAnd(m, off, v);
+            case OR -> (long) I64.getAndBitwiseOr(m, off, v);
+            case XOR -> (long) I64.getAndBitwiseXor(m, off, v);
+            case SWAP -> (long) I64.getAndSet(m, off, v);
+            case CSWAP -> throw new IllegalArgumentException("CSWAP needs a compare value");
+        };
+    }
+
+    private static int local32(final AtomicOp op, final MemorySegment m, final long off, final int v) {
+        return switch (op) {
+            case ADD -> (int) I32.getAndAdd(m, off, v);
+            case AND -> (int) I32.getAndBitwiseAnd(m, off, v);
+            case OR -> (int) I32.getAndBitwiseOr(m, off, v);
+            case XOR -> (int) I32.getAndBitwiseXor(m, off, v);
+            case SWAP -> (int) I32.getAndSet(m, off, v);
+            case CSWAP -> throw new IllegalArgumentException("CSWAP needs a compare value");
+        };
+    }
+
+    // ------------------------------------------------------------------ ordering
+
+    /** Operations to each PE issued after the fence are performed after those issued before it. */
+    void fence() {
+        VarHandle.fullFence();
+        peers.fence();
+    }
+
+    /** Every operation issued so far is complete: puts and atomics performed at their targets, gets arrived. */
+    void quiet() {
+        VarHandle.fullFence();
+        peers.flush();
+        final Request[] reqs;
+        synchronized (pending) {
+            if (pending.isEmpty()) {
+                return;
+            }
+            reqs = pending.toArray(Request[]::new);
+            pending.clear();
+        }
+        RuntimeException first = null;
+        for (final Request r : reqs) {
+            try {
+                await(r);
+            } catch (final RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    /** Completes every operation to {@code pe}. */
+    void peQuiet(final int pe) {
+        checkPe(pe);
+        VarHandle.fullFence();
+        if (pe != me && peers.mapping(seg, pe) == null) {
+            await(peers.endpoint(pe).flush());
+        }
+    }
+
+    /** One round of the worker's progress (serves transport operations targeting this PE). */
+    int progress() {
+        return peers.progress();
+    }
+
+    int rank() {
+        return me;
+    }
+
+    int size() {
+        return n;
+    }
+
+    SymmetricHeap heap() {
+        return heap;
+    }
+}
