@@ -473,7 +473,9 @@ public final class Shmem extends ShmemCollectives implements AutoCloseable {
         }
         try {
             barrierAll();
-            ops.quiet();
+            // Out of band: once every PE is past the barrier, every signal of it was delivered and nothing is
+            // in flight, so no PE closes its worker under another's operation.
+            runtime.barrier();
         } finally {
             try {
                 heap.close();
