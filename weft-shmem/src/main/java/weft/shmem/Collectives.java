@@ -94,6 +94,8 @@ final class Collectives {
         final long epoch = ++t.bcastEpoch;
         final int limit;
         if (vr == 0) {
+            // the root receives no signal: count this broadcast itself, so the counter stays equal to the epoch
+            OneSided.I64.getAndAdd(heap.memory(), slotBase(t) + BCAST, 1L);
             if (bytes > 0 && dest.address() != src.address()) {
                 MemorySegment.copy(src, 0, dest, 0, bytes);
             }
