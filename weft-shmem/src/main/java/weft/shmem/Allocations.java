@@ -4,11 +4,13 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The collective memory-management calls: each PE runs the deterministic {@link HeapAllocator} locally, and
- * the PEs then compare what they did (call number, operation, arguments) in one exchange over the world,
- * which is also the call's barrier. A PE whose call differs from another's (a mismatched collective
+ * the PEs then compare what they did (call number, operation, arguments) in one exchange over the world
+ * (the minimum and maximum of each, by dissemination: log2 n peers per PE), which is also the call's barrier. A PE whose call differs from another's (a mismatched collective
  * sequence) makes every PE undo its step and throw, so the heaps never drift apart silently.
  */
 final class Allocations {
+    private static final Reduction.Op MIN = Reduction.Op.MIN;
+    private static final Reduction.Op MAX = Reduction.Op.MAX;
     private static final int MALLOC = 1;
     private static final int CALLOC = 2;
     private static final int ALIGN = 3;
@@ -141,31 +143,31 @@ final class Allocations {
     }
 
     /**
-     * The exchange: every PE's (call number, operation, arguments). Throws on every PE when they differ.
+     * The exchange: the minimum and maximum over the PEs of (call number, operation, arguments). Throws on
+     * every PE when they differ.
      */
     private void agree(final int op, final long a, final long b) {
         final long call = ++calls;
-        final long[] all = coll.allgather3(world, call << 8 | op, a, b);
-        final int me = ops.rank();
-        for (int pe = 0; pe < all.length / 3; pe++) {
-            if (all[3 * pe] != all[3 * me] || all[3 * pe + 1] != all[3 * me + 1] || all[3 * pe + 2] != all[3 * me + 2]) {
-                throw new IllegalStateException("mismatched collective memory call: PE " + me + " made "
-                    + describe(all, me) + ", PE " + pe + " made " + describe(all, pe)
-                    + " (every PE must call malloc/calloc/align/realloc/free alike and in the same order)");
-            }
+        final long[] mine = {call << 8 | op, a, b};
+        final long[] r = coll.allReduceIdempotent(world, new long[] {mine[0], mine[1], mine[2], mine[0], mine[1], mine[2]},
+            new Reduction.Op[] {MIN, MIN, MIN, MAX, MAX, MAX});
+        if (r[0] != r[3] || r[1] != r[4] || r[2] != r[5]) {
+            throw new IllegalStateException("mismatched collective memory call: PE " + ops.rank() + " made "
+                + describe(mine[0], mine[1], mine[2]) + ", and the PEs' calls range from " + describe(r[0], r[1], r[2])
+                + " to " + describe(r[3], r[4], r[5]) + " (every PE must call malloc/calloc/align/realloc/free alike and"
+                + " in the same order)");
         }
     }
 
-    private static String describe(final long[] all, final int pe) {
-        final int op = (int) (all[3 * pe] & 0xFF);
-        final long call = all[3 * pe] >>> 8;
+    private static String describe(final long callOp, final long a, final long b) {
+        final int op = (int) (callOp & 0xFF);
         final String name = op < NAMES.length ? NAMES[op] : "?";
         final String args = switch (op) {
-            case FREE -> all[3 * pe + 1] == BAD_POINTER ? "(a bad pointer)" : "(offset " + all[3 * pe + 1] + ")";
-            case REALLOC -> "(offset " + all[3 * pe + 1] + ", " + all[3 * pe + 2] + ")";
-            case ALIGN -> "(" + all[3 * pe + 2] + ", " + all[3 * pe + 1] + ")";
-            default -> "(" + all[3 * pe + 1] + ")";
+            case FREE -> a == BAD_POINTER ? "(a bad pointer)" : "(offset " + a + ")";
+            case REALLOC -> "(offset " + a + ", " + b + ")";
+            case ALIGN -> "(" + b + ", " + a + ")";
+            default -> "(" + a + ")";
         };
-        return "call #" + call + " " + name + args;
+        return "call #" + (callOp >>> 8) + " " + name + args;
     }
 }

@@ -30,6 +30,9 @@ final class Collectives {
     private static final long DATA = 264;
     private static final long SIZES = 272;
     private static final long REDUCE = 280;
+    private static final long AGREE = 512;       // 32 counters, one per dissemination round
+    private static final long AGREE_DATA = 1024; // 32 rounds of up to 8 longs
+    private static final int AGREE_MAX = 8;
     private static final long SCRATCH = 4096;
     static final long SCRATCH_BYTES = SLOT_BYTES - SCRATCH;
 
@@ -65,6 +68,15 @@ final class Collectives {
 
     /** Waits for the team's members to arrive (no completion of earlier operations: see {@link #quietBarrier}). */
     void barrier(final ShmemTeam t) {
+        barrier(t, Long.MAX_VALUE);
+    }
+
+    /**
+     * {@link #barrier(ShmemTeam)} that gives up when {@code System.nanoTime()} passes {@code deadline}.
+     *
+     * @throws IllegalStateException at the deadline (the team's barriers are unusable afterwards)
+     */
+    void barrier(final ShmemTeam t, final long deadline) {
         final int n = t.size();
         if (n == 1) {
             return;
@@ -73,7 +85,10 @@ final class Collectives {
         int round = 0;
         for (int d = 1; d < n; d <<= 1, round++) {
             signal(t, (t.me + d) % n, BARRIER + 8L * round);
-            sync.waitAtLeast(slotBase(t) + BARRIER + 8L * round, epoch);
+            if (!sync.waitAtLeast(slotBase(t) + BARRIER + 8L * round, epoch, deadline)) {
+                throw new IllegalStateException("PE " + worldMe + ": a PE of " + t + " did not reach the barrier in time"
+                    + " (round " + round + ", waiting for PE " + t.pes[(t.me - d + n) % n] + ")");
+            }
         }
     }
 
@@ -225,28 +240,45 @@ final class Collectives {
         } while (done < count);
     }
 
-    /** Every member's three longs {@code a, b, c}, in member order (the allocators' agreement check). */
-    long[] allgather3(final ShmemTeam t, final long a, final long b, final long c) {
+    /**
+     * {@code values} combined element by element over the team with idempotent operators ({@code ops[i]}:
+     * AND, OR, MIN or MAX, signed), by dissemination: in round r each member sends what it has combined so
+     * far to the member 2^r ahead, so every member has the whole after ceil(log2 n) rounds and talks to
+     * ceil(log2 n) others (team creation and the allocators' agreement check use it).
+     */
+    long[] allReduceIdempotent(final ShmemTeam t, final long[] values, final Reduction.Op[] ops) {
         final int n = t.size();
-        if (24L * n > SCRATCH_BYTES) {
-            throw new IllegalStateException("a team of " + n + " PEs exceeds the scratch area of the agreement check");
+        final int k = values.length;
+        if (k > AGREE_MAX || ops.length != k) {
+            throw new IllegalArgumentException("at most " + AGREE_MAX + " values, one operator each");
         }
-        final MemorySegment in = Arena.ofAuto().allocate(24, 8);
-        in.set(ValueLayout.JAVA_LONG, 0, a);
-        in.set(ValueLayout.JAVA_LONG, 8, b);
-        in.set(ValueLayout.JAVA_LONG, 16, c);
-        final MemorySegment out = heap.memory().asSlice(slotBase(t) + SCRATCH, 24L * n);
-        fcollect(t, out, in, 24);
-        return out.toArray(ValueLayout.JAVA_LONG);
+        final long[] acc = values.clone();
+        if (n == 1) {
+            return acc;
+        }
+        barrier(t); // every member has read the round slots of the previous call
+        final long epoch = ++t.agreeEpoch;
+        int round = 0;
+        for (int d = 1; d < n; d <<= 1, round++) {
+            final MemorySegment buf = Arena.ofAuto().allocate(8L * k, 8); // a fresh source: nbi puts read it later
+            MemorySegment.copy(acc, 0, buf, ValueLayout.JAVA_LONG, 0, k);
+            final MemorySegment slot = heap.memory().asSlice(slotBase(t) + AGREE_DATA + 64L * round, 8L * k);
+            final int to = (t.me + d) % n;
+            this.ops.put(slot, buf, 8L * k, t.pes[to], true);
+            this.ops.fence();
+            signal(t, to, AGREE + 8L * round);
+            sync.waitAtLeast(slotBase(t) + AGREE + 8L * round, epoch);
+            for (int i = 0; i < k; i++) {
+                acc[i] = Reduction.apply(Reduction.Kind.S64, ops[i], acc[i], slot.getAtIndex(ValueLayout.JAVA_LONG, i));
+            }
+        }
+        this.ops.quiet();
+        return acc;
     }
 
     /** A bitwise AND of one long over the team (the team-slot agreement of team creation). */
     long allAnd(final ShmemTeam t, final long value) {
-        final MemorySegment in = Arena.ofAuto().allocate(8, 8);
-        in.set(ValueLayout.JAVA_LONG, 0, value);
-        final MemorySegment out = heap.memory().asSlice(slotBase(t) + SCRATCH - 8, 8); // this PE's own word
-        reduce(t, out, in, 1, Reduction.Kind.U64, Reduction.Op.AND);
-        return out.get(ValueLayout.JAVA_LONG, 0);
+        return allReduceIdempotent(t, new long[] {value}, new Reduction.Op[] {Reduction.Op.AND})[0];
     }
 
     int worldMe() {

@@ -32,6 +32,8 @@ final class OneSided {
     private final int seg;
     /** Requests of nbi operations that need one (fetching atomics into the caller's memory), completed by quiet. */
     private final List<Request> pending = new ArrayList<>();
+    /** Set by every operation that went through the transport: quiet and fence have nothing to do otherwise. */
+    private volatile boolean transportUsed;
     private final ThreadLocal<MemorySegment> scratch = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(64, 64));
 
     OneSided(final UcpPeers peers, final SymmetricHeap heap) {
@@ -77,6 +79,11 @@ final class OneSided {
         }
     }
 
+    private Endpoint transport(final int pe) {
+        transportUsed = true;
+        return peers.endpoint(pe);
+    }
+
     // ------------------------------------------------------------------ contiguous RMA
 
     /** Copies {@code src[0, bytes)} to {@code dest} (symmetric) on {@code pe}; blocking = source reusable. */
@@ -92,7 +99,7 @@ final class OneSided {
             MemorySegment.copy(src, 0, d, off, bytes);
             return;
         }
-        final Endpoint ep = peers.endpoint(pe);
+        final Endpoint ep = transport(pe);
         final Rkey rk = peers.rkey(seg, pe);
         if (nbi) {
             check(ep.putNbi(src, 0, bytes, dest.address(), rk), "put", pe);
@@ -114,7 +121,7 @@ final class OneSided {
             MemorySegment.copy(d, off, dest, 0, bytes);
             return;
         }
-        final Endpoint ep = peers.endpoint(pe);
+        final Endpoint ep = transport(pe);
         final Rkey rk = peers.rkey(seg, pe);
         if (nbi) {
             check(ep.getNbi(dest, 0, bytes, src.address(), rk), "get", pe);
@@ -145,7 +152,7 @@ final class OneSided {
             }
             return;
         }
-        final Endpoint ep = peers.endpoint(pe);
+        final Endpoint ep = transport(pe);
         final Rkey rk = peers.rkey(seg, pe);
         for (long i = 0; i < nelems; i++) {
             check(ep.putNbi(src.asSlice(i * sst * size, size), 0, size, dest.address() + i * dst * size, rk), "iput", pe);
@@ -170,7 +177,7 @@ final class OneSided {
             }
             return;
         }
-        final Endpoint ep = peers.endpoint(pe);
+        final Endpoint ep = transport(pe);
         final Rkey rk = peers.rkey(seg, pe);
         for (long i = 0; i < nelems; i++) {
             check(ep.getNbi(dest.asSlice(i * dst * size, size), 0, size, src.address() + i * sst * size, rk), "iget", pe);
@@ -251,7 +258,7 @@ final class OneSided {
         if (d != null) {
             return size == 8 ? local64(op, d, off, value) : local32(op, d, off, (int) value);
         }
-        final Endpoint ep = peers.endpoint(pe);
+        final Endpoint ep = transport(pe);
         final Rkey rk = peers.rkey(seg, pe);
         if (!fetch && op != AtomicOp.SWAP) {
             check(size == 8 ? ep.atomicPost(op, value, dest.address(), rk)
@@ -273,7 +280,7 @@ final class OneSided {
             return size == 8 ? (long) I64.compareAndExchange(d, off, cond, value)
                 : (int) I32.compareAndExchange(d, off, (int) cond, (int) value);
         }
-        final Endpoint ep = peers.endpoint(pe);
+        final Endpoint ep = transport(pe);
         final Rkey rk = peers.rkey(seg, pe);
         final MemorySegment s = scratch.get();
         await(size == 8 ? ep.atomicCswap(cond, value, s, 0, dest.address(), rk)
@@ -315,7 +322,7 @@ final class OneSided {
             store(result, 0, old, size);
             return;
         }
-        final Endpoint ep = peers.endpoint(pe);
+        final Endpoint ep = transport(pe);
         final Rkey rk = peers.rkey(seg, pe);
         final Request r = size == 8 ? ep.atomicFetch(op, value, result, 0, dest.address(), rk)
             : ep.atomicFetch32(op, (int) value, result, 0, dest.address(), rk);
@@ -351,12 +358,18 @@ final class OneSided {
     /** Operations to each PE issued after the fence are performed after those issued before it. */
     void fence() {
         VarHandle.fullFence();
-        peers.fence();
+        if (transportUsed) {
+            peers.fence();
+        }
     }
 
     /** Every operation issued so far is complete: puts and atomics performed at their targets, gets arrived. */
     void quiet() {
         VarHandle.fullFence();
+        if (!transportUsed) {
+            return; // loads and stores through mappings are complete when they return
+        }
+        transportUsed = false;
         peers.flush();
         final Request[] reqs;
         synchronized (pending) {
@@ -395,6 +408,11 @@ final class OneSided {
     /** One round of the worker's progress (serves transport operations targeting this PE). */
     int progress() {
         return peers.progress();
+    }
+
+    /** Sleeps until transport traffic arrives for this PE, at most 1 ms. */
+    void sleep() {
+        peers.worker().waitForEvents(1);
     }
 
     int rank() {

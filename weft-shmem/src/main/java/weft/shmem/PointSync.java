@@ -8,10 +8,12 @@ import java.lang.invoke.VarHandle;
  * Point-to-point synchronization: waits and tests on symmetric variables of this PE ({@code waitUntil},
  * {@code test} and their {@code _all/_any/_some/_vector} forms). A wait checks the variable with volatile
  * loads and progresses the worker between checks (an update over tcp is written by this PE's own progress);
- * after {@code WEFT_SHMEM_WAIT_SPINS} checks it yields the processor between checks.
+ * after {@code WEFT_SHMEM_WAIT_SPINS} checks it yields the processor, and after 64 yields it sleeps in the
+ * worker's event wait (at most 1 ms at a time) between checks.
  */
 final class PointSync {
     private static final VarHandle I16 = ValueLayout.JAVA_SHORT.varHandle();
+    private static final int YIELDS = 64;
 
     private final OneSided ops;
     private final int spins;
@@ -80,13 +82,19 @@ final class PointSync {
         });
     }
 
-    /** Called between checks of a wait: progress, then a pause that grows into a yield. */
+    /**
+     * Called between checks of a wait: progress, then a pause that grows from a spin into a yield and then
+     * into a sleep of at most 1 ms in the worker's event wait (woken by transport traffic), so PEs that
+     * outnumber the cores leave them to the PE that has work.
+     */
     int pause(final int round) {
         if (ops.progress() == 0) {
-            if (round >= spins) {
+            if (round < spins) {
+                Thread.onSpinWait();
+            } else if (round < spins + YIELDS) {
                 Thread.yield();
             } else {
-                Thread.onSpinWait();
+                ops.sleep();
             }
         }
         return round + 1;
@@ -109,10 +117,23 @@ final class PointSync {
 
     /** Waits until {@code heap[off]} (a long of the service area) is at least {@code value}. */
     void waitAtLeast(final long off, final long value) {
+        waitAtLeast(off, value, Long.MAX_VALUE);
+    }
+
+    /**
+     * {@link #waitAtLeast(long, long)} until {@code System.nanoTime()} passes {@code deadline}.
+     *
+     * @return false if the deadline passed first
+     */
+    boolean waitAtLeast(final long off, final long value, final long deadline) {
         int round = 0;
         while ((long) OneSided.I64.getVolatile(ops.heap().memory(), off) < value) {
             round = pause(round);
+            if ((round & 1023) == 0 && deadline != Long.MAX_VALUE && System.nanoTime() - deadline > 0) {
+                return false;
+            }
         }
+        return true;
     }
 
     /** True if {@code ivar cmp value} now (after one round of progress). */

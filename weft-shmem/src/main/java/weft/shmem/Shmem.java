@@ -71,6 +71,7 @@ public final class Shmem extends ShmemCollectives implements AutoCloseable {
     private final int threadLevel;
     private final Allocations allocations;
     private final Locks locks;
+    private final long finalizeTimeoutNs;
     private int initCount = 1;
     private boolean closed;
 
@@ -83,6 +84,7 @@ public final class Shmem extends ShmemCollectives implements AutoCloseable {
         this.threadLevel = threadLevel;
         this.allocations = new Allocations(ops, coll, teams.world());
         this.locks = new Locks(ops, sync);
+        this.finalizeTimeoutNs = Config.global().get(ShmemConfig.FINALIZE_TIMEOUT);
     }
 
     /** {@code shmem_init}: joins the job at {@link #THREAD_SINGLE}. See {@link #initThread}. */
@@ -460,7 +462,10 @@ public final class Shmem extends ShmemCollectives implements AutoCloseable {
 
     /**
      * {@code shmem_finalize}: a barrier over all PEs, then the heap, the worker and the context are released.
-     * After a matching number of {@link #initThread} calls only; earlier calls just count down.
+     * After a matching number of {@link #initThread} calls only; earlier calls just count down. The barrier
+     * waits at most {@code WEFT_SHMEM_FINALIZE_TIMEOUT} (a PE that failed inside {@code try (Shmem s = ...)}
+     * reaches it while the others may wait for that PE elsewhere), then throws {@link IllegalStateException}
+     * after releasing everything.
      */
     @Override
     public void close() {
@@ -472,7 +477,8 @@ public final class Shmem extends ShmemCollectives implements AutoCloseable {
             current = null;
         }
         try {
-            barrierAll();
+            ops.quiet();
+            coll.barrier(teams.world(), System.nanoTime() + finalizeTimeoutNs);
             // Out of band: once every PE is past the barrier, every signal of it was delivered and nothing is
             // in flight, so no PE closes its worker under another's operation.
             runtime.barrier();

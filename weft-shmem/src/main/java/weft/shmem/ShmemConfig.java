@@ -21,6 +21,15 @@ public final class ShmemConfig {
     public static final ConfigVar<Integer> WAIT_SPINS = ConfigRegistry.register("SHMEM_WAIT_SPINS", ConfigType.INT,
         "4096", "Checks of a shmem wait (waitUntil, barrier, lock) before it yields the CPU between checks");
 
+    /**
+     * How long finalize ({@code Shmem.close()}) waits for the other PEs: a PE whose program failed inside
+     * {@code try (Shmem s = ...)} reaches finalize while the others wait for it elsewhere; it then reports
+     * instead of waiting forever.
+     */
+    public static final ConfigVar<Long> FINALIZE_TIMEOUT = ConfigRegistry.register("SHMEM_FINALIZE_TIMEOUT",
+        ConfigType.TIME, "120s", "How long shmem finalize (Shmem.close) waits for every PE to reach it before it "
+            + "fails with an error naming a missing PE");
+
     /** Largest heap accepted: a typo such as 256t must not try to map terabytes. */
     static final long MAX_HEAP = 1L << 40;
 

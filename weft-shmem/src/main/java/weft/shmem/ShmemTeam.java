@@ -27,6 +27,7 @@ public final class ShmemTeam {
     long dataExpected;
     long sizesExpected;
     long reduceExpected;
+    long agreeEpoch;
 
     private ShmemTeam(final String name) {
         this.name = name;

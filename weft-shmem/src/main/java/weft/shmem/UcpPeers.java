@@ -70,11 +70,11 @@ public final class UcpPeers implements AutoCloseable {
     }
 
     /**
-     * Opens a context (RMA and atomics, transports from {@code WEFT_TLS}) and a worker in {@code mode}, and
+     * Opens a context (RMA, atomics and wakeup, transports from {@code WEFT_TLS}) and a worker in {@code mode}, and
      * exchanges worker addresses with every PE of {@code runtime}'s job. Collective.
      */
     public static UcpPeers open(final Runtime runtime, final ThreadMode mode, final Config config) {
-        final Context ctx = Context.builder().features(Feature.RMA, Feature.AMO32, Feature.AMO64, Feature.AM)
+        final Context ctx = Context.builder().features(Feature.RMA, Feature.AMO32, Feature.AMO64, Feature.AM, Feature.WAKEUP)
             .config(config).estimatedEndpoints(runtime.size()).name("shmem-" + runtime.rank()).build();
         try {
             final Worker w = ctx.newWorker(mode);

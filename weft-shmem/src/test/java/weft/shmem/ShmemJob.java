@@ -66,7 +66,7 @@ final class ShmemJob {
             for (int r = 0; r < n; r++) {
                 final List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
                     "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                    "-XX:-UsePerfData", "-Xshare:auto", "-Xmx128m", "-Xss2m", "-cp", System.getProperty("java.class.path"),
+                    "-XX:-UsePerfData", "-Xshare:auto", "-Xmx64m", "-Xss2m", "-cp", System.getProperty("java.class.path"),
                     main.getName()));
                 cmd.addAll(List.of(args));
                 final ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
