@@ -6,6 +6,7 @@ import weft.ucp.Rkey;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.uct.AtomicOp;
+import weft.uct.MemoryAtomics;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -138,51 +139,49 @@ final class OneSided {
      */
     void iput(final MemorySegment dest, final MemorySegment src, final long dst, final long sst, final long nelems,
               final int size, final int pe) {
-        checkPe(pe);
-        checkStrides(dst, sst, nelems);
-        if (nelems == 0) {
-            return;
-        }
-        checkLocal(src, ((nelems - 1) * sst + 1) * size, "the source");
-        final long off = heap.offsetOf(dest, ((nelems - 1) * dst + 1) * size, "the destination");
-        final MemorySegment d = direct(pe);
-        if (d != null) {
-            for (long i = 0; i < nelems; i++) {
-                MemorySegment.copy(src, i * sst * size, d, off + i * dst * size, size);
-            }
-            return;
-        }
-        final Endpoint ep = transport(pe);
-        final Rkey rk = peers.rkey(seg, pe);
-        for (long i = 0; i < nelems; i++) {
-            check(ep.putNbi(src.asSlice(i * sst * size, size), 0, size, dest.address() + i * dst * size, rk), "iput", pe);
-        }
-        await(ep.flush()); // the source is reusable once the puts are done
+        strided(true, dest, src, dst, sst, nelems, size, pe);
     }
 
     /** Element {@code i*sst} of {@code src} on {@code pe} to element {@code i*dst} of {@code dest}. */
     void iget(final MemorySegment dest, final MemorySegment src, final long dst, final long sst, final long nelems,
               final int size, final int pe) {
+        strided(false, dest, src, dst, sst, nelems, size, pe);
+    }
+
+    /** iput ({@code put}: {@code dest} symmetric) or iget ({@code src} symmetric); blocking either way. */
+    private void strided(final boolean put, final MemorySegment dest, final MemorySegment src, final long dst,
+                         final long sst, final long nelems, final int size, final int pe) {
         checkPe(pe);
         checkStrides(dst, sst, nelems);
         if (nelems == 0) {
             return;
         }
-        checkLocal(dest, ((nelems - 1) * dst + 1) * size, "the destination");
-        final long off = heap.offsetOf(src, ((nelems - 1) * sst + 1) * size, "the source");
+        final MemorySegment remote = put ? dest : src;
+        final MemorySegment local = put ? src : dest;
+        final long rs = put ? dst : sst;
+        final long ls = put ? sst : dst;
+        checkLocal(local, ((nelems - 1) * ls + 1) * size, put ? "the source" : "the destination");
+        final long off = heap.offsetOf(remote, ((nelems - 1) * rs + 1) * size, put ? "the destination" : "the source");
         final MemorySegment d = direct(pe);
         if (d != null) {
             for (long i = 0; i < nelems; i++) {
-                MemorySegment.copy(d, off + i * sst * size, dest, i * dst * size, size);
+                if (put) {
+                    MemorySegment.copy(local, i * ls * size, d, off + i * rs * size, size);
+                } else {
+                    MemorySegment.copy(d, off + i * rs * size, local, i * ls * size, size);
+                }
             }
             return;
         }
         final Endpoint ep = transport(pe);
         final Rkey rk = peers.rkey(seg, pe);
         for (long i = 0; i < nelems; i++) {
-            check(ep.getNbi(dest.asSlice(i * dst * size, size), 0, size, src.address() + i * sst * size, rk), "iget", pe);
+            final MemorySegment piece = local.asSlice(i * ls * size, size);
+            final long raddr = remote.address() + i * rs * size;
+            check(put ? ep.putNbi(piece, 0, size, raddr, rk) : ep.getNbi(piece, 0, size, raddr, rk),
+                put ? "iput" : "iget", pe);
         }
-        await(ep.flush());
+        await(ep.flush()); // the source is reusable, or the data arrived
     }
 
     private static void checkStrides(final long dst, final long sst, final long nelems) {
@@ -256,7 +255,7 @@ final class OneSided {
         final long off = amoOffset(dest, size);
         final MemorySegment d = direct(pe);
         if (d != null) {
-            return size == 8 ? local64(op, d, off, value) : local32(op, d, off, (int) value);
+            return size == 8 ? MemoryAtomics.fetch64(op, d, off, value) : MemoryAtomics.fetch32(op, d, off, (int) value);
         }
         final Endpoint ep = transport(pe);
         final Rkey rk = peers.rkey(seg, pe);
@@ -277,8 +276,8 @@ final class OneSided {
         final long off = amoOffset(dest, size);
         final MemorySegment d = direct(pe);
         if (d != null) {
-            return size == 8 ? (long) I64.compareAndExchange(d, off, cond, value)
-                : (int) I32.compareAndExchange(d, off, (int) cond, (int) value);
+            return size == 8 ? MemoryAtomics.cswap64(d, off, cond, value)
+                : MemoryAtomics.cswap32(d, off, (int) cond, (int) value);
         }
         final Endpoint ep = transport(pe);
         final Rkey rk = peers.rkey(seg, pe);
@@ -317,7 +316,7 @@ final class OneSided {
         final long off = amoOffset(dest, size);
         final MemorySegment d = direct(pe);
         if (d != null || !result.isNative()) {
-            final long old = d != null ? (size == 8 ? local64(op, d, off, value) : local32(op, d, off, (int) value))
+            final long old = d != null ? (size == 8 ? MemoryAtomics.fetch64(op, d, off, value) : MemoryAtomics.fetch32(op, d, off, (int) value))
                 : amo(op, dest, value, size, pe, true);
             store(result, 0, old, size);
             return;
@@ -329,28 +328,6 @@ final class OneSided {
         synchronized (pending) {
             pending.add(r);
         }
-    }
-
-    private static long local64(final AtomicOp op, final MemorySegment m, final long off, final long v) {
-        return switch (op) {
-            case ADD -> (long) I64.getAndAdd(m, off, v);
-            case AND -> (long) I64.getAndBitwiseAnd(m, off, v);
-            case OR -> (long) I64.getAndBitwiseOr(m, off, v);
-            case XOR -> (long) I64.getAndBitwiseXor(m, off, v);
-            case SWAP -> (long) I64.getAndSet(m, off, v);
-            case CSWAP -> throw new IllegalArgumentException("CSWAP needs a compare value");
-        };
-    }
-
-    private static int local32(final AtomicOp op, final MemorySegment m, final long off, final int v) {
-        return switch (op) {
-            case ADD -> (int) I32.getAndAdd(m, off, v);
-            case AND -> (int) I32.getAndBitwiseAnd(m, off, v);
-            case OR -> (int) I32.getAndBitwiseOr(m, off, v);
-            case XOR -> (int) I32.getAndBitwiseXor(m, off, v);
-            case SWAP -> (int) I32.getAndSet(m, off, v);
-            case CSWAP -> throw new IllegalArgumentException("CSWAP needs a compare value");
-        };
     }
 
     // ------------------------------------------------------------------ ordering

@@ -48,6 +48,10 @@ public final class Shmem extends ShmemCollectives implements AutoCloseable {
     /** Signal operators of put-with-signal ({@code SHMEM_SIGNAL_*}). */
     public static final int SIGNAL_SET = 0;
     public static final int SIGNAL_ADD = 1;
+    /** Context options ({@code SHMEM_CTX_*}). */
+    public static final long CTX_SERIALIZED = 1;
+    public static final long CTX_PRIVATE = 2;
+    public static final long CTX_NOSTORE = 4;
     /** Hints of {@link #mallocWithHints} ({@code SHMEM_MALLOC_*}). */
     public static final long MALLOC_ATOMICS_REMOTE = 1;
     public static final long MALLOC_SIGNAL_REMOTE = 2;
@@ -411,6 +415,37 @@ public final class Shmem extends ShmemCollectives implements AutoCloseable {
         }
         coll.quietBarrier(t);
         teams.destroy(t);
+    }
+
+    // ------------------------------------------------------------------ contexts
+
+    /**
+     * {@code shmem_ctx_create}: a context with its own worker. {@link #CTX_PRIVATE}: only the creating thread
+     * uses it; {@link #CTX_SERIALIZED}: one thread at a time; otherwise as the thread level allows
+     * ({@link #THREAD_MULTIPLE}: any threads). {@link #CTX_NOSTORE} is accepted as a hint.
+     */
+    public ShmemCtx ctxCreate(final long options) {
+        if ((options & ~(CTX_SERIALIZED | CTX_PRIVATE | CTX_NOSTORE)) != 0) {
+            throw new IllegalArgumentException("unknown context options 0x" + Long.toHexString(options));
+        }
+        final ThreadMode mode = (options & CTX_PRIVATE) != 0 ? ThreadMode.SINGLE
+            : (options & CTX_SERIALIZED) != 0 || threadLevel == THREAD_SERIALIZED ? ThreadMode.SERIALIZED
+            : threadLevel == THREAD_MULTIPLE ? ThreadMode.MULTI : ThreadMode.SINGLE;
+        final UcpPeers p = peers.withWorker(mode);
+        return new ShmemCtx(new OneSided(p, heap), p, options);
+    }
+
+    /** {@code shmem_team_create_ctx}: a context on {@code team}; only the world team is supported so far. */
+    public ShmemCtx teamCreateCtx(final ShmemTeam team, final long options) {
+        if (teams.resolve(team) != teams.world()) {
+            throw new UnsupportedOperationException("contexts on teams other than TEAM_WORLD are not implemented yet");
+        }
+        return ctxCreate(options);
+    }
+
+    /** {@code shmem_ctx_destroy}. */
+    public void ctxDestroy(final ShmemCtx ctx) {
+        ctx.close();
     }
 
     // ------------------------------------------------------------------ locks

@@ -61,12 +61,33 @@ public final class UcpPeers implements AutoCloseable {
         }
     }
 
-    private UcpPeers(final Runtime runtime, final Context context, final Worker worker, final byte[][] addresses) {
+    /** Closes the context with the worker: false for a {@link #withWorker} copy, which shares it. */
+    private final boolean ownsContext;
+
+    private UcpPeers(final Runtime runtime, final Context context, final Worker worker, final byte[][] addresses,
+                     final boolean ownsContext) {
         this.runtime = runtime;
         this.context = context;
         this.worker = worker;
         this.addresses = addresses;
         this.endpoints = new Endpoint[addresses.length];
+        this.ownsContext = ownsContext;
+    }
+
+    /**
+     * The same peers and segments over a new worker of the same context (an OpenSHMEM context of its own):
+     * its endpoints go to the peers' workers, connected and keyed on first use like this one's. Not collective.
+     * {@link #close()} of the copy closes its worker only.
+     */
+    public synchronized UcpPeers withWorker(final ThreadMode mode) {
+        checkOpen();
+        final UcpPeers p = new UcpPeers(runtime, context, context.newWorker(mode), addresses, false);
+        final Segment[] copy = new Segment[segments.length];
+        for (int i = 0; i < copy.length; i++) {
+            copy[i] = new Segment(segments[i].packed, segments[i].base, segments[i].length, addresses.length);
+        }
+        p.segments = copy;
+        return p;
     }
 
     /**
@@ -78,7 +99,7 @@ public final class UcpPeers implements AutoCloseable {
             .config(config).estimatedEndpoints(runtime.size()).name("shmem-" + runtime.rank()).build();
         try {
             final Worker w = ctx.newWorker(mode);
-            return new UcpPeers(runtime, ctx, w, runtime.allgather(w.address()));
+            return new UcpPeers(runtime, ctx, w, runtime.allgather(w.address()), true);
         } catch (final RuntimeException e) {
             ctx.close();
             throw e;
@@ -254,7 +275,7 @@ public final class UcpPeers implements AutoCloseable {
         }
     }
 
-    /** Destroys the keys, then the worker and the context (operations must be complete). */
+    /** Destroys the keys, then the worker and (unless shared) the context; operations must be complete. */
     @Override
     public synchronized void close() {
         if (closed) {
@@ -271,7 +292,9 @@ public final class UcpPeers implements AutoCloseable {
             }
             worker.close();
         } finally {
-            context.close();
+            if (ownsContext) {
+                context.close();
+            }
         }
     }
 }

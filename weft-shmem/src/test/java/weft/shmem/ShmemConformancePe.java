@@ -1,7 +1,7 @@
 package weft.shmem;
 
 /**
- * A PE of {@link ShmemConformanceTest}: runs the named families in order ({@code rma amo sync coll heap lock})
+ * A PE of {@link ShmemConformanceTest}: runs the named families in order ({@code rma amo sync coll heap lock ctx})
  * and prints {@code ok FAMILY} after each; a failed check throws (the PE exits non-zero, the job aborts).
  * Mode {@code ring}: each PE only puts to its right neighbour, then prints its endpoint and key counts.
  */
@@ -20,6 +20,7 @@ public final class ShmemConformancePe {
                 case "coll" -> ShmemCollPe.run(shmem);
                 case "heap" -> ShmemHeapPe.run(shmem);
                 case "lock" -> ShmemLockPe.run(shmem);
+                case "ctx" -> ShmemCtxPe.run(shmem);
                 case "ring" -> ring(shmem);
                 default -> throw new IllegalArgumentException("unknown family " + family);
             }

@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(600)
 class ShmemConformanceTest {
-    private static final String[][] JOBS = {{"rma", "amo", "sync"}, {"coll", "heap", "lock"}};
+    private static final String[][] JOBS = {{"rma", "amo", "sync", "ctx"}, {"coll", "heap", "lock"}};
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({"shm, 0", "shm, 1", "tcp, 0", "tcp, 1"})
