@@ -196,6 +196,8 @@ def collectives():
                    f'{{ coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, {s})); }}')
         out.append(f'    public final void {c}Alltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) '
                    f'{{ coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, {s})); }}')
+        out.append(f'    public final void {c}Alltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, '
+                   f'long sst, long nelems) {{ coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, {s}); }}')
         ops = (['And', 'Or', 'Xor'] if c in REDUCE_BITWISE else []) + \
               (['Max', 'Min', 'Sum', 'Prod'] if c in REDUCE_ARITH else [])
         for op in ops:

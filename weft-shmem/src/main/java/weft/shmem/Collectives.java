@@ -206,6 +206,37 @@ final class Collectives {
         ops.quiet();
     }
 
+    /**
+     * The strided alltoall: {@code nelems} elements of {@code size} bytes, stride {@code sst}, from block j of
+     * {@code src} (starting at element {@code j * nelems * sst}) to block (my index) of member j's {@code dest}
+     * (starting at element {@code me * nelems * dst}, stride {@code dst}).
+     */
+    void alltoalls(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long dst,
+                   final long sst, final long nelems, final int size) {
+        final int n = t.size();
+        if (dst < 1 || sst < 1 || nelems < 0) {
+            throw new IllegalArgumentException("alltoalls: strides must be >= 1 and the count >= 0 (dst " + dst
+                + ", sst " + sst + ", nelems " + nelems + ")");
+        }
+        heap.offsetOf(dest, nelems == 0 ? 0 : ((n * nelems - 1) * dst + 1) * size, "the alltoalls destination");
+        barrier(t);
+        final long expected = t.dataExpected += n - 1;
+        final long destBlock = nelems * dst * size;
+        final long srcBlock = nelems * sst * size;
+        for (int j = 0; j < n; j++) {
+            final int to = (t.me + j) % n;
+            if (nelems > 0) {
+                ops.iput(dest.asSlice(t.me * destBlock), src.asSlice(to * srcBlock), dst, sst, nelems, size, t.pes[to]);
+            }
+            if (j > 0) {
+                ops.fence();
+                signal(t, to, DATA);
+            }
+        }
+        sync.waitAtLeast(slotBase(t) + DATA, expected);
+        ops.quiet();
+    }
+
     /** {@code dest[i] = op over members of src[i]} for {@code i < count}, on every member. */
     void reduce(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long count,
                 final Reduction.Kind k, final Reduction.Op op) {

@@ -321,6 +321,12 @@ public final class Shmem extends ShmemCollectives implements AutoCloseable {
         coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 1));
     }
 
+    /** {@code shmem_alltoallsmem}: the strided alltoall on bytes (strides in bytes). */
+    public void alltoallsmem(final ShmemTeam team, final MemorySegment dest, final MemorySegment source,
+                             final long dst, final long sst, final long nelems) {
+        coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 1);
+    }
+
     // ------------------------------------------------------------------ teams
 
     /** {@code shmem_team_my_pe}: this PE's number in {@code team} (-1 for {@link #TEAM_INVALID}). */

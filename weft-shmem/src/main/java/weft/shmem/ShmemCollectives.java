@@ -26,6 +26,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void floatCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 4)); }
     public final void floatFcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 4)); }
     public final void floatAlltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 4)); }
+    public final void floatAlltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 4); }
     public final void floatMaxReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.F32, Reduction.Op.MAX); }
     public final void floatMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.F32, Reduction.Op.MIN); }
     public final void floatSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.F32, Reduction.Op.SUM); }
@@ -35,6 +36,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void doubleCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
     public final void doubleFcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
     public final void doubleAlltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 8)); }
+    public final void doubleAlltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 8); }
     public final void doubleMaxReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.F64, Reduction.Op.MAX); }
     public final void doubleMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.F64, Reduction.Op.MIN); }
     public final void doubleSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.F64, Reduction.Op.SUM); }
@@ -44,6 +46,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void charCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 1)); }
     public final void charFcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 1)); }
     public final void charAlltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 1)); }
+    public final void charAlltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 1); }
     public final void charMaxReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S8, Reduction.Op.MAX); }
     public final void charMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S8, Reduction.Op.MIN); }
     public final void charSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S8, Reduction.Op.SUM); }
@@ -53,6 +56,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void scharCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 1)); }
     public final void scharFcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 1)); }
     public final void scharAlltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 1)); }
+    public final void scharAlltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 1); }
     public final void scharMaxReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S8, Reduction.Op.MAX); }
     public final void scharMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S8, Reduction.Op.MIN); }
     public final void scharSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S8, Reduction.Op.SUM); }
@@ -62,6 +66,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void shortCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 2)); }
     public final void shortFcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 2)); }
     public final void shortAlltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 2)); }
+    public final void shortAlltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 2); }
     public final void shortMaxReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S16, Reduction.Op.MAX); }
     public final void shortMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S16, Reduction.Op.MIN); }
     public final void shortSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S16, Reduction.Op.SUM); }
@@ -71,6 +76,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void intCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 4)); }
     public final void intFcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 4)); }
     public final void intAlltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 4)); }
+    public final void intAlltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 4); }
     public final void intMaxReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S32, Reduction.Op.MAX); }
     public final void intMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S32, Reduction.Op.MIN); }
     public final void intSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S32, Reduction.Op.SUM); }
@@ -80,6 +86,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void longCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
     public final void longFcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
     public final void longAlltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 8)); }
+    public final void longAlltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 8); }
     public final void longMaxReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.MAX); }
     public final void longMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.MIN); }
     public final void longSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.SUM); }
@@ -89,6 +96,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void longlongCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
     public final void longlongFcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
     public final void longlongAlltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 8)); }
+    public final void longlongAlltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 8); }
     public final void longlongMaxReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.MAX); }
     public final void longlongMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.MIN); }
     public final void longlongSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.SUM); }
@@ -98,6 +106,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void ucharCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 1)); }
     public final void ucharFcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 1)); }
     public final void ucharAlltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 1)); }
+    public final void ucharAlltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 1); }
     public final void ucharAndReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U8, Reduction.Op.AND); }
     public final void ucharOrReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U8, Reduction.Op.OR); }
     public final void ucharXorReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U8, Reduction.Op.XOR); }
@@ -110,6 +119,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void ushortCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 2)); }
     public final void ushortFcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 2)); }
     public final void ushortAlltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 2)); }
+    public final void ushortAlltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 2); }
     public final void ushortAndReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U16, Reduction.Op.AND); }
     public final void ushortOrReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U16, Reduction.Op.OR); }
     public final void ushortXorReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U16, Reduction.Op.XOR); }
@@ -122,6 +132,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void uintCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 4)); }
     public final void uintFcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 4)); }
     public final void uintAlltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 4)); }
+    public final void uintAlltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 4); }
     public final void uintAndReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U32, Reduction.Op.AND); }
     public final void uintOrReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U32, Reduction.Op.OR); }
     public final void uintXorReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U32, Reduction.Op.XOR); }
@@ -134,6 +145,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void ulongCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
     public final void ulongFcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
     public final void ulongAlltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 8)); }
+    public final void ulongAlltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 8); }
     public final void ulongAndReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.AND); }
     public final void ulongOrReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.OR); }
     public final void ulongXorReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.XOR); }
@@ -146,6 +158,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void ulonglongCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
     public final void ulonglongFcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
     public final void ulonglongAlltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 8)); }
+    public final void ulonglongAlltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 8); }
     public final void ulonglongAndReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.AND); }
     public final void ulonglongOrReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.OR); }
     public final void ulonglongXorReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.XOR); }
@@ -158,6 +171,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void int8Collect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 1)); }
     public final void int8Fcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 1)); }
     public final void int8Alltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 1)); }
+    public final void int8Alltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 1); }
     public final void int8AndReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S8, Reduction.Op.AND); }
     public final void int8OrReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S8, Reduction.Op.OR); }
     public final void int8XorReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S8, Reduction.Op.XOR); }
@@ -170,6 +184,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void int16Collect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 2)); }
     public final void int16Fcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 2)); }
     public final void int16Alltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 2)); }
+    public final void int16Alltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 2); }
     public final void int16AndReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S16, Reduction.Op.AND); }
     public final void int16OrReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S16, Reduction.Op.OR); }
     public final void int16XorReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S16, Reduction.Op.XOR); }
@@ -182,6 +197,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void int32Collect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 4)); }
     public final void int32Fcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 4)); }
     public final void int32Alltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 4)); }
+    public final void int32Alltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 4); }
     public final void int32AndReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S32, Reduction.Op.AND); }
     public final void int32OrReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S32, Reduction.Op.OR); }
     public final void int32XorReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S32, Reduction.Op.XOR); }
@@ -194,6 +210,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void int64Collect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
     public final void int64Fcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
     public final void int64Alltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 8)); }
+    public final void int64Alltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 8); }
     public final void int64AndReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.AND); }
     public final void int64OrReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.OR); }
     public final void int64XorReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.XOR); }
@@ -206,6 +223,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void uint8Collect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 1)); }
     public final void uint8Fcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 1)); }
     public final void uint8Alltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 1)); }
+    public final void uint8Alltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 1); }
     public final void uint8AndReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U8, Reduction.Op.AND); }
     public final void uint8OrReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U8, Reduction.Op.OR); }
     public final void uint8XorReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U8, Reduction.Op.XOR); }
@@ -218,6 +236,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void uint16Collect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 2)); }
     public final void uint16Fcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 2)); }
     public final void uint16Alltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 2)); }
+    public final void uint16Alltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 2); }
     public final void uint16AndReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U16, Reduction.Op.AND); }
     public final void uint16OrReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U16, Reduction.Op.OR); }
     public final void uint16XorReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U16, Reduction.Op.XOR); }
@@ -230,6 +249,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void uint32Collect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 4)); }
     public final void uint32Fcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 4)); }
     public final void uint32Alltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 4)); }
+    public final void uint32Alltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 4); }
     public final void uint32AndReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U32, Reduction.Op.AND); }
     public final void uint32OrReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U32, Reduction.Op.OR); }
     public final void uint32XorReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U32, Reduction.Op.XOR); }
@@ -242,6 +262,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void uint64Collect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
     public final void uint64Fcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
     public final void uint64Alltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 8)); }
+    public final void uint64Alltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 8); }
     public final void uint64AndReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.AND); }
     public final void uint64OrReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.OR); }
     public final void uint64XorReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.XOR); }
@@ -254,6 +275,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void sizeCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
     public final void sizeFcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
     public final void sizeAlltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 8)); }
+    public final void sizeAlltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 8); }
     public final void sizeAndReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.AND); }
     public final void sizeOrReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.OR); }
     public final void sizeXorReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.XOR); }
@@ -266,6 +288,7 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void ptrdiffCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
     public final void ptrdiffFcollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.fcollect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
     public final void ptrdiffAlltoall(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.alltoall(teams.resolve(team), dest, source, bytes(nelems, 8)); }
+    public final void ptrdiffAlltoalls(ShmemTeam team, MemorySegment dest, MemorySegment source, long dst, long sst, long nelems) { coll.alltoalls(teams.resolve(team), dest, source, dst, sst, nelems, 8); }
     public final void ptrdiffMaxReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.MAX); }
     public final void ptrdiffMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.MIN); }
     public final void ptrdiffSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.SUM); }

@@ -107,6 +107,19 @@ final class ShmemCollPe {
         for (int p = 0; p < tn; p++) {
             check(d.getAtIndex(ValueLayout.JAVA_LONG, 2L * p) == p * 100L + tme, name + " alltoall from " + p);
         }
+        // strided alltoall: 2 elements, source stride 3, destination stride 2
+        final long[] st = new long[6 * tn];
+        for (int p = 0; p < tn; p++) {
+            st[6 * p] = tme * 100L + p;
+            st[6 * p + 3] = -(tme * 100L + p);
+        }
+        d.fill((byte) 0);
+        shmem.longAlltoalls(team, d, MemorySegment.ofArray(st), 2, 3, 2);
+        for (int p = 0; p < tn; p++) {
+            check(d.getAtIndex(ValueLayout.JAVA_LONG, 4L * p) == p * 100L + tme
+                && d.getAtIndex(ValueLayout.JAVA_LONG, 4L * p + 2) == -(p * 100L + tme)
+                && d.getAtIndex(ValueLayout.JAVA_LONG, 4L * p + 1) == 0, name + " alltoalls from " + p);
+        }
         // reductions: 20000 longs is past the scratch area (several chunks)
         final int count = 20_000;
         for (int i = 0; i < count; i++) {
