@@ -58,12 +58,8 @@ final class Collectives {
         heap.memory().asSlice(slotBase(t), SCRATCH).fill((byte) 0);
     }
 
-    private MemorySegment word(final ShmemTeam t, final long off) {
-        return heap.memory().asSlice(slotBase(t) + off, 8);
-    }
-
     private void signal(final ShmemTeam t, final int idx, final long off) {
-        ops.amo(AtomicOp.ADD, word(t, off), 1, 8, t.pes[idx], false);
+        ops.amoAt(AtomicOp.ADD, slotBase(t) + off, 1, 8, t.pes[idx], false);
     }
 
     /** Waits for the team's members to arrive (no completion of earlier operations: see {@link #quietBarrier}). */

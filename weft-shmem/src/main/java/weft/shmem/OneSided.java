@@ -252,21 +252,28 @@ final class OneSided {
     long amo(final AtomicOp op, final MemorySegment dest, final long value, final int size, final int pe,
              final boolean fetch) {
         checkPe(pe);
-        final long off = amoOffset(dest, size);
+        return amoAt(op, amoOffset(dest, size), value, size, pe, fetch);
+    }
+
+    /** {@link #amo} on the heap offset {@code off} (checked by the caller; the collectives' signals). */
+    long amoAt(final AtomicOp op, final long off, final long value, final int size, final int pe,
+               final boolean fetch) {
         final MemorySegment d = direct(pe);
         if (d != null) {
             return size == 8 ? MemoryAtomics.fetch64(op, d, off, value) : MemoryAtomics.fetch32(op, d, off, (int) value);
         }
         final Endpoint ep = transport(pe);
         final Rkey rk = peers.rkey(seg, pe);
+        final long raddr = heap.base() + off;
         if (!fetch && op != AtomicOp.SWAP) {
-            check(size == 8 ? ep.atomicPost(op, value, dest.address(), rk)
-                : ep.atomicPost32(op, (int) value, dest.address(), rk), "atomic " + op, pe);
+            final Status st = size == 8 ? ep.atomicPost(op, value, raddr, rk) : ep.atomicPost32(op, (int) value, raddr, rk);
+            if (st.isError()) {
+                throw new WeftException(st, "atomic " + op + " to PE " + pe + " failed: " + st);
+            }
             return 0;
         }
         final MemorySegment s = scratch.get();
-        await(size == 8 ? ep.atomicFetch(op, value, s, 0, dest.address(), rk)
-            : ep.atomicFetch32(op, (int) value, s, 0, dest.address(), rk));
+        await(size == 8 ? ep.atomicFetch(op, value, s, 0, raddr, rk) : ep.atomicFetch32(op, (int) value, s, 0, raddr, rk));
         return size == 8 ? s.get(ValueLayout.JAVA_LONG, 0) : s.get(ValueLayout.JAVA_INT, 0);
     }
 

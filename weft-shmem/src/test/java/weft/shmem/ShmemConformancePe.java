@@ -21,6 +21,7 @@ public final class ShmemConformancePe {
                 case "heap" -> ShmemHeapPe.run(shmem);
                 case "lock" -> ShmemLockPe.run(shmem);
                 case "ctx" -> ShmemCtxPe.run(shmem);
+                case "alloc" -> ShmemAllocPe.run(shmem);
                 case "ring" -> ring(shmem);
                 default -> throw new IllegalArgumentException("unknown family " + family);
             }

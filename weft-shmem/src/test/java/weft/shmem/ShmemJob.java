@@ -54,8 +54,17 @@ final class ShmemJob {
     private ShmemJob() {
     }
 
+    /** The PEs' JVM options in the tests: C1 only, small heaps (many JVMs share two cores). */
+    static final List<String> FAST_JVM = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
+        "-Xshare:auto", "-Xmx64m", "-Xss2m");
+
     static Result run(final int n, final Map<String, String> env, final long timeoutSeconds, final Class<?> main,
                       final String... args) {
+        return run(n, env, FAST_JVM, timeoutSeconds, main, args);
+    }
+
+    static Result run(final int n, final Map<String, String> env, final List<String> jvmOptions,
+                      final long timeoutSeconds, final Class<?> main, final String... args) {
         final String secret = UUID.randomUUID().toString();
         final String jobId = "shmem-test-" + UUID.randomUUID();
         final List<Process> procs = new ArrayList<>();
@@ -65,9 +74,9 @@ final class ShmemJob {
             TimeUnit.SECONDS.toNanos(timeoutSeconds), msg -> { })) {
             for (int r = 0; r < n; r++) {
                 final List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                    "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                    "-XX:-UsePerfData", "-Xshare:auto", "-Xmx64m", "-Xss2m", "-cp", System.getProperty("java.class.path"),
-                    main.getName()));
+                    "--enable-native-access=ALL-UNNAMED"));
+                cmd.addAll(jvmOptions);
+                cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
                 cmd.addAll(List.of(args));
                 final ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
                 final Map<String, String> e = pb.environment();
