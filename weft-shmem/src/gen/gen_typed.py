@@ -61,6 +61,10 @@ def rma():
                    f'long nelems, int pe) {{ ops.iput(dest, source, dst, sst, nelems, {s}, pe); }}')
         out.append(f'    public final void iget{bits_}(MemorySegment dest, MemorySegment source, long dst, long sst, '
                    f'long nelems, int pe) {{ ops.iget(dest, source, dst, sst, nelems, {s}, pe); }}')
+        out.append(f'    public final void ibput{bits_}(MemorySegment dest, MemorySegment source, long dst, long sst, '
+                   f'long bsize, long nblocks, int pe) {{ ops.ibput(dest, source, dst, sst, bsize, nblocks, {s}, pe); }}')
+        out.append(f'    public final void ibget{bits_}(MemorySegment dest, MemorySegment source, long dst, long sst, '
+                   f'long bsize, long nblocks, int pe) {{ ops.ibget(dest, source, dst, sst, bsize, nblocks, {s}, pe); }}')
     for c, j, s, _ in RMA:
         out.append(f'    // {c}: C {c}, Java {j}, {s} byte(s)')
         for op, nbi in (('Put', 'false'), ('PutNbi', 'true')):
@@ -84,6 +88,10 @@ def rma():
                    f'int pe) {{ ops.iget(dest, source, dst, sst, nelems, {s}, pe); }}')
         out.append(f'    public final void {c}Iget({j}[] dest, MemorySegment source, long dst, long sst, long nelems, '
                    f'int pe) {{ ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, {s}, pe); }}')
+        out.append(f'    public final void {c}Ibput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, '
+                   f'long nblocks, int pe) {{ ops.ibput(dest, source, dst, sst, bsize, nblocks, {s}, pe); }}')
+        out.append(f'    public final void {c}Ibget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, '
+                   f'long nblocks, int pe) {{ ops.ibget(dest, source, dst, sst, bsize, nblocks, {s}, pe); }}')
     return out
 
 

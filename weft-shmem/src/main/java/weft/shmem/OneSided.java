@@ -139,20 +139,41 @@ final class OneSided {
      */
     void iput(final MemorySegment dest, final MemorySegment src, final long dst, final long sst, final long nelems,
               final int size, final int pe) {
-        strided(true, dest, src, dst, sst, nelems, size, pe);
+        strided(true, dest, src, dst, sst, 1, nelems, size, pe);
     }
 
     /** Element {@code i*sst} of {@code src} on {@code pe} to element {@code i*dst} of {@code dest}. */
     void iget(final MemorySegment dest, final MemorySegment src, final long dst, final long sst, final long nelems,
               final int size, final int pe) {
-        strided(false, dest, src, dst, sst, nelems, size, pe);
+        strided(false, dest, src, dst, sst, 1, nelems, size, pe);
     }
 
-    /** iput ({@code put}: {@code dest} symmetric) or iget ({@code src} symmetric); blocking either way. */
+    /**
+     * The blocked strided put (1.6 {@code ibput}): {@code nblocks} blocks of {@code bsize} elements, block i
+     * from element {@code i*sst} of {@code src} to element {@code i*dst} of {@code dest} on {@code pe}.
+     */
+    void ibput(final MemorySegment dest, final MemorySegment src, final long dst, final long sst, final long bsize,
+               final long nblocks, final int size, final int pe) {
+        strided(true, dest, src, dst, sst, bsize, nblocks, size, pe);
+    }
+
+    /** The blocked strided get (1.6 {@code ibget}). */
+    void ibget(final MemorySegment dest, final MemorySegment src, final long dst, final long sst, final long bsize,
+               final long nblocks, final int size, final int pe) {
+        strided(false, dest, src, dst, sst, bsize, nblocks, size, pe);
+    }
+
+    /**
+     * ibput/iput ({@code put}: {@code dest} symmetric) or ibget/iget ({@code src} symmetric): {@code nelems}
+     * blocks of {@code bsize} elements; blocking either way.
+     */
     private void strided(final boolean put, final MemorySegment dest, final MemorySegment src, final long dst,
-                         final long sst, final long nelems, final int size, final int pe) {
+                         final long sst, final long bsize, final long nelems, final int size, final int pe) {
         checkPe(pe);
         checkStrides(dst, sst, nelems);
+        if (bsize < 1) {
+            throw new IllegalArgumentException("the block size must be >= 1, got " + bsize);
+        }
         if (nelems == 0) {
             return;
         }
@@ -160,15 +181,16 @@ final class OneSided {
         final MemorySegment local = put ? src : dest;
         final long rs = put ? dst : sst;
         final long ls = put ? sst : dst;
-        checkLocal(local, ((nelems - 1) * ls + 1) * size, put ? "the source" : "the destination");
-        final long off = heap.offsetOf(remote, ((nelems - 1) * rs + 1) * size, put ? "the destination" : "the source");
+        final long piece = Math.multiplyExact(bsize, size);
+        checkLocal(local, ((nelems - 1) * ls + bsize) * size, put ? "the source" : "the destination");
+        final long off = heap.offsetOf(remote, ((nelems - 1) * rs + bsize) * size, put ? "the destination" : "the source");
         final MemorySegment d = direct(pe);
         if (d != null) {
             for (long i = 0; i < nelems; i++) {
                 if (put) {
-                    MemorySegment.copy(local, i * ls * size, d, off + i * rs * size, size);
+                    MemorySegment.copy(local, i * ls * size, d, off + i * rs * size, piece);
                 } else {
-                    MemorySegment.copy(d, off + i * rs * size, local, i * ls * size, size);
+                    MemorySegment.copy(d, off + i * rs * size, local, i * ls * size, piece);
                 }
             }
             return;
@@ -176,9 +198,9 @@ final class OneSided {
         final Endpoint ep = transport(pe);
         final Rkey rk = peers.rkey(seg, pe);
         for (long i = 0; i < nelems; i++) {
-            final MemorySegment piece = local.asSlice(i * ls * size, size);
+            final MemorySegment part = local.asSlice(i * ls * size, piece);
             final long raddr = remote.address() + i * rs * size;
-            check(put ? ep.putNbi(piece, 0, size, raddr, rk) : ep.getNbi(piece, 0, size, raddr, rk),
+            check(put ? ep.putNbi(part, 0, piece, raddr, rk) : ep.getNbi(part, 0, piece, raddr, rk),
                 put ? "iput" : "iget", pe);
         }
         await(ep.flush()); // the source is reusable, or the data arrived

@@ -94,30 +94,40 @@ public abstract class ShmemRma {
     public final void get8Nbi(MemorySegment dest, MemorySegment source, long nelems, int pe) { get(dest, source, nelems, 1, pe, true); }
     public final void iput8(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iput(dest, source, dst, sst, nelems, 1, pe); }
     public final void iget8(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 1, pe); }
+    public final void ibput8(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 1, pe); }
+    public final void ibget8(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 1, pe); }
     public final void put16(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 2, pe, false); }
     public final void get16(MemorySegment dest, MemorySegment source, long nelems, int pe) { get(dest, source, nelems, 2, pe, false); }
     public final void put16Nbi(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 2, pe, true); }
     public final void get16Nbi(MemorySegment dest, MemorySegment source, long nelems, int pe) { get(dest, source, nelems, 2, pe, true); }
     public final void iput16(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iput(dest, source, dst, sst, nelems, 2, pe); }
     public final void iget16(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 2, pe); }
+    public final void ibput16(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 2, pe); }
+    public final void ibget16(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 2, pe); }
     public final void put32(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 4, pe, false); }
     public final void get32(MemorySegment dest, MemorySegment source, long nelems, int pe) { get(dest, source, nelems, 4, pe, false); }
     public final void put32Nbi(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 4, pe, true); }
     public final void get32Nbi(MemorySegment dest, MemorySegment source, long nelems, int pe) { get(dest, source, nelems, 4, pe, true); }
     public final void iput32(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iput(dest, source, dst, sst, nelems, 4, pe); }
     public final void iget32(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 4, pe); }
+    public final void ibput32(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 4, pe); }
+    public final void ibget32(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 4, pe); }
     public final void put64(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 8, pe, false); }
     public final void get64(MemorySegment dest, MemorySegment source, long nelems, int pe) { get(dest, source, nelems, 8, pe, false); }
     public final void put64Nbi(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 8, pe, true); }
     public final void get64Nbi(MemorySegment dest, MemorySegment source, long nelems, int pe) { get(dest, source, nelems, 8, pe, true); }
     public final void iput64(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iput(dest, source, dst, sst, nelems, 8, pe); }
     public final void iget64(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 8, pe); }
+    public final void ibput64(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 8, pe); }
+    public final void ibget64(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 8, pe); }
     public final void put128(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 16, pe, false); }
     public final void get128(MemorySegment dest, MemorySegment source, long nelems, int pe) { get(dest, source, nelems, 16, pe, false); }
     public final void put128Nbi(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 16, pe, true); }
     public final void get128Nbi(MemorySegment dest, MemorySegment source, long nelems, int pe) { get(dest, source, nelems, 16, pe, true); }
     public final void iput128(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iput(dest, source, dst, sst, nelems, 16, pe); }
     public final void iget128(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 16, pe); }
+    public final void ibput128(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 16, pe); }
+    public final void ibget128(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 16, pe); }
     // float: C float, Java float, 4 byte(s)
     public final void floatPut(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 4, pe, false); }
     public final void floatPut(MemorySegment dest, float[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 4, pe, false); }
@@ -133,6 +143,8 @@ public abstract class ShmemRma {
     public final void floatIput(MemorySegment dest, float[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 4, pe); }
     public final void floatIget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 4, pe); }
     public final void floatIget(float[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 4, pe); }
+    public final void floatIbput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 4, pe); }
+    public final void floatIbget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 4, pe); }
     // double: C double, Java double, 8 byte(s)
     public final void doublePut(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 8, pe, false); }
     public final void doublePut(MemorySegment dest, double[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 8, pe, false); }
@@ -148,6 +160,8 @@ public abstract class ShmemRma {
     public final void doubleIput(MemorySegment dest, double[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 8, pe); }
     public final void doubleIget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 8, pe); }
     public final void doubleIget(double[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 8, pe); }
+    public final void doubleIbput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 8, pe); }
+    public final void doubleIbget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 8, pe); }
     // char: C char, Java byte, 1 byte(s)
     public final void charPut(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 1, pe, false); }
     public final void charPut(MemorySegment dest, byte[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 1, pe, false); }
@@ -163,6 +177,8 @@ public abstract class ShmemRma {
     public final void charIput(MemorySegment dest, byte[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 1, pe); }
     public final void charIget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 1, pe); }
     public final void charIget(byte[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 1, pe); }
+    public final void charIbput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 1, pe); }
+    public final void charIbget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 1, pe); }
     // schar: C schar, Java byte, 1 byte(s)
     public final void scharPut(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 1, pe, false); }
     public final void scharPut(MemorySegment dest, byte[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 1, pe, false); }
@@ -178,6 +194,8 @@ public abstract class ShmemRma {
     public final void scharIput(MemorySegment dest, byte[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 1, pe); }
     public final void scharIget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 1, pe); }
     public final void scharIget(byte[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 1, pe); }
+    public final void scharIbput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 1, pe); }
+    public final void scharIbget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 1, pe); }
     // short: C short, Java short, 2 byte(s)
     public final void shortPut(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 2, pe, false); }
     public final void shortPut(MemorySegment dest, short[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 2, pe, false); }
@@ -193,6 +211,8 @@ public abstract class ShmemRma {
     public final void shortIput(MemorySegment dest, short[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 2, pe); }
     public final void shortIget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 2, pe); }
     public final void shortIget(short[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 2, pe); }
+    public final void shortIbput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 2, pe); }
+    public final void shortIbget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 2, pe); }
     // int: C int, Java int, 4 byte(s)
     public final void intPut(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 4, pe, false); }
     public final void intPut(MemorySegment dest, int[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 4, pe, false); }
@@ -208,6 +228,8 @@ public abstract class ShmemRma {
     public final void intIput(MemorySegment dest, int[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 4, pe); }
     public final void intIget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 4, pe); }
     public final void intIget(int[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 4, pe); }
+    public final void intIbput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 4, pe); }
+    public final void intIbget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 4, pe); }
     // long: C long, Java long, 8 byte(s)
     public final void longPut(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 8, pe, false); }
     public final void longPut(MemorySegment dest, long[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 8, pe, false); }
@@ -223,6 +245,8 @@ public abstract class ShmemRma {
     public final void longIput(MemorySegment dest, long[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 8, pe); }
     public final void longIget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 8, pe); }
     public final void longIget(long[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 8, pe); }
+    public final void longIbput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 8, pe); }
+    public final void longIbget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 8, pe); }
     // longlong: C longlong, Java long, 8 byte(s)
     public final void longlongPut(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 8, pe, false); }
     public final void longlongPut(MemorySegment dest, long[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 8, pe, false); }
@@ -238,6 +262,8 @@ public abstract class ShmemRma {
     public final void longlongIput(MemorySegment dest, long[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 8, pe); }
     public final void longlongIget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 8, pe); }
     public final void longlongIget(long[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 8, pe); }
+    public final void longlongIbput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 8, pe); }
+    public final void longlongIbget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 8, pe); }
     // uchar: C uchar, Java byte, 1 byte(s)
     public final void ucharPut(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 1, pe, false); }
     public final void ucharPut(MemorySegment dest, byte[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 1, pe, false); }
@@ -253,6 +279,8 @@ public abstract class ShmemRma {
     public final void ucharIput(MemorySegment dest, byte[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 1, pe); }
     public final void ucharIget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 1, pe); }
     public final void ucharIget(byte[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 1, pe); }
+    public final void ucharIbput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 1, pe); }
+    public final void ucharIbget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 1, pe); }
     // ushort: C ushort, Java short, 2 byte(s)
     public final void ushortPut(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 2, pe, false); }
     public final void ushortPut(MemorySegment dest, short[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 2, pe, false); }
@@ -268,6 +296,8 @@ public abstract class ShmemRma {
     public final void ushortIput(MemorySegment dest, short[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 2, pe); }
     public final void ushortIget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 2, pe); }
     public final void ushortIget(short[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 2, pe); }
+    public final void ushortIbput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 2, pe); }
+    public final void ushortIbget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 2, pe); }
     // uint: C uint, Java int, 4 byte(s)
     public final void uintPut(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 4, pe, false); }
     public final void uintPut(MemorySegment dest, int[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 4, pe, false); }
@@ -283,6 +313,8 @@ public abstract class ShmemRma {
     public final void uintIput(MemorySegment dest, int[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 4, pe); }
     public final void uintIget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 4, pe); }
     public final void uintIget(int[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 4, pe); }
+    public final void uintIbput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 4, pe); }
+    public final void uintIbget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 4, pe); }
     // ulong: C ulong, Java long, 8 byte(s)
     public final void ulongPut(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 8, pe, false); }
     public final void ulongPut(MemorySegment dest, long[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 8, pe, false); }
@@ -298,6 +330,8 @@ public abstract class ShmemRma {
     public final void ulongIput(MemorySegment dest, long[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 8, pe); }
     public final void ulongIget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 8, pe); }
     public final void ulongIget(long[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 8, pe); }
+    public final void ulongIbput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 8, pe); }
+    public final void ulongIbget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 8, pe); }
     // ulonglong: C ulonglong, Java long, 8 byte(s)
     public final void ulonglongPut(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 8, pe, false); }
     public final void ulonglongPut(MemorySegment dest, long[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 8, pe, false); }
@@ -313,6 +347,8 @@ public abstract class ShmemRma {
     public final void ulonglongIput(MemorySegment dest, long[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 8, pe); }
     public final void ulonglongIget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 8, pe); }
     public final void ulonglongIget(long[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 8, pe); }
+    public final void ulonglongIbput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 8, pe); }
+    public final void ulonglongIbget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 8, pe); }
     // int8: C int8, Java byte, 1 byte(s)
     public final void int8Put(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 1, pe, false); }
     public final void int8Put(MemorySegment dest, byte[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 1, pe, false); }
@@ -328,6 +364,8 @@ public abstract class ShmemRma {
     public final void int8Iput(MemorySegment dest, byte[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 1, pe); }
     public final void int8Iget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 1, pe); }
     public final void int8Iget(byte[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 1, pe); }
+    public final void int8Ibput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 1, pe); }
+    public final void int8Ibget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 1, pe); }
     // int16: C int16, Java short, 2 byte(s)
     public final void int16Put(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 2, pe, false); }
     public final void int16Put(MemorySegment dest, short[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 2, pe, false); }
@@ -343,6 +381,8 @@ public abstract class ShmemRma {
     public final void int16Iput(MemorySegment dest, short[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 2, pe); }
     public final void int16Iget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 2, pe); }
     public final void int16Iget(short[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 2, pe); }
+    public final void int16Ibput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 2, pe); }
+    public final void int16Ibget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 2, pe); }
     // int32: C int32, Java int, 4 byte(s)
     public final void int32Put(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 4, pe, false); }
     public final void int32Put(MemorySegment dest, int[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 4, pe, false); }
@@ -358,6 +398,8 @@ public abstract class ShmemRma {
     public final void int32Iput(MemorySegment dest, int[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 4, pe); }
     public final void int32Iget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 4, pe); }
     public final void int32Iget(int[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 4, pe); }
+    public final void int32Ibput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 4, pe); }
+    public final void int32Ibget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 4, pe); }
     // int64: C int64, Java long, 8 byte(s)
     public final void int64Put(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 8, pe, false); }
     public final void int64Put(MemorySegment dest, long[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 8, pe, false); }
@@ -373,6 +415,8 @@ public abstract class ShmemRma {
     public final void int64Iput(MemorySegment dest, long[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 8, pe); }
     public final void int64Iget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 8, pe); }
     public final void int64Iget(long[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 8, pe); }
+    public final void int64Ibput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 8, pe); }
+    public final void int64Ibget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 8, pe); }
     // uint8: C uint8, Java byte, 1 byte(s)
     public final void uint8Put(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 1, pe, false); }
     public final void uint8Put(MemorySegment dest, byte[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 1, pe, false); }
@@ -388,6 +432,8 @@ public abstract class ShmemRma {
     public final void uint8Iput(MemorySegment dest, byte[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 1, pe); }
     public final void uint8Iget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 1, pe); }
     public final void uint8Iget(byte[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 1, pe); }
+    public final void uint8Ibput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 1, pe); }
+    public final void uint8Ibget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 1, pe); }
     // uint16: C uint16, Java short, 2 byte(s)
     public final void uint16Put(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 2, pe, false); }
     public final void uint16Put(MemorySegment dest, short[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 2, pe, false); }
@@ -403,6 +449,8 @@ public abstract class ShmemRma {
     public final void uint16Iput(MemorySegment dest, short[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 2, pe); }
     public final void uint16Iget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 2, pe); }
     public final void uint16Iget(short[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 2, pe); }
+    public final void uint16Ibput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 2, pe); }
+    public final void uint16Ibget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 2, pe); }
     // uint32: C uint32, Java int, 4 byte(s)
     public final void uint32Put(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 4, pe, false); }
     public final void uint32Put(MemorySegment dest, int[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 4, pe, false); }
@@ -418,6 +466,8 @@ public abstract class ShmemRma {
     public final void uint32Iput(MemorySegment dest, int[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 4, pe); }
     public final void uint32Iget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 4, pe); }
     public final void uint32Iget(int[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 4, pe); }
+    public final void uint32Ibput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 4, pe); }
+    public final void uint32Ibget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 4, pe); }
     // uint64: C uint64, Java long, 8 byte(s)
     public final void uint64Put(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 8, pe, false); }
     public final void uint64Put(MemorySegment dest, long[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 8, pe, false); }
@@ -433,6 +483,8 @@ public abstract class ShmemRma {
     public final void uint64Iput(MemorySegment dest, long[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 8, pe); }
     public final void uint64Iget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 8, pe); }
     public final void uint64Iget(long[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 8, pe); }
+    public final void uint64Ibput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 8, pe); }
+    public final void uint64Ibget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 8, pe); }
     // size: C size, Java long, 8 byte(s)
     public final void sizePut(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 8, pe, false); }
     public final void sizePut(MemorySegment dest, long[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 8, pe, false); }
@@ -448,6 +500,8 @@ public abstract class ShmemRma {
     public final void sizeIput(MemorySegment dest, long[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 8, pe); }
     public final void sizeIget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 8, pe); }
     public final void sizeIget(long[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 8, pe); }
+    public final void sizeIbput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 8, pe); }
+    public final void sizeIbget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 8, pe); }
     // ptrdiff: C ptrdiff, Java long, 8 byte(s)
     public final void ptrdiffPut(MemorySegment dest, MemorySegment source, long nelems, int pe) { put(dest, source, nelems, 8, pe, false); }
     public final void ptrdiffPut(MemorySegment dest, long[] source, long nelems, int pe) { put(dest, MemorySegment.ofArray(source), nelems, 8, pe, false); }
@@ -463,4 +517,6 @@ public abstract class ShmemRma {
     public final void ptrdiffIput(MemorySegment dest, long[] source, long dst, long sst, long nelems, int pe) { ops.iput(dest, MemorySegment.ofArray(source), dst, sst, nelems, 8, pe); }
     public final void ptrdiffIget(MemorySegment dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(dest, source, dst, sst, nelems, 8, pe); }
     public final void ptrdiffIget(long[] dest, MemorySegment source, long dst, long sst, long nelems, int pe) { ops.iget(MemorySegment.ofArray(dest), source, dst, sst, nelems, 8, pe); }
+    public final void ptrdiffIbput(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibput(dest, source, dst, sst, bsize, nblocks, 8, pe); }
+    public final void ptrdiffIbget(MemorySegment dest, MemorySegment source, long dst, long sst, long bsize, long nblocks, int pe) { ops.ibget(dest, source, dst, sst, bsize, nblocks, 8, pe); }
 }

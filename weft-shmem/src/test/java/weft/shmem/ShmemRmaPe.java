@@ -127,6 +127,20 @@ final class ShmemRmaPe {
         shmem.barrierAll();
         check(d.getAtIndex(ValueLayout.JAVA_INT, 0) == 1 && d.getAtIndex(ValueLayout.JAVA_INT, 2) == 5, "iput32");
         shmem.barrierAll();
+        // blocked strides (1.6): 3 blocks of 2 longs, source stride 5, destination stride 4
+        d.fill((byte) 0);
+        shmem.barrierAll();
+        shmem.longIbput(d, MemorySegment.ofArray(src), 4, 5, 2, 3, right);
+        shmem.barrierAll();
+        for (int b = 0; b < 3; b++) {
+            check(d.getAtIndex(ValueLayout.JAVA_LONG, 4L * b) == left * 1000L + 5L * b
+                && d.getAtIndex(ValueLayout.JAVA_LONG, 4L * b + 1) == left * 1000L + 5L * b + 1
+                && d.getAtIndex(ValueLayout.JAVA_LONG, 4L * b + 2) == 0, "ibput block " + b);
+        }
+        final long[] blocks = new long[9];
+        shmem.longIbget(MemorySegment.ofArray(blocks), d, 3, 4, 2, 3, right); // blocks[3b..] = right.d[4b..]
+        check(blocks[6] == me * 1000L + 10 && blocks[7] == me * 1000L + 11 && blocks[8] == 0, "ibget");
+        shmem.barrierAll();
     }
 
     /** PE me writes 64 KiB then (after a fence) a flag into the right PE; the right PE spins on the flag. */
