@@ -27,7 +27,8 @@ final class ShmemHeapPe {
         final MemorySegment addrs = shmem.malloc(8L * n);
         final Random rnd = new Random(42); // the same sequence on every PE
         final List<MemorySegment> live = new ArrayList<>();
-        for (int i = 0; i < 200; i++) {
+        final int rounds = "tcp".equals(System.getenv("WEFT_TLS")) ? 80 : 200; // tcp: each call is round trips
+        for (int i = 0; i < rounds; i++) {
             final int what = rnd.nextInt(5);
             if (what <= 1 || live.isEmpty()) {
                 final long size = 1 + rnd.nextInt(what == 0 ? 100 : 50_000);
