@@ -40,6 +40,7 @@ final class Locks {
 
     boolean test(final MemorySegment lock) {
         check(lock);
+        ops.progress(); // a PE polling its own lock (PE 0) must still serve the holder's atomics over tcp
         final long v = ops.fetch(lock, 8, HOME);
         final int ticket = (int) v;
         if (ticket != (int) (v >>> 32)) {
@@ -52,7 +53,6 @@ final class Locks {
     void clear(final MemorySegment lock) {
         check(lock);
         ops.quiet(); // what was done under the lock is complete before the next holder gets it
-        ops.amo(AtomicOp.ADD, lock.asSlice(4, 4), 1, 4, HOME, false);
-        ops.quiet();
+        ops.amo(AtomicOp.ADD, lock.asSlice(4, 4), 1, 4, HOME, true); // fetching: done at PE 0 when it returns
     }
 }
