@@ -1,0 +1,72 @@
+package weft.shmem;
+
+import weft.ucs.config.Config;
+import weft.ucs.config.ConfigRegistry;
+import weft.ucs.config.ConfigType;
+import weft.ucs.config.ConfigVar;
+
+import java.util.function.Function;
+
+/** The OpenSHMEM layer's tunables, in Weft's configuration registry ({@code weft info -c}). */
+public final class ShmemConfig {
+    /** The standard variable, read before {@link #SYMMETRIC_SIZE}. */
+    public static final String SHMEM_SYMMETRIC_SIZE = "SHMEM_SYMMETRIC_SIZE";
+
+    /** Bytes of symmetric heap per PE (what {@code shmem.malloc} hands out, plus the layer's own service area). */
+    public static final ConfigVar<Long> SYMMETRIC_SIZE = ConfigRegistry.register("SYMMETRIC_SIZE", ConfigType.SIZE,
+        "256m", "Size of the OpenSHMEM symmetric heap of each PE; SHMEM_SYMMETRIC_SIZE, when set, takes precedence "
+            + "(k/m/g suffixes, fractions such as 1.5g)");
+
+    /** Spins of a wait before it starts yielding the processor between checks. */
+    public static final ConfigVar<Integer> WAIT_SPINS = ConfigRegistry.register("SHMEM_WAIT_SPINS", ConfigType.INT,
+        "4096", "Checks of a shmem wait (waitUntil, barrier, lock) before it yields the CPU between checks");
+
+    /**
+     * How long finalize ({@code Shmem.close()}) waits for the other PEs: a PE whose program failed inside
+     * {@code try (Shmem s = ...)} reaches finalize while the others wait for it elsewhere; it then reports
+     * instead of waiting forever.
+     */
+    public static final ConfigVar<Long> FINALIZE_TIMEOUT = ConfigRegistry.register("SHMEM_FINALIZE_TIMEOUT",
+        ConfigType.TIME, "120s", "How long shmem finalize (Shmem.close) waits for every PE to reach it before it "
+            + "fails with an error naming a missing PE");
+
+    /** Largest heap accepted: a typo such as 256t must not try to map terabytes. */
+    static final long MAX_HEAP = 1L << 40;
+
+    private ShmemConfig() {
+    }
+
+    /**
+     * The heap size from {@code SHMEM_SYMMETRIC_SIZE} (in {@code env}), else {@code WEFT_SYMMETRIC_SIZE} (in
+     * {@code config}).
+     *
+     * @throws IllegalArgumentException naming the variable and its value when it is not a size, or is
+     *     smaller than {@code minimum} or larger than 1 TiB
+     */
+    static long symmetricSize(final Function<String, String> env, final Config config, final long minimum) {
+        final String text = env.apply(SHMEM_SYMMETRIC_SIZE);
+        final String name;
+        final long size;
+        if (text != null) {
+            name = SHMEM_SYMMETRIC_SIZE + "='" + text + "'";
+            try {
+                size = ConfigType.SIZE.parse(text);
+            } catch (final RuntimeException e) {
+                throw new IllegalArgumentException(name + " is not a size: expected " + ConfigType.SIZE.accepted()
+                    + (e.getMessage() == null ? "" : " [" + e.getMessage() + "]"), e);
+            }
+        } else {
+            name = SYMMETRIC_SIZE.envName() + "='" + config.text(SYMMETRIC_SIZE) + "'";
+            try {
+                size = config.get(SYMMETRIC_SIZE);
+            } catch (final RuntimeException e) {
+                throw new IllegalArgumentException(e.getMessage(), e);
+            }
+        }
+        if (size < minimum || size > MAX_HEAP) {
+            throw new IllegalArgumentException(name + " is out of range: the symmetric heap needs at least "
+                + minimum + " bytes (the layer's service area and one page) and at most " + MAX_HEAP + " bytes");
+        }
+        return size;
+    }
+}

@@ -1,0 +1,51 @@
+package weft.shmem;
+
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The OpenSHMEM routines as real multi-PE jobs (separate JVMs) over shared memory and over tcp: every family
+ * of {@link ShmemConformancePe} in one job per transport, each PE checking its own results.
+ */
+@Timeout(600)
+class ShmemConformanceTest {
+    /** Families per job; over tcp (every operation a round trip through the target's progress) in smaller jobs. */
+    @ParameterizedTest(name = "{0}: {1}")
+    @CsvSource({"shm, rma amo sync ctx", "shm, coll heap lock", "tcp, rma amo sync ctx", "tcp, coll", "tcp, heap lock"})
+    void everyFamilyOnFourPes(final String tls, final String job) {
+        final String[] families = job.split(" ");
+        final ShmemJob.Result r = ShmemJob.run(4, Map.of("WEFT_TLS", tls, "SHMEM_SYMMETRIC_SIZE", "24m"), 280,
+            ShmemConformancePe.class, families);
+        assertTrue(r.ok(), r.toString());
+        for (int rank = 0; rank < 4; rank++) {
+            for (final String f : families) {
+                assertTrue(r.out(rank).contains("ok " + f + "\n"), "rank " + rank + " did not finish " + f + ": " + r);
+            }
+        }
+    }
+
+    /**
+     * Dynamic connections at 16 PEs: after init, a calloc (its agreement check is a dissemination exchange
+     * with the PEs 1, 2, 4 and 8 ahead) and a ring exchange with the right neighbour (1 ahead), each PE holds
+     * 4 endpoints and 4 unpacked heap keys, not 15.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"shm", "tcp"})
+    void aRingOf16PesConnectsLog2Endpoints(final String tls) {
+        final int n = 16;
+        final ShmemJob.Result r = ShmemJob.run(n, Map.of("WEFT_TLS", tls, "SHMEM_SYMMETRIC_SIZE", "8m"), 200,
+            ShmemConformancePe.class, "ring");
+        assertTrue(r.ok(), r.toString());
+        for (int rank = 0; rank < n; rank++) {
+            assertTrue(r.out(rank).contains("endpoints 4 keys 4\n"), "rank " + rank + ": " + r);
+        }
+        assertEquals(n, r.codes().length);
+    }
+}
