@@ -38,7 +38,7 @@ final class BufferedSends {
     }
 
     /** Takes room for a message of {@code bytes}; fails when the attached buffer cannot hold it now. */
-    synchronized void reserve(final long bytes) throws MPIException {
+    private void reserve(final long bytes) throws MPIException {
         reap();
         if (attached == null) {
             throw new MPIException(MPI.ERR_BUFFER, "bSend needs a buffer attached with MPI.attachBuffer");
@@ -51,7 +51,13 @@ final class BufferedSends {
         used += need;
     }
 
-    synchronized void started(final weft.ucp.Request r, final long bytes) {
+    /** Copies the message and starts sending the copy (counted against the buffer until it has left). */
+    synchronized void send(final Comm comm, final Span span, final int count, final Datatype type, final int dest,
+                           final long tag) throws MPIException {
+        final long bytes = count * type.size;
+        reserve(bytes);
+        final Span copy = Span.of(Coll.packed(span, count, type));
+        final weft.ucp.Request r = Messaging.send(comm, dest, tag, copy, Math.toIntExact(bytes), MPI.BYTE, false);
         pending.add(new Pending(r, bytes + MPI.BSEND_OVERHEAD));
     }
 

@@ -4,8 +4,6 @@ import weft.ucp.Endpoint;
 import weft.ucs.WeftException;
 
 import java.nio.Buffer;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * A communicator (MPI_Comm): a group of ranks and a private message space. Point-to-point calls and the
@@ -20,9 +18,6 @@ import java.util.Map;
  * job; after {@code setErrhandler(MPI.ERRORS_RETURN)} they are thrown as {@link MPIException}s.
  */
 public class Comm {
-    private static final Map<Integer, Boolean> KEYVALS = new HashMap<>();
-    private static int nextKeyval = 100;
-
     Session session;
     Group group;
     int rank = MPI.UNDEFINED;
@@ -32,7 +27,7 @@ public class Comm {
     private int collectiveSeq;
     Errhandler errhandler = MPI.ERRORS_ARE_FATAL;
     private String name = "";
-    private final Map<Integer, Object> attributes = new HashMap<>();
+    private final Attributes attributes = new Attributes();
 
     Comm() {
     }
@@ -192,28 +187,19 @@ public class Comm {
     /** A new attribute key. */
     public static int createKeyval() throws MPIException {
         MPI.check();
-        synchronized (KEYVALS) {
-            final int k = nextKeyval++;
-            KEYVALS.put(k, Boolean.TRUE);
-            return k;
-        }
+        return Attributes.createKeyval();
     }
 
     /** Frees an attribute key. */
     public static void freeKeyval(final int keyval) throws MPIException {
         MPI.check();
-        synchronized (KEYVALS) {
-            if (KEYVALS.remove(keyval) == null) {
-                throw new MPIException(MPI.ERR_KEYVAL, "unknown attribute key " + keyval);
-            }
-        }
+        Attributes.freeKeyval(keyval);
     }
 
     /** Stores {@code value} under a key from {@link #createKeyval}. */
     public final void setAttr(final int keyval, final Object value) throws MPIException {
         checkLive();
-        checkKeyval(keyval);
-        attributes.put(keyval, value);
+        attributes.set(keyval, value);
     }
 
     /**
@@ -222,34 +208,13 @@ public class Comm {
      */
     public final Object getAttr(final int keyval) throws MPIException {
         checkLive();
-        return switch (keyval) {
-            case MPI.TAG_UB -> Tags.TAG_UB;
-            case MPI.HOST -> MPI.PROC_NULL;
-            case MPI.IO -> MPI.ANY_SOURCE;
-            case MPI.WTIME_IS_GLOBAL -> 0;
-            case MPI.APPNUM -> 0;
-            case MPI.UNIVERSE_SIZE -> session.job.size();
-            case MPI.LASTUSEDCODE -> MPI.ERR_LASTCODE;
-            default -> {
-                checkKeyval(keyval);
-                yield attributes.get(keyval);
-            }
-        };
+        return attributes.get(keyval, session.job.size());
     }
 
     /** Removes an attribute. */
     public final void deleteAttr(final int keyval) throws MPIException {
         checkLive();
-        checkKeyval(keyval);
-        attributes.remove(keyval);
-    }
-
-    private static void checkKeyval(final int keyval) throws MPIException {
-        synchronized (KEYVALS) {
-            if (!KEYVALS.containsKey(keyval)) {
-                throw new MPIException(MPI.ERR_KEYVAL, "unknown attribute key " + keyval);
-            }
-        }
+        attributes.delete(keyval);
     }
 
     // ------------------------------------------------------------------ point to point: blocking
@@ -280,18 +245,11 @@ public class Comm {
         throws MPIException {
         checkLive();
         try {
-            checkSend(count, type, dest, tag);
+            Args.checkSend(count, type, dest, tag, size);
             if (dest == MPI.PROC_NULL) {
                 return;
             }
-            final Span span = Span.of(buf);
-            span.check(count, type);
-            final long bytes = count * type.size;
-            session.buffered.reserve(bytes);
-            final Span copy = Span.of(Coll.packed(span, count, type));
-            final weft.ucp.Request r = Messaging.send(this, dest, Tags.make(cid, rank, tag), copy,
-                Math.toIntExact(bytes), MPI.BYTE, false);
-            session.buffered.started(r, bytes);
+            session.buffered.send(this, Args.data(buf, count, type), count, type, dest, Tags.make(cid, rank, tag));
         } catch (final MPIException | RuntimeException e) {
             throw fail(e);
         }
@@ -301,7 +259,7 @@ public class Comm {
                               final boolean sync) throws MPIException {
         checkLive();
         try {
-            checkSend(count, type, dest, tag);
+            Args.checkSend(count, type, dest, tag, size);
             if (dest == MPI.PROC_NULL) {
                 return;
             }
@@ -322,7 +280,7 @@ public class Comm {
         throws MPIException {
         checkLive();
         try {
-            checkRecv(count, type, source, tag);
+            Args.checkRecv(count, type, source, tag, size);
             if (source == MPI.PROC_NULL) {
                 return Status.empty();
             }
@@ -347,8 +305,8 @@ public class Comm {
                                  final Datatype recvtype, final int source, final int recvtag) throws MPIException {
         checkLive();
         try {
-            checkSend(sendcount, sendtype, dest, sendtag);
-            checkRecv(recvcount, recvtype, source, recvtag);
+            Args.checkSend(sendcount, sendtype, dest, sendtag, size);
+            Args.checkRecv(recvcount, recvtype, source, recvtag, size);
             final Span in = source == MPI.PROC_NULL ? null : Span.of(recvbuf);
             if (in != null) {
                 in.check(recvcount, recvtype);
@@ -382,7 +340,7 @@ public class Comm {
         checkLive();
         final Object copy;
         try {
-            checkSend(count, type, dest, sendtag);
+            Args.checkSend(count, type, dest, sendtag, size);
             final Span span = Span.of(buf);
             span.check(count, type);
             copy = Coll.packed(span, count, type).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
@@ -425,7 +383,7 @@ public class Comm {
                               final boolean sync) throws MPIException {
         checkLive();
         try {
-            checkSend(count, type, dest, tag);
+            Args.checkSend(count, type, dest, tag, size);
             if (dest == MPI.PROC_NULL) {
                 return Request.completed(this, Status.empty());
             }
@@ -445,7 +403,7 @@ public class Comm {
         final Span span = Span.ofDirect(buf, "buffer");
         checkLive();
         try {
-            checkRecv(count, type, source, tag);
+            Args.checkRecv(count, type, source, tag, size);
             if (source == MPI.PROC_NULL) {
                 return Request.completed(this, Status.empty());
             }
@@ -470,7 +428,7 @@ public class Comm {
     public final Status probe(final int source, final int tag) throws MPIException {
         checkLive();
         try {
-            checkRecv(0, MPI.BYTE, source, tag);
+            Args.checkRecv(0, MPI.BYTE, source, tag, size);
             if (source == MPI.PROC_NULL) {
                 return Status.empty();
             }
@@ -492,7 +450,7 @@ public class Comm {
     public final Status iProbe(final int source, final int tag) throws MPIException {
         checkLive();
         try {
-            checkRecv(0, MPI.BYTE, source, tag);
+            Args.checkRecv(0, MPI.BYTE, source, tag, size);
             if (source == MPI.PROC_NULL) {
                 return Status.empty();
             }
@@ -516,16 +474,7 @@ public class Comm {
                           final int position) throws MPIException {
         checkLive();
         try {
-            type.checkUsable();
-            final Span in = Span.of(inbuf);
-            in.check(incount, type);
-            final long bytes = incount * type.size;
-            if (position < 0 || position + bytes > outbuf.length) {
-                throw new MPIException(MPI.ERR_BUFFER, "pack needs " + bytes + " B at position " + position + " of a "
-                    + outbuf.length + " B buffer");
-            }
-            TypeCursor.pack(in, incount, type, java.lang.foreign.MemorySegment.ofArray(outbuf), position);
-            return Math.toIntExact(position + bytes);
+            return Packing.pack(inbuf, incount, type, outbuf, position);
         } catch (final MPIException | RuntimeException e) {
             throw fail(e);
         }
@@ -536,17 +485,7 @@ public class Comm {
                             final Datatype type) throws MPIException {
         checkLive();
         try {
-            type.checkUsable();
-            final Span out = Span.of(outbuf);
-            out.check(outcount, type);
-            final long bytes = outcount * type.size;
-            if (position < 0 || position + bytes > inbuf.length) {
-                throw new MPIException(MPI.ERR_TRUNCATE, "unpack needs " + bytes + " B at position " + position
-                    + " of a " + inbuf.length + " B buffer");
-            }
-            TypeCursor.unpack(java.lang.foreign.MemorySegment.ofArray(inbuf), position, out, outcount, type);
-            out.finish();
-            return Math.toIntExact(position + bytes);
+            return Packing.unpack(inbuf, position, outbuf, outcount, type);
         } catch (final MPIException | RuntimeException e) {
             throw fail(e);
         }
@@ -569,8 +508,8 @@ public class Comm {
     public final void bcast(final Object buf, final int count, final Datatype type, final int root)
         throws MPIException {
         collective(() -> {
-            checkRoot(root);
-            Collectives.bcast(this, data(buf, count, type), count, type, root);
+            Args.checkRoot(root, size);
+            Collectives.bcast(this, Args.data(buf, count, type), count, type, root);
         });
     }
 
@@ -578,10 +517,10 @@ public class Comm {
     public final void gather(final Object sendbuf, final int sendcount, final Datatype sendtype, final Object recvbuf,
                              final int recvcount, final Datatype recvtype, final int root) throws MPIException {
         collective(() -> {
-            checkRoot(root);
-            final Span send = data(sendbuf, sendcount, sendtype);
+            Args.checkRoot(root, size);
+            final Span send = Args.data(sendbuf, sendcount, sendtype);
             final int[][] b = Collectives.blocks(size, recvcount);
-            final Span recv = rank == root ? blocks(recvbuf, b[0], b[1], recvtype) : null;
+            final Span recv = rank == root ? Args.blocks(recvbuf, b[0], b[1], recvtype, size) : null;
             Collectives.gatherv(this, send, sendcount, sendtype, recv, b[0], b[1], recvtype, root);
         });
     }
@@ -590,12 +529,13 @@ public class Comm {
     public final void gather(final Object buf, final int count, final Datatype type, final int root)
         throws MPIException {
         collective(() -> {
-            checkRoot(root);
+            Args.checkRoot(root, size);
             final int[][] b = Collectives.blocks(size, count);
             if (rank == root) {
-                Collectives.gatherv(this, null, 0, type, blocks(buf, b[0], b[1], type), b[0], b[1], type, root);
+                final Span recv = Args.blocks(buf, b[0], b[1], type, size);
+                Collectives.gatherv(this, null, 0, type, recv, b[0], b[1], type, root);
             } else {
-                Collectives.gatherv(this, data(buf, count, type), count, type, null, b[0], b[1], type, root);
+                Collectives.gatherv(this, Args.data(buf, count, type), count, type, null, b[0], b[1], type, root);
             }
         });
     }
@@ -605,9 +545,9 @@ public class Comm {
                               final Object recvbuf, final int[] recvcount, final int[] displs,
                               final Datatype recvtype, final int root) throws MPIException {
         collective(() -> {
-            checkRoot(root);
-            final Span send = data(sendbuf, sendcount, sendtype);
-            final Span recv = rank == root ? blocks(recvbuf, recvcount, displs, recvtype) : null;
+            Args.checkRoot(root, size);
+            final Span send = Args.data(sendbuf, sendcount, sendtype);
+            final Span recv = rank == root ? Args.blocks(recvbuf, recvcount, displs, recvtype, size) : null;
             Collectives.gatherv(this, send, sendcount, sendtype, recv, recvcount, displs, recvtype, root);
         });
     }
@@ -616,10 +556,10 @@ public class Comm {
     public final void gatherv(final Object recvbuf, final int[] recvcount, final int[] displs,
                               final Datatype recvtype, final int root) throws MPIException {
         collective(() -> {
-            checkRoot(root);
-            checkIs(rank == root, "the in-place gatherv without a send buffer is the root's form");
-            Collectives.gatherv(this, null, 0, recvtype, blocks(recvbuf, recvcount, displs, recvtype), recvcount,
-                displs, recvtype, root);
+            Args.checkRoot(root, size);
+            Args.checkIs(rank == root, "the in-place gatherv without a send buffer is the root's form");
+            final Span recv = Args.blocks(recvbuf, recvcount, displs, recvtype, size);
+            Collectives.gatherv(this, null, 0, recvtype, recv, recvcount, displs, recvtype, root);
         });
     }
 
@@ -627,9 +567,9 @@ public class Comm {
     public final void gatherv(final Object sendbuf, final int sendcount, final Datatype sendtype, final int root)
         throws MPIException {
         collective(() -> {
-            checkRoot(root);
-            checkIs(rank != root, "the root of gatherv must give its receive buffer");
-            Collectives.gatherv(this, data(sendbuf, sendcount, sendtype), sendcount, sendtype, null, null, null,
+            Args.checkRoot(root, size);
+            Args.checkIs(rank != root, "the root of gatherv must give its receive buffer");
+            Collectives.gatherv(this, Args.data(sendbuf, sendcount, sendtype), sendcount, sendtype, null, null, null,
                 sendtype, root);
         });
     }
@@ -639,10 +579,10 @@ public class Comm {
                               final Object recvbuf, final int recvcount, final Datatype recvtype, final int root)
         throws MPIException {
         collective(() -> {
-            checkRoot(root);
+            Args.checkRoot(root, size);
             final int[][] b = Collectives.blocks(size, sendcount);
-            final Span send = rank == root ? blocks(sendbuf, b[0], b[1], sendtype) : null;
-            Collectives.scatterv(this, send, b[0], b[1], sendtype, data(recvbuf, recvcount, recvtype), recvcount,
+            final Span send = rank == root ? Args.blocks(sendbuf, b[0], b[1], sendtype, size) : null;
+            Collectives.scatterv(this, send, b[0], b[1], sendtype, Args.data(recvbuf, recvcount, recvtype), recvcount,
                 recvtype, root);
         });
     }
@@ -651,12 +591,13 @@ public class Comm {
     public final void scatter(final Object buf, final int count, final Datatype type, final int root)
         throws MPIException {
         collective(() -> {
-            checkRoot(root);
+            Args.checkRoot(root, size);
             final int[][] b = Collectives.blocks(size, count);
             if (rank == root) {
-                Collectives.scatterv(this, blocks(buf, b[0], b[1], type), b[0], b[1], type, null, 0, type, root);
+                final Span send = Args.blocks(buf, b[0], b[1], type, size);
+                Collectives.scatterv(this, send, b[0], b[1], type, null, 0, type, root);
             } else {
-                Collectives.scatterv(this, null, b[0], b[1], type, data(buf, count, type), count, type, root);
+                Collectives.scatterv(this, null, b[0], b[1], type, Args.data(buf, count, type), count, type, root);
             }
         });
     }
@@ -666,9 +607,9 @@ public class Comm {
                                final Datatype sendtype, final Object recvbuf, final int recvcount,
                                final Datatype recvtype, final int root) throws MPIException {
         collective(() -> {
-            checkRoot(root);
-            final Span send = rank == root ? blocks(sendbuf, sendcount, displs, sendtype) : null;
-            Collectives.scatterv(this, send, sendcount, displs, sendtype, data(recvbuf, recvcount, recvtype),
+            Args.checkRoot(root, size);
+            final Span send = rank == root ? Args.blocks(sendbuf, sendcount, displs, sendtype, size) : null;
+            Collectives.scatterv(this, send, sendcount, displs, sendtype, Args.data(recvbuf, recvcount, recvtype),
                 recvcount, recvtype, root);
         });
     }
@@ -677,10 +618,10 @@ public class Comm {
     public final void scatterv(final Object sendbuf, final int[] sendcount, final int[] displs,
                                final Datatype sendtype, final int root) throws MPIException {
         collective(() -> {
-            checkRoot(root);
-            checkIs(rank == root, "the in-place scatterv without a receive buffer is the root's form");
-            Collectives.scatterv(this, blocks(sendbuf, sendcount, displs, sendtype), sendcount, displs, sendtype,
-                null, 0, sendtype, root);
+            Args.checkRoot(root, size);
+            Args.checkIs(rank == root, "the in-place scatterv without a receive buffer is the root's form");
+            final Span send = Args.blocks(sendbuf, sendcount, displs, sendtype, size);
+            Collectives.scatterv(this, send, sendcount, displs, sendtype, null, 0, sendtype, root);
         });
     }
 
@@ -688,9 +629,9 @@ public class Comm {
     public final void scatterv(final Object recvbuf, final int recvcount, final Datatype recvtype, final int root)
         throws MPIException {
         collective(() -> {
-            checkRoot(root);
-            checkIs(rank != root, "the root of scatterv must give its send buffer");
-            Collectives.scatterv(this, null, null, null, recvtype, data(recvbuf, recvcount, recvtype), recvcount,
+            Args.checkRoot(root, size);
+            Args.checkIs(rank != root, "the root of scatterv must give its send buffer");
+            Collectives.scatterv(this, null, null, null, recvtype, Args.data(recvbuf, recvcount, recvtype), recvcount,
                 recvtype, root);
         });
     }
@@ -701,8 +642,8 @@ public class Comm {
         throws MPIException {
         collective(() -> {
             final int[][] b = Collectives.blocks(size, recvcount);
-            Collectives.allgatherv(this, data(sendbuf, sendcount, sendtype), sendcount, sendtype,
-                blocks(recvbuf, b[0], b[1], recvtype), b[0], b[1], recvtype);
+            Collectives.allgatherv(this, Args.data(sendbuf, sendcount, sendtype), sendcount, sendtype,
+                Args.blocks(recvbuf, b[0], b[1], recvtype, size), b[0], b[1], recvtype);
         });
     }
 
@@ -710,7 +651,7 @@ public class Comm {
     public final void allGather(final Object buf, final int count, final Datatype type) throws MPIException {
         collective(() -> {
             final int[][] b = Collectives.blocks(size, count);
-            Collectives.allgatherv(this, null, 0, type, blocks(buf, b[0], b[1], type), b[0], b[1], type);
+            Collectives.allgatherv(this, null, 0, type, Args.blocks(buf, b[0], b[1], type, size), b[0], b[1], type);
         });
     }
 
@@ -718,15 +659,17 @@ public class Comm {
     public final void allGatherv(final Object sendbuf, final int sendcount, final Datatype sendtype,
                                  final Object recvbuf, final int[] recvcount, final int[] displs,
                                  final Datatype recvtype) throws MPIException {
-        collective(() -> Collectives.allgatherv(this, data(sendbuf, sendcount, sendtype), sendcount, sendtype,
-            blocks(recvbuf, recvcount, displs, recvtype), recvcount, displs, recvtype));
+        collective(() -> Collectives.allgatherv(this, Args.data(sendbuf, sendcount, sendtype), sendcount, sendtype,
+            Args.blocks(recvbuf, recvcount, displs, recvtype, size), recvcount, displs, recvtype));
     }
 
     /** In-place {@link #allGatherv}. */
     public final void allGatherv(final Object recvbuf, final int[] recvcount, final int[] displs,
                                  final Datatype recvtype) throws MPIException {
-        collective(() -> Collectives.allgatherv(this, null, 0, recvtype, blocks(recvbuf, recvcount, displs, recvtype),
-            recvcount, displs, recvtype));
+        collective(() -> {
+            final Span recv = Args.blocks(recvbuf, recvcount, displs, recvtype, size);
+            Collectives.allgatherv(this, null, 0, recvtype, recv, recvcount, displs, recvtype);
+        });
     }
 
     /** Block i of every rank's send buffer goes to rank i, which keeps it as block (sender's rank). */
@@ -736,8 +679,8 @@ public class Comm {
         collective(() -> {
             final int[][] s = Collectives.blocks(size, sendcount);
             final int[][] r = Collectives.blocks(size, recvcount);
-            Collectives.alltoallv(this, blocks(sendbuf, s[0], s[1], sendtype), s[0], s[1], sendtype,
-                blocks(recvbuf, r[0], r[1], recvtype), r[0], r[1], recvtype);
+            Collectives.alltoallv(this, Args.blocks(sendbuf, s[0], s[1], sendtype, size), s[0], s[1], sendtype,
+                Args.blocks(recvbuf, r[0], r[1], recvtype, size), r[0], r[1], recvtype);
         });
     }
 
@@ -745,18 +688,21 @@ public class Comm {
     public final void allToAllv(final Object sendbuf, final int[] sendcount, final int[] sdispls,
                                 final Datatype sendtype, final Object recvbuf, final int[] recvcount,
                                 final int[] rdispls, final Datatype recvtype) throws MPIException {
-        collective(() -> Collectives.alltoallv(this, blocks(sendbuf, sendcount, sdispls, sendtype), sendcount,
-            sdispls, sendtype, blocks(recvbuf, recvcount, rdispls, recvtype), recvcount, rdispls, recvtype));
+        collective(() -> {
+            final Span send = Args.blocks(sendbuf, sendcount, sdispls, sendtype, size);
+            final Span recv = Args.blocks(recvbuf, recvcount, rdispls, recvtype, size);
+            Collectives.alltoallv(this, send, sendcount, sdispls, sendtype, recv, recvcount, rdispls, recvtype);
+        });
     }
 
     /** Combines every rank's {@code sendbuf} with {@code op} into {@code root}'s {@code recvbuf}. */
     public final void reduce(final Object sendbuf, final Object recvbuf, final int count, final Datatype type,
                              final Op op, final int root) throws MPIException {
         collective(() -> {
-            checkRoot(root);
-            checkOp(op, type);
-            final Span in = data(sendbuf, count, type);
-            ReduceCollectives.reduce(this, in, rank == root ? data(recvbuf, count, type) : null, count, type, op,
+            Args.checkRoot(root, size);
+            Args.checkOp(op, type);
+            final Span in = Args.data(sendbuf, count, type);
+            ReduceCollectives.reduce(this, in, rank == root ? Args.data(recvbuf, count, type) : null, count, type, op,
                 root);
         });
     }
@@ -765,9 +711,9 @@ public class Comm {
     public final void reduce(final Object buf, final int count, final Datatype type, final Op op, final int root)
         throws MPIException {
         collective(() -> {
-            checkRoot(root);
-            checkOp(op, type);
-            final Span s = data(buf, count, type);
+            Args.checkRoot(root, size);
+            Args.checkOp(op, type);
+            final Span s = Args.data(buf, count, type);
             ReduceCollectives.reduce(this, s, s, count, type, op, root);
         });
     }
@@ -776,9 +722,9 @@ public class Comm {
     public final void allReduce(final Object sendbuf, final Object recvbuf, final int count, final Datatype type,
                                 final Op op) throws MPIException {
         collective(() -> {
-            checkOp(op, type);
-            ReduceCollectives.allreduce(this, data(sendbuf, count, type), data(recvbuf, count, type), count, type,
-                op);
+            Args.checkOp(op, type);
+            final Span in = Args.data(sendbuf, count, type);
+            ReduceCollectives.allreduce(this, in, Args.data(recvbuf, count, type), count, type, op);
         });
     }
 
@@ -786,8 +732,8 @@ public class Comm {
     public final void allReduce(final Object buf, final int count, final Datatype type, final Op op)
         throws MPIException {
         collective(() -> {
-            checkOp(op, type);
-            final Span s = data(buf, count, type);
+            Args.checkOp(op, type);
+            final Span s = Args.data(buf, count, type);
             ReduceCollectives.allreduce(this, s, s, count, type, op);
         });
     }
@@ -796,10 +742,10 @@ public class Comm {
     public final void reduceScatter(final Object sendbuf, final Object recvbuf, final int[] recvcounts,
                                     final Datatype type, final Op op) throws MPIException {
         collective(() -> {
-            checkOp(op, type);
-            final int total = total(recvcounts);
-            ReduceCollectives.reduceScatter(this, data(sendbuf, total, type), data(recvbuf, recvcounts[rank], type),
-                recvcounts, type, op);
+            Args.checkOp(op, type);
+            final int total = Args.total(recvcounts, size);
+            final Span in = Args.data(sendbuf, total, type);
+            ReduceCollectives.reduceScatter(this, in, Args.data(recvbuf, recvcounts[rank], type), recvcounts, type, op);
         });
     }
 
@@ -807,8 +753,8 @@ public class Comm {
     public final void reduceScatter(final Object buf, final int[] counts, final Datatype type, final Op op)
         throws MPIException {
         collective(() -> {
-            checkOp(op, type);
-            final Span s = data(buf, total(counts), type);
+            Args.checkOp(op, type);
+            final Span s = Args.data(buf, Args.total(counts, size), type);
             ReduceCollectives.reduceScatter(this, s, s, counts, type, op);
         });
     }
@@ -829,7 +775,7 @@ public class Comm {
     public static void reduceLocal(final Object inBuf, final Object inOutBuf, final int count, final Datatype type,
                                    final Op op) throws MPIException {
         MPI.check();
-        checkData(count, type);
+        Args.checkData(count, type);
         op.check(type);
         final Span in = Span.of(inBuf);
         final Span io = Span.of(inOutBuf);
@@ -857,63 +803,6 @@ public class Comm {
         }
     }
 
-    /** The span of {@code count} elements of {@code type} at {@code buf}, checked. */
-    static Span data(final Object buf, final int count, final Datatype type) throws MPIException {
-        checkData(count, type);
-        final Span s = Span.of(buf);
-        s.check(count, type);
-        return s;
-    }
-
-    /** The span of per-rank blocks ({@code counts[i]} elements at {@code displs[i]} extents), each checked. */
-    final Span blocks(final Object buf, final int[] counts, final int[] displs, final Datatype type)
-        throws MPIException {
-        checkData(0, type);
-        if (counts == null || displs == null || counts.length != size || displs.length != size) {
-            throw new MPIException(MPI.ERR_ARG, "counts and displacements must have one entry per rank (" + size
-                + ")");
-        }
-        final Span s = Span.of(buf);
-        for (int i = 0; i < size; i++) {
-            s.at(displs[i] * type.extent()).check(counts[i], type);
-        }
-        return s;
-    }
-
-    private int total(final int[] counts) throws MPIException {
-        if (counts == null || counts.length != size) {
-            throw new MPIException(MPI.ERR_ARG, "counts must have one entry per rank (" + size + ")");
-        }
-        int t = 0;
-        for (final int c : counts) {
-            if (c < 0) {
-                throw new MPIException(MPI.ERR_COUNT, "negative count " + c);
-            }
-            t = Math.addExact(t, c);
-        }
-        return t;
-    }
-
-    private void checkRoot(final int root) throws MPIException {
-        if (root < 0 || root >= size) {
-            throw new MPIException(MPI.ERR_ROOT, "root " + root + " outside [0, " + size + ")");
-        }
-    }
-
-    private static void checkIs(final boolean ok, final String what) throws MPIException {
-        if (!ok) {
-            throw new MPIException(MPI.ERR_ROOT, what);
-        }
-    }
-
-    static void checkOp(final Op op, final Datatype type) throws MPIException {
-        if (op == null) {
-            throw new MPIException(MPI.ERR_OP, "null operation");
-        }
-        type.checkUsable();
-        op.check(type);
-    }
-
     // ------------------------------------------------------------------ internal
 
     /** The endpoint to communicator rank {@code r} (made on first use). */
@@ -931,38 +820,6 @@ public class Comm {
         MPI.check();
         if (cid < 0) {
             throw new MPIException(MPI.ERR_COMM, "the communicator is null or was freed");
-        }
-    }
-
-    private void checkSend(final int count, final Datatype type, final int dest, final int tag) throws MPIException {
-        checkData(count, type);
-        if (tag < 0 || tag > Tags.TAG_UB) {
-            throw new MPIException(MPI.ERR_TAG, "send tag " + tag + " outside [0, " + Tags.TAG_UB + "]");
-        }
-        if (dest != MPI.PROC_NULL && (dest < 0 || dest >= size)) {
-            throw new MPIException(MPI.ERR_RANK, "destination rank " + dest + " outside [0, " + size + ")");
-        }
-    }
-
-    private void checkRecv(final int count, final Datatype type, final int source, final int tag)
-        throws MPIException {
-        checkData(count, type);
-        if (tag != MPI.ANY_TAG && (tag < 0 || tag > Tags.TAG_UB)) {
-            throw new MPIException(MPI.ERR_TAG, "receive tag " + tag + " outside [0, " + Tags.TAG_UB + "] and not "
-                + "ANY_TAG");
-        }
-        if (source != MPI.PROC_NULL && source != MPI.ANY_SOURCE && (source < 0 || source >= size)) {
-            throw new MPIException(MPI.ERR_RANK, "source rank " + source + " outside [0, " + size + ")");
-        }
-    }
-
-    static void checkData(final int count, final Datatype type) throws MPIException {
-        if (type == null) {
-            throw new MPIException(MPI.ERR_TYPE, "null datatype");
-        }
-        type.checkUsable();
-        if (count < 0) {
-            throw new MPIException(MPI.ERR_COUNT, "negative count " + count);
         }
     }
 

@@ -96,7 +96,7 @@ public final class Datatype {
             bytes == 0 ? new long[0] : new long[] {0}, bytes == 0 ? new long[0] : new long[] {bytes}, name);
     }
 
-    /** A predefined value-index pair, laid out as in C (the int at its alignment after the value); packed, the int follows the value. */
+    /** A predefined value-index pair, laid out as in C (the int at its alignment after the value). */
     static Datatype pair(final int code, final int valueBytes, final String name) {
         final int intOffset = Math.max(valueBytes, 4);
         final int extent = valueBytes == 8 ? 16 : 8;

@@ -110,9 +110,9 @@ public class Intracomm extends Comm {
     public final void scan(final Object sendbuf, final Object recvbuf, final int count, final Datatype type,
                            final Op op) throws MPIException {
         collective(() -> {
-            checkOp(op, type);
-            ReduceCollectives.scan(this, data(sendbuf, count, type), data(recvbuf, count, type), count, type, op,
-                false);
+            Args.checkOp(op, type);
+            final Span in = Args.data(sendbuf, count, type);
+            ReduceCollectives.scan(this, in, Args.data(recvbuf, count, type), count, type, op, false);
         });
     }
 
@@ -120,8 +120,8 @@ public class Intracomm extends Comm {
     public final void scan(final Object recvbuf, final int count, final Datatype type, final Op op)
         throws MPIException {
         collective(() -> {
-            checkOp(op, type);
-            final Span s = data(recvbuf, count, type);
+            Args.checkOp(op, type);
+            final Span s = Args.data(recvbuf, count, type);
             ReduceCollectives.scan(this, s, s, count, type, op, false);
         });
     }
@@ -130,9 +130,9 @@ public class Intracomm extends Comm {
     public final void exScan(final Object sendbuf, final Object recvbuf, final int count, final Datatype type,
                              final Op op) throws MPIException {
         collective(() -> {
-            checkOp(op, type);
-            ReduceCollectives.scan(this, data(sendbuf, count, type), data(recvbuf, count, type), count, type, op,
-                true);
+            Args.checkOp(op, type);
+            final Span in = Args.data(sendbuf, count, type);
+            ReduceCollectives.scan(this, in, Args.data(recvbuf, count, type), count, type, op, true);
         });
     }
 
@@ -140,8 +140,8 @@ public class Intracomm extends Comm {
     public final void exScan(final Object buf, final int count, final Datatype type, final Op op)
         throws MPIException {
         collective(() -> {
-            checkOp(op, type);
-            final Span s = data(buf, count, type);
+            Args.checkOp(op, type);
+            final Span s = Args.data(buf, count, type);
             ReduceCollectives.scan(this, s, s, count, type, op, true);
         });
     }

@@ -113,8 +113,8 @@ final class Reductions {
                     io.set(D, ioOff + 8 * i, combine(op, in.get(D, inOff + 8 * i), io.get(D, ioOff + 8 * i)));
                 }
             }
-            case Datatype.FLOAT_COMPLEX, Datatype.DOUBLE_COMPLEX -> complex(op, kind == Datatype.DOUBLE_COMPLEX, in, inOff,
-                io, ioOff, n);
+            case Datatype.FLOAT_COMPLEX -> complex(op, false, in, inOff, io, ioOff, n);
+            case Datatype.DOUBLE_COMPLEX -> complex(op, true, in, inOff, io, ioOff, n);
             default -> pairs(op, kind, in, inOff, io, ioOff, n);
         }
     }

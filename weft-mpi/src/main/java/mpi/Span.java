@@ -116,8 +116,9 @@ final class Span {
         final long first = origin + Math.min(type.trueLb, type.trueLb + (count - 1) * type.extent());
         final long end = origin + Math.max(type.trueUb, type.trueUb + (count - 1) * type.extent());
         if (first < 0 || end > segment.byteSize()) {
-            throw new MPIException(MPI.ERR_BUFFER, count + " element(s) of " + type + " reach bytes [" + (first - origin)
-                + ", " + (end - origin) + ") from the start of a buffer that holds [" + (-origin) + ", "
+            throw new MPIException(MPI.ERR_BUFFER, count + " element(s) of " + type + " reach bytes ["
+                + (first - origin) + ", " + (end - origin) + ") from the start of a buffer that holds ["
+                + (-origin) + ", "
                 + (segment.byteSize() - origin) + ")");
         }
     }

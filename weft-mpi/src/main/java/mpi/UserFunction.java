@@ -27,7 +27,7 @@ public abstract class UserFunction {
         throw new UnsupportedOperationException("this UserFunction overrides neither call method");
     }
 
-    /** Combines the elements' bytes, in native order; by default through {@link #call(Object, Object, int, Datatype)}. */
+    /** Combines the elements' bytes, in native order; by default through the array form. */
     public void call(final ByteBuffer in, final ByteBuffer inOut, final int count, final Datatype datatype)
         throws MPIException {
         final int n = Math.toIntExact(in.remaining() / datatype.baseSize);
