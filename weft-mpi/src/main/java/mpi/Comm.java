@@ -422,6 +422,54 @@ public class Comm {
         return Messaging.recv(session.worker, t, Tags.mask(source, tag), span, count, type);
     }
 
+    // ------------------------------------------------------------------ persistent requests
+
+    /** A persistent standard send (started with {@link Prequest#start}). */
+    public final Prequest sendInit(final Buffer buf, final int count, final Datatype type, final int dest,
+                                   final int tag) throws MPIException {
+        return persistent(false, Prequest.STANDARD, buf, count, type, dest, tag);
+    }
+
+    /** A persistent buffered send. */
+    public final Prequest bSendInit(final Buffer buf, final int count, final Datatype type, final int dest,
+                                    final int tag) throws MPIException {
+        return persistent(false, Prequest.BUFFERED, buf, count, type, dest, tag);
+    }
+
+    /** A persistent synchronous send. */
+    public final Prequest sSendInit(final Buffer buf, final int count, final Datatype type, final int dest,
+                                    final int tag) throws MPIException {
+        return persistent(false, Prequest.SYNCHRONOUS, buf, count, type, dest, tag);
+    }
+
+    /** A persistent ready send (here a standard send). */
+    public final Prequest rSendInit(final Buffer buf, final int count, final Datatype type, final int dest,
+                                    final int tag) throws MPIException {
+        return persistent(false, Prequest.STANDARD, buf, count, type, dest, tag);
+    }
+
+    /** A persistent receive. */
+    public final Prequest recvInit(final Buffer buf, final int count, final Datatype type, final int source,
+                                   final int tag) throws MPIException {
+        return persistent(true, Prequest.STANDARD, buf, count, type, source, tag);
+    }
+
+    private Prequest persistent(final boolean receive, final int mode, final Buffer buf, final int count,
+                                final Datatype type, final int peer, final int tag) throws MPIException {
+        Span.ofDirect(buf, "buffer");
+        checkLive();
+        try {
+            if (receive) {
+                Args.checkRecv(count, type, peer, tag, size);
+            } else {
+                Args.checkSend(count, type, peer, tag, size);
+            }
+            return new Prequest(this, receive, mode, buf, count, type, peer, tag);
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
+    }
+
     // ------------------------------------------------------------------ probe
 
     /** Waits until a matching message has arrived and describes it, without receiving it. */

@@ -26,6 +26,10 @@ public class Request {
     long capacity;
     /** The status of an operation that finished inside its starting call (PROC_NULL) or was collected. */
     Status done;
+    /** A receive into packed bytes that are unpacked into {@link #span} once it completes (else null). */
+    java.lang.foreign.MemorySegment packed;
+    int unpackCount;
+    Datatype unpackType;
 
     Request(final Comm comm) {
         this.comm = comm;
@@ -50,8 +54,16 @@ public class Request {
         done = null;
     }
 
-    /** True when this request names no operation (MPI_REQUEST_NULL, or one already waited for). */
-    public final boolean isNull() {
+    /**
+     * True when this request names no operation: MPI_REQUEST_NULL, or one already waited for (a persistent
+     * request stays non-null until freed).
+     */
+    public boolean isNull() {
+        return inactive();
+    }
+
+    /** No operation in flight or finished-but-not-collected (null, or a persistent request not started). */
+    final boolean inactive() {
         return ucp == null && done == null;
     }
 
@@ -63,7 +75,7 @@ public class Request {
     /** Waits for the operation to finish and returns its status; the request becomes null. */
     public final Status waitStatus() throws MPIException {
         MPI.check();
-        if (isNull()) {
+        if (inactive()) {
             return Status.empty();
         }
         if (ucp != null) {
@@ -80,7 +92,7 @@ public class Request {
     /** The status if the operation finished (the request then becomes null), else null. */
     public final Status testStatus() throws MPIException {
         MPI.check();
-        if (isNull()) {
+        if (inactive()) {
             return Status.empty();
         }
         if (!poll()) {
@@ -92,7 +104,7 @@ public class Request {
     /** The status if the operation finished, without making the request null; else null. */
     public final Status getStatus() throws MPIException {
         MPI.check();
-        if (isNull()) {
+        if (inactive()) {
             return Status.empty();
         }
         if (!poll()) {
@@ -141,7 +153,7 @@ public class Request {
             boolean any = false;
             for (int i = 0; i < requests.length; i++) {
                 final Request r = requests[i];
-                if (r == null || r.isNull()) {
+                if (r == null || r.inactive()) {
                     continue;
                 }
                 any = true;
@@ -217,7 +229,7 @@ public class Request {
         boolean any = false;
         for (int i = 0; i < requests.length; i++) {
             final Request r = requests[i];
-            if (r != null && !r.isNull()) {
+            if (r != null && !r.inactive()) {
                 any = true;
                 if (r.finished()) {
                     return r.take().withIndex(i);
@@ -237,7 +249,7 @@ public class Request {
         MPI.check();
         MPI.session().worker.progress();
         for (final Request r : requests) {
-            if (r != null && !r.isNull() && !r.finished()) {
+            if (r != null && !r.inactive() && !r.finished()) {
                 return null;
             }
         }
@@ -268,7 +280,7 @@ public class Request {
         int n = 0;
         boolean any = false;
         for (final Request r : requests) {
-            if (r != null && !r.isNull()) {
+            if (r != null && !r.inactive()) {
                 any = true;
                 if (r.finished()) {
                     n++;
@@ -285,7 +297,7 @@ public class Request {
         int k = 0;
         for (int i = 0; i < requests.length; i++) {
             final Request r = requests[i];
-            if (r != null && !r.isNull() && r.finished()) {
+            if (r != null && !r.inactive() && r.finished()) {
                 out[k++] = r.take().withIndex(i);
             }
         }
@@ -326,6 +338,11 @@ public class Request {
         if (kind == RECV) {
             final weft.ucs.Status st = r.status();
             done = Messaging.received(r, capacity);
+            if (packed != null) {
+                TypeCursor.unpack(packed, 0, span, (int) Math.min(unpackCount, done.bytes() / unpackType.size),
+                    unpackType);
+                packed = null;
+            }
             span.finish();
             if (done.getError() != MPI.SUCCESS) {
                 throw comm.fail(Messaging.failure(done, st, "receive"));

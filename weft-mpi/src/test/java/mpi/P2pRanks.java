@@ -41,6 +41,7 @@ public final class P2pRanks {
             replace(c, rank, peer);
             datatypes(c, rank, peer);
             large(c, rank, peer);
+            persistentAndMatched(c, rank, peer);
         }
         W.barrier();
         c.done();
@@ -341,6 +342,53 @@ public final class P2pRanks {
             W.iRecv(b, n, MPI.DOUBLE, peer, 81).waitFor();
             c.that(a[n - 1] == (n - 1) * 0.5 && a[12345] == 12345 * 0.5, "8 MiB into a heap array");
             c.that(b.get(n - 1) == -(n - 1) && b.get(777) == -777, "8 MiB into a direct buffer");
+        }
+    }
+
+    /** Persistent requests started many times, and mProbe/mRecv of a message no other receive can take. */
+    private static void persistentAndMatched(final Checks c, final int rank, final int peer) throws MPIException {
+        final IntBuffer b = MPI.newIntBuffer(4);
+        final Prequest p = rank == 1 ? W.sendInit(b, 4, MPI.INT, peer, 90) : W.recvInit(b, 4, MPI.INT, peer, 90);
+        for (int round = 0; round < 5; round++) {
+            if (rank == 1) {
+                b.put(0, round).put(3, -round);
+            }
+            p.start();
+            p.waitFor();
+            c.that(!p.isNull(), "a persistent request stays non-null after completion");
+            if (rank == 0) {
+                c.that(b.get(0) == round && b.get(3) == -round, "persistent receive round " + round);
+            }
+        }
+        p.free();
+        c.that(p.isNull(), "a freed persistent request is null");
+        if (rank == 1) {
+            W.send(new int[] {1, 2, 3, 4, 5, 6}, 6, MPI.INT, peer, 91);
+            W.send(new int[] {7, 8, 9, 10}, 4, MPI.INT, peer, 92);
+        } else {
+            final Message m = new Message();
+            final Status s = m.mProbe(MPI.ANY_SOURCE, 91, W);
+            c.equal(6, s.getCount(MPI.INT), "mProbe count");
+            c.that(W.iProbe(peer, 91) == null, "a matched message is out of the queue");
+            final int[] got = new int[s.getCount(MPI.INT)];
+            final Status r = m.mRecv(got, got.length, MPI.INT);
+            c.that(got[0] == 1 && got[5] == 6 && r.getSource() == peer && r.getTag() == 91, "mRecv");
+            c.that(m.isNull(), "a received message is null");
+            final Message m2 = new Message();
+            Status s2 = null;
+            while (s2 == null) {
+                s2 = m2.imProbe(peer, 92, W);
+            }
+            final Datatype second = Datatype.createVector(4, 1, 2, MPI.INT);
+            second.commit();
+            final IntBuffer spread = MPI.newIntBuffer(8);
+            m2.imRecv(spread, 1, second).waitFor();
+            c.that(spread.get(0) == 7 && spread.get(2) == 8 && spread.get(6) == 10 && spread.get(1) == 0,
+                "imRecv into a vector type");
+            final Message none = new Message();
+            none.mProbe(MPI.PROC_NULL, 0, W);
+            c.that(none.isNoProc(), "mProbe of PROC_NULL");
+            c.equal(MPI.PROC_NULL, none.mRecv(new int[1], 1, MPI.INT).getSource(), "mRecv of PROC_NULL");
         }
     }
 }
