@@ -1,5 +1,6 @@
 package mpi;
 
+import java.nio.Buffer;
 import java.util.Arrays;
 import java.util.Comparator;
 
@@ -53,7 +54,7 @@ public class Intracomm extends Comm {
             final int[] mine = {colour, key};
             final int[] all = new int[2 * size];
             final int[][] b = Collectives.blocks(size, 2);
-            Collectives.allgatherv(this, Span.of(mine), 2, MPI.INT, Span.of(all), b[0], b[1], MPI.INT);
+            Collectives.allgatherv(this, Span.of(mine), 2, MPI.INT, Span.of(all), b[0], b[1], MPI.INT).run();
             final int newCid = agreeOnCid();
             if (colour == MPI.UNDEFINED) {
                 return new Intracomm();
@@ -109,40 +110,62 @@ public class Intracomm extends Comm {
     /** Rank i gets {@code sendbuf}'s combination over ranks 0..i. */
     public final void scan(final Object sendbuf, final Object recvbuf, final int count, final Datatype type,
                            final Op op) throws MPIException {
-        collective(() -> {
-            Args.checkOp(op, type);
-            final Span in = Args.data(sendbuf, count, type);
-            ReduceCollectives.scan(this, in, Args.data(recvbuf, count, type), count, type, op, false);
-        });
+        blocking(() -> scanOf(sendbuf, recvbuf, count, type, op, false));
+    }
+
+    /** Non-blocking {@link #scan(Object, Object, int, Datatype, Op)}. */
+    public final Request iScan(final Buffer sendbuf, final Buffer recvbuf, final int count, final Datatype type,
+                               final Op op) throws MPIException {
+        Span.ofDirect(sendbuf, "send buffer");
+        Span.ofDirect(recvbuf, "receive buffer");
+        return started(() -> scanOf(sendbuf, recvbuf, count, type, op, false));
     }
 
     /** In-place {@link #scan}. */
     public final void scan(final Object recvbuf, final int count, final Datatype type, final Op op)
         throws MPIException {
-        collective(() -> {
-            Args.checkOp(op, type);
-            final Span s = Args.data(recvbuf, count, type);
-            ReduceCollectives.scan(this, s, s, count, type, op, false);
-        });
+        blocking(() -> scanOf(recvbuf, recvbuf, count, type, op, false));
+    }
+
+    /** Non-blocking in-place {@link #scan}. */
+    public final Request iScan(final Buffer buf, final int count, final Datatype type, final Op op)
+        throws MPIException {
+        Span.ofDirect(buf, "buffer");
+        return started(() -> scanOf(buf, buf, count, type, op, false));
     }
 
     /** Rank i gets {@code sendbuf}'s combination over ranks 0..i-1 (rank 0's buffer is left as it was). */
     public final void exScan(final Object sendbuf, final Object recvbuf, final int count, final Datatype type,
                              final Op op) throws MPIException {
-        collective(() -> {
-            Args.checkOp(op, type);
-            final Span in = Args.data(sendbuf, count, type);
-            ReduceCollectives.scan(this, in, Args.data(recvbuf, count, type), count, type, op, true);
-        });
+        blocking(() -> scanOf(sendbuf, recvbuf, count, type, op, true));
+    }
+
+    /** Non-blocking {@link #exScan(Object, Object, int, Datatype, Op)}. */
+    public final Request iExScan(final Buffer sendbuf, final Buffer recvbuf, final int count, final Datatype type,
+                                 final Op op) throws MPIException {
+        Span.ofDirect(sendbuf, "send buffer");
+        Span.ofDirect(recvbuf, "receive buffer");
+        return started(() -> scanOf(sendbuf, recvbuf, count, type, op, true));
     }
 
     /** In-place {@link #exScan}. */
     public final void exScan(final Object buf, final int count, final Datatype type, final Op op)
         throws MPIException {
-        collective(() -> {
-            Args.checkOp(op, type);
-            final Span s = Args.data(buf, count, type);
-            ReduceCollectives.scan(this, s, s, count, type, op, true);
-        });
+        blocking(() -> scanOf(buf, buf, count, type, op, true));
+    }
+
+    /** Non-blocking in-place {@link #exScan}. */
+    public final Request iExScan(final Buffer buf, final int count, final Datatype type, final Op op)
+        throws MPIException {
+        Span.ofDirect(buf, "buffer");
+        return started(() -> scanOf(buf, buf, count, type, op, true));
+    }
+
+    private Schedule scanOf(final Object sendbuf, final Object recvbuf, final int count, final Datatype type,
+                            final Op op, final boolean exclusive) throws MPIException {
+        Args.checkOp(op, type);
+        final Span in = Args.data(sendbuf, count, type);
+        final Span out = recvbuf == sendbuf ? in : Args.data(recvbuf, count, type);
+        return ReduceCollectives.scan(this, in, out, count, type, op, exclusive);
     }
 }

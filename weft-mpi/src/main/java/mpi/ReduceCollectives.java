@@ -3,76 +3,86 @@ package mpi;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The reducing collectives, on packed copies of the data: reduce (binomial tree over rank order, then to the
- * root), allreduce (recursive doubling, with the ranks beyond the largest power of two folded in first),
- * reduce-scatter (reduce, then scatter), scan and exclusive scan (recursive doubling). Every step combines
- * the lower ranks' partial result on the left ({@code lower op higher}), so non-commutative operations get
- * {@code x0 op x1 op ... op x(n-1)}.
+ * The reducing collectives as {@link Schedule}s on packed copies of the data: reduce (binomial tree over rank
+ * order, then to the root), allreduce (recursive doubling, with the ranks beyond the largest power of two
+ * folded in first), reduce-scatter (reduce, then scatter), scan and exclusive scan (recursive doubling).
+ * Every step combines the lower ranks' partial result on the left ({@code lower op higher}), so
+ * non-commutative operations get {@code x0 op x1 op ... op x(n-1)}.
  */
 final class ReduceCollectives {
     private ReduceCollectives() {
     }
 
-    /** Reduces {@code in} of every rank into {@code out} at {@code root} ({@code out} may be null elsewhere). */
-    static void reduce(final Comm c, final Span in, final Span out, final int count, final Datatype type,
-                       final Op op, final int root) throws MPIException {
-        final MemorySegment acc = reducePacked(c, in, count, type, op, root);
-        if (acc != null) {
-            TypeCursor.unpack(acc, 0, out, count, type);
-            out.finish();
-        }
+    private static MemorySegment scratch(final long bytes) {
+        return MemorySegment.ofArray(new byte[Math.toIntExact(bytes)]);
     }
 
-    /** The reduction, packed, at {@code root}; null at the other ranks. */
-    private static MemorySegment reducePacked(final Comm c, final Span in, final int count, final Datatype type,
-                                              final Op op, final int root) throws MPIException {
-        final Coll k = new Coll(c);
+    /** Reduces {@code in} of every rank into {@code out} at {@code root} ({@code out} may be null elsewhere). */
+    static Schedule reduce(final Comm c, final Span in, final Span out, final int count, final Datatype type,
+                           final Op op, final int root) {
+        final Schedule s = new Schedule(c);
+        final MemorySegment[] result = new MemorySegment[1];
+        reduceInto(s, in, count, type, op, root, result);
+        if (s.rank() == root) {
+            s.then(() -> {
+                TypeCursor.unpack(result[0], 0, out, count, type);
+                out.finish();
+            });
+        }
+        return s;
+    }
+
+    /** Adds a reduction to {@code root} to {@code s}; at the root {@code result[0]} holds it, packed, at the end. */
+    private static void reduceInto(final Schedule s, final Span in, final int count, final Datatype type,
+                                   final Op op, final int root, final MemorySegment[] result) {
         final long bytes = count * type.size;
+        final int me = s.rank();
         MemorySegment acc = Coll.packed(in, count, type);
-        MemorySegment tmp = MemorySegment.ofArray(new byte[Math.toIntExact(bytes)]);
-        for (int mask = 1; mask < k.size; mask <<= 1) {
-            if ((k.rank & mask) != 0) {
-                k.send(k.rank - mask, acc, 0, bytes);
+        MemorySegment tmp = scratch(bytes);
+        for (int mask = 1; mask < s.size(); mask <<= 1) {
+            if ((me & mask) != 0) {
+                s.send(me - mask, acc, 0, bytes).next();
                 break;
             }
-            if (k.rank + mask < k.size) {
-                k.recv(k.rank + mask, tmp, 0, bytes);
-                op.apply(acc, 0, tmp, 0, count, type); // tmp = mine (lower ranks) op theirs
-                final MemorySegment t = acc;
-                acc = tmp;
-                tmp = t;
+            if (me + mask < s.size()) {
+                final MemorySegment lower = acc;
+                final MemorySegment higher = tmp;
+                s.recv(me + mask, higher, 0, bytes).then(() -> op.apply(lower, 0, higher, 0, count, type)).next();
+                acc = higher;
+                tmp = lower;
             }
         }
         if (root != 0) {
-            if (k.rank == 0) {
-                k.send(root, acc, 0, bytes);
-            } else if (k.rank == root) {
-                k.recv(0, acc, 0, bytes);
+            if (me == 0) {
+                s.send(root, acc, 0, bytes).next();
+            } else if (me == root) {
+                s.recv(0, acc, 0, bytes).next();
             }
         }
-        return k.rank == root ? acc : null;
+        result[0] = acc;
     }
 
     /** Every rank gets the reduction of every rank's {@code in} in {@code out}. */
-    static void allreduce(final Comm c, final Span in, final Span out, final int count, final Datatype type,
-                          final Op op) throws MPIException {
-        final Coll k = new Coll(c);
-        final int n = k.size;
-        final int r = k.rank;
+    static Schedule allreduce(final Comm c, final Span in, final Span out, final int count, final Datatype type,
+                              final Op op) {
+        final Schedule s = new Schedule(c);
+        final int n = s.size();
+        final int r = s.rank();
         final long bytes = count * type.size;
         MemorySegment acc = Coll.packed(in, count, type);
-        MemorySegment tmp = MemorySegment.ofArray(new byte[Math.toIntExact(bytes)]);
+        MemorySegment tmp = scratch(bytes);
         final int pof2 = Integer.highestOneBit(n);
         final int rem = n - pof2;
         // fold: among the first 2*rem ranks, each even rank hands its data to the odd rank above it
-        int vr;
+        final int vr;
         if (r < 2 * rem) {
             if ((r & 1) == 0) {
-                k.send(r + 1, acc, 0, bytes);
+                s.send(r + 1, acc, 0, bytes).next();
                 vr = -1;
             } else {
-                k.recv(r - 1, tmp, 0, bytes);
-                op.apply(tmp, 0, acc, 0, count, type); // acc = lower op mine
+                final MemorySegment mine = acc;
+                final MemorySegment lower = tmp;
+                s.recv(r - 1, lower, 0, bytes).then(() -> op.apply(lower, 0, mine, 0, count, type)).next();
                 vr = r / 2;
             }
         } else {
@@ -82,80 +92,99 @@ final class ReduceCollectives {
             for (int mask = 1; mask < pof2; mask <<= 1) {
                 final int vpeer = vr ^ mask;
                 final int peer = vpeer < rem ? vpeer * 2 + 1 : vpeer + rem;
-                k.sendRecv(peer, acc, 0, bytes, peer, tmp, 0, bytes);
+                final MemorySegment mine = acc;
+                final MemorySegment theirs = tmp;
+                s.recv(peer, theirs, 0, bytes).send(peer, mine, 0, bytes);
                 if (peer < r) {
-                    op.apply(tmp, 0, acc, 0, count, type);
+                    s.then(() -> op.apply(theirs, 0, mine, 0, count, type)).next();
                 } else {
-                    op.apply(acc, 0, tmp, 0, count, type);
-                    final MemorySegment t = acc;
-                    acc = tmp;
-                    tmp = t;
+                    s.then(() -> op.apply(mine, 0, theirs, 0, count, type)).next();
+                    acc = theirs;
+                    tmp = mine;
                 }
             }
         }
         if (r < 2 * rem) {
             if ((r & 1) == 1) {
-                k.send(r - 1, acc, 0, bytes);
+                s.send(r - 1, acc, 0, bytes).next();
             } else {
-                k.recv(r + 1, acc, 0, bytes);
+                s.recv(r + 1, acc, 0, bytes).next();
             }
         }
-        TypeCursor.unpack(acc, 0, out, count, type);
-        out.finish();
+        final MemorySegment result = acc;
+        return s.then(() -> {
+            TypeCursor.unpack(result, 0, out, count, type);
+            out.finish();
+        });
     }
 
     /** Reduces every rank's {@code in} and leaves block i ({@code counts[i]} elements) at rank i. */
-    static void reduceScatter(final Comm c, final Span in, final Span out, final int[] counts, final Datatype type,
-                              final Op op) throws MPIException {
+    static Schedule reduceScatter(final Comm c, final Span in, final Span out, final int[] counts,
+                                  final Datatype type, final Op op) {
         int total = 0;
         final int[] displs = new int[counts.length];
         for (int i = 0; i < counts.length; i++) {
             displs[i] = total;
             total += counts[i];
         }
-        final MemorySegment whole = reducePacked(c, in, total, type, op, 0);
-        // the root scatters packed bytes; each rank unpacks its block into its own layout
-        final int[] byteCounts = new int[counts.length];
-        final int[] byteDispls = new int[counts.length];
-        for (int i = 0; i < counts.length; i++) {
-            byteCounts[i] = Math.toIntExact(counts[i] * type.size);
-            byteDispls[i] = Math.toIntExact(displs[i] * type.size);
+        final Schedule s = new Schedule(c);
+        final MemorySegment[] whole = new MemorySegment[1];
+        reduceInto(s, in, total, type, op, 0, whole);
+        // rank 0 sends each rank its block of packed bytes, which the rank unpacks into its own layout
+        if (s.rank() == 0) {
+            for (int i = 1; i < counts.length; i++) {
+                s.send(i, whole[0], displs[i] * type.size, counts[i] * type.size);
+            }
+            s.then(() -> {
+                TypeCursor.unpack(whole[0], 0, out, counts[0], type);
+                out.finish();
+            });
+        } else {
+            s.recv(0, out, counts[s.rank()], type).then(out::finish);
         }
-        Collectives.scatterv(c, whole == null ? null : Span.of(whole), byteCounts, byteDispls, MPI.BYTE, out,
-            counts[c.rank], type, 0);
+        return s;
     }
 
     /** Inclusive ({@code exclusive} false) or exclusive prefix reduction in rank order. */
-    static void scan(final Comm c, final Span in, final Span out, final int count, final Datatype type, final Op op,
-                     final boolean exclusive) throws MPIException {
-        final Coll k = new Coll(c);
+    static Schedule scan(final Comm c, final Span in, final Span out, final int count, final Datatype type,
+                         final Op op, final boolean exclusive) {
+        final Schedule s = new Schedule(c);
         final long bytes = count * type.size;
-        MemorySegment partial = Coll.packed(in, count, type);   // reduction of the ranks my subtree covers
-        MemorySegment result = exclusive ? null : Coll.packed(in, count, type);
-        MemorySegment tmp = MemorySegment.ofArray(new byte[Math.toIntExact(bytes)]);
-        for (int mask = 1; mask < k.size; mask <<= 1) {
-            final int peer = k.rank ^ mask;
-            if (peer >= k.size) {
+        final int me = s.rank();
+        // partial: the reduction over the ranks this rank's subtree covers; result: over the ranks below (and me)
+        MemorySegment partial = Coll.packed(in, count, type);
+        final MemorySegment result = exclusive ? scratch(bytes) : Coll.packed(in, count, type);
+        final boolean[] haveResult = {!exclusive};
+        MemorySegment tmp = scratch(bytes);
+        for (int mask = 1; mask < s.size(); mask <<= 1) {
+            final int peer = me ^ mask;
+            if (peer >= s.size()) {
                 continue;
             }
-            k.sendRecv(peer, partial, 0, bytes, peer, tmp, 0, bytes);
-            if (peer < k.rank) {
-                if (result == null) {
-                    result = MemorySegment.ofArray(tmp.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
-                } else {
-                    op.apply(tmp, 0, result, 0, count, type);
-                }
-                op.apply(tmp, 0, partial, 0, count, type);
+            final MemorySegment mine = partial;
+            final MemorySegment theirs = tmp;
+            s.recv(peer, theirs, 0, bytes).send(peer, mine, 0, bytes);
+            if (peer < me) {
+                s.then(() -> {
+                    if (haveResult[0]) {
+                        op.apply(theirs, 0, result, 0, count, type);
+                    } else {
+                        MemorySegment.copy(theirs, 0, result, 0, bytes);
+                        haveResult[0] = true;
+                    }
+                    op.apply(theirs, 0, mine, 0, count, type);
+                }).next();
             } else {
-                op.apply(partial, 0, tmp, 0, count, type);
-                final MemorySegment t = partial;
-                partial = tmp;
-                tmp = t;
+                s.then(() -> op.apply(mine, 0, theirs, 0, count, type)).next();
+                partial = theirs;
+                tmp = mine;
             }
         }
-        if (result != null) {
-            TypeCursor.unpack(result, 0, out, count, type);
-            out.finish();
-        }
+        return s.then(() -> {
+            if (haveResult[0]) {
+                TypeCursor.unpack(result, 0, out, count, type);
+                out.finish();
+            }
+        });
     }
 }

@@ -26,6 +26,8 @@ public class Request {
     long capacity;
     /** The status of an operation that finished inside its starting call (PROC_NULL) or was collected. */
     Status done;
+    /** A non-blocking collective in flight (else null). */
+    Schedule schedule;
     /** A receive into packed bytes that are unpacked into {@link #span} once it completes (else null). */
     java.lang.foreign.MemorySegment packed;
     int unpackCount;
@@ -64,7 +66,15 @@ public class Request {
 
     /** No operation in flight or finished-but-not-collected (null, or a persistent request not started). */
     final boolean inactive() {
-        return ucp == null && done == null;
+        return ucp == null && done == null && schedule == null;
+    }
+
+    /** A request for a non-blocking collective, moved on by its tests and waits. */
+    static Request collective(final Comm comm, final Schedule s) throws MPIException {
+        final Request r = new Request(comm);
+        r.schedule = s;
+        r.finished();
+        return r;
     }
 
     /** Waits for the operation to finish. */
@@ -80,6 +90,13 @@ public class Request {
         }
         if (ucp != null) {
             ucp.awaitStatus();
+        } else if (schedule != null) {
+            try {
+                schedule.run();
+            } catch (final MPIException e) {
+                schedule = null;
+                throw comm.fail(e);
+            }
         }
         return take();
     }
@@ -131,6 +148,10 @@ public class Request {
      */
     public void free() throws MPIException {
         MPI.check();
+        if (schedule != null) {
+            throw comm.fail(new MPIException(MPI.ERR_REQUEST, "a non-blocking collective in flight cannot be "
+                + "freed (the other ranks wait for its messages): wait for it"));
+        }
         if (ucp != null) {
             ucp.release();
         }
@@ -314,13 +335,24 @@ public class Request {
         return MPI.session().worker;
     }
 
-    /** True if finished, without progressing. */
-    private boolean finished() {
+    /** True if finished, without progressing the worker (a collective moves on as far as it can). */
+    private boolean finished() throws MPIException {
+        if (schedule != null) {
+            try {
+                if (schedule.advance()) {
+                    schedule = null;
+                    done = Status.empty();
+                }
+            } catch (final MPIException e) {
+                schedule = null;
+                throw comm.fail(e);
+            }
+        }
         return done != null || ucp != null && ucp.isCompleted();
     }
 
     /** Progresses once and tells whether the operation finished. */
-    private boolean poll() {
+    private boolean poll() throws MPIException {
         if (finished()) {
             return true;
         }

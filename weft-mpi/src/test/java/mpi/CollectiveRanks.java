@@ -32,6 +32,7 @@ public final class CollectiveRanks {
         allToAll(c, w);
         reduceScatter(c, w);
         communicators(c, w);
+        nonBlocking(c, w);
         w.barrier();
         c.done();
         MPI.Finalize();
@@ -508,5 +509,71 @@ public final class CollectiveRanks {
             r[i] = i;
         }
         return Group.translateRanks(g, r, MPI.COMM_WORLD.getGroup());
+    }
+
+    /** Several non-blocking collectives in flight at once, finished in another order than started. */
+    private static void nonBlocking(final Checks c, final Intracomm w) throws MPIException {
+        final int rank = w.getRank();
+        final int size = w.getSize();
+        final java.nio.IntBuffer sum = MPI.newIntBuffer(2);
+        sum.put(0, rank).put(1, 1);
+        final java.nio.IntBuffer sumOut = MPI.newIntBuffer(2);
+        final java.nio.LongBuffer bc = MPI.newLongBuffer(3);
+        if (rank == size - 1) {
+            bc.put(0, 5).put(1, 6).put(2, 7);
+        }
+        final java.nio.IntBuffer mine = MPI.newIntBuffer(1);
+        mine.put(0, rank * 3);
+        final java.nio.IntBuffer all = MPI.newIntBuffer(size);
+        final java.nio.DoubleBuffer scanIn = MPI.newDoubleBuffer(1);
+        scanIn.put(0, rank + 1);
+        final java.nio.DoubleBuffer scanOut = MPI.newDoubleBuffer(1);
+        final java.nio.IntBuffer a2aIn = MPI.newIntBuffer(size);
+        final java.nio.IntBuffer a2aOut = MPI.newIntBuffer(size);
+        for (int j = 0; j < size; j++) {
+            a2aIn.put(j, rank * 100 + j);
+        }
+        final java.nio.IntBuffer gathered = MPI.newIntBuffer(size);
+        final Request[] rs = {
+            w.iBarrier(),
+            w.iAllReduce(sum, sumOut, 2, MPI.INT, MPI.SUM),
+            w.iBcast(bc, 3, MPI.LONG, size - 1),
+            w.iAllGather(mine, 1, MPI.INT, all, 1, MPI.INT),
+            w.iScan(scanIn, scanOut, 1, MPI.DOUBLE, MPI.SUM),
+            w.iAllToAll(a2aIn, 1, MPI.INT, a2aOut, 1, MPI.INT),
+            w.iGather(mine, 1, MPI.INT, gathered, 1, MPI.INT, 0),
+        };
+        // point-to-point traffic in between must not disturb them
+        final int[] token = {rank};
+        w.sendRecv(new int[] {rank}, 1, MPI.INT, (rank + 1) % size, 0, token, 1, MPI.INT, (rank - 1 + size) % size, 0);
+        for (int i = rs.length - 1; i >= 0; i--) {
+            rs[i].waitFor();
+        }
+        c.that(sumOut.get(0) == size * (size - 1) / 2 && sumOut.get(1) == size, "iAllReduce");
+        c.that(bc.get(0) == 5 && bc.get(2) == 7, "iBcast");
+        for (int r = 0; r < size; r++) {
+            c.equal(r * 3, all.get(r), "iAllGather [" + r + "]");
+            c.equal(r * 100 + rank, a2aOut.get(r), "iAllToAll [" + r + "]");
+            if (rank == 0) {
+                c.equal(r * 3, gathered.get(r), "iGather [" + r + "]");
+            }
+        }
+        c.equal((rank + 1) * (rank + 2) / 2.0, scanOut.get(0), "iScan");
+        c.equal((rank - 1 + size) % size, token[0], "point to point between non-blocking collectives");
+        // a test loop also finishes them
+        final java.nio.IntBuffer m = MPI.newIntBuffer(1);
+        m.put(0, rank);
+        final Request r = w.iAllReduce(m, 1, MPI.INT, MPI.MAX);
+        while (!r.test()) {
+            Thread.onSpinWait();
+        }
+        c.equal(size - 1, m.get(0), "iAllReduce in place, finished by test()");
+        boolean refused = false;
+        try {
+            w.iBcast(java.nio.IntBuffer.allocate(1), 1, MPI.INT, 0);
+        } catch (final IllegalArgumentException e) {
+            refused = true;
+        }
+        c.that(refused, "a non-blocking collective refuses a heap buffer");
     }
 }
