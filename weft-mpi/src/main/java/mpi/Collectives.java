@@ -1,5 +1,7 @@
 package mpi;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * The data-moving collectives as {@link Schedule}s: barrier (dissemination), broadcast (binomial tree),
  * gather and scatter (linear, every transfer in one round, straight between the typed buffers), allgather
@@ -13,7 +15,7 @@ final class Collectives {
     /** Dissemination barrier: round k exchanges an empty message with the ranks 2^k away. */
     static Schedule barrier(final Comm c) {
         final Schedule s = new Schedule(c);
-        final java.lang.foreign.MemorySegment none = java.lang.foreign.MemorySegment.ofArray(new byte[0]);
+        final MemorySegment none = MemorySegment.ofArray(new byte[0]);
         for (int d = 1; d < s.size(); d <<= 1) {
             s.recv((s.rank() - d + s.size()) % s.size(), none, 0, 0).send((s.rank() + d) % s.size(), none, 0, 0)
                 .next();
@@ -40,6 +42,55 @@ final class Collectives {
             }
         }
         return s.then(buf::finish);
+    }
+
+    /**
+     * Large broadcast (van de Geijn): the root scatters the message in {@code n} pieces, one per rank, then a
+     * ring allgather completes them everywhere; each rank sends about the message once, whatever {@code n}.
+     */
+    static Schedule bcastLarge(final Comm c, final Span buf, final int count, final Datatype type, final int root) {
+        final Schedule s = new Schedule(c);
+        final int n = s.size();
+        final int vr = (s.rank() - root + n) % n;
+        final long bytes = count * type.size;
+        final MemorySegment data;
+        final long base;
+        if (type.contiguous) {
+            data = buf.segment;
+            base = buf.origin;
+        } else {
+            data = vr == 0 ? Coll.packed(buf, count, type) : MemorySegment.ofArray(new byte[Math.toIntExact(bytes)]);
+            base = 0;
+        }
+        final long piece = (bytes + n - 1) / n;
+        if (vr == 0) {
+            for (int j = 1; j < n; j++) {
+                s.send((j + root) % n, data, base + start(j, piece, bytes), length(j, piece, bytes));
+            }
+        } else {
+            s.recv(root, data, base + start(vr, piece, bytes), length(vr, piece, bytes));
+        }
+        s.next();
+        final int right = (s.rank() + 1) % n;
+        final int left = (s.rank() - 1 + n) % n;
+        for (int step = 0; step < n - 1; step++) {
+            final int out = (vr - step + n) % n;
+            final int in = (vr - step - 1 + n) % n;
+            s.recv(left, data, base + start(in, piece, bytes), length(in, piece, bytes))
+                .send(right, data, base + start(out, piece, bytes), length(out, piece, bytes)).next();
+        }
+        if (!type.contiguous && vr != 0) {
+            s.then(() -> TypeCursor.unpack(data, 0, buf, count, type));
+        }
+        return s.then(buf::finish);
+    }
+
+    private static long start(final int j, final long piece, final long bytes) {
+        return Math.min(j * piece, bytes);
+    }
+
+    private static long length(final int j, final long piece, final long bytes) {
+        return Math.min((j + 1) * piece, bytes) - start(j, piece, bytes);
     }
 
     /**

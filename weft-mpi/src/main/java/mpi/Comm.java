@@ -128,6 +128,10 @@ public class Comm extends PointToPoint {
     private Schedule bcastOf(final Span buf, final int count, final Datatype type, final int root)
         throws MPIException {
         Args.checkRoot(root, size);
+        final weft.mpi.MpiConfig.Thresholds t = session.thresholds;
+        if (count * type.size >= t.bcastLarge() && size >= t.bcastLargeMinRanks()) {
+            return Collectives.bcastLarge(this, buf, count, type, root);
+        }
         return Collectives.bcast(this, buf, count, type, root);
     }
 
@@ -524,6 +528,10 @@ public class Comm extends PointToPoint {
         Args.checkOp(op, type);
         final Span in = Args.data(sendbuf, count, type);
         final Span out = recvbuf == sendbuf ? in : Args.data(recvbuf, count, type);
+        if (op.isCommutative() && count * type.size >= session.thresholds.allreduceLarge() && count >= size
+            && size > 2) {
+            return ReduceCollectives.ringAllreduce(this, in, out, count, type, op);
+        }
         return ReduceCollectives.allreduce(this, in, out, count, type, op);
     }
 

@@ -118,6 +118,46 @@ final class ReduceCollectives {
         });
     }
 
+    /**
+     * Ring allreduce for large messages and commutative operations: a ring reduce-scatter (in step s each
+     * rank passes one piece to its right and combines the piece from its left into its own), then a ring
+     * allgather of the reduced pieces; each rank sends about twice the message, whatever the number of ranks.
+     */
+    static Schedule ringAllreduce(final Comm c, final Span in, final Span out, final int count, final Datatype type,
+                                  final Op op) {
+        final Schedule s = new Schedule(c);
+        final int n = s.size();
+        final int r = s.rank();
+        final MemorySegment acc = Coll.packed(in, count, type);
+        final int per = (count + n - 1) / n;
+        final MemorySegment tmp = scratch((long) per * type.size);
+        final int right = (r + 1) % n;
+        final int left = (r - 1 + n) % n;
+        for (int step = 0; step < n - 1; step++) {
+            final int send = (r - step + n) % n;
+            final int recv = (r - step - 1 + n) % n;
+            final int first = Math.min(recv * per, count);
+            final int elems = Math.min(first + per, count) - first;
+            s.recv(left, tmp, 0, elems * type.size)
+                .send(right, acc, Math.min(send * per, count) * type.size, piece(send, per, count) * type.size)
+                .then(() -> op.apply(tmp, 0, acc, first * type.size, elems, type)).next();
+        }
+        for (int step = 0; step < n - 1; step++) {
+            final int send = (r + 1 - step + n) % n;
+            final int recv = (r - step + n) % n;
+            s.recv(left, acc, Math.min(recv * per, count) * type.size, piece(recv, per, count) * type.size)
+                .send(right, acc, Math.min(send * per, count) * type.size, piece(send, per, count) * type.size).next();
+        }
+        return s.then(() -> {
+            TypeCursor.unpack(acc, 0, out, count, type);
+            out.finish();
+        });
+    }
+
+    private static long piece(final int j, final int per, final int count) {
+        return Math.min((j + 1) * per, count) - Math.min(j * per, count);
+    }
+
     /** Reduces every rank's {@code in} and leaves block i ({@code counts[i]} elements) at rank i. */
     static Schedule reduceScatter(final Comm c, final Span in, final Span out, final int[] counts,
                                   final Datatype type, final Op op) {

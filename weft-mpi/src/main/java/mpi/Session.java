@@ -13,6 +13,9 @@ final class Session {
     final int threadLevel;
     final Thread mainThread;
     final BufferedSends buffered = new BufferedSends();
+    /** Where collectives change algorithm ({@code WEFT_MPI_*}). */
+    final weft.mpi.MpiConfig.Thresholds thresholds =
+        weft.mpi.MpiConfig.Thresholds.of(weft.ucs.config.Config.global());
     /** Next free even context id; every rank allocates in the same order, agreeing through an allreduce. */
     private int nextCid;
 
