@@ -59,6 +59,8 @@ public final class Datatype {
     final long[] lengths;
     /** One block at offset 0 as long as the extent: count elements are count * size bytes in a row. */
     final boolean contiguous;
+    /** Alignment of the type's most strictly aligned member: a struct's extent is padded to it. */
+    int align = 1;
     private boolean committed;
     private boolean freed;
     private String name;
@@ -92,8 +94,13 @@ public final class Datatype {
 
     /** A predefined primitive type of {@code bytes} bytes. */
     static Datatype primitive(final int code, final int bytes, final String name) {
-        return new Datatype(code, Math.max(bytes, 1), code, true, 0, bytes,
-            bytes == 0 ? new long[0] : new long[] {0}, bytes == 0 ? new long[0] : new long[] {bytes}, name);
+        return aligned(Math.max(bytes, 1), new Datatype(code, Math.max(bytes, 1), code, true, 0, bytes,
+            bytes == 0 ? new long[0] : new long[] {0}, bytes == 0 ? new long[0] : new long[] {bytes}, name));
+    }
+
+    private static Datatype aligned(final int align, final Datatype t) {
+        t.align = align;
+        return t;
     }
 
     /** A predefined value-index pair, laid out as in C (the int at its alignment after the value). */
@@ -102,14 +109,14 @@ public final class Datatype {
         final int extent = valueBytes == 8 ? 16 : 8;
         final long[] offsets = intOffset == valueBytes ? new long[] {0} : new long[] {0, intOffset};
         final long[] lengths = intOffset == valueBytes ? new long[] {valueBytes + 4L} : new long[] {valueBytes, 4};
-        return new Datatype(BYTE, 1, code, true, 0, extent, offsets, lengths, name);
+        return aligned(intOffset, new Datatype(BYTE, 1, code, true, 0, extent, offsets, lengths, name));
     }
 
     /** A predefined complex number: two values of {@code base}. */
     static Datatype complex(final int code, final Datatype base, final String name) {
         final long b = base.size;
-        return new Datatype(base.baseType, base.baseSize, code, true, 0, 2 * b, new long[] {0}, new long[] {2 * b},
-            name);
+        return aligned(base.align, new Datatype(base.baseType, base.baseSize, code, true, 0, 2 * b, new long[] {0},
+            new long[] {2 * b}, name));
     }
 
     // ------------------------------------------------------------------ constructors of derived types
@@ -207,6 +214,7 @@ public final class Datatype {
             }
         }
         b.element = element;
+        b.padToAlignment();
         return b.build();
     }
 
@@ -221,8 +229,8 @@ public final class Datatype {
         if (extent < 0) {
             throw new MPIException(MPI.ERR_ARG, "negative extent " + extent);
         }
-        return new Datatype(oldType.baseType, oldType.baseSize, oldType.element, false, lb, (long) lb + extent,
-            oldType.offsets, oldType.lengths, null);
+        return aligned(oldType.align, new Datatype(oldType.baseType, oldType.baseSize, oldType.element, false, lb,
+            (long) lb + extent, oldType.offsets, oldType.lengths, null));
     }
 
     // ------------------------------------------------------------------ queries
@@ -282,7 +290,8 @@ public final class Datatype {
     public Datatype dup() throws MPIException {
         MPI.check();
         checkNotFreed();
-        final Datatype d = new Datatype(baseType, baseSize, element, false, lb, ub, offsets, lengths, name);
+        final Datatype d = aligned(align, new Datatype(baseType, baseSize, element, false, lb, ub, offsets, lengths,
+            name));
         d.committed = committed;
         return d;
     }
@@ -372,9 +381,20 @@ public final class Datatype {
             setOld(oldType);
         }
 
+        private int align = 1;
+
         void setOld(final Datatype t) {
             old = t;
             oldExtent = t.extent();
+            align = Math.max(align, t.align);
+        }
+
+        /** Pads the extent to the strictest member alignment, as C compilers lay structs out. */
+        void padToAlignment() {
+            if (lb <= ub) {
+                final long ext = ub - lb;
+                ub = lb + (ext + align - 1) / align * align;
+            }
         }
 
         /** {@code copies} copies of the old type, the first at byte displacement {@code disp}. */
@@ -416,8 +436,8 @@ public final class Datatype {
                 lb = 0;
                 ub = 0;
             }
-            return new Datatype(baseType, baseSize, element, false, lb, ub, Arrays.copyOf(offs, n),
-                Arrays.copyOf(lens, n), null);
+            return aligned(align, new Datatype(baseType, baseSize, element, false, lb, ub, Arrays.copyOf(offs, n),
+                Arrays.copyOf(lens, n), null));
         }
     }
 }

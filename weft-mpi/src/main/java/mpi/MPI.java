@@ -182,6 +182,17 @@ public final class MPI {
     public static final Datatype DOUBLE_COMPLEX = Datatype.complex(Datatype.DOUBLE_COMPLEX, DOUBLE,
         "MPI_DOUBLE_COMPLEX");
 
+    /** The value-index pair struct of {@link #INT2}. */
+    public static final Int2 int2 = new Int2();
+    /** The value-index pair struct of {@link #SHORT_INT}. */
+    public static final ShortInt shortInt = new ShortInt();
+    /** The value-index pair struct of {@link #LONG_INT}. */
+    public static final LongInt longInt = new LongInt();
+    /** The value-index pair struct of {@link #FLOAT_INT}. */
+    public static final FloatInt floatInt = new FloatInt();
+    /** The value-index pair struct of {@link #DOUBLE_INT}. */
+    public static final DoubleInt doubleInt = new DoubleInt();
+
     // ------------------------------------------------------------------ operations
     public static final Op MAX = new Op(Reductions.MAX);
     public static final Op MIN = new Op(Reductions.MIN);

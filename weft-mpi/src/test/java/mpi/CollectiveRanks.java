@@ -27,6 +27,7 @@ public final class CollectiveRanks {
         reductionsByType(c, w, 5);
         reductionsByType(c, w, 1000);
         pairsAndLogic(c, w);
+        structs(c, w);
         userOps(c, w);
         gathersAndScatters(c, w);
         allToAll(c, w);
@@ -228,6 +229,79 @@ public final class CollectiveRanks {
         final double[] acc = {10, 20};
         Comm.reduceLocal(local, acc, 2, MPI.DOUBLE, MPI.SUM);
         c.that(acc[0] == 11 && acc[1] == 22, "reduceLocal");
+    }
+
+    /** A particle: a position, an id and a tag of three chars, padded as C would. */
+    static final class Particle extends Struct {
+        final int x = addDouble();
+        final int id = addInt();
+        final int tag = addChar(3);
+
+        @Override
+        protected Data newData() {
+            return new Data();
+        }
+
+        final class Data extends Struct.Data {
+            double x() {
+                return getDouble(x);
+            }
+
+            int id() {
+                return getInt(id);
+            }
+
+            char tag(final int i) {
+                return getChar(tag, i);
+            }
+
+            void set(final double px, final int pid, final String t) {
+                putDouble(x, px);
+                putInt(id, pid);
+                for (int i = 0; i < 3; i++) {
+                    putChar(tag, i, t.charAt(i));
+                }
+            }
+        }
+    }
+
+    /** The Struct helpers: value-index pairs for MINLOC/MAXLOC, and a struct of the program's own. */
+    private static void structs(final Checks c, final Intracomm w) throws MPIException {
+        final int rank = w.getRank();
+        final int size = w.getSize();
+        c.equal(16, MPI.longInt.getExtent(), "longInt extent");
+        c.equal(8, MPI.shortInt.getExtent(), "shortInt extent");
+        c.equal(16, MPI.LONG_INT.getExtent(), "LONG_INT extent (bytes: base type BYTE)");
+        final java.nio.ByteBuffer in = MPI.newByteBuffer(MPI.longInt.getExtent() * 2);
+        final LongInt.Data a = MPI.longInt.getData(in, 0);
+        a.putValue(1L << 40 | rank);
+        a.putIndex(rank);
+        final LongInt.Data b = MPI.longInt.getData(in, 1);
+        b.putValue(-rank);
+        b.putIndex(rank * 10);
+        final java.nio.ByteBuffer out = MPI.newByteBuffer(MPI.longInt.getExtent() * 2);
+        w.allReduce(in, out, 2, MPI.LONG_INT, MPI.MAXLOC);
+        final LongInt.Data r0 = MPI.longInt.getData(out, 0);
+        final LongInt.Data r1 = MPI.longInt.getData(out, 1);
+        c.that(r0.getValue() == (1L << 40 | (size - 1)) && r0.getIndex() == size - 1, "LONG_INT MAXLOC on large longs");
+        c.that(r1.getValue() == 0 && r1.getIndex() == 0, "LONG_INT MAXLOC");
+        final java.nio.ByteBuffer si = MPI.newByteBuffer(MPI.shortInt.getExtent());
+        final ShortInt.Data sd = MPI.shortInt.getData(si);
+        sd.putValue((short) (100 - rank));
+        sd.putIndex(rank);
+        w.allReduce(si, 1, MPI.SHORT_INT, MPI.MINLOC);
+        c.that(sd.getValue() == 100 - (size - 1) && sd.getIndex() == size - 1, "SHORT_INT MINLOC in place");
+        final Particle p = new Particle();
+        c.equal(24, p.getExtent(), "a struct's extent is padded to its strictest member");
+        final java.nio.ByteBuffer mine = MPI.newByteBuffer(p.getExtent());
+        final Particle.Data d = p.getData(mine);
+        d.set(rank + 0.5, rank, "p" + (char) ('a' + rank) + "!");
+        final java.nio.ByteBuffer all = MPI.newByteBuffer(p.getExtent() * size);
+        w.allGather(mine, 1, p.getType(), all, 1, p.getType());
+        for (int r = 0; r < size; r++) {
+            final Particle.Data e = p.getData(all, r);
+            c.that(e.x() == r + 0.5 && e.id() == r && e.tag(1) == 'a' + r && e.tag(2) == '!', "struct element " + r);
+        }
     }
 
     /** A non-commutative user operation: composition of affine maps x -> a x + b, in rank order. */

@@ -1,0 +1,50 @@
+package mpi;
+
+/**
+ * A float value and an int index, the layout of {@link MPI#FLOAT_INT} (for MINLOC and MAXLOC); use
+ * the shared instance {@code MPI.floatInt}.
+ *
+ * <pre>{@code
+ * ByteBuffer in = MPI.newByteBuffer(MPI.floatInt.getExtent());
+ * FloatInt.Data d = MPI.floatInt.getData(in);
+ * d.putValue(...); d.putIndex(rank);
+ * comm.allReduce(in, out, 1, MPI.FLOAT_INT, MPI.MINLOC);
+ * }</pre>
+ */
+public final class FloatInt extends Struct {
+    private final int indexOffset;
+
+    FloatInt() {
+        addFloat();
+        setOffset(4);
+        indexOffset = addInt();
+    }
+
+    @Override
+    protected Data newData() {
+        return new Data();
+    }
+
+    /** One value-index pair of a buffer. */
+    public final class Data extends Struct.Data {
+        /** The value. */
+        public float getValue() {
+            return getFloat(0);
+        }
+
+        /** The index. */
+        public int getIndex() {
+            return getInt(indexOffset);
+        }
+
+        /** Sets the value. */
+        public void putValue(final float v) {
+            putFloat(0, v);
+        }
+
+        /** Sets the index. */
+        public void putIndex(final int v) {
+            putInt(indexOffset, v);
+        }
+    }
+}

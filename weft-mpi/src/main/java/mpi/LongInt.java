@@ -1,0 +1,50 @@
+package mpi;
+
+/**
+ * A long value and an int index, the layout of {@link MPI#LONG_INT} (for MINLOC and MAXLOC); use
+ * the shared instance {@code MPI.longInt}.
+ *
+ * <pre>{@code
+ * ByteBuffer in = MPI.newByteBuffer(MPI.longInt.getExtent());
+ * LongInt.Data d = MPI.longInt.getData(in);
+ * d.putValue(...); d.putIndex(rank);
+ * comm.allReduce(in, out, 1, MPI.LONG_INT, MPI.MINLOC);
+ * }</pre>
+ */
+public final class LongInt extends Struct {
+    private final int indexOffset;
+
+    LongInt() {
+        addLong();
+        setOffset(8);
+        indexOffset = addInt();
+    }
+
+    @Override
+    protected Data newData() {
+        return new Data();
+    }
+
+    /** One value-index pair of a buffer. */
+    public final class Data extends Struct.Data {
+        /** The value. */
+        public long getValue() {
+            return getLong(0);
+        }
+
+        /** The index. */
+        public int getIndex() {
+            return getInt(indexOffset);
+        }
+
+        /** Sets the value. */
+        public void putValue(final long v) {
+            putLong(0, v);
+        }
+
+        /** Sets the index. */
+        public void putIndex(final int v) {
+            putInt(indexOffset, v);
+        }
+    }
+}
