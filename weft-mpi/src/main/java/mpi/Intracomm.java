@@ -107,6 +107,32 @@ public class Intracomm extends Comm {
         return c;
     }
 
+    /**
+     * A Cartesian grid of {@code dims} over the first ranks of this communicator (collective; ranks beyond the
+     * grid get a null communicator). Ranks keep their order: {@code reorder} is accepted and not used.
+     */
+    public final CartComm createCart(final int[] dims, final boolean[] periods, final boolean reorder)
+        throws MPIException {
+        checkLive();
+        try {
+            if (dims == null || periods == null || dims.length != periods.length) {
+                throw new MPIException(MPI.ERR_DIMS, "dims and periods must have one entry per dimension");
+            }
+            for (final int d : dims) {
+                if (d < 1) {
+                    throw new MPIException(MPI.ERR_DIMS, "a grid dimension must be at least 1, got " + d);
+                }
+            }
+            final int cells = CartComm.product(dims);
+            if (cells > size) {
+                throw new MPIException(MPI.ERR_DIMS, "a grid of " + cells + " ranks does not fit in " + size);
+            }
+            return CartComm.adopt(split(rank < cells ? 0 : MPI.UNDEFINED, rank), new CartComm(dims, periods));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
+    }
+
     /** Rank i gets {@code sendbuf}'s combination over ranks 0..i. */
     public final void scan(final Object sendbuf, final Object recvbuf, final int count, final Datatype type,
                            final Op op) throws MPIException {

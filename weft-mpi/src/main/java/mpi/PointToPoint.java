@@ -70,6 +70,16 @@ abstract class PointToPoint {
         return cid < 0;
     }
 
+    /** The topology: {@link MPI#CART} for a {@link CartComm}, else {@link MPI#UNDEFINED}. */
+    public final int getTopology() throws MPIException {
+        checkLive();
+        return topology();
+    }
+
+    int topology() {
+        return MPI.UNDEFINED;
+    }
+
     /** False: intercommunicators are not made by this implementation yet. */
     public final boolean isInter() throws MPIException {
         checkLive();

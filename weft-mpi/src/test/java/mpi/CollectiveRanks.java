@@ -34,6 +34,7 @@ public final class CollectiveRanks {
         reduceScatter(c, w);
         communicators(c, w);
         nonBlocking(c, w);
+        topologies(c, w);
         w.barrier();
         c.done();
         MPI.Finalize();
@@ -301,6 +302,42 @@ public final class CollectiveRanks {
         for (int r = 0; r < size; r++) {
             final Particle.Data e = p.getData(all, r);
             c.that(e.x() == r + 0.5 && e.id() == r && e.tag(1) == 'a' + r && e.tag(2) == '!', "struct element " + r);
+        }
+    }
+
+    /** Cartesian grids: dims, coordinates, shifts, sub-grids, and ranks left out of a smaller grid. */
+    private static void topologies(final Checks c, final Intracomm w) throws MPIException {
+        final int rank = w.getRank();
+        final int size = w.getSize();
+        final int[] d12 = new int[2];
+        CartComm.createDims(12, d12);
+        c.that(d12[0] == 4 && d12[1] == 3, "createDims(12) = {4, 3}, got " + Arrays.toString(d12));
+        final int[] d = new int[2];
+        CartComm.createDims(size, d);
+        c.equal(size, d[0] * d[1], "createDims product");
+        final CartComm grid = w.createCart(d, new boolean[] {true, false}, false);
+        c.equal(MPI.CART, grid.getTopology(), "topology");
+        c.equal(MPI.UNDEFINED, w.getTopology(), "world has no topology");
+        final CartParms t = grid.getTopo();
+        final int[] me = grid.getCoords(rank);
+        c.that(t.getDimCount() == 2 && t.getCoord(0) == me[0] && t.getCoord(1) == me[1] && t.getPeriod(0)
+            && !t.getPeriod(1), "getTopo");
+        c.equal(rank, grid.getRank(me), "getRank of my coordinates");
+        final ShiftParms down = grid.shift(0, 1);
+        final int[] got = {-1};
+        grid.sendRecv(new int[] {rank}, 1, MPI.INT, down.getRankDest(), 0, got, 1, MPI.INT, down.getRankSource(), 0);
+        c.equal(grid.getRank(new int[] {me[0] - 1, me[1]}), got[0], "periodic shift brings the rank above");
+        final ShiftParms right = grid.shift(1, 1);
+        c.that(me[1] == d[1] - 1 ? right.getRankDest() == MPI.PROC_NULL : right.getRankDest() == rank + 1,
+            "open edge shift");
+        final CartComm row = grid.sub(new boolean[] {false, true});
+        c.equal(d[1], row.getSize(), "sub-grid keeps dimension 1");
+        final int[] sum = {rank};
+        row.allReduce(sum, 1, MPI.INT, MPI.SUM);
+        c.equal((long) me[0] * d[1] * d[1] + d[1] * (d[1] - 1) / 2, sum[0], "allReduce along a row");
+        if (size > 1) {
+            final CartComm line = w.createCart(new int[] {size - 1}, new boolean[] {false}, false);
+            c.that(line.isNull() == (rank == size - 1), "a rank outside a smaller grid gets a null communicator");
         }
     }
 
