@@ -61,6 +61,22 @@ final class Args {
         return s;
     }
 
+    /** The span of per-rank blocks with a type each, at byte displacements, each checked. */
+    static Span typedBlocks(final Object buf, final int[] counts, final int[] displs, final Datatype[] types,
+                            final int size) throws MPIException {
+        if (counts == null || displs == null || types == null || counts.length != size || displs.length != size
+            || types.length != size) {
+            throw new MPIException(MPI.ERR_ARG, "counts, displacements and types must have one entry per rank ("
+                + size + ")");
+        }
+        final Span s = Span.of(buf);
+        for (int i = 0; i < size; i++) {
+            checkData(counts[i], types[i]);
+            s.at(displs[i]).check(counts[i], types[i]);
+        }
+        return s;
+    }
+
     /** The sum of per-rank counts. */
     static int total(final int[] counts, final int size) throws MPIException {
         if (counts == null || counts.length != size) {

@@ -184,6 +184,24 @@ final class Collectives {
         return s.then(recv::finish);
     }
 
+    /** All-to-all with a datatype per peer and byte displacements (pairwise exchange, as {@link #alltoallv}). */
+    static Schedule alltoallw(final Comm c, final Span send, final int[] sendCounts, final int[] sendDispls,
+                              final Datatype[] sendTypes, final Span recv, final int[] recvCounts,
+                              final int[] recvDispls, final Datatype[] recvTypes) throws MPIException {
+        final Schedule s = new Schedule(c);
+        final int n = s.size();
+        final int me = s.rank();
+        Coll.copy(send.at(sendDispls[me]), sendCounts[me], sendTypes[me], recv.at(recvDispls[me]), recvCounts[me],
+            recvTypes[me]);
+        for (int step = 1; step < n; step++) {
+            final int to = (me + step) % n;
+            final int from = (me - step + n) % n;
+            s.recv(from, recv.at(recvDispls[from]), recvCounts[from], recvTypes[from])
+                .send(to, send.at(sendDispls[to]), sendCounts[to], sendTypes[to]).next();
+        }
+        return s.then(recv::finish);
+    }
+
     /** Counts and displacements of {@code n} equal blocks of {@code count}. */
     static int[][] blocks(final int n, final int count) {
         final int[] counts = new int[n];

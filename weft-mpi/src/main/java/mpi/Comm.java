@@ -31,6 +31,16 @@ public class Comm extends PointToPoint {
         return dup();
     }
 
+    /** {@link #dup}, completed before it returns (a valid schedule for a non-blocking duplicate). */
+    public Comm iDup() throws MPIException {
+        return dup();
+    }
+
+    /** Frees the communicator once this rank's operations on it are done (here: at once, as {@link #free}). */
+    public final void disconnect() throws MPIException {
+        free();
+    }
+
     final <C extends Comm> C dupInto(final C c) throws MPIException {
         checkLive();
         try {
@@ -67,6 +77,7 @@ public class Comm extends PointToPoint {
     final void blocking(final Build b) throws MPIException {
         checkLive();
         try {
+            checkIntra();
             b.schedule().run();
         } catch (final MPIException | RuntimeException e) {
             throw fail(e);
@@ -77,9 +88,32 @@ public class Comm extends PointToPoint {
     final Request started(final Build b) throws MPIException {
         checkLive();
         try {
+            checkIntra();
             return Request.collective(this, b.schedule());
         } catch (final MPIException | RuntimeException e) {
             throw fail(e);
+        }
+    }
+
+    private void checkIntra() throws MPIException {
+        if (remote != null) {
+            throw new MPIException(MPI.ERR_UNSUPPORTED_OPERATION, "collectives on intercommunicators are not "
+                + "implemented yet (merge it into an intracommunicator)");
+        }
+    }
+
+    /**
+     * An intercommunicator between {@code localComm} (this rank's group) and the group whose leader is
+     * {@code remoteLeader} in this communicator (the peer communicator, used by the two leaders only, with
+     * {@code tag}). Collective over both groups.
+     */
+    public final Intercomm createIntercomm(final Comm localComm, final int localLeader, final int remoteLeader,
+                                           final int tag) throws MPIException {
+        localComm.checkLive();
+        try {
+            return Intercomm.create(localComm, localLeader, this, remoteLeader, tag);
+        } catch (final MPIException | RuntimeException e) {
+            throw localComm.fail(e);
         }
     }
 
@@ -458,6 +492,25 @@ public class Comm extends PointToPoint {
         final Span send = Args.blocks(sendbuf, sendcount, sdispls, sendtype, size);
         final Span recv = Args.blocks(recvbuf, recvcount, rdispls, recvtype, size);
         return Collectives.alltoallv(this, send, sendcount, sdispls, sendtype, recv, recvcount, rdispls, recvtype);
+    }
+
+    /** {@link #allToAllv} with a datatype per rank and displacements in bytes. */
+    public final void allToAllw(final Object sendBuf, final int[] sendCount, final int[] sDispls,
+                                final Datatype[] sendTypes, final Object recvBuf, final int[] recvCount,
+                                final int[] rDispls, final Datatype[] recvTypes) throws MPIException {
+        blocking(() -> Collectives.alltoallw(this, Args.typedBlocks(sendBuf, sendCount, sDispls, sendTypes, size),
+            sendCount, sDispls, sendTypes, Args.typedBlocks(recvBuf, recvCount, rDispls, recvTypes, size), recvCount,
+            rDispls, recvTypes));
+    }
+
+    /** Non-blocking {@link #allToAllw}. */
+    public final Request iAllToAllw(final Buffer sendBuf, final int[] sendCount, final int[] sDispls,
+                                    final Datatype[] sendTypes, final Buffer recvBuf, final int[] recvCount,
+                                    final int[] rDispls, final Datatype[] recvTypes) throws MPIException {
+        directs(sendBuf, recvBuf);
+        return started(() -> Collectives.alltoallw(this, Args.typedBlocks(sendBuf, sendCount, sDispls, sendTypes,
+            size), sendCount, sDispls, sendTypes, Args.typedBlocks(recvBuf, recvCount, rDispls, recvTypes, size),
+            recvCount, rDispls, recvTypes));
     }
 
     // ------------------------------------------------------------------ reductions

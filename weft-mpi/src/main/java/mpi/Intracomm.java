@@ -194,4 +194,146 @@ public class Intracomm extends Comm {
         final Span out = recvbuf == sendbuf ? in : Args.data(recvbuf, count, type);
         return ReduceCollectives.scan(this, in, out, count, type, op, exclusive);
     }
+
+    /** Splits by shared-memory node ({@link #TYPE_SHARED}): the ranks of one node form a communicator. */
+    public final Intracomm splitType(final int splitType, final int key, final Info info) throws MPIException {
+        checkLive();
+        if (splitType != TYPE_SHARED && splitType != MPI.UNDEFINED) {
+            throw fail(new MPIException(MPI.ERR_ARG, "unknown split type " + splitType));
+        }
+        return split(splitType == MPI.UNDEFINED ? MPI.UNDEFINED : session.job.runtime().nodeId(), key);
+    }
+
+    /**
+     * The communicator of {@code group}, collective over the group's members only (the others need not call):
+     * the members agree on a context id through the group's first member, with messages tagged {@code tag}.
+     */
+    public final Intracomm createGroup(final Group group, final int tag) throws MPIException {
+        checkLive();
+        try {
+            if (group == null) {
+                throw new MPIException(MPI.ERR_GROUP, "null group");
+            }
+            final int me = group.indexOf(session.job.rank());
+            if (me < 0) {
+                throw new MPIException(MPI.ERR_GROUP, "createGroup is called by the group's members only");
+            }
+            final int[] ranks = new int[group.members.length];
+            for (int i = 0; i < ranks.length; i++) {
+                ranks[i] = this.group.indexOf(group.members[i]);
+                if (ranks[i] < 0) {
+                    throw new MPIException(MPI.ERR_GROUP, "job rank " + group.members[i] + " is not in " + this);
+                }
+            }
+            final int[] cid = {session.proposeCid()};
+            if (me == 0) {
+                final int[] other = new int[1];
+                for (int i = 1; i < ranks.length; i++) {
+                    recv(other, 1, MPI.INT, ranks[i], tag);
+                    cid[0] = Math.max(cid[0], other[0]);
+                }
+                for (int i = 1; i < ranks.length; i++) {
+                    send(cid, 1, MPI.INT, ranks[i], tag);
+                }
+            } else {
+                send(cid, 1, MPI.INT, ranks[0], tag);
+                recv(cid, 1, MPI.INT, ranks[0], tag);
+            }
+            session.takeCid(cid[0]);
+            return made(group, cid[0]);
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
+    }
+
+    @Override
+    public Intracomm iDup() throws MPIException {
+        return dup();
+    }
+
+    // ------------------------------------------------------------------ dynamic processes: not supported
+
+    private static MPIException unsupported(final String call) {
+        return new MPIException(MPI.ERR_UNSUPPORTED_OPERATION, call + " is not supported: Weft's MPI runs the "
+            + "ranks its launcher started (no spawning, ports or name service)");
+    }
+
+    /** Not supported: ERR_UNSUPPORTED_OPERATION. */
+    public static String openPort() throws MPIException {
+        throw unsupported("MPI_Open_port");
+    }
+
+    /** Not supported: ERR_UNSUPPORTED_OPERATION. */
+    public static String openPort(final Info info) throws MPIException {
+        throw unsupported("MPI_Open_port");
+    }
+
+    /** Not supported: ERR_UNSUPPORTED_OPERATION. */
+    public static void closePort(final String name) throws MPIException {
+        throw unsupported("MPI_Close_port");
+    }
+
+    /** Not supported: ERR_UNSUPPORTED_OPERATION. */
+    public final Intercomm accept(final String port, final int root) throws MPIException {
+        throw fail(unsupported("MPI_Comm_accept"));
+    }
+
+    /** Not supported: ERR_UNSUPPORTED_OPERATION. */
+    public final Intercomm accept(final String port, final Info info, final int root) throws MPIException {
+        throw fail(unsupported("MPI_Comm_accept"));
+    }
+
+    /** Not supported: ERR_UNSUPPORTED_OPERATION. */
+    public final Intercomm connect(final String port, final int root) throws MPIException {
+        throw fail(unsupported("MPI_Comm_connect"));
+    }
+
+    /** Not supported: ERR_UNSUPPORTED_OPERATION. */
+    public final Intercomm connect(final String port, final Info info, final int root) throws MPIException {
+        throw fail(unsupported("MPI_Comm_connect"));
+    }
+
+    /** Not supported: ERR_UNSUPPORTED_OPERATION. */
+    public static void publishName(final String service, final String port) throws MPIException {
+        throw unsupported("MPI_Publish_name");
+    }
+
+    /** Not supported: ERR_UNSUPPORTED_OPERATION. */
+    public static void publishName(final String service, final Info info, final String port) throws MPIException {
+        throw unsupported("MPI_Publish_name");
+    }
+
+    /** Not supported: ERR_UNSUPPORTED_OPERATION. */
+    public static void unpublishName(final String service, final String port) throws MPIException {
+        throw unsupported("MPI_Unpublish_name");
+    }
+
+    /** Not supported: ERR_UNSUPPORTED_OPERATION. */
+    public static void unpublishName(final String service, final Info info, final String port)
+        throws MPIException {
+        throw unsupported("MPI_Unpublish_name");
+    }
+
+    /** Not supported: ERR_UNSUPPORTED_OPERATION. */
+    public static String lookupName(final String service) throws MPIException {
+        throw unsupported("MPI_Lookup_name");
+    }
+
+    /** Not supported: ERR_UNSUPPORTED_OPERATION. */
+    public static String lookupName(final String service, final Info info) throws MPIException {
+        throw unsupported("MPI_Lookup_name");
+    }
+
+    /** Not supported: ERR_UNSUPPORTED_OPERATION. */
+    public final Intercomm spawn(final String command, final String[] argv, final int maxprocs, final Info info,
+                                 final int root, final int[] errcodes) throws MPIException {
+        throw fail(unsupported("MPI_Comm_spawn"));
+    }
+
+    /** Not supported: ERR_UNSUPPORTED_OPERATION. */
+    public final Intercomm spawnMultiple(final String[] commands, final String[][] argv, final int[] maxprocs,
+                                         final Info[] info, final int root, final int[] errcodes)
+        throws MPIException {
+        throw fail(unsupported("MPI_Comm_spawn_multiple"));
+    }
 }

@@ -52,7 +52,7 @@ public final class Message {
     public Status imProbe(final int source, final int tag, final Comm comm) throws MPIException {
         comm.checkLive();
         try {
-            Args.checkRecv(0, MPI.BYTE, source, tag, comm.size);
+            Args.checkRecv(0, MPI.BYTE, source, tag, comm.peers());
             if (source == MPI.PROC_NULL) {
                 noProc = true;
                 this.comm = comm;

@@ -19,8 +19,13 @@ import java.nio.Buffer;
  * job; after {@code setErrhandler(MPI.ERRORS_RETURN)} they are thrown as {@link MPIException}s.
  */
 abstract class PointToPoint {
+    /** {@code splitType}: the ranks that share a node's memory. */
+    public static final int TYPE_SHARED = 0;
+
     Session session;
     Group group;
+    /** The remote group of an intercommunicator (else null): point-to-point ranks name its members. */
+    Group remote;
     int rank = MPI.UNDEFINED;
     int size;
     /** Even context id of point-to-point traffic; cid + 1 carries the collectives. */
@@ -80,10 +85,10 @@ abstract class PointToPoint {
         return MPI.UNDEFINED;
     }
 
-    /** False: intercommunicators are not made by this implementation yet. */
+    /** True for an {@link Intercomm}: messages go to the ranks of the remote group. */
     public final boolean isInter() throws MPIException {
         checkLive();
-        return false;
+        return remote != null;
     }
 
     /** The communicator's group. */
@@ -222,7 +227,7 @@ abstract class PointToPoint {
         throws MPIException {
         checkLive();
         try {
-            Args.checkSend(count, type, dest, tag, size);
+            Args.checkSend(count, type, dest, tag, peers());
             if (dest == MPI.PROC_NULL) {
                 return;
             }
@@ -236,7 +241,7 @@ abstract class PointToPoint {
                               final boolean sync) throws MPIException {
         checkLive();
         try {
-            Args.checkSend(count, type, dest, tag, size);
+            Args.checkSend(count, type, dest, tag, peers());
             if (dest == MPI.PROC_NULL) {
                 return;
             }
@@ -257,7 +262,7 @@ abstract class PointToPoint {
         throws MPIException {
         checkLive();
         try {
-            Args.checkRecv(count, type, source, tag, size);
+            Args.checkRecv(count, type, source, tag, peers());
             if (source == MPI.PROC_NULL) {
                 return Status.empty();
             }
@@ -282,8 +287,8 @@ abstract class PointToPoint {
                                  final Datatype recvtype, final int source, final int recvtag) throws MPIException {
         checkLive();
         try {
-            Args.checkSend(sendcount, sendtype, dest, sendtag, size);
-            Args.checkRecv(recvcount, recvtype, source, recvtag, size);
+            Args.checkSend(sendcount, sendtype, dest, sendtag, peers());
+            Args.checkRecv(recvcount, recvtype, source, recvtag, peers());
             final Span in = source == MPI.PROC_NULL ? null : Span.of(recvbuf);
             if (in != null) {
                 in.check(recvcount, recvtype);
@@ -317,7 +322,7 @@ abstract class PointToPoint {
         checkLive();
         final Object copy;
         try {
-            Args.checkSend(count, type, dest, sendtag, size);
+            Args.checkSend(count, type, dest, sendtag, peers());
             final Span span = Span.of(buf);
             span.check(count, type);
             copy = Coll.packed(span, count, type).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
@@ -360,7 +365,7 @@ abstract class PointToPoint {
                               final boolean sync) throws MPIException {
         checkLive();
         try {
-            Args.checkSend(count, type, dest, tag, size);
+            Args.checkSend(count, type, dest, tag, peers());
             if (dest == MPI.PROC_NULL) {
                 return Request.completed(self(), Status.empty());
             }
@@ -380,7 +385,7 @@ abstract class PointToPoint {
         final Span span = Span.ofDirect(buf, "buffer");
         checkLive();
         try {
-            Args.checkRecv(count, type, source, tag, size);
+            Args.checkRecv(count, type, source, tag, peers());
             if (source == MPI.PROC_NULL) {
                 return Request.completed(self(), Status.empty());
             }
@@ -437,9 +442,9 @@ abstract class PointToPoint {
         checkLive();
         try {
             if (receive) {
-                Args.checkRecv(count, type, peer, tag, size);
+                Args.checkRecv(count, type, peer, tag, peers());
             } else {
-                Args.checkSend(count, type, peer, tag, size);
+                Args.checkSend(count, type, peer, tag, peers());
             }
             return new Prequest(self(), receive, mode, buf, count, type, peer, tag);
         } catch (final MPIException | RuntimeException e) {
@@ -453,7 +458,7 @@ abstract class PointToPoint {
     public final Status probe(final int source, final int tag) throws MPIException {
         checkLive();
         try {
-            Args.checkRecv(0, MPI.BYTE, source, tag, size);
+            Args.checkRecv(0, MPI.BYTE, source, tag, peers());
             if (source == MPI.PROC_NULL) {
                 return Status.empty();
             }
@@ -475,7 +480,7 @@ abstract class PointToPoint {
     public final Status iProbe(final int source, final int tag) throws MPIException {
         checkLive();
         try {
-            Args.checkRecv(0, MPI.BYTE, source, tag, size);
+            Args.checkRecv(0, MPI.BYTE, source, tag, peers());
             if (source == MPI.PROC_NULL) {
                 return Status.empty();
             }
@@ -531,7 +536,12 @@ abstract class PointToPoint {
 
     /** The endpoint to communicator rank {@code r} (made on first use). */
     final Endpoint endpoint(final int r) {
-        return session.job.endpoint(group.members[r]);
+        return session.job.endpoint((remote != null ? remote : group).members[r]);
+    }
+
+    /** How many ranks messages can be addressed to: the remote group's size on an intercommunicator. */
+    final int peers() {
+        return remote != null ? remote.members.length : size;
     }
 
     final int nextCollectiveSeq() {

@@ -35,6 +35,7 @@ public final class CollectiveRanks {
         communicators(c, w);
         nonBlocking(c, w);
         topologies(c, w);
+        intercommunicators(c, w);
         w.barrier();
         c.done();
         MPI.Finalize();
@@ -339,6 +340,81 @@ public final class CollectiveRanks {
             final CartComm line = w.createCart(new int[] {size - 1}, new boolean[] {false}, false);
             c.that(line.isNull() == (rank == size - 1), "a rank outside a smaller grid gets a null communicator");
         }
+    }
+
+    /** Two halves joined by an intercommunicator, merged back; createGroup, splitType and allToAllw. */
+    private static void intercommunicators(final Checks c, final Intracomm w) throws MPIException {
+        final int rank = w.getRank();
+        final int size = w.getSize();
+        final Intracomm node = w.splitType(Comm.TYPE_SHARED, rank, MPI.INFO_NULL);
+        c.equal(size, node.getSize(), "splitType: every rank of this job shares one node");
+        // allToAllw: to rank j, j + 1 ints (as INT) from byte 64 * j
+        final int[] sc = new int[size];
+        final int[] sd = new int[size];
+        final int[] rc = new int[size];
+        final int[] rd = new int[size];
+        final Datatype[] types = new Datatype[size];
+        final int[] sendW = new int[16 * size];
+        for (int j = 0; j < size; j++) {
+            sc[j] = j + 1;
+            sd[j] = 64 * j;
+            rc[j] = rank + 1;
+            rd[j] = 64 * j;
+            types[j] = MPI.INT;
+            Arrays.fill(sendW, 16 * j, 16 * j + j + 1, rank * 10 + j);
+        }
+        final int[] recvW = new int[16 * size];
+        w.allToAllw(sendW, sc, sd, types, recvW, rc, rd, types);
+        for (int j = 0; j < size; j++) {
+            c.that(recvW[16 * j] == j * 10 + rank && recvW[16 * j + rank] == j * 10 + rank, "allToAllw from " + j);
+        }
+        // createGroup: called by the even ranks only
+        final Group evens = w.getGroup().rangeIncl(new int[][] {{0, size - 1, 2}});
+        if (rank % 2 == 0) {
+            final Intracomm ev = w.createGroup(evens, 33);
+            final int[] v = {1};
+            ev.allReduce(v, 1, MPI.INT, MPI.SUM);
+            c.equal((size + 1) / 2, v[0], "allReduce in a createGroup communicator");
+        }
+        if (size < 2) {
+            return;
+        }
+        final int half = size / 2;
+        final boolean upper = rank >= half;
+        final Intracomm mine = w.split(upper ? 1 : 0, rank);
+        final Intercomm ic = w.createIntercomm(mine, 0, upper ? 0 : half, 44);
+        c.that(ic.isInter(), "isInter");
+        final int remoteSize = upper ? half : size - half;
+        c.equal(remoteSize, ic.getRemoteSize(), "remote size");
+        c.equal(mine.getSize(), ic.getSize(), "local size");
+        c.equal(upper ? 0 : half, ic.getRemoteGroup().translateRanks(ic.getRemoteGroup(), new int[] {0},
+            w.getGroup())[0], "remote group's first member");
+        // each rank sends to the remote rank with its own index (mod the remote size) and answers every sender
+        final int me = ic.getRank();
+        ic.send(new int[] {rank}, 1, MPI.INT, me % remoteSize, 7);
+        final int local = ic.getSize();
+        int expected = 0;
+        for (int r = 0; r < remoteSize; r++) {
+            if (r % local == me) {
+                expected++;
+            }
+        }
+        for (int i = 0; i < expected; i++) {
+            final int[] got = new int[1];
+            final Status st = ic.recv(got, 1, MPI.INT, MPI.ANY_SOURCE, 7);
+            c.equal((upper ? 0 : half) + st.getSource(), got[0], "intercomm message from remote rank "
+                + st.getSource());
+        }
+        ic.setErrhandler(MPI.ERRORS_RETURN);
+        c.fails(MPI.ERR_UNSUPPORTED_OPERATION, "a collective on an intercommunicator", ic::barrier);
+        final Intracomm merged = ic.merge(upper);
+        c.equal(size, merged.getSize(), "merged size");
+        c.equal(rank, merged.getRank(), "merged with the lower half first keeps world order");
+        final int[] sum = {rank};
+        merged.allReduce(sum, 1, MPI.INT, MPI.SUM);
+        c.equal((long) size * (size - 1) / 2, sum[0], "allReduce on the merged communicator");
+        final Intracomm flipped = ic.merge(!upper);
+        c.equal(upper ? rank - half : rank + (size - half), flipped.getRank(), "merged with the upper half first");
     }
 
     /** A non-commutative user operation: composition of affine maps x -> a x + b, in rank order. */

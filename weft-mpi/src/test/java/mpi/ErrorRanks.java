@@ -79,6 +79,9 @@ public final class ErrorRanks {
         c.fails(MPI.ERR_RANK, "incl of a rank twice", () -> w.getGroup().incl(new int[] {0, 0}));
         c.fails(MPI.ERR_KEYVAL, "an unknown attribute key", () -> w.getAttr(12345));
         c.fails(MPI.ERR_COMM, "free COMM_WORLD", () -> w.free());
+        c.fails(MPI.ERR_UNSUPPORTED_OPERATION, "openPort", () -> Intracomm.openPort());
+        c.fails(MPI.ERR_UNSUPPORTED_OPERATION, "spawn", () -> w.spawn("x", new String[0], 1, MPI.INFO_NULL, 0, null));
+        c.that(Intercomm.getParent().isNull(), "no parent");
         final Intracomm d = w.dup();
         d.free();
         c.fails(MPI.ERR_COMM, "use a freed communicator", () -> d.barrier());
