@@ -11,6 +11,8 @@ import java.lang.foreign.MemorySegment;
  */
 final class Coll {
     private static final MemorySegment EMPTY = MemorySegment.ofArray(new byte[0]);
+    /** Scratch buffers from this size on are native memory. */
+    static final long NATIVE_SCRATCH = 64 * 1024;
 
     final Comm comm;
     final int rank;
@@ -117,15 +119,24 @@ final class Coll {
         if (bytes == 0) {
             return;
         }
-        final MemorySegment packed = MemorySegment.ofArray(new byte[Math.toIntExact(bytes)]);
+        final MemorySegment packed = scratch(bytes);
         TypeCursor.pack(from, fromCount, fromType, packed, 0);
         final int whole = Math.toIntExact(bytes / toType.size);
         TypeCursor.unpack(packed, 0, to, whole, toType);
     }
 
+    /**
+     * A scratch buffer of {@code bytes}: a heap array when small, native memory (freed by the garbage
+     * collector) from {@link #NATIVE_SCRATCH} on, which ucp can move without copies (registered rendezvous).
+     */
+    static MemorySegment scratch(final long bytes) {
+        return bytes < NATIVE_SCRATCH ? MemorySegment.ofArray(new byte[Math.toIntExact(bytes)])
+            : java.lang.foreign.Arena.ofAuto().allocate(bytes, 64);
+    }
+
     /** {@code count} elements of {@code type} packed into a new byte buffer. */
     static MemorySegment packed(final Span span, final int count, final Datatype type) {
-        final MemorySegment m = MemorySegment.ofArray(new byte[Math.toIntExact(count * type.size)]);
+        final MemorySegment m = scratch(count * type.size);
         TypeCursor.pack(span, count, type, m, 0);
         return m;
     }

@@ -357,13 +357,13 @@ public final class MPI {
         }
     }
 
-    /** The MPI standard version implemented: {major, minor}. */
-    public static int[] getVersion() throws MPIException {
-        return new int[] {VERSION, SUBVERSION};
+    /** The MPI standard version implemented. */
+    public static Version getVersion() {
+        return new Version(VERSION, SUBVERSION);
     }
 
     /** A description of this library. */
-    public static String getLibVersion() throws MPIException {
+    public static String getLibVersion() {
         return "Weft MPI (pure Java, Open MPI Java bindings API) over weft.ucp";
     }
 

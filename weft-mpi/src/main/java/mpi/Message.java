@@ -121,7 +121,7 @@ public final class Message {
         if (type.contiguous) {
             r.started(Request.RECV, c.session.worker.recvTag(m, span.segment, span.origin, bytes), span, bytes);
         } else {
-            final MemorySegment packed = MemorySegment.ofArray(new byte[Math.toIntExact(bytes)]);
+            final MemorySegment packed = Coll.scratch(bytes);
             r.started(Request.RECV, c.session.worker.recvTag(m, packed, 0, bytes), span, bytes);
             r.packed = packed;
             r.unpackCount = count;

@@ -14,7 +14,7 @@ final class ReduceCollectives {
     }
 
     private static MemorySegment scratch(final long bytes) {
-        return MemorySegment.ofArray(new byte[Math.toIntExact(bytes)]);
+        return Coll.scratch(bytes);
     }
 
     /** Reduces {@code in} of every rank into {@code out} at {@code root} ({@code out} may be null elsewhere). */

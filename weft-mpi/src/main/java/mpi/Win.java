@@ -547,7 +547,7 @@ public final class Win {
     private MemorySegment read(final int rank, final int disp, final int count, final Datatype type)
         throws MPIException {
         final long at = targetOffset(rank, disp, count, type);
-        final MemorySegment packed = MemorySegment.ofArray(new byte[Math.toIntExact(count * type.size)]);
+        final MemorySegment packed = Coll.scratch(count * type.size);
         long pos = 0;
         for (int i = 0; i < count; i++) {
             for (int b = 0; b < type.offsets.length; b++) {
