@@ -243,4 +243,23 @@ public final class CartComm extends Intracomm {
     int topology() {
         return MPI.CART;
     }
+
+    /** Per dimension, the neighbour at -1 then at +1; the message sent towards +1 arrives as the one from -1. */
+    @Override
+    Neighbours neighbours() {
+        final int n = 2 * dims.length;
+        final int[] ranks = new int[n];
+        final int[] inSub = new int[n];
+        final int[] outSub = new int[n];
+        final int[] c = coordsOf(rank);
+        for (int d = 0; d < dims.length; d++) {
+            ranks[2 * d] = neighbour(c, d, -1);
+            ranks[2 * d + 1] = neighbour(c, d, 1);
+            outSub[2 * d] = 2 * d;
+            outSub[2 * d + 1] = 2 * d + 1;
+            inSub[2 * d] = 2 * d + 1;
+            inSub[2 * d + 1] = 2 * d;
+        }
+        return new Neighbours(ranks, inSub, ranks.clone(), outSub);
+    }
 }

@@ -26,8 +26,15 @@ final class Coll {
         this.seq = comm.nextCollectiveSeq();
     }
 
+    /** Sub-tags per collective: a message's place among several between the same two ranks. */
+    static final int SUBS = 64;
+
     private long tagFrom(final int source) {
-        return Tags.make(comm.cid + 1, source, seq);
+        return tagFrom(source, 0);
+    }
+
+    private long tagFrom(final int source, final int sub) {
+        return Tags.make(comm.cid + 1, source, (seq * SUBS + sub) & Tags.TAG_UB);
     }
 
     // ------------------------------------------------------------------ raw bytes
@@ -67,12 +74,12 @@ final class Coll {
 
     // ------------------------------------------------------------------ typed buffers
 
-    Request isend(final int dest, final Span span, final int count, final Datatype type) {
-        return Messaging.send(comm, dest, tagFrom(rank), span, count, type, false);
+    Request isend(final int dest, final Span span, final int count, final Datatype type, final int sub) {
+        return Messaging.send(comm, dest, tagFrom(rank, sub), span, count, type, false);
     }
 
-    Request irecv(final int source, final Span span, final int count, final Datatype type) {
-        return Messaging.recv(comm.session.worker, tagFrom(source), -1L, span, count, type);
+    Request irecv(final int source, final Span span, final int count, final Datatype type, final int sub) {
+        return Messaging.recv(comm.session.worker, tagFrom(source, sub), -1L, span, count, type);
     }
 
     /** Waits for a collective message; a length mismatch between ranks is ERR_TRUNCATE. */

@@ -513,6 +513,106 @@ public class Comm extends PointToPoint {
             recvCount, rDispls, recvTypes));
     }
 
+    // ------------------------------------------------------------------ neighbour collectives (topologies)
+
+    /** Sends this rank's block to every neighbour and receives one block from each, in neighbour order. */
+    public final void neighborAllGather(final Object sendbuf, final int sendcount, final Datatype sendtype,
+                                        final Object recvbuf, final int recvcount, final Datatype recvtype)
+        throws MPIException {
+        blocking(() -> neighbourGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
+    }
+
+    /** Non-blocking {@link #neighborAllGather}. */
+    public final Request iNeighborAllGather(final Buffer sendbuf, final int sendcount, final Datatype sendtype,
+                                            final Buffer recvbuf, final int recvcount, final Datatype recvtype)
+        throws MPIException {
+        directs(sendbuf, recvbuf);
+        return started(() -> neighbourGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
+    }
+
+    private Schedule neighbourGather(final Object sendbuf, final int sendcount, final Datatype sendtype,
+                                     final Object recvbuf, final int recvcount, final Datatype recvtype)
+        throws MPIException {
+        final int[][] b = Collectives.blocks(neighbours().in().length, recvcount);
+        return neighbourGatherv(sendbuf, sendcount, sendtype, recvbuf, b[0], b[1], recvtype);
+    }
+
+    /** {@link #neighborAllGather} with a count and displacement (in extents) per in-neighbour. */
+    public final void neighborAllGatherv(final Object sendbuf, final int sendcount, final Datatype sendtype,
+                                         final Object recvbuf, final int[] recvcount, final int[] displs,
+                                         final Datatype recvtype) throws MPIException {
+        blocking(() -> neighbourGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype));
+    }
+
+    /** Non-blocking {@link #neighborAllGatherv}. */
+    public final Request iNeighborAllGatherv(final Buffer sendbuf, final int sendcount, final Datatype sendtype,
+                                             final Buffer recvbuf, final int[] recvcount, final int[] displs,
+                                             final Datatype recvtype) throws MPIException {
+        directs(sendbuf, recvbuf);
+        return started(() -> neighbourGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype));
+    }
+
+    private Schedule neighbourGatherv(final Object sendbuf, final int sendcount, final Datatype sendtype,
+                                      final Object recvbuf, final int[] recvcount, final int[] displs,
+                                      final Datatype recvtype) throws MPIException {
+        final Neighbours nb = neighbours();
+        final Span send = Args.data(sendbuf, sendcount, sendtype);
+        final Span recv = Args.blocks(recvbuf, recvcount, displs, recvtype, nb.in().length);
+        return NeighbourCollectives.allgatherv(this, nb, send, sendcount, sendtype, recv, recvcount, displs,
+            recvtype);
+    }
+
+    /** Block j goes to out-neighbour j; block i comes from in-neighbour i. */
+    public final void neighborAllToAll(final Object sendbuf, final int sendcount, final Datatype sendtype,
+                                       final Object recvbuf, final int recvcount, final Datatype recvtype)
+        throws MPIException {
+        blocking(() -> neighbourAllToAll(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
+    }
+
+    /** Non-blocking {@link #neighborAllToAll}. */
+    public final Request iNeighborAllToAll(final Buffer sendbuf, final int sendcount, final Datatype sendtype,
+                                           final Buffer recvbuf, final int recvcount, final Datatype recvtype)
+        throws MPIException {
+        directs(sendbuf, recvbuf);
+        return started(() -> neighbourAllToAll(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
+    }
+
+    private Schedule neighbourAllToAll(final Object sendbuf, final int sendcount, final Datatype sendtype,
+                                       final Object recvbuf, final int recvcount, final Datatype recvtype)
+        throws MPIException {
+        final Neighbours nb = neighbours();
+        final int[][] s = Collectives.blocks(nb.out().length, sendcount);
+        final int[][] r = Collectives.blocks(nb.in().length, recvcount);
+        return neighbourAllToAllv(sendbuf, s[0], s[1], sendtype, recvbuf, r[0], r[1], recvtype);
+    }
+
+    /** {@link #neighborAllToAll} with a count and displacement (in extents) per neighbour on both sides. */
+    public final void neighborAllToAllv(final Object sendbuf, final int[] sendcount, final int[] sdispls,
+                                        final Datatype sendtype, final Object recvbuf, final int[] recvcount,
+                                        final int[] rdispls, final Datatype recvtype) throws MPIException {
+        blocking(() -> neighbourAllToAllv(sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount, rdispls,
+            recvtype));
+    }
+
+    /** Non-blocking {@link #neighborAllToAllv}. */
+    public final Request iNeighborAllToAllv(final Buffer sendbuf, final int[] sendcount, final int[] sdispls,
+                                            final Datatype sendtype, final Buffer recvbuf, final int[] recvcount,
+                                            final int[] rdispls, final Datatype recvtype) throws MPIException {
+        directs(sendbuf, recvbuf);
+        return started(() -> neighbourAllToAllv(sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount, rdispls,
+            recvtype));
+    }
+
+    private Schedule neighbourAllToAllv(final Object sendbuf, final int[] sendcount, final int[] sdispls,
+                                        final Datatype sendtype, final Object recvbuf, final int[] recvcount,
+                                        final int[] rdispls, final Datatype recvtype) throws MPIException {
+        final Neighbours nb = neighbours();
+        final Span send = Args.blocks(sendbuf, sendcount, sdispls, sendtype, nb.out().length);
+        final Span recv = Args.blocks(recvbuf, recvcount, rdispls, recvtype, nb.in().length);
+        return NeighbourCollectives.alltoallv(this, nb, send, sendcount, sdispls, sendtype, recv, recvcount,
+            rdispls, recvtype);
+    }
+
     // ------------------------------------------------------------------ reductions
 
     /** Combines every rank's {@code sendbuf} with {@code op} into {@code root}'s {@code recvbuf}. */

@@ -133,6 +133,148 @@ public class Intracomm extends Comm {
         }
     }
 
+    /**
+     * A graph topology over the first {@code index.length} ranks (collective; the others get a null
+     * communicator): node i's neighbours are {@code edges[index[i-1] .. index[i])}. Ranks keep their order.
+     */
+    public final GraphComm createGraph(final int[] index, final int[] edges, final boolean reorder)
+        throws MPIException {
+        checkLive();
+        try {
+            if (index == null || edges == null || index.length > size) {
+                throw new MPIException(MPI.ERR_ARG, "a graph needs at most " + size + " nodes and an edges array");
+            }
+            int prev = 0;
+            for (final int i : index) {
+                if (i < prev || i > edges.length) {
+                    throw new MPIException(MPI.ERR_ARG, "index must be non-decreasing and within the edges");
+                }
+                prev = i;
+            }
+            for (final int e : edges) {
+                if (e < 0 || e >= index.length) {
+                    throw new MPIException(MPI.ERR_RANK, "edge to " + e + " outside the graph of " + index.length);
+                }
+            }
+            final Intracomm part = split(rank < index.length ? 0 : MPI.UNDEFINED, rank);
+            return GraphComm.adopt(part, GraphComm.graph(index, edges));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
+    }
+
+    /** {@link #createDistGraphAdjacent(int[], int[], int[], int[], Info, boolean)} without weights. */
+    public final GraphComm createDistGraphAdjacent(final int[] sources, final int[] destinations, final Info info,
+                                                   final boolean reorder) throws MPIException {
+        return adjacent(sources, new int[sources.length], destinations, new int[destinations.length], false);
+    }
+
+    /** A graph in which each rank gives its own in-edges ({@code sources}) and out-edges (collective). */
+    public final GraphComm createDistGraphAdjacent(final int[] sources, final int[] sourceWeights,
+                                                   final int[] destinations, final int[] destWeights,
+                                                   final Info info, final boolean reorder) throws MPIException {
+        return adjacent(sources, sourceWeights, destinations, destWeights, true);
+    }
+
+    private GraphComm adjacent(final int[] sources, final int[] sourceWeights, final int[] destinations,
+                               final int[] destWeights, final boolean weighted) throws MPIException {
+        checkLive();
+        try {
+            checkRanks(sources);
+            checkRanks(destinations);
+            if (sourceWeights.length != sources.length || destWeights.length != destinations.length) {
+                throw new MPIException(MPI.ERR_ARG, "one weight per edge");
+            }
+            return GraphComm.adopt(split(0, rank), GraphComm.distributed(sources, sourceWeights, destinations,
+                destWeights, weighted));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
+    }
+
+    /** {@link #createDistGraph(int[], int[], int[], int[], Info, boolean)} without weights. */
+    public final GraphComm createDistGraph(final int[] sources, final int[] degrees, final int[] destinations,
+                                           final Info info, final boolean reorder) throws MPIException {
+        return distGraph(sources, degrees, destinations, null);
+    }
+
+    /**
+     * A graph in which each rank gives any edges: {@code degrees[i]} edges leave {@code sources[i]}, to the
+     * next entries of {@code destinations} (collective: the edges are allgathered so that each rank learns
+     * its in-edges, ordered by the rank that gave them).
+     */
+    public final GraphComm createDistGraph(final int[] sources, final int[] degrees, final int[] destinations,
+                                           final int[] weights, final Info info, final boolean reorder)
+        throws MPIException {
+        return distGraph(sources, degrees, destinations, weights);
+    }
+
+    private GraphComm distGraph(final int[] sources, final int[] degrees, final int[] destinations,
+                                final int[] weights) throws MPIException {
+        checkLive();
+        try {
+            checkRanks(sources);
+            checkRanks(destinations);
+            if (degrees.length != sources.length) {
+                throw new MPIException(MPI.ERR_ARG, "one degree per source");
+            }
+            final int[] triples = new int[3 * destinations.length];
+            int e = 0;
+            for (int i = 0; i < sources.length; i++) {
+                for (int k = 0; k < degrees[i]; k++, e++) {
+                    if (e >= destinations.length) {
+                        throw new MPIException(MPI.ERR_ARG, "the degrees add up to more than the destinations");
+                    }
+                    triples[3 * e] = sources[i];
+                    triples[3 * e + 1] = destinations[e];
+                    triples[3 * e + 2] = weights == null ? 0 : weights[e];
+                }
+            }
+            final int[] counts = new int[size];
+            final int[][] one = Collectives.blocks(size, 1);
+            Collectives.allgatherv(this, Span.of(new int[] {3 * e}), 1, MPI.INT, Span.of(counts), one[0], one[1],
+                MPI.INT).run();
+            final int[] displs = new int[size];
+            int total = 0;
+            for (int r = 0; r < size; r++) {
+                displs[r] = total;
+                total += counts[r];
+            }
+            final int[] all = new int[total];
+            Collectives.allgatherv(this, Span.of(triples), 3 * e, MPI.INT, Span.of(all), counts, displs, MPI.INT)
+                .run();
+            final java.util.List<int[]> in = new java.util.ArrayList<>();
+            final java.util.List<int[]> out = new java.util.ArrayList<>();
+            for (int t = 0; t < total; t += 3) {
+                if (all[t + 1] == rank) {
+                    in.add(new int[] {all[t], all[t + 2]});
+                }
+                if (all[t] == rank) {
+                    out.add(new int[] {all[t + 1], all[t + 2]});
+                }
+            }
+            return GraphComm.adopt(split(0, rank), GraphComm.distributed(column(in, 0), column(in, 1),
+                column(out, 0), column(out, 1), weights != null));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
+    }
+
+    private static int[] column(final java.util.List<int[]> rows, final int c) {
+        return rows.stream().mapToInt(r -> r[c]).toArray();
+    }
+
+    private void checkRanks(final int[] ranks) throws MPIException {
+        if (ranks == null) {
+            throw new MPIException(MPI.ERR_ARG, "null rank list");
+        }
+        for (final int r : ranks) {
+            if (r < 0 || r >= size) {
+                throw new MPIException(MPI.ERR_RANK, "rank " + r + " outside [0, " + size + ")");
+            }
+        }
+    }
+
     /** Rank i gets {@code sendbuf}'s combination over ranks 0..i. */
     public final void scan(final Object sendbuf, final Object recvbuf, final int count, final Datatype type,
                            final Op op) throws MPIException {

@@ -85,6 +85,11 @@ abstract class PointToPoint {
         return MPI.UNDEFINED;
     }
 
+    /** This rank's neighbours in the communicator's topology (for the neighbour collectives). */
+    Neighbours neighbours() throws MPIException {
+        throw new MPIException(MPI.ERR_TOPOLOGY, "neighbour collectives need a Cartesian or graph communicator");
+    }
+
     /** True for an {@link Intercomm}: messages go to the ranks of the remote group. */
     public final boolean isInter() throws MPIException {
         checkLive();

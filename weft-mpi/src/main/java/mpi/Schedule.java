@@ -21,7 +21,7 @@ final class Schedule {
     }
 
     private record Transfer(boolean send, int peer, Span span, int count, Datatype type, MemorySegment seg,
-                            long off, long len) {
+                            long off, long len, int sub) {
     }
 
     private static final class Round {
@@ -52,25 +52,35 @@ final class Schedule {
 
     /** Adds a send of raw bytes to the current round. */
     Schedule send(final int dest, final MemorySegment seg, final long off, final long len) {
-        last().transfers.add(new Transfer(true, dest, null, 0, null, seg, off, len));
+        last().transfers.add(new Transfer(true, dest, null, 0, null, seg, off, len, 0));
         return this;
     }
 
     /** Adds a receive of exactly {@code len} raw bytes to the current round. */
     Schedule recv(final int source, final MemorySegment seg, final long off, final long len) {
-        last().transfers.add(new Transfer(false, source, null, 0, null, seg, off, len));
+        last().transfers.add(new Transfer(false, source, null, 0, null, seg, off, len, 0));
         return this;
     }
 
     /** Adds a typed send to the current round. */
     Schedule send(final int dest, final Span span, final int count, final Datatype type) {
-        last().transfers.add(new Transfer(true, dest, span, count, type, null, 0, 0));
-        return this;
+        return send(dest, span, count, type, 0);
     }
 
     /** Adds a typed receive to the current round. */
     Schedule recv(final int source, final Span span, final int count, final Datatype type) {
-        last().transfers.add(new Transfer(false, source, span, count, type, null, 0, 0));
+        return recv(source, span, count, type, 0);
+    }
+
+    /** Adds a typed send with a sub-tag (several messages between the same ranks in one collective). */
+    Schedule send(final int dest, final Span span, final int count, final Datatype type, final int sub) {
+        last().transfers.add(new Transfer(true, dest, span, count, type, null, 0, 0, sub));
+        return this;
+    }
+
+    /** Adds a typed receive with a sub-tag. */
+    Schedule recv(final int source, final Span span, final int count, final Datatype type, final int sub) {
+        last().transfers.add(new Transfer(false, source, span, count, type, null, 0, 0, sub));
         return this;
     }
 
@@ -138,8 +148,8 @@ final class Schedule {
 
     private weft.ucp.Request post(final Transfer t) {
         if (t.span() != null) {
-            return t.send() ? coll.isend(t.peer(), t.span(), t.count(), t.type())
-                : coll.irecv(t.peer(), t.span(), t.count(), t.type());
+            return t.send() ? coll.isend(t.peer(), t.span(), t.count(), t.type(), t.sub())
+                : coll.irecv(t.peer(), t.span(), t.count(), t.type(), t.sub());
         }
         return t.send() ? coll.isend(t.peer(), t.seg(), t.off(), t.len()) : coll.irecv(t.peer(), t.seg(), t.off(),
             t.len());

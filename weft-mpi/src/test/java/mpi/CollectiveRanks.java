@@ -36,6 +36,7 @@ public final class CollectiveRanks {
         nonBlocking(c, w);
         topologies(c, w);
         intercommunicators(c, w);
+        graphs(c, w);
         w.barrier();
         c.done();
         MPI.Finalize();
@@ -415,6 +416,68 @@ public final class CollectiveRanks {
         c.equal((long) size * (size - 1) / 2, sum[0], "allReduce on the merged communicator");
         final Intracomm flipped = ic.merge(!upper);
         c.equal(upper ? rank - half : rank + (size - half), flipped.getRank(), "merged with the upper half first");
+    }
+
+    /** Neighbour collectives on a periodic ring (Cartesian), an undirected graph and directed graphs. */
+    private static void graphs(final Checks c, final Intracomm w) throws MPIException {
+        final int rank = w.getRank();
+        final int size = w.getSize();
+        final int left = (rank - 1 + size) % size;
+        final int right = (rank + 1) % size;
+        final CartComm ring = w.createCart(new int[] {size}, new boolean[] {true}, false);
+        final int[] got = new int[2];
+        ring.neighborAllGather(new int[] {rank}, 1, MPI.INT, got, 1, MPI.INT);
+        c.that(got[0] == left && got[1] == right, "cart neighborAllGather: [left, right] = " + Arrays.toString(got));
+        final int[] a2a = new int[2];
+        ring.neighborAllToAll(new int[] {rank * 10, rank * 10 + 1}, 1, MPI.INT, a2a, 1, MPI.INT);
+        c.that(a2a[0] == left * 10 + 1 && a2a[1] == right * 10, "cart neighborAllToAll " + Arrays.toString(a2a));
+        final CartComm line = w.createCart(new int[] {size}, new boolean[] {false}, false);
+        final int[] edge = {-7, -7};
+        line.neighborAllGather(new int[] {rank}, 1, MPI.INT, edge, 1, MPI.INT);
+        c.that(edge[0] == (rank == 0 ? -7 : rank - 1) && edge[1] == (rank == size - 1 ? -7 : rank + 1),
+            "open ends exchange nothing");
+        // an undirected ring graph: node i's neighbours are i-1 and i+1 (the same rank twice when size is 2)
+        final int[] index = new int[size];
+        final int[] edges = new int[2 * size];
+        for (int i = 0; i < size; i++) {
+            index[i] = 2 * (i + 1);
+            edges[2 * i] = (i - 1 + size) % size;
+            edges[2 * i + 1] = (i + 1) % size;
+        }
+        final GraphComm g = w.createGraph(index, edges, false);
+        c.equal(MPI.GRAPH, g.getTopology(), "graph topology");
+        c.equal(size, g.getDims().getIndexCount(), "graph dims");
+        final int[] gg = new int[2];
+        g.neighborAllGather(new int[] {rank + 100}, 1, MPI.INT, gg, 1, MPI.INT);
+        c.that(gg[0] == left + 100 && gg[1] == right + 100, "graph neighborAllGather " + Arrays.toString(gg));
+        // directed ring, given adjacently and given by rank 0 alone
+        final GraphComm adj = w.createDistGraphAdjacent(new int[] {left}, new int[] {right}, MPI.INFO_NULL, false);
+        final int[] one = new int[1];
+        adj.neighborAllGather(new int[] {rank}, 1, MPI.INT, one, 1, MPI.INT);
+        c.equal(left, one[0], "distributed adjacent graph");
+        final int[] srcs = rank == 0 ? new int[size] : new int[0];
+        final int[] degs = rank == 0 ? new int[size] : new int[0];
+        final int[] dsts = rank == 0 ? new int[size] : new int[0];
+        final int[] wts = rank == 0 ? new int[size] : new int[0];
+        for (int i = 0; i < srcs.length; i++) {
+            srcs[i] = i;
+            degs[i] = 1;
+            dsts[i] = (i + 1) % size;
+            wts[i] = 5 + i;
+        }
+        final GraphComm dg = w.createDistGraph(srcs, degs, dsts, wts, MPI.INFO_NULL, false);
+        c.equal(MPI.DIST_GRAPH, dg.getTopology(), "dist graph topology");
+        final DistGraphNeighbors nb = dg.getDistGraphNeighbors();
+        c.that(nb.getInDegree() == 1 && nb.getSource(0) == left && nb.getOutDegree() == 1 && nb.getDestination(0)
+            == right && nb.isWeighted() && nb.getSourceWeight(0) == 5 + left, "getDistGraphNeighbors");
+        final int[] v = new int[3];
+        dg.neighborAllToAllv(new int[] {rank, rank, rank}, new int[] {3}, new int[] {0}, MPI.INT, v, new int[] {3},
+            new int[] {0}, MPI.INT);
+        c.that(v[0] == left && v[2] == left, "dist graph neighborAllToAllv");
+        final Intracomm d = w.dup();
+        d.setErrhandler(MPI.ERRORS_RETURN);
+        c.fails(MPI.ERR_TOPOLOGY, "a neighbour collective without topology",
+            () -> d.neighborAllGather(new int[1], 1, MPI.INT, new int[2], 1, MPI.INT));
     }
 
     /** A non-commutative user operation: composition of affine maps x -> a x + b, in rank order. */
