@@ -7,7 +7,9 @@ package mpi;
  *   communicator keeps working; prints {@code OK errors ...};</li>
  *   <li>{@code abort}: rank 1 calls {@code abort(7)} while the others wait in a receive that never comes;</li>
  *   <li>{@code fatal}: under the default handler rank 0 sends to a rank that does not exist;</li>
- *   <li>{@code hello}: a plain program (run without a launcher: a singleton job).</li>
+ *   <li>{@code hello}: a plain program (run without a launcher: a singleton job);</li>
+ *   <li>{@code killed}: rank 1 dies abruptly while rank 0 waits in a receive from it;</li>
+ *   <li>{@code threads}: under THREAD_MULTIPLE, four threads per rank exchange messages at once.</li>
  * </ul>
  */
 public final class ErrorRanks {
@@ -18,6 +20,10 @@ public final class ErrorRanks {
         final String mode = args[0];
         final Checks early = new Checks("errors", -1);
         early.fails(MPI.ERR_OTHER, "a call before Init", () -> MPI.COMM_WORLD.getRank());
+        if (mode.equals("threads")) {
+            threads();
+            return;
+        }
         MPI.Init(args);
         final Intracomm w = MPI.COMM_WORLD;
         final int rank = w.getRank();
@@ -38,6 +44,14 @@ public final class ErrorRanks {
                 }
                 w.recv(new int[1], 1, MPI.INT, MPI.ANY_SOURCE, 1);
             }
+            case "killed" -> {
+                w.barrier();
+                if (rank == 1) {
+                    Runtime.getRuntime().halt(9);
+                }
+                w.recv(new int[1], 1, MPI.INT, 1, 1);
+                throw new AssertionError("rank 0 received from a rank that died");
+            }
             case "hello" -> {
                 final int[] v = {41};
                 w.allReduce(v, 1, MPI.INT, MPI.SUM);
@@ -52,6 +66,50 @@ public final class ErrorRanks {
         after.fails(MPI.ERR_OTHER, "a call after Finalize", () -> w.barrier());
         after.fails(MPI.ERR_OTHER, "Init after Finalize", () -> MPI.Init(args));
         after.done();
+    }
+
+    /** Four threads per rank, each exchanging 200 messages with its twin thread on the next rank. */
+    private static void threads() throws MPIException {
+        final int provided = MPI.InitThread(new String[0], MPI.THREAD_MULTIPLE);
+        final Intracomm w = MPI.COMM_WORLD;
+        final int rank = w.getRank();
+        final int size = w.getSize();
+        final Checks c = new Checks("threads", rank);
+        c.equal(MPI.THREAD_MULTIPLE, provided, "THREAD_MULTIPLE provided");
+        c.equal(MPI.THREAD_MULTIPLE, MPI.queryThread(), "queryThread");
+        final java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic
+            .AtomicReference<>();
+        final Thread[] ts = new Thread[4];
+        for (int t = 0; t < ts.length; t++) {
+            final int tag = t;
+            ts[t] = new Thread(() -> {
+                try {
+                    final int[] in = new int[1];
+                    for (int i = 0; i < 200; i++) {
+                        w.sendRecv(new int[] {rank * 1000 + i}, 1, MPI.INT, (rank + 1) % size, tag, in, 1, MPI.INT,
+                            (rank - 1 + size) % size, tag);
+                        if (in[0] != (rank - 1 + size) % size * 1000 + i) {
+                            throw new AssertionError("thread " + tag + " message " + i + " got " + in[0]);
+                        }
+                    }
+                } catch (final Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            ts[t].start();
+        }
+        for (final Thread t : ts) {
+            try {
+                t.join();
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new MPIException(e);
+            }
+        }
+        c.that(failure.get() == null, "every thread's messages arrived in order: " + failure.get());
+        w.barrier();
+        c.done();
+        MPI.Finalize();
     }
 
     private static void errorsReturn(final Intracomm w, final int rank, final int size) throws MPIException {

@@ -45,6 +45,25 @@ class ErrorsTest {
     }
 
     @Test
+    void aRankThatDiesEndsTheJobInsteadOfHangingTheOthers() throws Exception {
+        final MpiJob.Result r = MpiJob.run(3, Map.of(), ErrorRanks.class, "killed");
+        System.out.println(r.describe());
+        assertEquals(9, r.exits()[1], r.describe());
+        assertNotEquals(0, r.exits()[0], r.describe());
+        assertNotEquals(0, r.exits()[2], r.describe());
+    }
+
+    @Test
+    void threadsExchangeMessagesAtOnceUnderThreadMultiple() throws Exception {
+        final MpiJob.Result r = MpiJob.run(3, Map.of(), ErrorRanks.class, "threads");
+        System.out.println(r.describe());
+        assertTrue(r.allZero(), r.describe());
+        for (int rank = 0; rank < 3; rank++) {
+            assertTrue(r.output()[rank].contains("OK threads rank " + rank), r.describe());
+        }
+    }
+
+    @Test
     void aProgramStartedWithoutLauncherIsAJobOfOne() throws Exception {
         final ProcessBuilder pb = new ProcessBuilder(List.of(ProcessHandle.current().info().command().orElseThrow(),
             "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
