@@ -140,24 +140,23 @@ public final class Datatype {
     public static Datatype createVector(final int count, final int blockLength, final int stride,
                                         final Datatype oldType) throws MPIException {
         MPI.check();
-        checkCount(count, "count");
-        checkCount(blockLength, "block length");
-        final Builder b = new Builder(oldType);
-        for (int i = 0; i < count; i++) {
-            b.place((long) i * stride * b.oldExtent, blockLength);
-        }
-        return b.build();
+        return vector(count, blockLength, stride * oldType.extent(), oldType);
     }
 
     /** As {@link #createVector} with the stride in bytes (MPI_TYPE_CREATE_HVECTOR). */
     public static Datatype createHVector(final int count, final int blockLength, final int stride,
                                          final Datatype oldType) throws MPIException {
         MPI.check();
+        return vector(count, blockLength, stride, oldType);
+    }
+
+    private static Datatype vector(final int count, final int blockLength, final long strideBytes,
+                                   final Datatype oldType) throws MPIException {
         checkCount(count, "count");
         checkCount(blockLength, "block length");
         final Builder b = new Builder(oldType);
         for (int i = 0; i < count; i++) {
-            b.place((long) i * stride, blockLength);
+            b.place(i * strideBytes, blockLength);
         }
         return b.build();
     }
@@ -169,24 +168,23 @@ public final class Datatype {
     public static Datatype createIndexed(final int[] blockLengths, final int[] displacements,
                                          final Datatype oldType) throws MPIException {
         MPI.check();
-        checkSameLength(blockLengths, displacements);
-        final Builder b = new Builder(oldType);
-        for (int i = 0; i < blockLengths.length; i++) {
-            checkCount(blockLengths[i], "block length");
-            b.place((long) displacements[i] * b.oldExtent, blockLengths[i]);
-        }
-        return b.build();
+        return indexed(blockLengths, displacements, oldType.extent(), oldType);
     }
 
     /** As {@link #createIndexed} with displacements in bytes (MPI_TYPE_CREATE_HINDEXED). */
     public static Datatype createHIndexed(final int[] blockLengths, final int[] displacements,
                                           final Datatype oldType) throws MPIException {
         MPI.check();
+        return indexed(blockLengths, displacements, 1, oldType);
+    }
+
+    private static Datatype indexed(final int[] blockLengths, final int[] displacements, final long unit,
+                                    final Datatype oldType) throws MPIException {
         checkSameLength(blockLengths, displacements);
         final Builder b = new Builder(oldType);
         for (int i = 0; i < blockLengths.length; i++) {
             checkCount(blockLengths[i], "block length");
-            b.place(displacements[i], blockLengths[i]);
+            b.place(displacements[i] * unit, blockLengths[i]);
         }
         return b.build();
     }

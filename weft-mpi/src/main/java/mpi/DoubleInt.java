@@ -1,8 +1,8 @@
 package mpi;
 
 /**
- * A double value and an int index, the layout of {@link MPI#DOUBLE_INT} (for MINLOC and MAXLOC); use
- * the shared instance {@code MPI.doubleInt}.
+ * A double value and an int index, the layout of {@link MPI#DOUBLE_INT} (for MINLOC and MAXLOC); use the shared instance
+ * {@code MPI.doubleInt}.
  *
  * <pre>{@code
  * ByteBuffer in = MPI.newByteBuffer(MPI.doubleInt.getExtent());
@@ -11,13 +11,9 @@ package mpi;
  * comm.allReduce(in, out, 1, MPI.DOUBLE_INT, MPI.MINLOC);
  * }</pre>
  */
-public final class DoubleInt extends Struct {
-    private final int indexOffset;
-
+public final class DoubleInt extends Pair {
     DoubleInt() {
-        addDouble();
-        setOffset(8);
-        indexOffset = addInt();
+        super(MPI.DOUBLE, 8);
     }
 
     @Override
@@ -26,25 +22,15 @@ public final class DoubleInt extends Struct {
     }
 
     /** One value-index pair of a buffer. */
-    public final class Data extends Struct.Data {
+    public final class Data extends IndexedData {
         /** The value. */
         public double getValue() {
             return getDouble(0);
         }
 
-        /** The index. */
-        public int getIndex() {
-            return getInt(indexOffset);
-        }
-
         /** Sets the value. */
         public void putValue(final double v) {
             putDouble(0, v);
-        }
-
-        /** Sets the index. */
-        public void putIndex(final int v) {
-            putInt(indexOffset, v);
         }
     }
 }

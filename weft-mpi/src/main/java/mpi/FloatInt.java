@@ -1,8 +1,8 @@
 package mpi;
 
 /**
- * A float value and an int index, the layout of {@link MPI#FLOAT_INT} (for MINLOC and MAXLOC); use
- * the shared instance {@code MPI.floatInt}.
+ * A float value and an int index, the layout of {@link MPI#FLOAT_INT} (for MINLOC and MAXLOC); use the shared instance
+ * {@code MPI.floatInt}.
  *
  * <pre>{@code
  * ByteBuffer in = MPI.newByteBuffer(MPI.floatInt.getExtent());
@@ -11,13 +11,9 @@ package mpi;
  * comm.allReduce(in, out, 1, MPI.FLOAT_INT, MPI.MINLOC);
  * }</pre>
  */
-public final class FloatInt extends Struct {
-    private final int indexOffset;
-
+public final class FloatInt extends Pair {
     FloatInt() {
-        addFloat();
-        setOffset(4);
-        indexOffset = addInt();
+        super(MPI.FLOAT, 4);
     }
 
     @Override
@@ -26,25 +22,15 @@ public final class FloatInt extends Struct {
     }
 
     /** One value-index pair of a buffer. */
-    public final class Data extends Struct.Data {
+    public final class Data extends IndexedData {
         /** The value. */
         public float getValue() {
             return getFloat(0);
         }
 
-        /** The index. */
-        public int getIndex() {
-            return getInt(indexOffset);
-        }
-
         /** Sets the value. */
         public void putValue(final float v) {
             putFloat(0, v);
-        }
-
-        /** Sets the index. */
-        public void putIndex(final int v) {
-            putInt(indexOffset, v);
         }
     }
 }

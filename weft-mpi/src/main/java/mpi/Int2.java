@@ -1,8 +1,8 @@
 package mpi;
 
 /**
- * Two ints: a value and an index, the layout of {@link MPI#INT2} (for MINLOC and MAXLOC); use
- * the shared instance {@code MPI.int2}.
+ * Two ints: a value and an index, the layout of {@link MPI#INT2} (for MINLOC and MAXLOC); use the shared instance
+ * {@code MPI.int2}.
  *
  * <pre>{@code
  * ByteBuffer in = MPI.newByteBuffer(MPI.int2.getExtent());
@@ -11,13 +11,9 @@ package mpi;
  * comm.allReduce(in, out, 1, MPI.INT2, MPI.MINLOC);
  * }</pre>
  */
-public final class Int2 extends Struct {
-    private final int indexOffset;
-
+public final class Int2 extends Pair {
     Int2() {
-        addInt();
-        setOffset(4);
-        indexOffset = addInt();
+        super(MPI.INT, 4);
     }
 
     @Override
@@ -26,25 +22,15 @@ public final class Int2 extends Struct {
     }
 
     /** One value-index pair of a buffer. */
-    public final class Data extends Struct.Data {
+    public final class Data extends IndexedData {
         /** The value. */
         public int getValue() {
             return getInt(0);
         }
 
-        /** The index. */
-        public int getIndex() {
-            return getInt(indexOffset);
-        }
-
         /** Sets the value. */
         public void putValue(final int v) {
             putInt(0, v);
-        }
-
-        /** Sets the index. */
-        public void putIndex(final int v) {
-            putInt(indexOffset, v);
         }
     }
 }

@@ -1,8 +1,8 @@
 package mpi;
 
 /**
- * A long value and an int index, the layout of {@link MPI#LONG_INT} (for MINLOC and MAXLOC); use
- * the shared instance {@code MPI.longInt}.
+ * A long value and an int index, the layout of {@link MPI#LONG_INT} (for MINLOC and MAXLOC); use the shared instance
+ * {@code MPI.longInt}.
  *
  * <pre>{@code
  * ByteBuffer in = MPI.newByteBuffer(MPI.longInt.getExtent());
@@ -11,13 +11,9 @@ package mpi;
  * comm.allReduce(in, out, 1, MPI.LONG_INT, MPI.MINLOC);
  * }</pre>
  */
-public final class LongInt extends Struct {
-    private final int indexOffset;
-
+public final class LongInt extends Pair {
     LongInt() {
-        addLong();
-        setOffset(8);
-        indexOffset = addInt();
+        super(MPI.LONG, 8);
     }
 
     @Override
@@ -26,25 +22,15 @@ public final class LongInt extends Struct {
     }
 
     /** One value-index pair of a buffer. */
-    public final class Data extends Struct.Data {
+    public final class Data extends IndexedData {
         /** The value. */
         public long getValue() {
             return getLong(0);
         }
 
-        /** The index. */
-        public int getIndex() {
-            return getInt(indexOffset);
-        }
-
         /** Sets the value. */
         public void putValue(final long v) {
             putLong(0, v);
-        }
-
-        /** Sets the index. */
-        public void putIndex(final int v) {
-            putInt(indexOffset, v);
         }
     }
 }

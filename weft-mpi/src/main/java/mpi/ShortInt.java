@@ -1,8 +1,8 @@
 package mpi;
 
 /**
- * A short value and an int index, the layout of {@link MPI#SHORT_INT} (for MINLOC and MAXLOC); use
- * the shared instance {@code MPI.shortInt}.
+ * A short value and an int index, the layout of {@link MPI#SHORT_INT} (for MINLOC and MAXLOC); use the shared instance
+ * {@code MPI.shortInt}.
  *
  * <pre>{@code
  * ByteBuffer in = MPI.newByteBuffer(MPI.shortInt.getExtent());
@@ -11,13 +11,9 @@ package mpi;
  * comm.allReduce(in, out, 1, MPI.SHORT_INT, MPI.MINLOC);
  * }</pre>
  */
-public final class ShortInt extends Struct {
-    private final int indexOffset;
-
+public final class ShortInt extends Pair {
     ShortInt() {
-        addShort();
-        setOffset(4);
-        indexOffset = addInt();
+        super(MPI.SHORT, 4);
     }
 
     @Override
@@ -26,25 +22,15 @@ public final class ShortInt extends Struct {
     }
 
     /** One value-index pair of a buffer. */
-    public final class Data extends Struct.Data {
+    public final class Data extends IndexedData {
         /** The value. */
         public short getValue() {
             return getShort(0);
         }
 
-        /** The index. */
-        public int getIndex() {
-            return getInt(indexOffset);
-        }
-
         /** Sets the value. */
         public void putValue(final short v) {
             putShort(0, v);
-        }
-
-        /** Sets the index. */
-        public void putIndex(final int v) {
-            putInt(indexOffset, v);
         }
     }
 }

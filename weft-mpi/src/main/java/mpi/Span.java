@@ -66,16 +66,7 @@ final class Span {
             // a read-only heap buffer: readable through a segment, from its start
             return new Span(MemorySegment.ofBuffer(b.duplicate().clear()), 0, null);
         }
-        final int scale = switch (b) {
-            case ByteBuffer x -> 1;
-            case CharBuffer x -> 2;
-            case ShortBuffer x -> 2;
-            case IntBuffer x -> 4;
-            case FloatBuffer x -> 4;
-            case LongBuffer x -> 8;
-            case DoubleBuffer x -> 8;
-            default -> throw new MPIException(MPI.ERR_BUFFER, "unsupported buffer class " + b.getClass().getName());
-        };
+        final int scale = scale(b);
         final MemorySegment whole = switch (b.array()) {
             case byte[] a -> MemorySegment.ofArray(a);
             case char[] a -> MemorySegment.ofArray(a);
@@ -87,6 +78,20 @@ final class Span {
             default -> throw new MPIException(MPI.ERR_BUFFER, "unsupported buffer class " + b.getClass().getName());
         };
         return new Span(whole, (long) b.arrayOffset() * scale, null);
+    }
+
+    /** Bytes per element of a buffer. */
+    static int scale(final Buffer b) {
+        return switch (b) {
+            case ByteBuffer x -> 1;
+            case CharBuffer x -> 2;
+            case ShortBuffer x -> 2;
+            case IntBuffer x -> 4;
+            case FloatBuffer x -> 4;
+            case LongBuffer x -> 8;
+            case DoubleBuffer x -> 8;
+            default -> throw new IllegalArgumentException("unsupported buffer class " + b.getClass().getName());
+        };
     }
 
     /** A direct buffer's span: non-blocking calls keep using the memory after they return. */

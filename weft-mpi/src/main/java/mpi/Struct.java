@@ -101,7 +101,7 @@ public abstract class Struct {
         return getData(ByteBuffer.wrap(array).order(ByteOrder.nativeOrder()), index);
     }
 
-    private int addField(final Datatype type, final int typeExtent, final int length) {
+    final int addField(final Datatype type, final int typeExtent, final int length) {
         if (datatype != null) {
             throw new IllegalStateException("the struct's datatype was already made: add fields in the constructor");
         }

@@ -2,13 +2,6 @@ package mpi;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.Buffer;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.DoubleBuffer;
-import java.nio.FloatBuffer;
-import java.nio.IntBuffer;
-import java.nio.LongBuffer;
-import java.nio.ShortBuffer;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -57,7 +50,7 @@ public final class Win {
         if (!base.isDirect()) {
             throw new IllegalArgumentException("The buffer must be direct.");
         }
-        final int scale = scale(base);
+        final int scale = Span.scale(base);
         comm.checkLive();
         if (size < 0 || (long) size * scale > (long) base.capacity() * scale || dispUnit < 1) {
             throw comm.fail(new MPIException(MPI.ERR_SIZE, "a window of " + size + " elements (displacement unit "
@@ -84,19 +77,6 @@ public final class Win {
     public Win(final Info info, final Comm comm) throws MPIException {
         throw comm.fail(new MPIException(MPI.ERR_UNSUPPORTED_OPERATION, "dynamic windows (MPI_Win_create_dynamic) "
             + "are not supported yet"));
-    }
-
-    private static int scale(final Buffer b) {
-        return switch (b) {
-            case ByteBuffer x -> 1;
-            case CharBuffer x -> 2;
-            case ShortBuffer x -> 2;
-            case IntBuffer x -> 4;
-            case FloatBuffer x -> 4;
-            case LongBuffer x -> 8;
-            case DoubleBuffer x -> 8;
-            default -> throw new IllegalArgumentException("unsupported buffer " + b.getClass().getName());
-        };
     }
 
     // ------------------------------------------------------------------ data
