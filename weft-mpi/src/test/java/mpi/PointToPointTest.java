@@ -21,4 +21,16 @@ class PointToPointTest {
         }
         assertEquals(np, r.exits().length);
     }
+
+    /** Connections on first use: in a ring of 8 JVMs each rank makes one endpoint, whatever the job's size. */
+    @org.junit.jupiter.api.Test
+    void aRingMakesOneEndpointPerRank() throws Exception {
+        final int np = 8;
+        final MpiJob.Result r = MpiJob.run(np, Map.of(), RingRanks.class);
+        System.out.println(r.describe());
+        assertTrue(r.allZero(), r.describe());
+        for (int rank = 0; rank < np; rank++) {
+            assertTrue(r.output()[rank].contains("OK ring rank " + rank), r.describe());
+        }
+    }
 }
