@@ -84,6 +84,47 @@ final class Messaging {
         return new MPIException(errorClass(st), what + " failed: " + st);
     }
 
+    /** How long a wait for one rank's message goes before that rank's liveness is checked, and how often. */
+    static final long WATCH_NS = 1_000_000_000L;
+
+    /**
+     * Waits for a receive from {@code source} (a communicator rank, or ANY_SOURCE), progressing the worker. A
+     * receive from one rank that takes longer than {@link #WATCH_NS} watches that rank: its endpoint (made
+     * then if this rank never sent to it) fails when the peer dies (keepalive), and the receive is then
+     * cancelled and reported, instead of waiting for a message that cannot come.
+     */
+    static weft.ucs.Status awaitFrom(final PointToPoint c, final weft.ucp.Request r, final int source)
+        throws MPIException {
+        final Worker w = c.session.worker;
+        long next = System.nanoTime() + WATCH_NS;
+        for (int idle = 0, spins = 0; !r.isCompleted(); spins++) {
+            if (w.progress() == 0) {
+                if (++idle > 2000) {
+                    Thread.yield();
+                } else {
+                    Thread.onSpinWait();
+                }
+            } else {
+                idle = 0;
+            }
+            if (source >= 0 && (spins & 1023) == 0 && System.nanoTime() > next) {
+                next = System.nanoTime() + WATCH_NS;
+                checkAlive(c, source, r);
+            }
+        }
+        return r.status();
+    }
+
+    /** Fails (cancelling {@code r}) if the endpoint to {@code source} has failed. */
+    static void checkAlive(final PointToPoint c, final int source, final weft.ucp.Request r) throws MPIException {
+        final weft.ucs.Status st = c.endpoint(source).status();
+        if (st.isError() && !r.isCompleted()) {
+            c.session.worker.cancel(r);
+            throw new MPIException(MPI.ERR_OTHER, "rank " + source + " (job rank " + c.jobRank(source) + ") failed ("
+                + st + ") while this rank waited for its message");
+        }
+    }
+
     /** Waits for a send; throws its error. */
     static void awaitSend(final weft.ucp.Request r) throws MPIException {
         final weft.ucs.Status st = r.awaitStatus();

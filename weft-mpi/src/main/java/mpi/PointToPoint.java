@@ -274,7 +274,7 @@ abstract class PointToPoint {
             final Span span = Span.of(buf);
             span.check(count, type);
             final weft.ucp.Request r = startRecv(span, count, type, source, tag);
-            final weft.ucs.Status st = r.awaitStatus();
+            final weft.ucs.Status st = Messaging.awaitFrom(this, r, source);
             final Status s = Messaging.received(r, count * type.size);
             span.finish();
             if (s.getError() != MPI.SUCCESS) {
@@ -308,7 +308,7 @@ abstract class PointToPoint {
             if (r == null) {
                 return Status.empty();
             }
-            final weft.ucs.Status st = r.awaitStatus();
+            final weft.ucs.Status st = Messaging.awaitFrom(this, r, source);
             final Status s = Messaging.received(r, recvcount * recvtype.size);
             in.finish();
             if (s.getError() != MPI.SUCCESS) {
@@ -397,6 +397,7 @@ abstract class PointToPoint {
             span.check(count, type);
             final Request r = new Request(self());
             r.started(Request.RECV, startRecv(span, count, type, source, tag), span, count * type.size);
+            r.source = source;
             return r;
         } catch (final MPIException | RuntimeException e) {
             throw fail(e);
@@ -542,6 +543,11 @@ abstract class PointToPoint {
     /** The endpoint to communicator rank {@code r} (made on first use). */
     final Endpoint endpoint(final int r) {
         return session.job.endpoint((remote != null ? remote : group).members[r]);
+    }
+
+    /** The job rank of communicator (or remote group) rank {@code r}. */
+    final int jobRank(final int r) {
+        return (remote != null ? remote : group).members[r];
     }
 
     /** How many ranks messages can be addressed to: the remote group's size on an intercommunicator. */

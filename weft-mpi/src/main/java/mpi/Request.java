@@ -24,6 +24,8 @@ public class Request {
     byte kind;
     Span span;
     long capacity;
+    /** The rank a receive waits for (its liveness is watched during long waits), or ANY_SOURCE. */
+    int source = MPI.ANY_SOURCE;
     /** The status of an operation that finished inside its starting call (PROC_NULL) or was collected. */
     Status done;
     /** A non-blocking collective in flight (else null). */
@@ -49,6 +51,7 @@ public class Request {
     }
 
     void started(final byte k, final weft.ucp.Request r, final Span s, final long cap) {
+        source = MPI.ANY_SOURCE;
         kind = k;
         ucp = r;
         span = s;
@@ -89,7 +92,12 @@ public class Request {
             return Status.empty();
         }
         if (ucp != null) {
-            ucp.awaitStatus();
+            try {
+                Messaging.awaitFrom(comm, ucp, kind == RECV ? source : MPI.ANY_SOURCE);
+            } catch (final MPIException e) {
+                ucp = null;
+                throw comm.fail(e);
+            }
         } else if (schedule != null) {
             try {
                 schedule.run();

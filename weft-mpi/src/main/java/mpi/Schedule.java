@@ -107,9 +107,27 @@ final class Schedule {
     /** Runs the whole schedule (a blocking collective). */
     void run() throws MPIException {
         final weft.ucp.Worker w = coll.comm.session.worker;
+        long next = System.nanoTime() + Messaging.WATCH_NS;
         for (int spins = 0; !advance(); spins++) {
             if (w.progress() == 0 && spins > 1000) {
                 Thread.yield();
+            }
+            if ((spins & 1023) == 0 && System.nanoTime() > next) {
+                next = System.nanoTime() + Messaging.WATCH_NS;
+                watchPeers();
+            }
+        }
+    }
+
+    /** A long wait: fails if a rank this round waits for has died (see {@link Messaging#awaitFrom}). */
+    private void watchPeers() throws MPIException {
+        if (posted == null) {
+            return;
+        }
+        final List<Transfer> ts = rounds.get(current).transfers;
+        for (int i = 0; i < posted.length; i++) {
+            if (!ts.get(i).send() && posted[i] != null && !posted[i].isCompleted()) {
+                Messaging.checkAlive(coll.comm, ts.get(i).peer(), posted[i]);
             }
         }
     }

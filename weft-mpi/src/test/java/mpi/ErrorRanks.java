@@ -9,6 +9,8 @@ package mpi;
  *   <li>{@code fatal}: under the default handler rank 0 sends to a rank that does not exist;</li>
  *   <li>{@code hello}: a plain program (run without a launcher: a singleton job);</li>
  *   <li>{@code killed}: rank 1 dies abruptly while rank 0 waits in a receive from it;</li>
+ *   <li>{@code peerfail}: the same under ERRORS_RETURN, with no launcher to end the job: rank 0's receive
+ *   fails with an MPIException naming the dead rank;</li>
  *   <li>{@code threads}: under THREAD_MULTIPLE, four threads per rank exchange messages at once.</li>
  * </ul>
  */
@@ -51,6 +53,19 @@ public final class ErrorRanks {
                 }
                 w.recv(new int[1], 1, MPI.INT, 1, 1);
                 throw new AssertionError("rank 0 received from a rank that died");
+            }
+            case "peerfail" -> {
+                w.setErrhandler(MPI.ERRORS_RETURN);
+                w.barrier();
+                if (rank == 1) {
+                    Runtime.getRuntime().halt(9);
+                }
+                final Checks c = new Checks("peerfail", rank);
+                c.fails(MPI.ERR_OTHER, "a receive from a rank that died", () -> w.recv(new int[1], 1, MPI.INT, 1, 1));
+                c.done();
+                System.out.flush();
+                // the job cannot finalize with a dead rank (the runtime's barrier would wait for it)
+                Runtime.getRuntime().halt(0);
             }
             case "hello" -> {
                 final int[] v = {41};

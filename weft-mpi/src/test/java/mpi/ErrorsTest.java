@@ -53,6 +53,16 @@ class ErrorsTest {
         assertNotEquals(0, r.exits()[2], r.describe());
     }
 
+    @org.junit.jupiter.params.ParameterizedTest(name = "over {0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"shm", "tcp"})
+    void aReceiveFromARankThatDiedFailsWithAnError(final String tls) throws Exception {
+        final MpiJob.Result r = MpiJob.run(2, Map.of("WEFT_TLS", tls), false, ErrorRanks.class, "peerfail");
+        System.out.println(r.describe());
+        assertEquals(9, r.exits()[1], r.describe());
+        assertEquals(0, r.exits()[0], r.describe());
+        assertTrue(r.output()[0].contains("OK peerfail rank 0"), r.describe());
+    }
+
     @Test
     void threadsExchangeMessagesAtOnceUnderThreadMultiple() throws Exception {
         final MpiJob.Result r = MpiJob.run(3, Map.of(), ErrorRanks.class, "threads");

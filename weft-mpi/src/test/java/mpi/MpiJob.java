@@ -50,6 +50,15 @@ final class MpiJob {
 
     static Result run(final int np, final Map<String, String> env, final Class<?> main, final String... args)
         throws IOException, InterruptedException {
+        return run(np, env, true, main, args);
+    }
+
+    /**
+     * @param abortOnFailure false: a rank's non-zero exit does not end the others (to see what the ranks left
+     *                       make of a dead peer themselves)
+     */
+    static Result run(final int np, final Map<String, String> env, final boolean abortOnFailure, final Class<?> main,
+                      final String... args) throws IOException, InterruptedException {
         try (KvServer kv = KvServer.start(np, SECRET, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
             TimeUnit.SECONDS.toNanos(JOB_TIMEOUT_S), line -> { })) {
             final String jobId = "mpitest-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
@@ -84,7 +93,7 @@ final class MpiJob {
                     outs[r] = o;
                     pumps.add(Thread.ofPlatform().daemon().start(() -> pump(p.getInputStream(), o)));
                 }
-                final int[] exits = waitAll(procs, kv);
+                final int[] exits = waitAll(procs, abortOnFailure ? kv : null);
                 for (final Thread t : pumps) {
                     t.join(TimeUnit.SECONDS.toMillis(10));
                 }
@@ -103,7 +112,7 @@ final class MpiJob {
         }
     }
 
-    /** Waits for every rank; the first non-zero exit aborts the others, as the launcher does. */
+    /** Waits for every rank; the first non-zero exit aborts the others through {@code kv} unless it is null. */
     private static int[] waitAll(final List<Process> procs, final KvServer kv) throws InterruptedException {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(JOB_TIMEOUT_S);
         final int[] exits = new int[procs.size()];
@@ -114,7 +123,7 @@ final class MpiJob {
                 final Process p = procs.get(r);
                 if (p.isAlive()) {
                     running = true;
-                } else if (p.exitValue() != 0 && !aborted) {
+                } else if (p.exitValue() != 0 && !aborted && kv != null) {
                     aborted = true;
                     kv.abort("rank " + r + " exited with status " + p.exitValue());
                 }

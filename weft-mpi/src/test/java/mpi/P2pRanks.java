@@ -24,7 +24,9 @@ public final class P2pRanks {
         c.equal(0, MPI.session().job.endpointCount(), "no endpoint is made at init");
 
         ring(c, rank, size);
-        c.equal(1, MPI.session().job.endpointCount(), "after the ring, one endpoint (to the right neighbour)");
+        // the right neighbour it sent to, and the left one if a receive waited long enough to watch it
+        final int eps = MPI.session().job.endpointCount();
+        c.that(eps >= 1 && eps <= 2, "after the ring, endpoints to the neighbours only: " + eps);
         wildcards(c, rank, size);
         W.barrier();
         pair = W.split(rank < 2 ? 0 : MPI.UNDEFINED, rank);

@@ -22,9 +22,9 @@ class PointToPointTest {
         assertEquals(np, r.exits().length);
     }
 
-    /** Connections on first use: in a ring of 8 JVMs each rank makes one endpoint, whatever the job's size. */
+    /** Connections on first use: in a ring of 8 JVMs each rank connects to its neighbours only. */
     @org.junit.jupiter.api.Test
-    void aRingMakesOneEndpointPerRank() throws Exception {
+    void aRingConnectsOnlyNeighbours() throws Exception {
         final int np = 8;
         final MpiJob.Result r = MpiJob.run(np, Map.of(), RingRanks.class);
         System.out.println(r.describe());

@@ -2,7 +2,7 @@ package mpi;
 
 /**
  * Rank program: a ring (each rank talks to its two neighbours only), then the count of endpoints this rank
- * made, which must be one (to its right neighbour): connections are made on first use. Prints
+ * made, which must be one or two (its neighbours): connections are made on first use. Prints
  * {@code OK ring ...}.
  */
 public final class RingRanks {
@@ -21,7 +21,9 @@ public final class RingRanks {
                 (rank - 1 + size) % size, lap);
             c.equal((rank - 1 + size) % size + lap, token[0], "ring lap " + lap);
         }
-        c.equal(1, MPI.session().job.endpointCount(), "endpoints made by a rank of a " + size + "-rank ring");
+        // the right neighbour it sends to, and the left one if a receive waited long enough to watch its liveness
+        final int eps = MPI.session().job.endpointCount();
+        c.that(eps >= 1 && eps <= Math.min(2, size), "endpoints made by a rank of a " + size + "-rank ring: " + eps);
         c.done();
         MPI.Finalize();
     }
