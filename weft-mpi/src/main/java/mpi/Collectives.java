@@ -59,7 +59,7 @@ final class Collectives {
             data = buf.segment;
             base = buf.origin;
         } else {
-            data = vr == 0 ? Coll.packed(buf, count, type) : Coll.scratch(bytes);
+            data = vr == 0 ? s.packed(buf, count, type) : s.scratch(bytes);
             base = 0;
         }
         final long piece = (bytes + n - 1) / n;

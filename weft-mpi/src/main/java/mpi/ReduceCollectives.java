@@ -13,10 +13,6 @@ final class ReduceCollectives {
     private ReduceCollectives() {
     }
 
-    private static MemorySegment scratch(final long bytes) {
-        return Coll.scratch(bytes);
-    }
-
     /** Reduces {@code in} of every rank into {@code out} at {@code root} ({@code out} may be null elsewhere). */
     static Schedule reduce(final Comm c, final Span in, final Span out, final int count, final Datatype type,
                            final Op op, final int root) {
@@ -37,8 +33,8 @@ final class ReduceCollectives {
                                    final Op op, final int root, final MemorySegment[] result) {
         final long bytes = count * type.size;
         final int me = s.rank();
-        MemorySegment acc = Coll.packed(in, count, type);
-        MemorySegment tmp = scratch(bytes);
+        MemorySegment acc = s.packed(in, count, type);
+        MemorySegment tmp = s.scratch(bytes);
         for (int mask = 1; mask < s.size(); mask <<= 1) {
             if ((me & mask) != 0) {
                 s.send(me - mask, acc, 0, bytes).next();
@@ -69,8 +65,8 @@ final class ReduceCollectives {
         final int n = s.size();
         final int r = s.rank();
         final long bytes = count * type.size;
-        MemorySegment acc = Coll.packed(in, count, type);
-        MemorySegment tmp = scratch(bytes);
+        MemorySegment acc = s.packed(in, count, type);
+        MemorySegment tmp = s.scratch(bytes);
         final int pof2 = Integer.highestOneBit(n);
         final int rem = n - pof2;
         // fold: among the first 2*rem ranks, each even rank hands its data to the odd rank above it
@@ -128,9 +124,9 @@ final class ReduceCollectives {
         final Schedule s = new Schedule(c);
         final int n = s.size();
         final int r = s.rank();
-        final MemorySegment acc = Coll.packed(in, count, type);
+        final MemorySegment acc = s.packed(in, count, type);
         final int per = (count + n - 1) / n;
-        final MemorySegment tmp = scratch((long) per * type.size);
+        final MemorySegment tmp = s.scratch((long) per * type.size);
         final int right = (r + 1) % n;
         final int left = (r - 1 + n) % n;
         for (int step = 0; step < n - 1; step++) {
@@ -192,10 +188,10 @@ final class ReduceCollectives {
         final long bytes = count * type.size;
         final int me = s.rank();
         // partial: the reduction over the ranks this rank's subtree covers; result: over the ranks below (and me)
-        MemorySegment partial = Coll.packed(in, count, type);
-        final MemorySegment result = exclusive ? scratch(bytes) : Coll.packed(in, count, type);
+        MemorySegment partial = s.packed(in, count, type);
+        final MemorySegment result = exclusive ? s.scratch(bytes) : s.packed(in, count, type);
         final boolean[] haveResult = {!exclusive};
-        MemorySegment tmp = scratch(bytes);
+        MemorySegment tmp = s.scratch(bytes);
         for (int mask = 1; mask < s.size(); mask <<= 1) {
             final int peer = me ^ mask;
             if (peer >= s.size()) {

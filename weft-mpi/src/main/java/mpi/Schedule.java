@@ -30,6 +30,8 @@ final class Schedule {
     }
 
     private final Coll coll;
+    /** Pooled scratch buffers taken while building, given back when the schedule completes. */
+    private final List<MemorySegment> taken = new ArrayList<>(2);
     private final List<Round> rounds = new ArrayList<>();
     private int current;
     private weft.ucp.Request[] posted;
@@ -49,6 +51,20 @@ final class Schedule {
     }
 
     // ------------------------------------------------------------------ building
+
+    /** A scratch buffer of {@code bytes} from the session's pool, back in the pool when the schedule ends. */
+    MemorySegment scratch(final long bytes) {
+        final MemorySegment whole = coll.comm.session.scratch.take(bytes);
+        taken.add(whole);
+        return whole.asSlice(0, bytes);
+    }
+
+    /** {@code count} elements of {@code type} packed into a pooled scratch buffer. */
+    MemorySegment packed(final Span span, final int count, final Datatype type) {
+        final MemorySegment m = scratch(count * type.size);
+        TypeCursor.pack(span, count, type, m, 0);
+        return m;
+    }
 
     /** Adds a send of raw bytes to the current round. */
     Schedule send(final int dest, final MemorySegment seg, final long off, final long len) {
@@ -153,12 +169,17 @@ final class Schedule {
             }
             final weft.ucp.Request[] finished = posted;
             posted = null;
-            if (++current == rounds.size()) {
-                done = true;
-            }
+            final boolean last = ++current == rounds.size();
             Coll.awaitAll(finished);
             for (final Step s : r.steps) {
                 s.run();
+            }
+            if (last) {
+                done = true;
+                for (final MemorySegment m : taken) {
+                    coll.comm.session.scratch.give(m);
+                }
+                taken.clear();
             }
         }
         return true;

@@ -13,6 +13,8 @@ final class Session {
     final int threadLevel;
     final Thread mainThread;
     final BufferedSends buffered = new BufferedSends();
+    /** Native scratch memory the collectives reuse. */
+    final ScratchPool scratch = new ScratchPool();
     /** Where collectives change algorithm ({@code WEFT_MPI_*}). */
     final weft.mpi.MpiConfig.Thresholds thresholds =
         weft.mpi.MpiConfig.Thresholds.of(weft.ucs.config.Config.global());
