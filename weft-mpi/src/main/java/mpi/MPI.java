@@ -254,17 +254,17 @@ public final class MPI {
      * {@link #Init} with a thread level: {@link #THREAD_MULTIPLE} lets any threads call MPI at once; the
      * other levels let one thread at a time.
      *
-     * @return the level provided (the level asked for)
+     * @return the level provided: the level asked for, except THREAD_SERIALIZED for THREAD_MULTIPLE when
+     *         another layer of this process (OpenSHMEM) made the shared worker single-threaded first
      */
     public static int InitThread(final String[] args, final int required) throws MPIException {
         if (required < THREAD_SINGLE || required > THREAD_MULTIPLE) {
             throw new MPIException(ERR_ARG, "unknown thread level " + required);
         }
-        start(required);
-        return required;
+        return start(required);
     }
 
-    private static synchronized void start(final int level) throws MPIException {
+    private static synchronized int start(final int level) throws MPIException {
         if (initialized) {
             throw new MPIException(ERR_OTHER, finalized ? "MPI was finalized and cannot be initialized again"
                 : "MPI is already initialized");
@@ -280,7 +280,10 @@ public final class MPI {
             throw new MPIException(ERR_OTHER, "a job of " + job.size() + " ranks is larger than the " + Tags.MAX_RANKS
                 + " this MPI addresses");
         }
-        final Session s = new Session(job, level, 4);
+        // a worker made earlier by another layer keeps its thread mode: MULTIPLE needs a MULTI worker
+        final int provided = level == THREAD_MULTIPLE && job.worker().threadMode() != ThreadMode.MULTI
+            ? THREAD_SERIALIZED : level;
+        final Session s = new Session(job, provided, 4);
         session = s;
         final int[] all = new int[job.size()];
         for (int i = 0; i < all.length; i++) {
@@ -289,6 +292,7 @@ public final class MPI {
         COMM_WORLD.setup(s, new Group(all), 0, "MPI_COMM_WORLD");
         COMM_SELF.setup(s, new Group(new int[] {job.rank()}), 2, "MPI_COMM_SELF");
         initialized = true;
+        return provided;
     }
 
     /**

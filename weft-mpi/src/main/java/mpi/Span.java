@@ -37,6 +37,14 @@ final class Span {
         if (buf == null) {
             throw new MPIException(MPI.ERR_BUFFER, "null buffer");
         }
+        if (buf instanceof boolean[]) {
+            return map(buf); // copied each time: never cached
+        }
+        final Span cached = SpanCache.lookup(buf);
+        return cached != null ? cached : SpanCache.remember(buf, map(buf));
+    }
+
+    private static Span map(final Object buf) throws MPIException {
         return switch (buf) {
             case byte[] a -> new Span(MemorySegment.ofArray(a), 0, null);
             case char[] a -> new Span(MemorySegment.ofArray(a), 0, null);
@@ -103,7 +111,9 @@ final class Span {
             throw new IllegalArgumentException("The " + what + " must be direct (MPI.newXxxBuffer): a non-blocking "
                 + "call keeps using it after it returns, and a heap buffer may move.");
         }
-        return new Span(MemorySegment.ofBuffer(buf.duplicate().clear()), 0, null);
+        final Span cached = SpanCache.lookup(buf);
+        return cached != null ? cached : SpanCache.remember(buf, new Span(MemorySegment.ofBuffer(buf.duplicate()
+            .clear()), 0, null));
     }
 
     /**

@@ -22,6 +22,16 @@ class PointToPointTest {
         assertEquals(np, r.exits().length);
     }
 
+    /** A warm blocking send of a short message allocates nothing; a receive allocates only its Status. */
+    @org.junit.jupiter.api.Test
+    void shortMessagesAllocateOnlyTheStatus() throws Exception {
+        final MpiJob.Result r = MpiJob.run(2, Map.of("WEFT_TLS", "shm"), AllocationRanks.class);
+        System.out.println(r.describe());
+        assertTrue(r.allZero(), r.describe());
+        assertTrue(r.output()[0].contains("OK alloc rank 0") && r.output()[1].contains("OK alloc rank 1"),
+            r.describe());
+    }
+
     /** Connections on first use: in a ring of 8 JVMs each rank connects to its neighbours only. */
     @org.junit.jupiter.api.Test
     void aRingConnectsOnlyNeighbours() throws Exception {
