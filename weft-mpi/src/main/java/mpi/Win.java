@@ -66,11 +66,21 @@ public final class Win {
         this.errhandler = comm.errhandler;
     }
 
-    /** Windows whose memory the library allocates are not supported: ERR_UNSUPPORTED_OPERATION. */
+    /**
+     * A window over the direct buffer {@code base} made for it (MPI_Win_allocate, {@link #FLAVOR_PRIVATE}, or
+     * MPI_Win_allocate_shared, {@link #FLAVOR_SHARED}: the bindings have no call that maps another rank's
+     * memory, so both are reached through the window's operations, shared memory underneath on one node).
+     */
     public Win(final int size, final int dispUnit, final Info info, final Comm comm, final Buffer base,
                final int flavor) throws MPIException {
-        throw comm.fail(new MPIException(MPI.ERR_UNSUPPORTED_OPERATION, "MPI_Win_allocate is not supported yet: "
-            + "make a window over a direct buffer (MPI.newXxxBuffer)"));
+        this(flavoured(base, flavor), size, dispUnit, info, comm);
+    }
+
+    private static Buffer flavoured(final Buffer base, final int flavor) {
+        if (flavor != FLAVOR_PRIVATE && flavor != FLAVOR_SHARED) {
+            throw new IllegalArgumentException("unknown window flavor " + flavor);
+        }
+        return base;
     }
 
     /** Dynamic windows are not supported: ERR_UNSUPPORTED_OPERATION. */

@@ -130,7 +130,7 @@ public final class RmaRanks {
         }
         c.that(refused, "a heap origin buffer is refused");
         final IntBuffer small = MPI.newIntBuffer(4);
-        final Win w2 = new Win(small, 4, 1, MPI.INFO_NULL, w);
+        final Win w2 = new Win(4, 1, MPI.INFO_NULL, w, small, Win.FLAVOR_SHARED);
         w2.fence(0);
         final IntBuffer mine = MPI.newIntBuffer(1);
         mine.put(0, rank * 7);
