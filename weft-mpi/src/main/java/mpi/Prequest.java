@@ -68,6 +68,7 @@ public final class Prequest extends Request {
         ucp = r.ucp;
         span = r.span;
         capacity = r.capacity;
+        source = r.source;
         done = r.done;
     }
 

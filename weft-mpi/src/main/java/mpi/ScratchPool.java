@@ -14,8 +14,8 @@ final class ScratchPool {
     private static final int KEEP = 4;
     private static final int CLASSES = 40;
 
-    @SuppressWarnings("unchecked")
-    private final ArrayDeque<MemorySegment>[] free = new ArrayDeque[CLASSES];
+    private final java.util.List<ArrayDeque<MemorySegment>> free = new java.util.ArrayList<>(
+        java.util.Collections.nCopies(CLASSES, (ArrayDeque<MemorySegment>) null));
 
     /**
      * A buffer of at least {@code bytes}: exactly that many as a heap array when small, else a whole pooled
@@ -26,7 +26,7 @@ final class ScratchPool {
             return MemorySegment.ofArray(new byte[Math.toIntExact(bytes)]);
         }
         final int c = sizeClass(bytes);
-        final ArrayDeque<MemorySegment> q = free[c];
+        final ArrayDeque<MemorySegment> q = free.get(c);
         return q == null || q.isEmpty() ? Arena.ofAuto().allocate(1L << c, 64) : q.poll();
     }
 
@@ -36,11 +36,11 @@ final class ScratchPool {
             return;
         }
         final int c = sizeClass(whole.byteSize());
-        if (free[c] == null) {
-            free[c] = new ArrayDeque<>(KEEP);
+        if (free.get(c) == null) {
+            free.set(c, new ArrayDeque<>(KEEP));
         }
-        if (free[c].size() < KEEP) {
-            free[c].add(whole);
+        if (free.get(c).size() < KEEP) {
+            free.get(c).add(whole);
         }
     }
 

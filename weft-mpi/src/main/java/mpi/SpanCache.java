@@ -12,8 +12,8 @@ final class SpanCache {
     private static final int ENTRIES = 8;
     private static final ThreadLocal<SpanCache> CACHE = ThreadLocal.withInitial(SpanCache::new);
 
-    @SuppressWarnings("unchecked")
-    private final WeakReference<Object>[] keys = new WeakReference[ENTRIES];
+    private final java.util.List<WeakReference<Object>> keys = new java.util.ArrayList<>(
+        java.util.Collections.nCopies(ENTRIES, (WeakReference<Object>) null));
     private final Span[] spans = new Span[ENTRIES];
     private int next;
 
@@ -21,7 +21,7 @@ final class SpanCache {
     static Span lookup(final Object buf) {
         final SpanCache c = CACHE.get();
         for (int i = 0; i < ENTRIES; i++) {
-            final WeakReference<Object> k = c.keys[i];
+            final WeakReference<Object> k = c.keys.get(i);
             if (k != null && k.get() == buf) {
                 return c.spans[i];
             }
@@ -32,7 +32,7 @@ final class SpanCache {
     /** Remembers {@code span} as the span of {@code buf}; returns it. */
     static Span remember(final Object buf, final Span span) {
         final SpanCache c = CACHE.get();
-        c.keys[c.next] = new WeakReference<>(buf);
+        c.keys.set(c.next, new WeakReference<>(buf));
         c.spans[c.next] = span;
         c.next = (c.next + 1) % ENTRIES;
         return span;

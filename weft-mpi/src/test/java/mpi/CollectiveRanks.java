@@ -388,7 +388,7 @@ public final class CollectiveRanks {
         final int remoteSize = upper ? half : size - half;
         c.equal(remoteSize, ic.getRemoteSize(), "remote size");
         c.equal(mine.getSize(), ic.getSize(), "local size");
-        c.equal(upper ? 0 : half, ic.getRemoteGroup().translateRanks(ic.getRemoteGroup(), new int[] {0},
+        c.equal(upper ? 0 : half, Group.translateRanks(ic.getRemoteGroup(), new int[] {0},
             w.getGroup())[0], "remote group's first member");
         // each rank sends to the remote rank with its own index (mod the remote size) and answers every sender
         final int me = ic.getRank();
