@@ -42,8 +42,8 @@ public final class Message {
             if (s != null) {
                 return s;
             }
-            if (spins > 1000) {
-                Thread.yield();
+            if (spins > 2000) {
+                Thread.yield(); // imProbe progressed the worker
             }
         }
     }

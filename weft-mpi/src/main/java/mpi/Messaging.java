@@ -98,15 +98,7 @@ final class Messaging {
         final Worker w = c.session.worker;
         long next = System.nanoTime() + WATCH_NS;
         for (int idle = 0, spins = 0; !r.isCompleted(); spins++) {
-            if (w.progress() == 0) {
-                if (++idle > 2000) {
-                    Thread.yield();
-                } else {
-                    Thread.onSpinWait();
-                }
-            } else {
-                idle = 0;
-            }
+            idle = Progress.step(w, idle);
             if (source >= 0 && (spins & 1023) == 0 && System.nanoTime() > next) {
                 next = System.nanoTime() + WATCH_NS;
                 checkAlive(c, source, r);

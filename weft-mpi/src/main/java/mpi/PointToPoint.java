@@ -468,14 +468,12 @@ abstract class PointToPoint {
             if (source == MPI.PROC_NULL) {
                 return Status.empty();
             }
-            for (int spins = 0; ; spins++) {
+            for (int idle = 0; ; ) {
                 final Status s = peek(source, tag);
                 if (s != null) {
                     return s;
                 }
-                if (session.worker.progress() == 0 && spins > 1000) {
-                    Thread.yield();
-                }
+                idle = Progress.step(session.worker, idle);
             }
         } catch (final MPIException | RuntimeException e) {
             throw fail(e);

@@ -178,7 +178,7 @@ public class Request {
     public static Status waitAnyStatus(final Request[] requests) throws MPIException {
         MPI.check();
         final Worker w = MPI.session().worker;
-        for (int spins = 0; ; spins++) {
+        for (int idle = 0; ; ) {
             boolean any = false;
             for (int i = 0; i < requests.length; i++) {
                 final Request r = requests[i];
@@ -193,7 +193,7 @@ public class Request {
             if (!any) {
                 return Status.empty().withIndex(MPI.UNDEFINED);
             }
-            progress(w, spins);
+            idle = Progress.step(w, idle);
         }
     }
 
@@ -236,12 +236,12 @@ public class Request {
     public static Status[] waitSomeStatus(final Request[] requests) throws MPIException {
         MPI.check();
         final Worker w = MPI.session().worker;
-        for (int spins = 0; ; spins++) {
+        for (int idle = 0; ; ) {
             final Status[] s = collectFinished(requests);
             if (s != null) {
                 return s;
             }
-            progress(w, spins);
+            idle = Progress.step(w, idle);
         }
     }
 
@@ -331,12 +331,6 @@ public class Request {
             }
         }
         return out;
-    }
-
-    private static void progress(final Worker w, final int spins) {
-        if (w.progress() == 0 && spins > 1000) {
-            Thread.yield();
-        }
     }
 
     private Worker worker() {

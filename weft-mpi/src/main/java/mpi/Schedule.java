@@ -124,10 +124,8 @@ final class Schedule {
     void run() throws MPIException {
         final weft.ucp.Worker w = coll.comm.session.worker;
         long next = System.nanoTime() + Messaging.WATCH_NS;
-        for (int spins = 0; !advance(); spins++) {
-            if (w.progress() == 0 && spins > 1000) {
-                Thread.yield();
-            }
+        for (int spins = 0, idle = 0; !advance(); spins++) {
+            idle = Progress.step(w, idle);
             if ((spins & 1023) == 0 && System.nanoTime() > next) {
                 next = System.nanoTime() + Messaging.WATCH_NS;
                 watchPeers();

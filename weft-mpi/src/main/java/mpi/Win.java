@@ -579,9 +579,6 @@ public final class Win {
     }
 
     private void backOff(final int spins) {
-        comm.session.worker.progress();
-        if (spins > 16) {
-            Thread.yield();
-        }
+        Progress.step(comm.session.worker, spins > 16 ? Integer.MAX_VALUE : 0);
     }
 }
