@@ -3,7 +3,10 @@ package mpi;
 import java.util.HashMap;
 import java.util.Map;
 
-/** A communicator's attributes: the predefined keys' values and the user keys of {@link Comm#createKeyval}. */
+/**
+ * The attributes of a communicator, window or datatype: the predefined keys' values (communicators) and the
+ * user keys of {@code createKeyval} (one key space for the three).
+ */
 final class Attributes {
     private static final Map<Integer, Boolean> KEYVALS = new HashMap<>();
     private static int nextKeyval = 100;
@@ -47,6 +50,12 @@ final class Attributes {
                 yield values.get(keyval);
             }
         };
+    }
+
+    /** A user attribute (no predefined key): its value, or null if unset. */
+    Object getUser(final int keyval) throws MPIException {
+        check(keyval);
+        return values.get(keyval);
     }
 
     void delete(final int keyval) throws MPIException {

@@ -7,7 +7,8 @@ import java.util.Iterator;
  * The buffered-send mode's accounting: a program attaches a buffer ({@link MPI#attachBuffer}); each
  * {@code bSend} copies its message and counts its size plus {@link MPI#BSEND_OVERHEAD} against that buffer
  * until the send completes, so a program that buffers more than it attached gets {@link MPI#ERR_BUFFER}
- * as under any MPI.
+ * as under any MPI. A message short enough to leave inline (the AM lane's short limit) needs no room, as
+ * under Open MPI, whose programs may buffered-send such messages without attaching anything.
  */
 final class BufferedSends {
     private byte[] attached;
@@ -55,10 +56,14 @@ final class BufferedSends {
     synchronized void send(final Comm comm, final Span span, final int count, final Datatype type, final int dest,
                            final long tag) throws MPIException {
         final long bytes = count * type.size;
-        reserve(bytes);
+        // a message short enough to leave inline needs no room in the attached buffer (as under Open MPI)
+        final long held = bytes <= comm.endpoint(dest).maxShort() ? 0 : bytes + MPI.BSEND_OVERHEAD;
+        if (held > 0) {
+            reserve(bytes);
+        }
         final Span copy = Span.of(Coll.packed(span, count, type));
         final weft.ucp.Request r = Messaging.send(comm, dest, tag, copy, Math.toIntExact(bytes), MPI.BYTE, false);
-        pending.add(new Pending(r, bytes + MPI.BSEND_OVERHEAD));
+        pending.add(new Pending(r, held));
     }
 
     /** Waits for every buffered send to leave (at finalize and detach). */

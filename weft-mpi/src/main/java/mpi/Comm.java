@@ -17,7 +17,7 @@ import java.nio.Buffer;
  * <p>Collectives: every rank calls the same collectives in the same order. A non-blocking collective moves
  * on whenever its request is tested or waited for.
  */
-public class Comm extends PointToPoint {
+public class Comm extends PointToPoint implements Freeable, Cloneable {
     Comm() {
     }
 
@@ -29,6 +29,16 @@ public class Comm extends PointToPoint {
     /** The same as {@link #dup}; the hints are ignored. */
     public Comm dupWithInfo(final Info info) throws MPIException {
         return dup();
+    }
+
+    /** {@link #dup}, for code that cannot take the checked exception (it becomes an IllegalStateException). */
+    @Override
+    public Comm clone() {
+        try {
+            return dup();
+        } catch (final MPIException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
     }
 
     /** {@link #dup}, completed before it returns (a valid schedule for a non-blocking duplicate). */

@@ -20,7 +20,7 @@ import java.util.Arrays;
  * MPI.COMM_WORLD.send(data, 1, evens, 1, 0);   // sends data[0], data[2], data[4], data[6]
  * }</pre>
  */
-public final class Datatype {
+public final class Datatype implements Freeable, Cloneable {
     // predefined type codes (also the reduction element kinds)
     static final int NULL = 0;
     static final int BYTE = 1;
@@ -64,6 +64,7 @@ public final class Datatype {
     private boolean committed;
     private boolean freed;
     private String name;
+    private Attributes attributes;
 
     private Datatype(final int baseType, final int baseSize, final int element, final boolean predefined,
                      final long lb, final long ub, final long[] offsets, final long[] lengths, final String name) {
@@ -301,6 +302,43 @@ public final class Datatype {
         } catch (final MPIException e) {
             throw new IllegalStateException(e.getMessage(), e);
         }
+    }
+
+    /** A new attribute key. */
+    public static int createKeyval() throws MPIException {
+        MPI.check();
+        return Attributes.createKeyval();
+    }
+
+    /** Frees an attribute key. */
+    public static void freeKeyval(final int keyval) throws MPIException {
+        MPI.check();
+        Attributes.freeKeyval(keyval);
+    }
+
+    /** Stores {@code value} under a key from {@link #createKeyval}. */
+    public void setAttr(final int keyval, final Object value) throws MPIException {
+        MPI.check();
+        attributes().set(keyval, value);
+    }
+
+    /** The value of a user attribute, or null if unset. */
+    public Object getAttr(final int keyval) throws MPIException {
+        MPI.check();
+        return attributes().getUser(keyval);
+    }
+
+    /** Removes an attribute. */
+    public void deleteAttr(final int keyval) throws MPIException {
+        MPI.check();
+        attributes().delete(keyval);
+    }
+
+    private synchronized Attributes attributes() {
+        if (attributes == null) {
+            attributes = new Attributes();
+        }
+        return attributes;
     }
 
     /** Sets the name printed for this type. */

@@ -8,7 +8,7 @@ import java.util.Set;
  * An ordered set of processes (MPI_Group): the job ranks of its members, in group-rank order. Groups are
  * values: the set operations build new ones and nothing talks to other processes.
  */
-public final class Group {
+public final class Group implements Freeable {
     /** Job ranks by group rank. */
     final int[] members;
     private final int rank;

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Hints given to MPI calls (MPI_Info): an ordered set of string keys and values. */
-public final class Info {
+public final class Info implements Freeable, Cloneable {
     private final Map<String, String> entries = new LinkedHashMap<>();
     private final boolean constant;
 
@@ -61,6 +61,15 @@ public final class Info {
             throw new MPIException(MPI.ERR_ARG, "info key index " + i + " out of [0, " + keys.size() + ")");
         }
         return keys.get(i);
+    }
+
+    @Override
+    public Info clone() {
+        try {
+            return dup();
+        } catch (final MPIException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
     }
 
     /** A modifiable copy. */

@@ -8,7 +8,7 @@ import java.nio.ByteOrder;
  * {@link MPI#MINLOC}) or a user function, commutative or not. A non-commutative operation is applied in rank
  * order: the result is {@code x0 op x1 op ... op x(n-1)}.
  */
-public final class Op {
+public final class Op implements Freeable {
     final int code;
     private final UserFunction function;
     private final boolean commute;

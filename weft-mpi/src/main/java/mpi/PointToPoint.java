@@ -62,7 +62,7 @@ abstract class PointToPoint {
     }
 
     /** Marks the communicator freed; later calls on it fail with ERR_COMM. */
-    public final void free() throws MPIException {
+    public void free() throws MPIException {
         checkLive();
         if (this == MPI.COMM_WORLD || this == MPI.COMM_SELF) {
             throw fail(new MPIException(MPI.ERR_COMM, "MPI.COMM_WORLD and MPI.COMM_SELF cannot be freed"));

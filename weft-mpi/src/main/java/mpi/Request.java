@@ -15,7 +15,7 @@ import weft.ucp.Worker;
  * Request.waitAll(new Request[] {r, s});
  * }</pre>
  */
-public class Request {
+public class Request implements Freeable {
     static final byte SEND = 1;
     static final byte RECV = 2;
 

@@ -25,7 +25,7 @@ import java.util.Map;
  * win.free();
  * }</pre>
  */
-public final class Win {
+public final class Win implements Freeable {
     public static final int WIN_NULL = 0;
     public static final int FLAVOR_PRIVATE = 0;
     public static final int FLAVOR_SHARED = 1;
@@ -38,6 +38,9 @@ public final class Win {
     private Group startGroup;
     private Group postGroup;
     private Errhandler errhandler = MPI.ERRORS_ARE_FATAL;
+    private final Attributes attributes = new Attributes();
+    /** The address of this rank's window memory (the WIN_BASE attribute). */
+    private final long base;
     private String name = "";
     private boolean freed;
 
@@ -58,6 +61,7 @@ public final class Win {
         }
         this.comm = comm.dup();
         final MemorySegment memory = MemorySegment.ofBuffer(base.duplicate().clear()).asSlice(0, (long) size * scale);
+        this.base = memory.address();
         try {
             this.peers = WinPeers.create(this.comm, memory, dispUnit * scale);
         } catch (final MPIException | RuntimeException e) {
@@ -420,6 +424,43 @@ public final class Win {
     /** Raises error {@code errorCode} through the window's handler. */
     public void callErrhandler(final int errorCode) throws MPIException {
         throw fail(new MPIException(errorCode, "error " + errorCode + " raised by callErrhandler"));
+    }
+
+    /** A new attribute key. */
+    public static int createKeyval() throws MPIException {
+        MPI.check();
+        return Attributes.createKeyval();
+    }
+
+    /** Frees an attribute key. */
+    public static void freeKeyval(final int keyval) throws MPIException {
+        MPI.check();
+        Attributes.freeKeyval(keyval);
+    }
+
+    /** Stores {@code value} under a key from {@link #createKeyval}. */
+    public void setAttr(final int keyval, final Object value) throws MPIException {
+        run(() -> attributes.set(keyval, value));
+    }
+
+    /**
+     * The value of an attribute: {@link MPI#WIN_BASE} (the memory's address, a Long), {@link MPI#WIN_SIZE} and
+     * {@link MPI#WIN_DISP_UNIT} (bytes, Integers), or a user key's value (null if unset).
+     */
+    public Object getAttr(final int keyval) throws MPIException {
+        final Object[] v = new Object[1];
+        run(() -> v[0] = switch (keyval) {
+            case MPI.WIN_BASE -> base;
+            case MPI.WIN_SIZE -> (int) peers.size(comm.rank);
+            case MPI.WIN_DISP_UNIT -> peers.dispUnit(comm.rank);
+            default -> attributes.getUser(keyval);
+        });
+        return v[0];
+    }
+
+    /** Removes an attribute. */
+    public void deleteAttr(final int keyval) throws MPIException {
+        run(() -> attributes.delete(keyval));
     }
 
     /** Sets the window's name. */

@@ -223,7 +223,9 @@ public final class P2pRanks {
         final Intracomm d = pair.dup();
         d.setErrhandler(MPI.ERRORS_RETURN);
         if (rank == 1) {
-            c.fails(MPI.ERR_BUFFER, "bSend without an attached buffer", () -> d.bSend(new int[1], 1, MPI.INT, peer, 50));
+            c.fails(MPI.ERR_BUFFER, "a large bSend without an attached buffer",
+                () -> d.bSend(new int[100_000], 100_000, MPI.INT, peer, 50));
+            d.bSend(new int[] {-1, -1, -1}, 3, MPI.INT, peer, 49); // short enough to leave inline: no buffer needed
             MPI.attachBuffer(new byte[4 * (MPI.BSEND_OVERHEAD + 400)]);
             for (int i = 0; i < 4; i++) {
                 d.bSend(new int[] {i, i, i}, 3, MPI.INT, peer, 50);
@@ -236,6 +238,8 @@ public final class P2pRanks {
             MPI.detachBuffer();
         } else {
             final int[] v = new int[3];
+            d.recv(v, 3, MPI.INT, peer, 49);
+            c.that(v[0] == -1 && v[2] == -1, "a short buffered message sent without an attached buffer");
             for (int i = 0; i < 4; i++) {
                 d.recv(v, 3, MPI.INT, peer, 50);
                 c.that(v[0] == i && v[2] == i, "buffered message " + i);
