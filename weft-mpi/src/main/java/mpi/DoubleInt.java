@@ -1,8 +1,8 @@
 package mpi;
 
 /**
- * A double value and an int index, the layout of {@link MPI#DOUBLE_INT} (for MINLOC and MAXLOC); use the shared instance
- * {@code MPI.doubleInt}.
+ * A double value and an int index, the layout of {@link MPI#DOUBLE_INT} (for MINLOC and MAXLOC); use the
+ * shared instance {@code MPI.doubleInt}.
  *
  * <pre>{@code
  * ByteBuffer in = MPI.newByteBuffer(MPI.doubleInt.getExtent());

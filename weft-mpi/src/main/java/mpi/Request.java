@@ -222,9 +222,16 @@ public class Request implements Freeable {
         return out;
     }
 
-    /** Waits until at least one request finishes; the indices of all that finished. */
+    /** Waits until at least one request finishes; the indices of all that finished (null if all are null). */
     public static int[] waitSome(final Request[] requests) throws MPIException {
-        final Status[] s = waitSomeStatus(requests);
+        return indices(waitSomeStatus(requests));
+    }
+
+    /** The indices of statuses of the *Some family (null stays null: every request was null). */
+    private static int[] indices(final Status[] s) {
+        if (s == null) {
+            return null;
+        }
         final int[] idx = new int[s.length];
         for (int i = 0; i < s.length; i++) {
             idx[i] = s[i].getIndex();
@@ -232,13 +239,16 @@ public class Request implements Freeable {
         return idx;
     }
 
-    /** {@link #waitSome} returning statuses with their indices (an empty array when all are null). */
+    /**
+     * {@link #waitSome} returning statuses with their indices; null when every request is null
+     * (MPI_UNDEFINED outcount).
+     */
     public static Status[] waitSomeStatus(final Request[] requests) throws MPIException {
         MPI.check();
         final Worker w = MPI.session().worker;
         for (int idle = 0; ; ) {
             final Status[] s = collectFinished(requests);
-            if (s != null) {
+            if (s != NONE_FINISHED) {
                 return s;
             }
             idle = Progress.step(w, idle);
@@ -285,26 +295,25 @@ public class Request implements Freeable {
         return waitAllStatus(requests);
     }
 
-    /** The indices of the requests that finished (empty if none). */
+    /** The indices of the requests that finished: empty if none, null if every request is null. */
     public static int[] testSome(final Request[] requests) throws MPIException {
-        final Status[] s = testSomeStatus(requests);
-        final int[] idx = new int[s.length];
-        for (int i = 0; i < s.length; i++) {
-            idx[i] = s[i].getIndex();
-        }
-        return idx;
+        return indices(testSomeStatus(requests));
     }
 
-    /** The statuses (with indices) of the requests that finished; empty if none. */
+    /** The statuses (with indices) of the requests that finished: empty if none, null if every request is null. */
     public static Status[] testSomeStatus(final Request[] requests) throws MPIException {
         MPI.check();
         MPI.session().worker.progress();
         final Status[] s = collectFinished(requests);
-        return s == null ? new Status[0] : s;
+        return s == NONE_FINISHED ? new Status[0] : s;
     }
 
     // ------------------------------------------------------------------ internal
 
+    /** {@link #collectFinished}'s answer when requests are active but none finished. */
+    private static final Status[] NONE_FINISHED = new Status[0];
+
+    /** The finished requests' statuses; null if every request is null, {@link #NONE_FINISHED} if none finished. */
     private static Status[] collectFinished(final Request[] requests) throws MPIException {
         int n = 0;
         boolean any = false;
@@ -317,10 +326,10 @@ public class Request implements Freeable {
             }
         }
         if (!any) {
-            return new Status[0];
+            return null;
         }
         if (n == 0) {
-            return null;
+            return NONE_FINISHED;
         }
         final Status[] out = new Status[n];
         int k = 0;

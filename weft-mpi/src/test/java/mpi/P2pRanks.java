@@ -176,7 +176,7 @@ public final class P2pRanks {
         while (got < 2) {
             got += Request.waitSome(two).length;
         }
-        c.equal(0, Request.testSome(two).length, "testSome after all done");
+        c.that(Request.testSome(two) == null, "testSome of null requests is null (outcount MPI_UNDEFINED)");
     }
 
     private static void probeAndCancel(final Checks c, final int rank, final int peer) throws MPIException {
