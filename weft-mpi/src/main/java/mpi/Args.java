@@ -50,9 +50,8 @@ final class Args {
     static Span blocks(final Object buf, final int[] counts, final int[] displs, final Datatype type, final int size)
         throws MPIException {
         checkData(0, type);
-        if (counts == null || displs == null || counts.length != size || displs.length != size) {
-            throw new MPIException(MPI.ERR_ARG, "counts and displacements must have one entry per rank (" + size
-                + ")");
+        if (counts == null || displs == null || counts.length < size || displs.length < size) {
+            throw new MPIException(MPI.ERR_ARG, "counts and displacements need an entry per rank (" + size + ")");
         }
         final Span s = Span.of(buf);
         for (int i = 0; i < size; i++) {
@@ -64,8 +63,8 @@ final class Args {
     /** The span of per-rank blocks with a type each, at byte displacements, each checked. */
     static Span typedBlocks(final Object buf, final int[] counts, final int[] displs, final Datatype[] types,
                             final int size) throws MPIException {
-        if (counts == null || displs == null || types == null || counts.length != size || displs.length != size
-            || types.length != size) {
+        if (counts == null || displs == null || types == null || counts.length < size || displs.length < size
+            || types.length < size) {
             throw new MPIException(MPI.ERR_ARG, "counts, displacements and types must have one entry per rank ("
                 + size + ")");
         }
@@ -79,15 +78,15 @@ final class Args {
 
     /** The sum of per-rank counts. */
     static int total(final int[] counts, final int size) throws MPIException {
-        if (counts == null || counts.length != size) {
-            throw new MPIException(MPI.ERR_ARG, "counts must have one entry per rank (" + size + ")");
+        if (counts == null || counts.length < size) {
+            throw new MPIException(MPI.ERR_ARG, "counts need an entry per rank (" + size + ")");
         }
         int t = 0;
-        for (final int c : counts) {
-            if (c < 0) {
-                throw new MPIException(MPI.ERR_COUNT, "negative count " + c);
+        for (int i = 0; i < size; i++) {
+            if (counts[i] < 0) {
+                throw new MPIException(MPI.ERR_COUNT, "negative count " + counts[i]);
             }
-            t = Math.addExact(t, c);
+            t = Math.addExact(t, counts[i]);
         }
         return t;
     }

@@ -157,9 +157,10 @@ final class ReduceCollectives {
     /** Reduces every rank's {@code in} and leaves block i ({@code counts[i]} elements) at rank i. */
     static Schedule reduceScatter(final Comm c, final Span in, final Span out, final int[] counts,
                                   final Datatype type, final Op op) {
+        final int n = c.size;
         int total = 0;
-        final int[] displs = new int[counts.length];
-        for (int i = 0; i < counts.length; i++) {
+        final int[] displs = new int[n];
+        for (int i = 0; i < n; i++) {
             displs[i] = total;
             total += counts[i];
         }
@@ -168,7 +169,7 @@ final class ReduceCollectives {
         reduceInto(s, in, total, type, op, 0, whole);
         // rank 0 sends each rank its block of packed bytes, which the rank unpacks into its own layout
         if (s.rank() == 0) {
-            for (int i = 1; i < counts.length; i++) {
+            for (int i = 1; i < n; i++) {
                 s.send(i, whole[0], displs[i] * type.size, counts[i] * type.size);
             }
             s.then(() -> {

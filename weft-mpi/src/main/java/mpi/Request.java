@@ -101,9 +101,11 @@ public class Request implements Freeable {
         } else if (schedule != null) {
             try {
                 schedule.run();
+                done = Status.empty();
             } catch (final MPIException e) {
-                schedule = null;
                 throw comm.fail(e);
+            } finally {
+                schedule = null;
             }
         }
         return take();
