@@ -45,17 +45,17 @@ final class Attributes {
             case MPI.APPNUM -> 0;
             case MPI.UNIVERSE_SIZE -> jobSize;
             case MPI.LASTUSEDCODE -> MPI.ERR_LASTCODE;
-            default -> {
-                check(keyval);
-                yield values.get(keyval);
-            }
+            default -> getUser(keyval);
         };
     }
 
     /** A user attribute (no predefined key): its value, or null if unset. */
     Object getUser(final int keyval) throws MPIException {
+        if (values.containsKey(keyval)) {
+            return values.get(keyval); // also after freeKeyval: the objects that hold it keep it
+        }
         check(keyval);
-        return values.get(keyval);
+        return null;
     }
 
     void delete(final int keyval) throws MPIException {

@@ -370,9 +370,7 @@ public final class Datatype implements Freeable, Cloneable {
         if (element == NULL) {
             throw new MPIException(MPI.ERR_TYPE, "MPI.DATATYPE_NULL cannot describe data");
         }
-        if (!committed) {
-            throw new MPIException(MPI.ERR_TYPE, "the datatype was not committed (call commit() before using it)");
-        }
+        // an uncommitted derived type is used as it is: Open MPI's bindings do not refuse it either
     }
 
     private void checkNotFreed() throws MPIException {

@@ -38,14 +38,17 @@ public final class Group implements Freeable {
         return rank;
     }
 
-    /** Nothing to release (the garbage collector does). */
+    private boolean freed;
+
+    /** Releases the group: it becomes null (MPI_GROUP_NULL). */
     public void free() throws MPIException {
         MPI.check();
+        freed = true;
     }
 
-    /** True for {@link MPI#GROUP_EMPTY}. */
+    /** True once freed (MPI_GROUP_NULL). */
     public boolean isNull() {
-        return false;
+        return freed;
     }
 
     /** The group of the members whose ranks are listed, in that order. */

@@ -182,11 +182,12 @@ public class Intracomm extends Comm {
         try {
             checkRanks(sources);
             checkRanks(destinations);
-            if (sourceWeights.length != sources.length || destWeights.length != destinations.length) {
+            if (sourceWeights.length < sources.length || destWeights.length < destinations.length) {
                 throw new MPIException(MPI.ERR_ARG, "one weight per edge");
             }
-            return GraphComm.adopt(split(0, rank), GraphComm.distributed(sources, sourceWeights, destinations,
-                destWeights, weighted));
+            return GraphComm.adopt(split(0, rank), GraphComm.distributed(sources,
+                java.util.Arrays.copyOf(sourceWeights, sources.length), destinations,
+                java.util.Arrays.copyOf(destWeights, destinations.length), weighted));
         } catch (final MPIException | RuntimeException e) {
             throw fail(e);
         }
@@ -215,7 +216,7 @@ public class Intracomm extends Comm {
         try {
             checkRanks(sources);
             checkRanks(destinations);
-            if (degrees.length != sources.length) {
+            if (degrees.length < sources.length) {
                 throw new MPIException(MPI.ERR_ARG, "one degree per source");
             }
             final int[] triples = new int[3 * destinations.length];
