@@ -130,10 +130,11 @@ abstract class PointToPoint {
         return errhandler;
     }
 
-    /** Raises error {@code errorCode} through this communicator's handler. */
+    /** Raises {@code errorCode} through the handler: the fatal one ends the job, ERRORS_RETURN returns. */
     public void callErrhandler(final int errorCode) throws MPIException {
         checkLive();
-        throw fail(new MPIException(errorCode, "error " + errorCode + " raised by callErrhandler"));
+        // the fatal handler ends the job; MPI_ERRORS_RETURN's handler returns, and so does this call
+        fail(new MPIException(errorCode, "error " + errorCode + " raised by callErrhandler"));
     }
 
     /** Ends every rank of the job with exit status {@code errorcode} (0 becomes 1). Does not return. */

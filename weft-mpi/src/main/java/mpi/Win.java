@@ -421,9 +421,10 @@ public final class Win implements Freeable {
         return errhandler;
     }
 
-    /** Raises error {@code errorCode} through the window's handler. */
+    /** Raises {@code errorCode} through the window's handler (the fatal one ends the job; ERRORS_RETURN returns). */
     public void callErrhandler(final int errorCode) throws MPIException {
-        throw fail(new MPIException(errorCode, "error " + errorCode + " raised by callErrhandler"));
+        // the fatal handler ends the job; MPI_ERRORS_RETURN's handler returns, and so does this call
+        fail(new MPIException(errorCode, "error " + errorCode + " raised by callErrhandler"));
     }
 
     /** A new attribute key. */
