@@ -209,6 +209,7 @@ public final class InfoCommand implements Callable<Integer> {
         weft.runtime.RuntimeConfig.all(); // and the runtime's and launcher's
         weft.ucp.Context.configVars(); // and the protocol layer's
         weft.ucs.memory.MemoryCopy.configVars(); // and the copy routine's
+        weft.mpi.MpiConfig.configVars(); // and the MPI layer's collective thresholds
         final Config c = Config.global();
         for (final ConfigVar<?> v : ConfigRegistry.all()) {
             out.println("#");

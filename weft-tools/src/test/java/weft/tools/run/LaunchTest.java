@@ -135,6 +135,21 @@ class LaunchTest {
         assertTrue(job.out().contains("rank 1 got \"hello from rank 0\" and 42 in its heap"), job.toString());
     }
 
+    /** The MPI examples (package mpi, weft-mpi on the launcher's class path), as single-file sources. */
+    @Test
+    void shouldRunTheMpiExamples() {
+        for (final String name : List.of("MpiHello", "MpiRing")) {
+            final java.nio.file.Path example = java.nio.file.Path.of("..", "examples", name + ".java").toAbsolutePath();
+            org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(example), "no " + example);
+            final List<String> a = new ArrayList<>(FAST_JVM);
+            a.addAll(List.of("-n", "3", example.toString()));
+            final Job job = run(a.toArray(String[]::new));
+            assertEquals(0, job.rc(), job.toString());
+            assertTrue(job.out().contains(name.equals("MpiHello") ? "sum of ranks = 3 (expected 3)"
+                : "token after 10 laps of 3 ranks: 30"), job.toString());
+        }
+    }
+
     @Test
     void shouldPropagateTheFirstNonZeroExitCodeAndStopTheOthers() {
         // A long grace: the others must leave on the service's ABORT, not on SIGTERM.

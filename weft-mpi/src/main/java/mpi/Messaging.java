@@ -1,0 +1,128 @@
+package mpi;
+
+import weft.ucp.Endpoint;
+import weft.ucp.Worker;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Point-to-point messages on ucp tag matching: starts sends and receives of {@code count} elements of a
+ * datatype (contiguous data goes straight from and to the buffer, a derived type through a
+ * {@link TypeCursor}), and turns a finished ucp request into an MPI {@link Status} or error.
+ */
+final class Messaging {
+    private Messaging() {
+    }
+
+    /** Starts a send of {@code count} elements of {@code type} at {@code span} with the ucp {@code tag}. */
+    static weft.ucp.Request send(final Comm c, final int dest, final long tag, final Span span, final int count,
+                                 final Datatype type, final boolean sync) {
+        final Endpoint ep = c.endpoint(dest);
+        final long bytes = count * type.size;
+        if (type.contiguous) {
+            return sync ? ep.sendTagSync(tag, span.segment, span.origin, bytes)
+                : ep.sendTag(tag, span.segment, span.origin, bytes);
+        }
+        final TypeCursor cursor = new TypeCursor(span, count, type);
+        return sync ? ep.sendTagSync(tag, TypeCursor.PACKER, cursor, bytes, null)
+            : ep.sendTag(tag, TypeCursor.PACKER, cursor, bytes, null);
+    }
+
+    /** Starts a receive of at most {@code count} elements of {@code type} into {@code span}. */
+    static weft.ucp.Request recv(final Worker w, final long tag, final long mask, final Span span, final int count,
+                                 final Datatype type) {
+        final long bytes = count * type.size;
+        if (type.contiguous) {
+            return w.recvTag(span.segment, span.origin, bytes, tag, mask, null, null);
+        }
+        return w.recvTag(TypeCursor.PACKER, new TypeCursor(span, count, type), bytes, tag, mask, null, null);
+    }
+
+    /** Starts a send of raw bytes (the collectives' messages). */
+    static weft.ucp.Request sendBytes(final Comm c, final int dest, final long tag, final MemorySegment seg,
+                                      final long off, final long len) {
+        return c.endpoint(dest).sendTag(tag, seg, off, len);
+    }
+
+    /** Starts a receive of exactly {@code len} raw bytes. */
+    static weft.ucp.Request recvBytes(final Worker w, final long tag, final MemorySegment seg, final long off,
+                                      final long len) {
+        return w.recvTag(seg, off, len, tag, -1L, null, null);
+    }
+
+    /**
+     * The status of a finished receive; releases the ucp request.
+     *
+     * @param capacity the bytes the receive could take
+     */
+    static Status received(final weft.ucp.Request r, final long capacity) {
+        final weft.ucs.Status st = r.status();
+        final long senderTag = r.senderTag();
+        final long length = r.length();
+        r.release();
+        if (st == weft.ucs.Status.CANCELED) {
+            return new mpi.Status(MPI.ANY_SOURCE, MPI.ANY_TAG, MPI.SUCCESS, 0, true);
+        }
+        return new mpi.Status(Tags.source(senderTag), Tags.tag(senderTag), errorClass(st), Math.min(length, capacity),
+            false);
+    }
+
+    /** The MPI error class of a ucp status. */
+    static int errorClass(final weft.ucs.Status st) {
+        if (!st.isError() || st == weft.ucs.Status.CANCELED) {
+            return MPI.SUCCESS;
+        }
+        return st == weft.ucs.Status.MESSAGE_TRUNCATED ? MPI.ERR_TRUNCATE : MPI.ERR_OTHER;
+    }
+
+    /** The exception for a request that failed with {@code st}. */
+    static MPIException failure(final Status s, final weft.ucs.Status st, final String what) {
+        if (s.getError() == MPI.ERR_TRUNCATE) {
+            return new MPIException(MPI.ERR_TRUNCATE, what + ": the message from rank " + s.getSource() + " (tag "
+                + s.getTag() + ") is longer than the receive buffer (" + s.bytes() + " B fit)");
+        }
+        return new MPIException(errorClass(st), what + " failed: " + st);
+    }
+
+    /** How long a wait for one rank's message goes before that rank's liveness is checked, and how often. */
+    static final long WATCH_NS = 1_000_000_000L;
+
+    /**
+     * Waits for a receive from {@code source} (a communicator rank, or ANY_SOURCE), progressing the worker. A
+     * receive from one rank that takes longer than {@link #WATCH_NS} watches that rank: its endpoint (made
+     * then if this rank never sent to it) fails when the peer dies (keepalive), and the receive is then
+     * cancelled and reported, instead of waiting for a message that cannot come.
+     */
+    static weft.ucs.Status awaitFrom(final PointToPoint c, final weft.ucp.Request r, final int source)
+        throws MPIException {
+        final Worker w = c.session.worker;
+        long next = System.nanoTime() + WATCH_NS;
+        for (int idle = 0, spins = 0; !r.isCompleted(); spins++) {
+            idle = Progress.step(w, idle);
+            if (source >= 0 && (spins & 1023) == 0 && System.nanoTime() > next) {
+                next = System.nanoTime() + WATCH_NS;
+                checkAlive(c, source, r);
+            }
+        }
+        return r.status();
+    }
+
+    /** Fails (cancelling {@code r}) if the endpoint to {@code source} has failed. */
+    static void checkAlive(final PointToPoint c, final int source, final weft.ucp.Request r) throws MPIException {
+        final weft.ucs.Status st = c.endpoint(source).status();
+        if (st.isError() && !r.isCompleted()) {
+            c.session.worker.cancel(r);
+            throw new MPIException(MPI.ERR_OTHER, "rank " + source + " (job rank " + c.jobRank(source) + ") failed ("
+                + st + ") while this rank waited for its message");
+        }
+    }
+
+    /** Waits for a send; throws its error. */
+    static void awaitSend(final weft.ucp.Request r) throws MPIException {
+        final weft.ucs.Status st = r.awaitStatus();
+        r.release();
+        if (st.isError()) {
+            throw new MPIException(errorClass(st), "send failed: " + st);
+        }
+    }
+}

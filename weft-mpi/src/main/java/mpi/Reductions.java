@@ -1,0 +1,197 @@
+package mpi;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The predefined reduction operations on packed elements: {@code inout[i] = in[i] op inout[i]}. Integer
+ * kinds compute in {@code long} and store back truncated (Java's wrap-around), floating kinds in their own
+ * type; value-index pairs (MINLOC/MAXLOC) keep the smaller index on ties, as MPI requires.
+ */
+final class Reductions {
+    static final int MAX = 1;
+    static final int MIN = 2;
+    static final int SUM = 3;
+    static final int PROD = 4;
+    static final int LAND = 5;
+    static final int BAND = 6;
+    static final int LOR = 7;
+    static final int BOR = 8;
+    static final int LXOR = 9;
+    static final int BXOR = 10;
+    static final int MINLOC = 11;
+    static final int MAXLOC = 12;
+    static final int REPLACE = 13;
+    static final int NO_OP = 14;
+
+    private static final ValueLayout.OfByte B = ValueLayout.JAVA_BYTE;
+    private static final ValueLayout.OfShort S = ValueLayout.JAVA_SHORT_UNALIGNED;
+    private static final ValueLayout.OfChar C = ValueLayout.JAVA_CHAR_UNALIGNED;
+    private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT_UNALIGNED;
+    private static final ValueLayout.OfLong L = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
+    private static final ValueLayout.OfDouble D = ValueLayout.JAVA_DOUBLE_UNALIGNED;
+
+    private Reductions() {
+    }
+
+    /** Bytes of one reduction element of {@code kind}. */
+    static int elementSize(final int kind) {
+        return switch (kind) {
+            case Datatype.BYTE, Datatype.BOOLEAN, Datatype.PACKED -> 1;
+            case Datatype.CHAR, Datatype.SHORT -> 2;
+            case Datatype.INT, Datatype.FLOAT -> 4;
+            case Datatype.LONG, Datatype.DOUBLE, Datatype.INT2, Datatype.FLOAT_INT, Datatype.FLOAT_COMPLEX -> 8;
+            case Datatype.SHORT_INT -> 6;
+            case Datatype.LONG_INT, Datatype.DOUBLE_INT -> 12;
+            case Datatype.DOUBLE_COMPLEX -> 16;
+            default -> 0;
+        };
+    }
+
+    /** Whether {@code op} is defined on elements of {@code kind}. */
+    static boolean defined(final int op, final int kind) {
+        final boolean integer = kind == Datatype.BYTE || kind == Datatype.CHAR || kind == Datatype.SHORT
+            || kind == Datatype.INT || kind == Datatype.LONG;
+        final boolean floating = kind == Datatype.FLOAT || kind == Datatype.DOUBLE;
+        final boolean pair = kind >= Datatype.INT2 && kind <= Datatype.DOUBLE_INT;
+        final boolean complex = kind == Datatype.FLOAT_COMPLEX || kind == Datatype.DOUBLE_COMPLEX;
+        return switch (op) {
+            case MAX, MIN -> integer || floating;
+            case SUM, PROD -> integer || floating || complex;
+            case LAND, LOR, LXOR -> integer || kind == Datatype.BOOLEAN;
+            case BAND, BOR, BXOR -> integer || kind == Datatype.BOOLEAN;
+            case MINLOC, MAXLOC -> pair;
+            case REPLACE, NO_OP -> kind != Datatype.MIXED;
+            default -> false;
+        };
+    }
+
+    /** Applies {@code op} to {@code n} elements of {@code kind}. */
+    static void apply(final int op, final int kind, final MemorySegment in, final long inOff,
+                      final MemorySegment io, final long ioOff, final long n) {
+        if (op == NO_OP) {
+            return;
+        }
+        if (op == REPLACE) {
+            MemorySegment.copy(in, inOff, io, ioOff, n * elementSize(kind));
+            return;
+        }
+        switch (kind) {
+            case Datatype.BYTE, Datatype.BOOLEAN -> {
+                for (long i = 0; i < n; i++) {
+                    io.set(B, ioOff + i, (byte) combine(op, in.get(B, inOff + i), io.get(B, ioOff + i)));
+                }
+            }
+            case Datatype.SHORT -> {
+                for (long i = 0; i < n; i++) {
+                    io.set(S, ioOff + 2 * i, (short) combine(op, in.get(S, inOff + 2 * i), io.get(S, ioOff + 2 * i)));
+                }
+            }
+            case Datatype.CHAR -> {
+                for (long i = 0; i < n; i++) {
+                    io.set(C, ioOff + 2 * i, (char) combine(op, in.get(C, inOff + 2 * i), io.get(C, ioOff + 2 * i)));
+                }
+            }
+            case Datatype.INT -> {
+                for (long i = 0; i < n; i++) {
+                    io.set(I, ioOff + 4 * i, (int) combine(op, in.get(I, inOff + 4 * i), io.get(I, ioOff + 4 * i)));
+                }
+            }
+            case Datatype.LONG -> {
+                for (long i = 0; i < n; i++) {
+                    io.set(L, ioOff + 8 * i, combine(op, in.get(L, inOff + 8 * i), io.get(L, ioOff + 8 * i)));
+                }
+            }
+            case Datatype.FLOAT -> {
+                for (long i = 0; i < n; i++) {
+                    io.set(F, ioOff + 4 * i, (float) combine(op, in.get(F, inOff + 4 * i), io.get(F, ioOff + 4 * i)));
+                }
+            }
+            case Datatype.DOUBLE -> {
+                for (long i = 0; i < n; i++) {
+                    io.set(D, ioOff + 8 * i, combine(op, in.get(D, inOff + 8 * i), io.get(D, ioOff + 8 * i)));
+                }
+            }
+            case Datatype.FLOAT_COMPLEX -> complex(op, false, in, inOff, io, ioOff, n);
+            case Datatype.DOUBLE_COMPLEX -> complex(op, true, in, inOff, io, ioOff, n);
+            default -> pairs(op, kind, in, inOff, io, ioOff, n);
+        }
+    }
+
+    private static long combine(final int op, final long a, final long b) {
+        return switch (op) {
+            case MAX -> Math.max(a, b);
+            case MIN -> Math.min(a, b);
+            case SUM -> a + b;
+            case PROD -> a * b;
+            case LAND -> a != 0 && b != 0 ? 1 : 0;
+            case LOR -> a != 0 || b != 0 ? 1 : 0;
+            case LXOR -> (a != 0) != (b != 0) ? 1 : 0;
+            case BAND -> a & b;
+            case BOR -> a | b;
+            case BXOR -> a ^ b;
+            default -> throw new IllegalArgumentException("operation " + op + " on integers");
+        };
+    }
+
+    private static double combine(final int op, final double a, final double b) {
+        return switch (op) {
+            case MAX -> Math.max(a, b);
+            case MIN -> Math.min(a, b);
+            case SUM -> a + b;
+            case PROD -> a * b;
+            default -> throw new IllegalArgumentException("operation " + op + " on floating-point numbers");
+        };
+    }
+
+    private static void complex(final int op, final boolean wide, final MemorySegment in, final long inOff,
+                                final MemorySegment io, final long ioOff, final long n) {
+        final int w = wide ? 8 : 4;
+        for (long i = 0; i < n; i++) {
+            final long a = inOff + 2 * w * i;
+            final long b = ioOff + 2 * w * i;
+            final double ar = wide ? in.get(D, a) : in.get(F, a);
+            final double ai = wide ? in.get(D, a + w) : in.get(F, a + w);
+            final double br = wide ? io.get(D, b) : io.get(F, b);
+            final double bi = wide ? io.get(D, b + w) : io.get(F, b + w);
+            final double re = op == SUM ? ar + br : ar * br - ai * bi;
+            final double im = op == SUM ? ai + bi : ar * bi + ai * br;
+            if (wide) {
+                io.set(D, b, re);
+                io.set(D, b + w, im);
+            } else {
+                io.set(F, b, (float) re);
+                io.set(F, b + w, (float) im);
+            }
+        }
+    }
+
+    /** MINLOC / MAXLOC on value-index pairs: the better value, and on a tie the smaller index. */
+    private static void pairs(final int op, final int kind, final MemorySegment in, final long inOff,
+                              final MemorySegment io, final long ioOff, final long n) {
+        final int size = elementSize(kind);
+        final int valueBytes = size - 4;
+        for (long i = 0; i < n; i++) {
+            final long a = inOff + size * i;
+            final long b = ioOff + size * i;
+            final int cmp = kind == Datatype.LONG_INT ? Long.compare(in.get(L, a), io.get(L, b))
+                : Double.compare(value(kind, in, a), value(kind, io, b));
+            final int ia = in.get(I, a + valueBytes);
+            final int ib = io.get(I, b + valueBytes);
+            final boolean takeIn = cmp == 0 ? ia < ib : (op == MINLOC ? cmp < 0 : cmp > 0);
+            if (takeIn) {
+                MemorySegment.copy(in, a, io, b, size);
+            }
+        }
+    }
+
+    private static double value(final int kind, final MemorySegment s, final long off) {
+        return switch (kind) {
+            case Datatype.INT2 -> s.get(I, off);
+            case Datatype.SHORT_INT -> s.get(S, off);
+            case Datatype.FLOAT_INT -> s.get(F, off);
+            default -> s.get(D, off);
+        };
+    }
+}

@@ -1,0 +1,45 @@
+package mpi;
+
+import weft.job.JobWorker;
+import weft.ucp.Worker;
+
+/**
+ * The process's MPI state between {@code MPI.Init} and {@code MPI.Finalize}: the shared job worker, the
+ * thread level, the next free context id and the attached send buffer.
+ */
+final class Session {
+    final JobWorker job;
+    final Worker worker;
+    final int threadLevel;
+    final Thread mainThread;
+    final BufferedSends buffered = new BufferedSends();
+    /** Native scratch memory the collectives reuse. */
+    final ScratchPool scratch = new ScratchPool();
+    /** Where collectives change algorithm ({@code WEFT_MPI_*}). */
+    final weft.mpi.MpiConfig.Thresholds thresholds =
+        weft.mpi.MpiConfig.Thresholds.of(weft.ucs.config.Config.global());
+    /** Next free even context id; every rank allocates in the same order, agreeing through an allreduce. */
+    private int nextCid;
+
+    Session(final JobWorker job, final int threadLevel, final int firstFreeCid) {
+        this.job = job;
+        this.worker = job.worker();
+        this.threadLevel = threadLevel;
+        this.mainThread = Thread.currentThread();
+        this.nextCid = firstFreeCid;
+    }
+
+    /** The lowest context id this process has not used yet. */
+    synchronized int proposeCid() {
+        return nextCid;
+    }
+
+    /** Marks the pair {@code cid, cid + 1} taken (the value every member agreed on). */
+    synchronized void takeCid(final int cid) throws MPIException {
+        if (cid + 1 >= Tags.MAX_CID) {
+            throw new MPIException(MPI.ERR_COMM, "no communicator context id left (" + Tags.MAX_CID / 2
+                + " communicators made in this job)");
+        }
+        nextCid = Math.max(nextCid, cid + 2);
+    }
+}

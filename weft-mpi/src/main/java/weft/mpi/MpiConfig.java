@@ -1,0 +1,44 @@
+package weft.mpi;
+
+import weft.ucs.config.Config;
+import weft.ucs.config.ConfigRegistry;
+import weft.ucs.config.ConfigType;
+import weft.ucs.config.ConfigVar;
+
+import java.util.List;
+
+/**
+ * The MPI layer's tunables: where its collectives switch from the latency-bound algorithm to the
+ * bandwidth-bound one (read at {@code MPI.Init}; printed by {@code weft info -c}).
+ */
+public final class MpiConfig {
+    /** Broadcasts of at least this many bytes (on enough ranks) scatter, then allgather. */
+    public static final ConfigVar<Long> BCAST_LARGE = ConfigRegistry.register("MPI_BCAST_LARGE", ConfigType.SIZE,
+        "512k", "MPI broadcasts of at least this many bytes go scatter + ring allgather (each rank sends about the "
+            + "message once) instead of a binomial tree (the root's subtree roots each send it whole).");
+    /** The smallest communicator on which a large broadcast scatters. */
+    public static final ConfigVar<Integer> BCAST_LARGE_MIN_RANKS = ConfigRegistry.register("MPI_BCAST_LARGE_RANKS",
+        ConfigType.INT, "4", "Smallest communicator on which large MPI broadcasts use scatter + allgather.");
+    /** Allreduces of at least this many bytes with a commutative operation use the ring. */
+    public static final ConfigVar<Long> ALLREDUCE_LARGE = ConfigRegistry.register("MPI_ALLREDUCE_LARGE",
+        ConfigType.SIZE, "64k", "MPI allreduces of at least this many bytes with a commutative operation go as a "
+            + "ring (reduce-scatter then allgather: each rank sends about twice the message) instead of recursive "
+            + "doubling (log2(ranks) whole messages).");
+
+    private MpiConfig() {
+    }
+
+    /** Every variable of the MPI layer. */
+    public static List<ConfigVar<?>> configVars() {
+        return List.of(BCAST_LARGE, BCAST_LARGE_MIN_RANKS, ALLREDUCE_LARGE);
+    }
+
+    /** The values in force, read once from the environment. */
+    public record Thresholds(long bcastLarge, int bcastLargeMinRanks, long allreduceLarge) {
+        /** Reads the thresholds from {@code config}. */
+        public static Thresholds of(final Config config) {
+            return new Thresholds(config.get(BCAST_LARGE), config.get(BCAST_LARGE_MIN_RANKS),
+                config.get(ALLREDUCE_LARGE));
+        }
+    }
+}

@@ -1,0 +1,22 @@
+package mpi;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** One-sided communication ({@link RmaRanks}) in jobs of separate JVMs over shared memory and tcp. */
+class OneSidedTest {
+    @ParameterizedTest(name = "np {0} over {1}")
+    @CsvSource({"3, shm", "2, tcp"})
+    void windowsWork(final int np, final String tls) throws Exception {
+        final MpiJob.Result r = MpiJob.run(np, Map.of("WEFT_TLS", tls), RmaRanks.class);
+        System.out.println(r.describe());
+        assertTrue(r.allZero(), r.describe());
+        for (int rank = 0; rank < np; rank++) {
+            assertTrue(r.output()[rank].contains("OK rma rank " + rank), r.describe());
+        }
+    }
+}
