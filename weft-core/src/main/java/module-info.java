@@ -12,6 +12,7 @@ module weft.core {
     exports weft.uct;
     exports weft.ucp;
     exports weft.runtime;
+    exports weft.job;
 
     uses weft.uct.Transport;
 

@@ -121,7 +121,7 @@ public final class Shmem extends ShmemCollectives implements AutoCloseable {
         UcpPeers peers = null;
         SymmetricHeap heap = null;
         try {
-            peers = UcpPeers.open(rt, mode, config);
+            peers = UcpPeers.open(rt, mode);
             heap = new SymmetricHeap(peers, size, Collectives.SERVICE_BYTES);
             final OneSided ops = new OneSided(peers, heap);
             final PointSync sync = new PointSync(ops, config.get(ShmemConfig.WAIT_SPINS));

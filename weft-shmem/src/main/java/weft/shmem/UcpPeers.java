@@ -1,16 +1,15 @@
 package weft.shmem;
 
+import weft.job.JobWorker;
 import weft.runtime.Runtime;
 import weft.ucp.Context;
 import weft.ucp.Endpoint;
-import weft.ucp.Feature;
 import weft.ucp.Request;
 import weft.ucp.Rkey;
 import weft.ucp.ThreadMode;
 import weft.ucp.Worker;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
-import weft.ucs.config.Config;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -26,7 +25,10 @@ import java.util.Arrays;
  * ({@link Worker#sharedRemoteKeyCount()}). Same-node peers' segments are mapped (where a lane can) so that
  * loads and stores reach them directly.
  *
- * <p>Thread rules are the worker's ({@link ThreadMode}); the tables are filled under this object's lock.
+ * <p>The context, the main worker and its endpoints are the process's {@link JobWorker}, shared with MPI
+ * when the program uses both: either may be initialized first, and closing this releases the job worker
+ * (the last user closes it). Thread rules are the worker's ({@link ThreadMode}); the tables are filled
+ * under this object's lock.
  */
 public final class UcpPeers implements AutoCloseable {
     private static final MemorySegment UNMAPPED = MemorySegment.NULL;
@@ -38,6 +40,8 @@ public final class UcpPeers implements AutoCloseable {
     private final Runtime runtime;
     private final Context context;
     private final Worker worker;
+    /** The job worker this stands on; its endpoints are this one's for the main worker (null for a copy). */
+    private final JobWorker job;
     private final byte[][] addresses;
     private final Endpoint[] endpoints;
     private volatile Segment[] segments = new Segment[0];
@@ -61,17 +65,14 @@ public final class UcpPeers implements AutoCloseable {
         }
     }
 
-    /** Closes the context with the worker: false for a {@link #withWorker} copy, which shares it. */
-    private final boolean ownsContext;
-
-    private UcpPeers(final Runtime runtime, final Context context, final Worker worker, final byte[][] addresses,
-                     final boolean ownsContext) {
+    private UcpPeers(final Runtime runtime, final JobWorker job, final Context context, final Worker worker,
+                     final byte[][] addresses) {
         this.runtime = runtime;
+        this.job = job;
         this.context = context;
         this.worker = worker;
         this.addresses = addresses;
         this.endpoints = new Endpoint[addresses.length];
-        this.ownsContext = ownsContext;
     }
 
     /**
@@ -81,7 +82,7 @@ public final class UcpPeers implements AutoCloseable {
      */
     public synchronized UcpPeers withWorker(final ThreadMode mode) {
         checkOpen();
-        final UcpPeers p = new UcpPeers(runtime, context, context.newWorker(mode), addresses, false);
+        final UcpPeers p = new UcpPeers(runtime, null, context, context.newWorker(mode), addresses);
         final Segment[] copy = new Segment[segments.length];
         for (int i = 0; i < copy.length; i++) {
             copy[i] = new Segment(segments[i].packed, segments[i].base, segments[i].length, addresses.length);
@@ -91,19 +92,17 @@ public final class UcpPeers implements AutoCloseable {
     }
 
     /**
-     * Opens a context (RMA, atomics and wakeup, transports from {@code WEFT_TLS}) and a worker in {@code mode}, and
-     * exchanges worker addresses with every PE of {@code runtime}'s job. Collective.
+     * Acquires the process's {@link JobWorker} (collective the first time in the process: it exchanges worker
+     * addresses with every PE; MPI may have done so already) and stands on it. A worker made earlier by MPI
+     * keeps its thread mode; asking for MULTI from one made otherwise is an error.
      */
-    public static UcpPeers open(final Runtime runtime, final ThreadMode mode, final Config config) {
-        final Context ctx = Context.builder().features(Feature.RMA, Feature.AMO32, Feature.AMO64, Feature.AM, Feature.WAKEUP)
-            .config(config).estimatedEndpoints(runtime.size()).name("shmem-" + runtime.rank()).build();
-        try {
-            final Worker w = ctx.newWorker(mode);
-            return new UcpPeers(runtime, ctx, w, runtime.allgather(w.address()), true);
-        } catch (final RuntimeException e) {
-            ctx.close();
-            throw e;
+    public static UcpPeers open(final Runtime runtime, final ThreadMode mode) {
+        final JobWorker job = JobWorker.acquire(mode);
+        final byte[][] addresses = new byte[job.size()][];
+        for (int r = 0; r < addresses.length; r++) {
+            addresses[r] = job.address(r);
         }
+        return new UcpPeers(runtime, job, job.context(), job.worker(), addresses);
     }
 
     /** The job's runtime (rank, size, key-value exchange). */
@@ -176,7 +175,7 @@ public final class UcpPeers implements AutoCloseable {
         Endpoint ep = endpoints[pe];
         if (ep == null) {
             checkOpen();
-            ep = worker.connect(addresses[pe]);
+            ep = job != null ? job.endpoint(pe) : worker.connect(addresses[pe]); // the main worker's are shared
             EPS.setRelease(endpoints, pe, ep);
             endpointCount++;
         }
@@ -275,7 +274,10 @@ public final class UcpPeers implements AutoCloseable {
         }
     }
 
-    /** Destroys the keys, then the worker and (unless shared) the context; operations must be complete. */
+    /**
+     * Destroys the keys, then closes a copy's own worker, or releases the job worker (which the last of its
+     * users, MPI or this, closes); operations must be complete.
+     */
     @Override
     public synchronized void close() {
         if (closed) {
@@ -290,10 +292,11 @@ public final class UcpPeers implements AutoCloseable {
                     }
                 }
             }
-            worker.close();
         } finally {
-            if (ownsContext) {
-                context.close();
+            if (job != null) {
+                job.release();
+            } else {
+                worker.close();
             }
         }
     }

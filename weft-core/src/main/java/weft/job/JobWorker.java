@@ -55,12 +55,19 @@ public final class JobWorker {
      * @throws WeftException when the job cannot be joined or no transport can be opened
      */
     public static synchronized JobWorker acquire(final ThreadMode mode) {
+        if (shared != null && mode == ThreadMode.MULTI && shared.worker.threadMode() != ThreadMode.MULTI) {
+            throw new WeftException(Status.INVALID_PARAM, "the process's worker was made in thread mode "
+                + shared.worker.threadMode() + " by the layer initialized first; initialize that one for "
+                + "multiple threads too (MPI.THREAD_MULTIPLE, Shmem.THREAD_MULTIPLE)");
+        }
         if (shared == null) {
             final Runtime rt = Runtime.init();
             Context ctx = null;
             Worker w = null;
             try {
-                ctx = Context.create(Feature.TAG, Feature.AM, Feature.RMA, Feature.AMO32, Feature.AMO64);
+                // every feature either model needs: one context serves both
+                ctx = Context.builder().features(Feature.TAG, Feature.AM, Feature.RMA, Feature.AMO32,
+                    Feature.AMO64, Feature.WAKEUP).estimatedEndpoints(rt.size()).name("job-" + rt.rank()).build();
                 w = ctx.newWorker(mode);
                 final byte[][] all = rt.allgather(w.address());
                 shared = new JobWorker(rt, ctx, w, all);
@@ -156,6 +163,15 @@ public final class JobWorker {
             endpointCount++;
         }
         return ep;
+    }
+
+    /** The worker address of {@code rank} (for a layer that makes further workers of its own). */
+    public byte[] address(final int rank) {
+        if (rank < 0 || rank >= addresses.length) {
+            throw new WeftException(Status.INVALID_PARAM, "rank " + rank + " is outside the job of " + addresses.length
+                + " ranks");
+        }
+        return addresses[rank];
     }
 
     /** How many ranks this process has made an endpoint to so far. */
