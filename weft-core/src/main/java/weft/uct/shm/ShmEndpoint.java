@@ -514,7 +514,8 @@ final class ShmEndpoint extends AbstractEndpoint {
             return;
         }
         failure = st;
-        LOG.log(why == null ? System.Logger.Level.DEBUG : System.Logger.Level.INFO, "shm: endpoint failed: {0}{1}",
+        // the error handler tells the user; a job whose PEs exit one after another would print a line per peer
+        LOG.log(System.Logger.Level.DEBUG, "shm: endpoint failed: {0}{1}",
             st, why == null || why.isEmpty() ? "" : " (" + why + ")");
         pending.purge(PendingRequest::dispatch);
         iface.failed(this);

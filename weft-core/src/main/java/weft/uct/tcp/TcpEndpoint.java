@@ -1197,7 +1197,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             return;
         }
         failStatus = st;
-        LOG.log(System.Logger.Level.INFO, "tcp: endpoint failed: {0}", st);
+        LOG.log(System.Logger.Level.DEBUG, "tcp: endpoint failed: {0}", st); // the error handler tells the user
         leaveSwitchTarget();
         if (fromProgress) {
             notifyFailure();
