@@ -742,10 +742,6 @@ final class TcpConnection implements TcpChannel.Owner {
         closeNow();
     }
 
-    /** True once a write failed and the socket is only read to its end. */
-    boolean draining() {
-        return draining;
-    }
 
     /** Closes the socket and frees its buffers (no notification). Idempotent. */
     void closeNow() {
