@@ -44,6 +44,16 @@ public interface Bootstrap extends AutoCloseable {
     byte[] get(int rank, String key);
 
     /**
+     * Whether a {@link #put} of a key this rank committed before replaces the old value in the store
+     * (the launcher's key-value server and a singleton do). {@link Runtime#allgather} then reuses two
+     * keys in turn, so that a job that calls it all the time does not grow the store; resource managers
+     * whose stores keep every put (PMI-2, PMIx) get a new key per call.
+     */
+    default boolean overwritesKeys() {
+        return false;
+    }
+
+    /**
      * Asks the launcher or resource manager to end the whole job because this PE failed (MPI_Abort): the
      * other PEs are stopped rather than left waiting for this one. Returns once the request is sent, or
      * at once when the launcher needs no request (it watches exit codes); the caller then exits with a

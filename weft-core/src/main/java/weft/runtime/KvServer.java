@@ -328,6 +328,15 @@ public final class KvServer implements AutoCloseable {
         }
     }
 
+    /** How many keys the store holds over all ranks (tests: the store must not grow with repeated calls). */
+    synchronized int keyCount() {
+        int n = 0;
+        for (final Map<String, byte[]> m : store) {
+            n += m.size();
+        }
+        return n;
+    }
+
     private void get(final ByteBuffer b, final Session session) throws IOException {
         final int rank = b.getInt();
         final String key = KvProtocol.readKey(b);

@@ -62,7 +62,7 @@ final class ProcessJob {
         return bootstrap;
     }
 
-    /** The next allgather round of this job (shared by every Runtime of the process, so keys never repeat). */
+    /** The next allgather round of this job (shared by every Runtime of the process, so rounds never mix). */
     synchronized int nextAllgatherRound() {
         return allgatherRound++;
     }

@@ -197,7 +197,10 @@ public final class Runtime implements AutoCloseable {
      */
     public byte[][] allgather(final byte[] mine) {
         checkOpen();
-        final String key = "weft.allgather." + (job != null ? job.nextAllgatherRound() : allgatherRound++);
+        final int round = job != null ? job.nextAllgatherRound() : allgatherRound++;
+        // Two keys in turn are enough where a put replaces: round r + 2 is put only after every PE has
+        // left round r + 1's fence, which each entered after reading round r's values.
+        final String key = "weft.allgather." + (bootstrap.overwritesKeys() ? round & 1 : round);
         bootstrap.put(key, mine);
         bootstrap.commit();
         bootstrap.fence();

@@ -26,6 +26,11 @@ final class SingletonBootstrap implements Bootstrap {
     }
 
     @Override
+    public boolean overwritesKeys() {
+        return true;
+    }
+
+    @Override
     public void put(final String key, final byte[] value) {
         checkOpen();
         KvProtocol.keyBytes(key);

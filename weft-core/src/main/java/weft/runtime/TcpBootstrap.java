@@ -294,6 +294,11 @@ final class TcpBootstrap implements Bootstrap {
     }
 
     @Override
+    public boolean overwritesKeys() {
+        return true;
+    }
+
+    @Override
     public void put(final String key, final byte[] value) {
         KvProtocol.keyBytes(key);
         checkOpen();

@@ -107,6 +107,34 @@ class KvServerTest {
     }
 
     @Test
+    void shouldNotGrowTheStoreWithRepeatedAllgathers() throws Exception {
+        final int size = 2;
+        final int rounds = 50;
+        final KvServer s = server(size, TIMEOUT);
+        final List<Future<Integer>> results = new ArrayList<>();
+        for (int r = 0; r < size; r++) {
+            final TcpBootstrap b = client(s, r, size, SECRET);
+            results.add(pool.submit(() -> {
+                final Runtime rt = Runtime.of(b);
+                int checked = 0;
+                for (int i = 0; i < rounds; i++) {
+                    final byte[][] all = rt.allgather(new byte[] {(byte) rt.rank(), (byte) i});
+                    for (int p = 0; p < size; p++) {
+                        assertArrayEquals(new byte[] {(byte) p, (byte) i}, all[p], "round " + i + " slot " + p);
+                        checked++;
+                    }
+                }
+                return checked;
+            }));
+        }
+        for (final Future<Integer> f : results) {
+            assertEquals(size * rounds, f.get(60, TimeUnit.SECONDS));
+        }
+        // Two keys per rank in turn, not one per call.
+        assertTrue(s.keyCount() <= 2 * size, "keys in the store after " + rounds + " allgathers: " + s.keyCount());
+    }
+
+    @Test
     void shouldRefuseAWrongSecret() {
         final KvServer s = server(2, TIMEOUT);
         final WeftException e = assertThrows(WeftException.class, () -> client(s, 0, 2, "not-the-secret"));
