@@ -1,5 +1,6 @@
 package weft.runtime;
 
+import weft.ucs.BlockedProgress;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 
@@ -20,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -211,7 +213,7 @@ final class PmixBootstrap implements Bootstrap {
         });
         calling = true;
         try {
-            return f.get(timeoutNs, TimeUnit.NANOSECONDS);
+            return awaitProgressing(f, timeoutNs);
         } catch (final TimeoutException e) {
             stuck = true; // the call goes on in libpmix: its memory must outlive this method
             throw new WeftException(Status.TIMED_OUT, what + " did not complete within "
@@ -225,6 +227,36 @@ final class PmixBootstrap implements Bootstrap {
         } finally {
             calling = false;
         }
+    }
+
+    /**
+     * The call's result, waited for on this thread while its workers progress ({@link BlockedProgress}): a
+     * peer may need them to finish what it does before it reaches the same fence. Polls start at 20 us and
+     * back off to 2 ms while nothing happens.
+     */
+    private static int awaitProgressing(final Future<Integer> f, final long timeoutNs)
+        throws TimeoutException, ExecutionException, InterruptedException {
+        if (!BlockedProgress.any()) {
+            return f.get(timeoutNs, TimeUnit.NANOSECONDS);
+        }
+        final long deadline = System.nanoTime() + timeoutNs;
+        long sliceNs = 20_000;
+        while (!f.isDone()) {
+            final long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new TimeoutException();
+            }
+            if (BlockedProgress.run() > 0) {
+                sliceNs = 20_000;
+                continue;
+            }
+            LockSupport.parkNanos(Math.min(left, sliceNs));
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            sliceNs = Math.min(2_000_000, sliceNs * 2);
+        }
+        return f.get();
     }
 
     private WeftException error(final String what, final int rc, final String hint) {

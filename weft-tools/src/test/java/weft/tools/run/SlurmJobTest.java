@@ -127,11 +127,12 @@ class SlurmJobTest {
         assertEquals(n, r.out().lines().filter(l -> l.endsWith(" ring " + ring)).count(), r.toString());
     }
 
-    @Test
-    void shouldProgressWhileInAPmi2Fence() throws Exception {
-        assumeMpi("pmi2");
-        // rank 1 waits in the PMI-2 fence while rank 0's synchronous send needs its match (BarrierProgressPe)
-        final LocalSlurm.Result r = srun("pmi2", 2, Map.of("WEFT_BOOTSTRAP_TIMEOUT", "60s"), List.of(),
+    @ParameterizedTest(name = "--mpi={0}")
+    @ValueSource(strings = {"pmi2", "pmix"})
+    void shouldProgressWhileInAFence(final String mpi) throws Exception {
+        assumeMpi(mpi);
+        // rank 1 waits in the PMI fence while rank 0's synchronous send needs its match (BarrierProgressPe)
+        final LocalSlurm.Result r = srun(mpi, 2, Map.of("WEFT_BOOTSTRAP_TIMEOUT", "60s"), List.of(),
             BarrierProgressPe.class.getName());
         assertEquals(0, r.rc(), r.toString());
         assertTrue(r.out().contains("ok 0") && r.out().contains("ok 1"), r.toString());
