@@ -3,11 +3,10 @@ package weft.uct.self;
 import weft.ucs.Status;
 import weft.ucs.memory.MemoryCopy;
 import weft.ucs.stats.Counter;
-import weft.uct.AbstractEndpoint;
-import weft.uct.AtomicOp;
 import weft.uct.Completion;
 import weft.uct.Interface;
 import weft.uct.IoVector;
+import weft.uct.MappedEndpoint;
 import weft.uct.MemoryAtomics;
 import weft.uct.Packer;
 import weft.uct.PendingRequest;
@@ -18,7 +17,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /** Endpoint of the self transport: everything completes in the call (OK), nothing is queued. */
-final class SelfEndpoint extends AbstractEndpoint {
+final class SelfEndpoint extends MappedEndpoint {
     private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED
         .withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
 
@@ -133,10 +132,8 @@ final class SelfEndpoint extends AbstractEndpoint {
         }
     }
 
-    /** The key's memory if the access is valid, else null with the reason in {@link #lastError}. */
-    private Status lastError;
-
-    private MemorySegment target(final RemoteKey rkey, final long address, final long len) {
+    @Override
+    protected MemorySegment target(final RemoteKey rkey, final long address, final long len) {
         if (closed) {
             lastError = Status.CLOSED;
             return null;
@@ -229,100 +226,9 @@ final class SelfEndpoint extends AbstractEndpoint {
         return Status.OK;
     }
 
-    private MemorySegment atomicTarget(final RemoteKey rkey, final long address, final int size) {
-        if (!MemoryAtomics.aligned(address, size)) {
-            lastError = Status.INVALID_PARAM;
-            return null;
-        }
-        final MemorySegment mem = target(rkey, address, size);
-        if (mem != null) {
-            iface.countersInternal().increment(Counter.ATOMICS);
-        }
-        return mem;
-    }
-
     @Override
-    public Status atomic64Post(final AtomicOp op, final long value, final long remoteAddress, final RemoteKey rkey) {
-        if (op.bit() > AtomicOp.XOR.bit()) {
-            return Status.INVALID_PARAM;
-        }
-        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 8);
-        if (mem == null) {
-            return lastError;
-        }
-        MemoryAtomics.fetch64(op, mem, remoteAddress - rkey.base(), value);
-        return Status.OK;
-    }
-
-    @Override
-    public Status atomic32Post(final AtomicOp op, final int value, final long remoteAddress, final RemoteKey rkey) {
-        if (op.bit() > AtomicOp.XOR.bit()) {
-            return Status.INVALID_PARAM;
-        }
-        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 4);
-        if (mem == null) {
-            return lastError;
-        }
-        MemoryAtomics.fetch32(op, mem, remoteAddress - rkey.base(), value);
-        return Status.OK;
-    }
-
-    @Override
-    public Status atomic64Fetch(final AtomicOp op, final long value, final MemorySegment result,
-                                final long resultOffset, final long remoteAddress, final RemoteKey rkey,
-                                final Completion completion) {
-        if (op == AtomicOp.CSWAP) {
-            return Status.INVALID_PARAM;
-        }
-        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 8);
-        if (mem == null) {
-            return lastError;
-        }
-        result.set(ValueLayout.JAVA_LONG_UNALIGNED, resultOffset,
-            MemoryAtomics.fetch64(op, mem, remoteAddress - rkey.base(), value));
-        return Status.OK;
-    }
-
-    @Override
-    public Status atomic32Fetch(final AtomicOp op, final int value, final MemorySegment result,
-                                final long resultOffset, final long remoteAddress, final RemoteKey rkey,
-                                final Completion completion) {
-        if (op == AtomicOp.CSWAP) {
-            return Status.INVALID_PARAM;
-        }
-        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 4);
-        if (mem == null) {
-            return lastError;
-        }
-        result.set(ValueLayout.JAVA_INT_UNALIGNED, resultOffset,
-            MemoryAtomics.fetch32(op, mem, remoteAddress - rkey.base(), value));
-        return Status.OK;
-    }
-
-    @Override
-    public Status atomic64Cswap(final long compare, final long swap, final MemorySegment result,
-                                final long resultOffset, final long remoteAddress, final RemoteKey rkey,
-                                final Completion completion) {
-        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 8);
-        if (mem == null) {
-            return lastError;
-        }
-        result.set(ValueLayout.JAVA_LONG_UNALIGNED, resultOffset,
-            MemoryAtomics.cswap64(mem, remoteAddress - rkey.base(), compare, swap));
-        return Status.OK;
-    }
-
-    @Override
-    public Status atomic32Cswap(final int compare, final int swap, final MemorySegment result,
-                                final long resultOffset, final long remoteAddress, final RemoteKey rkey,
-                                final Completion completion) {
-        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 4);
-        if (mem == null) {
-            return lastError;
-        }
-        result.set(ValueLayout.JAVA_INT_UNALIGNED, resultOffset,
-            MemoryAtomics.cswap32(mem, remoteAddress - rkey.base(), compare, swap));
-        return Status.OK;
+    protected void countAtomic() {
+        iface.countersInternal().increment(Counter.ATOMICS);
     }
 
     @Override

@@ -8,11 +8,10 @@ import weft.ucs.queue.FifoProducer;
 import weft.ucs.stats.Counter;
 import weft.ucs.stats.Counters;
 import weft.ucs.sys.ProcessLiveness;
-import weft.uct.AbstractEndpoint;
-import weft.uct.AtomicOp;
 import weft.uct.Completion;
 import weft.uct.Interface;
 import weft.uct.IoVector;
+import weft.uct.MappedEndpoint;
 import weft.uct.MemoryAtomics;
 import weft.uct.Packer;
 import weft.uct.PendingRequest;
@@ -39,7 +38,7 @@ import static weft.ucs.queue.FifoDescriptor.FLAG_INLINE;
  * with CONNECTION_RESET: pending requests are dispatched once more so that they see it, and the
  * interface's error handler is told from progress.
  */
-final class ShmEndpoint extends AbstractEndpoint {
+final class ShmEndpoint extends MappedEndpoint {
     private static final System.Logger LOG = System.getLogger("weft.uct.shm");
 
     private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED
@@ -66,7 +65,6 @@ final class ShmEndpoint extends AbstractEndpoint {
     /** Null while healthy; CLOSED after close; the error after a failure. */
     private Status failure;
     private boolean dispatching;
-    private Status lastError;
 
     ShmEndpoint(final ShmInterface iface, final ShmAddress.Iface peer, final ShmMemoryDomain.Attachment fifoAttachment,
                 final ShmMemoryDomain.Attachment descAttachment) {
@@ -246,8 +244,9 @@ final class ShmEndpoint extends AbstractEndpoint {
 
     // ---- RMA: direct access to the mapped region of the key ----
 
-    /** The key's mapped region if the access is valid, else null with the reason in {@link #lastError}. */
-    private MemorySegment target(final RemoteKey rkey, final long address, final long len) {
+    /** The key's mapped region if the access is valid (failure set: the endpoint is failed). */
+    @Override
+    protected MemorySegment target(final RemoteKey rkey, final long address, final long len) {
         if (failure != null) {
             lastError = failure;
             return null;
@@ -369,100 +368,9 @@ final class ShmEndpoint extends AbstractEndpoint {
 
     // ---- atomics: CPU atomics on the shared mapping, coherent with the target's own ----
 
-    private MemorySegment atomicTarget(final RemoteKey rkey, final long address, final int size) {
-        if (!MemoryAtomics.aligned(address, size)) {
-            lastError = Status.INVALID_PARAM;
-            return null;
-        }
-        final MemorySegment mem = target(rkey, address, size);
-        if (mem != null) {
-            counters.increment(Counter.ATOMICS);
-        }
-        return mem;
-    }
-
     @Override
-    public Status atomic64Post(final AtomicOp op, final long value, final long remoteAddress, final RemoteKey rkey) {
-        if (op.bit() > AtomicOp.XOR.bit()) {
-            return Status.INVALID_PARAM;
-        }
-        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 8);
-        if (mem == null) {
-            return lastError;
-        }
-        MemoryAtomics.fetch64(op, mem, remoteAddress - rkey.base(), value);
-        return Status.OK;
-    }
-
-    @Override
-    public Status atomic32Post(final AtomicOp op, final int value, final long remoteAddress, final RemoteKey rkey) {
-        if (op.bit() > AtomicOp.XOR.bit()) {
-            return Status.INVALID_PARAM;
-        }
-        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 4);
-        if (mem == null) {
-            return lastError;
-        }
-        MemoryAtomics.fetch32(op, mem, remoteAddress - rkey.base(), value);
-        return Status.OK;
-    }
-
-    @Override
-    public Status atomic64Fetch(final AtomicOp op, final long value, final MemorySegment result,
-                                final long resultOffset, final long remoteAddress, final RemoteKey rkey,
-                                final Completion completion) {
-        if (op == AtomicOp.CSWAP) {
-            return Status.INVALID_PARAM;
-        }
-        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 8);
-        if (mem == null) {
-            return lastError;
-        }
-        result.set(ValueLayout.JAVA_LONG_UNALIGNED, resultOffset,
-            MemoryAtomics.fetch64(op, mem, remoteAddress - rkey.base(), value));
-        return Status.OK;
-    }
-
-    @Override
-    public Status atomic32Fetch(final AtomicOp op, final int value, final MemorySegment result,
-                                final long resultOffset, final long remoteAddress, final RemoteKey rkey,
-                                final Completion completion) {
-        if (op == AtomicOp.CSWAP) {
-            return Status.INVALID_PARAM;
-        }
-        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 4);
-        if (mem == null) {
-            return lastError;
-        }
-        result.set(ValueLayout.JAVA_INT_UNALIGNED, resultOffset,
-            MemoryAtomics.fetch32(op, mem, remoteAddress - rkey.base(), value));
-        return Status.OK;
-    }
-
-    @Override
-    public Status atomic64Cswap(final long compare, final long swap, final MemorySegment result,
-                                final long resultOffset, final long remoteAddress, final RemoteKey rkey,
-                                final Completion completion) {
-        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 8);
-        if (mem == null) {
-            return lastError;
-        }
-        result.set(ValueLayout.JAVA_LONG_UNALIGNED, resultOffset,
-            MemoryAtomics.cswap64(mem, remoteAddress - rkey.base(), compare, swap));
-        return Status.OK;
-    }
-
-    @Override
-    public Status atomic32Cswap(final int compare, final int swap, final MemorySegment result,
-                                final long resultOffset, final long remoteAddress, final RemoteKey rkey,
-                                final Completion completion) {
-        final MemorySegment mem = atomicTarget(rkey, remoteAddress, 4);
-        if (mem == null) {
-            return lastError;
-        }
-        result.set(ValueLayout.JAVA_INT_UNALIGNED, resultOffset,
-            MemoryAtomics.cswap32(mem, remoteAddress - rkey.base(), compare, swap));
-        return Status.OK;
+    protected void countAtomic() {
+        counters.increment(Counter.ATOMICS);
     }
 
     // ---- ordering, liveness, close ----
