@@ -7,8 +7,6 @@ import weft.uct.MemoryHandle;
 import weft.ucp.wire.ControlMessage;
 
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * A connection from a {@link Worker} to a peer worker, made of lanes (one transport connection each)
@@ -107,7 +105,8 @@ public final class Endpoint implements AutoCloseable {
         }
         final java.util.List<Lane> zl = new java.util.ArrayList<>();
         for (final Lane l : rndv) {
-            if (l.local.attrs.has(weft.uct.Capability.AM_ZCOPY) && (l.remote.capabilities() & weft.uct.Capability.AM_ZCOPY) != 0) {
+            if (l.local.attrs.has(weft.uct.Capability.AM_ZCOPY)
+                && (l.remote.capabilities() & weft.uct.Capability.AM_ZCOPY) != 0) {
                 zl.add(l);
             }
         }
@@ -314,12 +313,18 @@ public final class Endpoint implements AutoCloseable {
 
     // ------------------------------------------------------------------ active messages and streams
 
-    /** Sends an active message without a header: see {@link #sendAm(int, MemorySegment, long, long, MemorySegment, long, long, int, RequestCallback)}. */
+    /**
+     * Sends an active message without a header: see
+     * {@link #sendAm(int, MemorySegment, long, long, MemorySegment, long, long, int, RequestCallback)}.
+     */
     public Request sendAm(final int id, final MemorySegment data, final long offset, final long length, final int flags) {
         return worker.ams.send(this, id, null, 0, 0, data, offset, length, flags, null);
     }
 
-    /** Sends an active message; see {@link #sendAm(int, MemorySegment, long, long, MemorySegment, long, long, int, RequestCallback)}. */
+    /**
+     * Sends an active message; see
+     * {@link #sendAm(int, MemorySegment, long, long, MemorySegment, long, long, int, RequestCallback)}.
+     */
     public Request sendAm(final int id, final MemorySegment header, final long headerOffset, final long headerLength,
                           final MemorySegment data, final long offset, final long length, final int flags) {
         return worker.ams.send(this, id, header, headerOffset, headerLength, data, offset, length, flags, null);
@@ -370,7 +375,10 @@ public final class Endpoint implements AutoCloseable {
         return worker.streams.send(this, buf, offset, length, callback);
     }
 
-    /** Receives stream bytes into {@code buf[offset, offset+length)}; see {@link #recvStream(MemorySegment, long, long, boolean, RequestCallback)}. */
+    /**
+     * Receives stream bytes into {@code buf[offset, offset+length)}; see
+     * {@link #recvStream(MemorySegment, long, long, boolean, RequestCallback)}.
+     */
     public Request recvStream(final MemorySegment buf, final long offset, final long length, final boolean waitAll) {
         return worker.streams.recv(this, buf, offset, length, waitAll, null);
     }

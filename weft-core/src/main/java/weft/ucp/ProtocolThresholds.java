@@ -75,7 +75,8 @@ final class ProtocolThresholds {
         // GET-based eager where the AM lane's transport allocates memory the peer maps (both run it)
         final boolean eagerGet = ctx.eagerGetMax > 0 && ctx.eagerGetPool >= ctx.eagerGetMax
             && EagerGet.mappable(am.local.transport);
-        final long egMin = ctx.eagerGetThresh >= 0 ? Math.max(ctx.eagerGetThresh, maxShort + 1) : maxBcopy - EagerHeader.LENGTH + 1;
+        final long egMin = ctx.eagerGetThresh >= 0 ? Math.max(ctx.eagerGetThresh, maxShort + 1)
+            : maxBcopy - EagerHeader.LENGTH + 1;
         if (ctx.rndvThresh >= 0) {
             rndvThresh = Math.max(ctx.rndvThresh, 0);
         } else if (eagerGet && egMin <= ctx.eagerGetMax) {

@@ -407,7 +407,10 @@ public final class Worker implements AutoCloseable {
         return recvTag(message, buf, offset, length, null, null);
     }
 
-    /** Receives a probed-out message, with info and callback as in {@link #recvTag(MemorySegment, long, long, long, long, TagInfo, RequestCallback)}. */
+    /**
+     * Receives a probed-out message, with info and callback as in
+     * {@link #recvTag(MemorySegment, long, long, long, long, TagInfo, RequestCallback)}.
+     */
     public Request recvTag(final TagMessage message, final MemorySegment buf, final long offset, final long length,
                            final TagInfo info, final RequestCallback callback) {
         guard.enter();
@@ -475,7 +478,10 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    /** Receives a message's data into {@code buf[offset, offset+length)}; see {@link #recvAmData(AmMessage, MemorySegment, long, long, RequestCallback)}. */
+    /**
+     * Receives a message's data into {@code buf[offset, offset+length)}; see
+     * {@link #recvAmData(AmMessage, MemorySegment, long, long, RequestCallback)}.
+     */
     public Request recvAmData(final AmMessage message, final MemorySegment buf, final long offset, final long length) {
         return ams.recvData(message, buf, offset, length, null);
     }

@@ -112,7 +112,8 @@ class ControlMalformedTest {
             m.set(LONG, 16, ctx.unexpectedBudget + 1);
             m.set(LONG, 24, -1);
             final long before = b.unexpectedBytes();
-            assertTrue(raw.amBcopy(AmId.EAGER_FIRST, new RawAm.Bytes(m.asSlice(0, weft.ucp.wire.EagerFirstHeader.LENGTH + 8))) >= 0);
+            assertTrue(raw.amBcopy(AmId.EAGER_FIRST,
+                new RawAm.Bytes(m.asSlice(0, weft.ucp.wire.EagerFirstHeader.LENGTH + 8))) >= 0);
             RawAm.progressUntil(a, b, () -> ba.status() != Status.OK);
             assertEquals(Status.NO_MEMORY, ba.status());
             assertEquals(before, b.unexpectedBytes(), "no buffer for the claimed size");

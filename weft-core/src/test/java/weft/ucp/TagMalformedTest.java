@@ -48,11 +48,13 @@ class TagMalformedTest {
             m.set(LONG, 8, ab.remoteId);     // receiver's endpoint
             m.set(LONG, 16, 100);            // total
             m.set(LONG, 24, -1);             // not synchronous
-            assertTrue(raw.amBcopy(AmId.EAGER_FIRST, new RawAm.Bytes(m.asSlice(0, weft.ucp.wire.EagerFirstHeader.LENGTH + 16))) >= 0);
+            assertTrue(raw.amBcopy(AmId.EAGER_FIRST,
+                new RawAm.Bytes(m.asSlice(0, weft.ucp.wire.EagerFirstHeader.LENGTH + 16))) >= 0);
             m.set(LONG, 0, ab.remoteId);
             m.set(LONG, 8, 60);              // should be 16
             m.asSlice(16, 40).fill((byte) 0x77);
-            assertTrue(raw.amBcopy(AmId.EAGER_MIDDLE, new RawAm.Bytes(m.asSlice(0, weft.ucp.wire.FragmentHeader.LENGTH + 40))) >= 0);
+            assertTrue(raw.amBcopy(AmId.EAGER_MIDDLE,
+                new RawAm.Bytes(m.asSlice(0, weft.ucp.wire.FragmentHeader.LENGTH + 40))) >= 0);
             RawAm.progressUntil(a, b, r::isCompleted);
             assertEquals(Status.IO_ERROR, r.status(), "a message that cannot be rebuilt fails its receive");
             assertEquals(5, b.tagMalformedCount());

@@ -5,8 +5,9 @@ import java.lang.foreign.MemorySegment;
 /**
  * The collective memory-management calls: each PE runs the deterministic {@link HeapAllocator} locally, and
  * the PEs then compare what they did (call number, operation, arguments) in one exchange over the world
- * (the minimum and maximum of each, by dissemination: log2 n peers per PE), which is also the call's barrier. A PE whose call differs from another's (a mismatched collective
- * sequence) makes every PE undo its step and throw, so the heaps never drift apart silently.
+ * (the minimum and maximum of each, by dissemination: log2 n peers per PE), which is also the call's
+ * barrier. A PE whose call differs from another's (a mismatched collective sequence) makes every PE undo
+ * its step and throw, so the heaps never drift apart silently.
  */
 final class Allocations {
     private static final Reduction.Op MIN = Reduction.Op.MIN;

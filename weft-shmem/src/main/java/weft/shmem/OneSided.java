@@ -345,7 +345,8 @@ final class OneSided {
         final long off = amoOffset(dest, size);
         final MemorySegment d = direct(pe);
         if (d != null || !result.isNative()) {
-            final long old = d != null ? (size == 8 ? MemoryAtomics.fetch64(op, d, off, value) : MemoryAtomics.fetch32(op, d, off, (int) value))
+            final long old = d != null
+                ? (size == 8 ? MemoryAtomics.fetch64(op, d, off, value) : MemoryAtomics.fetch32(op, d, off, (int) value))
                 : amo(op, dest, value, size, pe, true);
             store(result, 0, old, size);
             return;

@@ -3,11 +3,8 @@ package weft.uct.cma;
 import weft.ucs.sys.NodeIdentity;
 import weft.ucs.sys.LibC;
 
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
-import java.nio.file.Path;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 

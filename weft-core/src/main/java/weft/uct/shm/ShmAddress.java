@@ -3,16 +3,11 @@ package weft.uct.shm;
 import weft.ucs.sys.NodeIdentity;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
-import weft.ucs.sys.LibC;
 
-import java.io.IOException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.UUID;
 
 /**
  * Wire forms of the shm device and interface addresses (little endian).

@@ -3,12 +3,10 @@ package weft.uct.tcp;
 import weft.ucs.sys.NodeIdentity;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
-import weft.ucs.sys.LibC;
 
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.UUID;
 
 /**
  * Device and interface addresses of the tcp transport (setup path only: allocates).

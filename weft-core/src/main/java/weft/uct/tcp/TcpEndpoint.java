@@ -1,7 +1,6 @@
 package weft.uct.tcp;
 
 import weft.ucs.Status;
-import weft.ucs.WeftException;
 import weft.ucs.memory.MemoryCopy;
 import weft.ucs.stats.Counter;
 import weft.ucs.sys.LibC;

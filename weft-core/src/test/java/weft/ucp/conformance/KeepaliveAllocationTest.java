@@ -7,14 +7,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 import weft.ucp.Endpoint;
 import weft.ucp.Request;
 import weft.ucp.TagInfo;
-import weft.ucs.Status;
 import weft.ucs.config.Config;
 import weft.uct.AllocationMeter;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * What error handling costs in allocation: short tag messages (send, receive, progress with the

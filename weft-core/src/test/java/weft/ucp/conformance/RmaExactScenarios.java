@@ -122,7 +122,8 @@ public final class RmaExactScenarios {
             }
             final long heapLen = at + (1 << 20) + 64;
             final var ctx = pe.worker().context();
-            try (MemoryMap heap = map(pe, heapLen, registered); Rkey rk = exchangeOrSkip(pe, heap, 0x6001 + (registered ? 16 : 0))) {
+            try (MemoryMap heap = map(pe, heapLen, registered);
+                 Rkey rk = exchangeOrSkip(pe, heap, 0x6001 + (registered ? 16 : 0))) {
                 if (rk == null) {
                     return;
                 }
@@ -407,7 +408,8 @@ public final class RmaExactScenarios {
         private void run(final Pe pe, final boolean registered) {
             final long max = 1 << 20;
             final var ctx = pe.worker().context();
-            try (MemoryMap heap = map(pe, 4 * max, registered); Rkey rk = exchangeOrSkip(pe, heap, 0x6003 + (registered ? 16 : 0))) {
+            try (MemoryMap heap = map(pe, 4 * max, registered);
+                 Rkey rk = exchangeOrSkip(pe, heap, 0x6003 + (registered ? 16 : 0))) {
                 if (rk == null) {
                     return;
                 }

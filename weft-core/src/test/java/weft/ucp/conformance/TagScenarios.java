@@ -15,7 +15,6 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -168,7 +167,8 @@ public final class TagScenarios {
                 assertEquals(n, info.length(), "the sender's length");
                 Pe.checkPattern(b, n / 2, 5, "truncated eager-get prefix");
                 for (long i = n / 2; i < n; i++) {
-                    assertEquals((byte) 0x3C, b.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i), "byte " + i + " past the buffer");
+                    assertEquals((byte) 0x3C, b.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i),
+                        "byte " + i + " past the buffer");
                 }
             }
             pe.barrier();

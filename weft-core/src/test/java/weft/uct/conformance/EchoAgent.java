@@ -102,7 +102,8 @@ final class EchoAgent {
             final long r = ep.amBcopy(id, (dest, off, cap) -> {
                 if (cap < msg.length) {
                     if (error == null) {
-                        error = "AM bcopy packer capacity " + cap + " < " + msg.length + " (amMaxBcopy " + attrs.amMaxBcopy() + ")";
+                        error = "AM bcopy packer capacity " + cap + " < " + msg.length + " (amMaxBcopy "
+                            + attrs.amMaxBcopy() + ")";
                     }
                     return 0;
                 }

@@ -29,7 +29,6 @@ import weft.uct.IoVector;
 import weft.uct.MemoryDomain;
 import weft.uct.MemoryDomainAttributes;
 import weft.uct.MemoryHandle;
-import weft.uct.RemoteKey;
 import weft.uct.RkeyCodec;
 import weft.uct.Transport;
 import weft.uct.Transports;

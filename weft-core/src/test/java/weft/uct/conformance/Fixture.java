@@ -10,7 +10,6 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Assumptions;
 
 import weft.ucs.Status;
-import weft.uct.Capability;
 import weft.uct.Completion;
 import weft.uct.Device;
 import weft.uct.Endpoint;

@@ -26,7 +26,6 @@ import java.lang.foreign.ValueLayout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Revocation of shm keys ({@link ShmRegionDescriptor}): once the owner deregisters, every access through

@@ -450,8 +450,8 @@ class TcpSharedSocketTest {
             // a large get and a request behind it, before either side progressed
             assertEquals(Status.IN_PROGRESS, stayer.getZcopy(IoVector.of(dst, 0, 16 * 1024), k.base(), k, c));
             send(stayer, 1);
-            progressUntil(() -> c.isDone() && atMover.size() == 1 && atStayer.size() == 1, 10_000, "the get and the request behind it",
-                a, b);
+            progressUntil(() -> c.isDone() && atMover.size() == 1 && atStayer.size() == 1, 10_000,
+                "the get and the request behind it", a, b);
             assertEquals(Status.OK, c.status());
             assertEquals(-1, target.segment().asSlice(0, 16 * 1024).mismatch(dst.asSlice(0, 16 * 1024)));
             assertEquals(List.of(1L), atMover, "the request behind the get was served");

@@ -99,9 +99,10 @@ final class PerfMeter {
     }
 
     /**
-     * A timed iteration ended at {@code now} (it began at the previous clock read). Allocation free. The same work and branches whether or
-     * not intermediate lines are wanted, so that the code the (unreported) warm-up compiles is the
-     * code the measured loop runs: a branch first taken after the warm-up would deoptimize it.
+     * A timed iteration ended at {@code now} (it began at the previous clock read). Allocation free. The
+     * same work and branches whether or not intermediate lines are wanted, so that the code the (unreported)
+     * warm-up compiles is the code the measured loop runs: a branch first taken after the warm-up would
+     * deoptimize it.
      */
     void record(final long now) {
         final long d = Math.min(now - last, MAX_TRACKED_NS);

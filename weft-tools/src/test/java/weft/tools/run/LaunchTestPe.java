@@ -120,7 +120,8 @@ public final class LaunchTestPe {
             }
             rt.barrier();
             System.out.println("rank " + me + "/" + n + " local " + rt.localRank() + "/" + rt.localSize() + " node "
-                + rt.nodeId() + " bootstrap " + rt.bootstrapName() + " netns " + Files.readSymbolicLink(Path.of("/proc/self/ns/net")) + " lanes "
+                + rt.nodeId() + " bootstrap " + rt.bootstrapName() + " netns "
+                + Files.readSymbolicLink(Path.of("/proc/self/ns/net")) + " lanes "
                 + ringLanes + " var "
                 + System.getenv("WEFT_TEST_VAR") + " ring " + ring);
         }
