@@ -81,10 +81,6 @@ public final class InfoCommand implements Callable<Integer> {
     }
 
     /**
-     * Prints the lanes and protocol thresholds of an endpoint from a worker (transports from
-     * WEFT_TLS) to a peer of the given kind: self, node or remote (see the --peer help).
-     */
-    /**
      * The address without its loopback-device entries: what a worker on another node would publish
      * and be reachable by (a loopback device reaches only its own host).
      */
@@ -113,6 +109,10 @@ public final class InfoCommand implements Callable<Integer> {
         return new WorkerAddress(a.uuid(), kept).pack();
     }
 
+    /**
+     * Prints the lanes and protocol thresholds of an endpoint from a worker (transports from
+     * WEFT_TLS) to a peer of the given kind: self, node or remote (see the --peer help).
+     */
     static void printEndpoint(final PrintStream out, final String kind) {
         if (!List.of("self", "node", "remote").contains(kind)) {
             throw new IllegalArgumentException("unknown peer kind '" + kind + "' for --peer: use self, node or remote");

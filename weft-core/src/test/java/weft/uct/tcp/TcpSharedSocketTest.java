@@ -494,7 +494,7 @@ class TcpSharedSocketTest {
         }
         assertEquals(1, a.connections(), "the socket stays while the peer uses it");
         assertEquals(1, b.connections());
-        assertEquals(1, ((TcpInterface) a).serverConnections());
+        assertEquals(1, a.serverConnections());
         eps[1].close();
         progressUntil(() -> a.connections() == 0 && b.connections() == 0, 5000, "closed once both left", a, b);
         assertTrue(errorsA.isEmpty() && errorsB.isEmpty(), "no errors: " + errorsA + " " + errorsB);

@@ -279,7 +279,6 @@ final class ControlChannel implements AutoCloseable {
         return payload;
     }
 
-    /** Tells the peer this side failed (best effort: the connection may be gone already). */
     /** One side of a test as the setup handshake sees it: the message for the peer, and closing it on failure. */
     interface SetupSide extends AutoCloseable {
         /** What the peer needs to connect (addresses, remote key). */
