@@ -1,10 +1,6 @@
 package weft.tools.run;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,51 +31,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * must start tasks); the {@code pmix} cases are skipped where Slurm has no mpi/pmix plugin.
  */
 @Timeout(120)
-class SlurmJobTest {
-    private static final Path EXAMPLE = Path.of("..", "examples", "HelloWeft.java").toAbsolutePath().normalize();
-    private static LocalSlurm slurm;
-    /** Why there is no cluster here (each test is skipped with it), or null. */
-    private static String unavailable;
-    private static boolean hasPmix;
-    private Path pidDir;
-    private final List<String> names = new ArrayList<>();
-
-    @BeforeAll
-    static void startCluster() throws Exception {
-        unavailable = LocalSlurm.unavailable();
-        if (unavailable != null) {
-            return;
-        }
-        slurm = LocalSlurm.start();
-        final String name = LocalSlurm.newName();
-        hasPmix = slurm.run(name, List.of("srun", "--mpi=list"), Map.of(), 30).out().contains("pmix");
-    }
-
-    @AfterAll
-    static void stopCluster() throws Exception {
-        if (slurm != null) {
-            slurm.close();
-        }
-    }
-
-    @BeforeEach
-    void pidDir() throws IOException {
-        Assumptions.assumeTrue(unavailable == null, "no local Slurm cluster: " + unavailable + "; skipped");
-        pidDir = Files.createTempDirectory(slurm.dir, "pids-");
-    }
-
-    /** Nothing any job of the test started outlives it: neither tasks (marker) nor PEs (pid files). */
-    @AfterEach
-    void nothingLeftBehind() throws Exception {
-        if (pidDir == null) {
-            return; // skipped
-        }
-        final List<String> left = LocalSlurm.leftovers(names, pidDir);
-        assertTrue(left.isEmpty(), "processes of the job are still alive: " + left);
-    }
-
-    private void assumeMpi(final String mpi) {
-        Assumptions.assumeTrue(!mpi.equals("pmix") || hasPmix, "this Slurm has no mpi/pmix plugin; skipped");
+class SlurmJobTest extends SlurmClusterFixture {
+    @Override
+    int nodes() {
+        return 1;
     }
 
     /** {@code srun --mpi=MPI -n N java ... CLASS ARGS}, bounded by Slurm (--time) and by the wait. */

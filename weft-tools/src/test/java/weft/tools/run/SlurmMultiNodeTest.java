@@ -1,18 +1,10 @@
 package weft.tools.run;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,49 +22,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * with the reason, without Slurm, root or network namespaces.
  */
 @Timeout(120)
-class SlurmMultiNodeTest {
-    private static final Path EXAMPLE = Path.of("..", "examples", "HelloWeft.java").toAbsolutePath().normalize();
+class SlurmMultiNodeTest extends SlurmClusterFixture {
     private static final List<String> TWO_BY_TWO = List.of("-N", "2", "--ntasks-per-node=2");
-    private static LocalSlurm slurm;
-    private static String unavailable;
-    private static boolean hasPmix;
-    private Path pidDir;
-    private final List<String> names = new ArrayList<>();
 
-    @BeforeAll
-    static void startCluster() throws Exception {
-        unavailable = LocalSlurm.unavailable(2);
-        if (unavailable != null) {
-            return;
-        }
-        slurm = LocalSlurm.start(2);
-        final String name = LocalSlurm.newName();
-        hasPmix = slurm.run(name, List.of("srun", "--mpi=list"), Map.of(), 30).out().contains("pmix");
-    }
-
-    @AfterAll
-    static void stopCluster() throws Exception {
-        if (slurm != null) {
-            slurm.close();
-        }
-    }
-
-    @BeforeEach
-    void pidDir() throws IOException {
-        Assumptions.assumeTrue(unavailable == null, "no local two-node Slurm cluster: " + unavailable + "; skipped");
-        pidDir = Files.createTempDirectory(slurm.dir, "pids-");
-    }
-
-    @AfterEach
-    void nothingLeftBehind() throws Exception {
-        if (pidDir != null) {
-            final List<String> left = LocalSlurm.leftovers(names, pidDir);
-            assertTrue(left.isEmpty(), "processes of the job are still alive: " + left);
-        }
-    }
-
-    private void assumeMpi(final String mpi) {
-        Assumptions.assumeTrue(!mpi.equals("pmix") || hasPmix, "this Slurm has no mpi/pmix plugin; skipped");
+    @Override
+    int nodes() {
+        return 2;
     }
 
     /** Every rank's line of LaunchTestPe's exchange: its place, and the lanes of its ring endpoint to rank + 1. */
