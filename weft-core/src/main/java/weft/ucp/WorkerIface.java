@@ -1,5 +1,7 @@
 package weft.ucp;
 
+import weft.ucs.Status;
+import weft.ucs.WeftException;
 import weft.uct.Device;
 import weft.uct.Interface;
 import weft.uct.InterfaceAttributes;
@@ -14,6 +16,8 @@ import java.util.List;
 
 /** One opened resource of a worker: a transport interface on one device, with its memory domain. */
 final class WorkerIface {
+    private static final System.Logger LOG = System.getLogger(WorkerIface.class.getName());
+
     final int index;
     final Transport transport;
     final Device device;
@@ -36,13 +40,27 @@ final class WorkerIface {
         this.mdAttrs = md.attributes();
     }
 
-    /** Opens one interface per device of every selected transport; on a failure closes what was opened. */
+    /**
+     * Opens one interface per device of every selected transport; on a failure closes what was opened. A
+     * device that goes away while it is being opened (a network interface deleted between the listing and
+     * the bind: the transport then answers NO_ELEMENT) is left out rather than failing the worker.
+     */
     static WorkerIface[] openAll(final Context context, final UctWorker uct, final InterfaceParams params) {
         final List<WorkerIface> list = new ArrayList<>();
         try {
             for (final Transport t : context.transports()) {
                 for (final Device d : t.devices()) {
-                    final Interface iface = t.openInterface(uct, d, params);
+                    final Interface iface;
+                    try {
+                        iface = t.openInterface(uct, d, params);
+                    } catch (final WeftException e) {
+                        if (e.status() != Status.NO_ELEMENT) {
+                            throw e;
+                        }
+                        LOG.log(System.Logger.Level.DEBUG, "device " + t.name() + "/" + d.name()
+                            + " went away while the worker opened it: left out (" + e.getMessage() + ")");
+                        continue;
+                    }
                     list.add(new WorkerIface(list.size(), t, d, iface));
                 }
             }

@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Zero allocation per small operation (put/get/p/g of 8 bytes, atomics, quiet, test, barrier) in steady state,
  * on two PE processes with the full JIT (C2): none at all over shm; over tcp none in this layer (see
- * {@link #tcpLimit} for what weft-core allocates). Each PE reports the window that allocated least; a
+ * {@link ShmemAllocPe#limit} for what weft-core allocates). Each PE reports the window that allocated least; a
  * per-operation allocation would show in every window.
  */
 @Tag("allocation")
@@ -21,23 +21,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ShmemAllocationTest {
     private static final String[] OPS = {"longP", "longG", "putmem8", "getmem8", "longAtomicFetchAdd", "longAtomicAdd",
         "quiet", "longTest", "barrierAll"};
-
-    /**
-     * Over tcp the operations of this layer allocate nothing either, but weft-core does in two places seen
-     * here: a worker flush with posted atomics outstanding (about 80 bytes per flush: a posted add's window
-     * flushes every 64 adds, a barrier's quiet flushes its signals) and, once in a while, something in the
-     * worker's periodic service (a few hundred bytes in a 2000-operation window of longP on one PE). On
-     * either transport a barrier whose wait backs off to sleeping (PEs outnumber the free cores) goes through
-     * {@code Worker.waitForEvents}, seen allocating a few hundred bytes per window.
-     */
-    private static long tcpLimit(final String op) {
-        return switch (op) {
-            case "longAtomicAdd" -> 128L * (2000 / 64 + 1);
-            case "barrierAll" -> 128L * 200 + 1024;
-            case "longP" -> 512;
-            default -> 0;
-        };
-    }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"shm", "tcp"})
@@ -50,7 +33,7 @@ class ShmemAllocationTest {
                 final String line = r.out(rank).lines().filter(l -> l.startsWith("alloc " + op + " ")).findFirst()
                     .orElseThrow(() -> new AssertionError("no figure for " + op + ": " + r));
                 final long bytes = Long.parseLong(line.substring(line.lastIndexOf(' ') + 1));
-                final long limit = tls.equals("shm") ? (op.equals("barrierAll") ? 1024 : 0) : tcpLimit(op);
+                final long limit = ShmemAllocPe.limit(tls, op);
                 assertTrue(bytes <= limit, "rank " + rank + " " + op + " allocated " + bytes + " bytes in a window "
                     + "over " + tls + " (limit " + limit + "): " + r);
             }

@@ -112,6 +112,11 @@ public final class TcpTransport implements Transport {
         return out;
     }
 
+    /** Makes the next call scan the network interfaces again (tests: interfaces made and deleted). */
+    void forgetDevices() {
+        addresses = null;
+    }
+
     @Override
     public String unavailableReason() {
         addresses();
@@ -185,7 +190,19 @@ public final class TcpTransport implements Transport {
         if (ip == null || !"tcp".equals(device.transport())) {
             throw new WeftException(Status.NO_ELEMENT, "tcp: no usable device named '" + device.name() + "'");
         }
-        return new TcpInterface(this, worker, device, ip, params);
+        try {
+            return new TcpInterface(this, worker, device, ip, params);
+        } catch (final WeftException e) {
+            // the list is scanned once per process: an interface deleted since (a test's bridge, a VPN) fails
+            // its bind; look again, and say NO_ELEMENT if it is gone, so that a worker leaves it out
+            final Map<String, Integer> now = scan(Config.global().get(DEVICES));
+            if (withRails(now, Config.global().get(RAILS)).containsKey(device.name())) {
+                throw e;
+            }
+            addresses = now;
+            throw new WeftException(Status.NO_ELEMENT, "tcp: device '" + device.name() + "' went away: "
+                + e.getMessage(), e);
+        }
     }
 
     @Override

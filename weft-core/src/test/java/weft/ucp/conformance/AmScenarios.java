@@ -28,12 +28,12 @@ public final class AmScenarios {
     private AmScenarios() {
     }
 
-    /** Progresses until {@code cond} holds, failing after 20 s. */
+    /** Progresses until {@code cond} holds, failing after {@link Pe#WAIT_SECONDS}. */
     static void until(final Pe pe, final java.util.function.BooleanSupplier cond, final String what) {
-        final long deadline = System.nanoTime() + 20_000_000_000L;
+        final long deadline = System.nanoTime() + (long) (Pe.WAIT_SECONDS * 1e9);
         while (!cond.getAsBoolean()) {
             if (pe.worker().progress() == 0 && System.nanoTime() > deadline) {
-                throw new AssertionError("PE " + pe.rank() + ": " + what + " did not happen in 20 s");
+                throw new AssertionError("PE " + pe.rank() + ": " + what + " did not happen in " + Pe.WAIT_SECONDS + " s");
             }
         }
     }

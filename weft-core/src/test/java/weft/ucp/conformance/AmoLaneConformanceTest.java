@@ -12,7 +12,7 @@ import java.util.List;
  * The atomic lane of a key ({@link AmoLaneScenarios}) over transport sets with tcp beside the same-node
  * transports (the default on one node), in one JVM (two workers of one process) and across processes.
  */
-@Timeout(120)
+@Timeout(300) // a bound for a hang: the scenarios' own step waits (Pe.WAIT_SECONDS) report a stuck step first
 class AmoLaneConformanceTest {
     static List<Arguments> sets() {
         final List<Arguments> l = new ArrayList<>();

@@ -8,7 +8,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.util.List;
 
 /** Java-heap buffers on the rendezvous paths over every transport set, in one JVM and across processes. */
-@Timeout(120)
+@Timeout(300) // a bound for a hang: the scenarios' own step waits (Pe.WAIT_SECONDS) report a stuck step first
 class HeapBufferConformanceTest {
     static List<Arguments> sets() {
         return TagConformanceTest.sets();

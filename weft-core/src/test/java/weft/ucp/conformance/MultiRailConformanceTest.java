@@ -10,7 +10,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * gives every endpoint two tcp rails to its peer whatever network interfaces the machine has (lo and
  * lo#1); {@link #stripingOverDevices} uses the machine's devices instead (lo and eth0 when present).
  */
-@Timeout(120)
+@Timeout(300) // a bound for a hang: the scenarios' own step waits (Pe.WAIT_SECONDS) report a stuck step first
 class MultiRailConformanceTest {
     private static final String[] PROPS = {"weft.tcp_rails", "weft.max_rma_rails", "weft.lane_policy",
         "weft.min_rma_chunk_size", "weft.rndv_scheme"};

@@ -72,9 +72,15 @@ public final class Pe {
         return r.status();
     }
 
-    /** {@link #await(Request, double)} with 20 s. */
+    /**
+     * How long a scenario waits for one step before it calls the step stuck: a bound for a hang, not a speed
+     * limit, so long enough for a machine whose two cores run forty busy threads (the suite beside a build).
+     */
+    public static final double WAIT_SECONDS = 60;
+
+    /** {@link #await(Request, double)} with {@link #WAIT_SECONDS}. */
     public Status await(final Request r) {
-        return await(r, 20);
+        return await(r, WAIT_SECONDS);
     }
 
     /** Progresses for about {@code millis} (to let messages arrive). */
@@ -85,9 +91,9 @@ public final class Pe {
         }
     }
 
-    /** Both PEs wait here for each other (a tagged message each way), 20 s at most. */
+    /** Both PEs wait here for each other (a tagged message each way), {@link #WAIT_SECONDS} at most. */
     public void barrier() {
-        barrier(20);
+        barrier(WAIT_SECONDS);
     }
 
     /** {@link #barrier()} with a longer bound (for a peer busy with gigabytes). */

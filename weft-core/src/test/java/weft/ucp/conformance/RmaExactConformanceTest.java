@@ -8,7 +8,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The exact one-sided semantics ({@link RmaExactScenarios}) over every transport set, in one JVM and
  * across processes.
  */
-@Timeout(120)
+@Timeout(300) // a bound for a hang: the scenarios' own step waits (Pe.WAIT_SECONDS) report a stuck step first
 class RmaExactConformanceTest {
     static java.util.List<org.junit.jupiter.params.provider.Arguments> sets() {
         return TagConformanceTest.sets();

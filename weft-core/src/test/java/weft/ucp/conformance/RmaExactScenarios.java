@@ -149,7 +149,7 @@ public final class RmaExactScenarios {
                     seen = scan(pe, mine, offs, sizes, seen, n);
                 }
                 flush(pe, "the last fenced put");
-                final long deadline = System.nanoTime() + 20_000_000_000L;
+                final long deadline = System.nanoTime() + (long) (Pe.WAIT_SECONDS * 1e9);
                 while (seen < n) {
                     pe.worker().progress();
                     seen = scan(pe, mine, offs, sizes, seen, n);

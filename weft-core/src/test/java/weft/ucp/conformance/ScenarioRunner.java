@@ -56,10 +56,12 @@ public final class ScenarioRunner {
     public static void run(final Class<? extends Scenario> scenario, final String tls, final Mode mode,
                            final int timeoutSeconds) throws Exception {
         final Resources.Snapshot before = Resources.take();
+        // never shorter than two of a PE's step waits, so that a stuck step reports itself first
+        final int limit = Math.max(timeoutSeconds, (int) (2 * Pe.WAIT_SECONDS));
         if (mode == Mode.IN_JVM) {
-            runInJvm(scenario, tls, timeoutSeconds);
+            runInJvm(scenario, tls, limit);
         } else {
-            runCrossProcess(scenario, tls, timeoutSeconds);
+            runCrossProcess(scenario, tls, limit);
         }
         Resources.assertBackTo(before, scenario.getSimpleName() + " over " + tls + " " + mode, 3000);
     }

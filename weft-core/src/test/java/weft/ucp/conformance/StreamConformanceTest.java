@@ -10,7 +10,7 @@ import java.nio.file.Files;
 import java.util.List;
 
 /** Streams over every transport set, in one JVM and across processes. */
-@Timeout(120)
+@Timeout(300) // a bound for a hang: the scenarios' own step waits (Pe.WAIT_SECONDS) report a stuck step first
 class StreamConformanceTest {
     /** The JDK keeps /dev/random open after its first temp file: open it before the first fd snapshot. */
     @BeforeAll

@@ -85,7 +85,7 @@ public final class StreamScenarios {
                     pe.barrier();
                 } else {
                     pe.barrier();
-                    final long deadline = System.nanoTime() + 20_000_000_000L;
+                    final long deadline = System.nanoTime() + (long) (Pe.WAIT_SECONDS * 1e9);
                     int n;
                     while ((n = pe.worker().pollStreams(ready)) == 0 && System.nanoTime() < deadline) {
                         pe.worker().progress();

@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Tag matching over every transport set, in one JVM and across processes. */
-@Timeout(120)
+@Timeout(300) // a bound for a hang: the scenarios' own step waits (Pe.WAIT_SECONDS) report a stuck step first
 class TagConformanceTest {
     static List<Arguments> sets() {
         final List<Arguments> l = new ArrayList<>();

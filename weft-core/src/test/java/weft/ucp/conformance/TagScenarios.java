@@ -419,7 +419,7 @@ public final class TagScenarios {
         }
 
         private static TagMessage probeWait(final Pe pe, final long tag, final long mask, final boolean remove) {
-            final long deadline = System.nanoTime() + 20_000_000_000L;
+            final long deadline = System.nanoTime() + (long) (Pe.WAIT_SECONDS * 1e9);
             while (true) {
                 final TagMessage m = pe.worker().probeTag(tag, mask, remove);
                 if (m != null) {
@@ -494,7 +494,7 @@ public final class TagScenarios {
                     assertEquals(0, calls[i], "receive callback inside recvTag (unexpected)");
                 }
             }
-            final long deadline = System.nanoTime() + 20_000_000_000L;
+            final long deadline = System.nanoTime() + (long) (Pe.WAIT_SECONDS * 1e9);
             while (!allCalled(calls)) {
                 if (pe.worker().progress() == 0 && System.nanoTime() > deadline) {
                     throw new AssertionError("callbacks missing: " + java.util.Arrays.toString(calls));
