@@ -156,7 +156,7 @@ class PerftestUcpMoreTest {
     @ParameterizedTest
     @CsvSource({"ucp_put_lat, shm, 8", "ucp_fadd, tcp, 8", "ucp_put_bw, tcp, 1048576", "stream_lat, tcp, 8",
         "ucp_am_bw, shm, 8"})
-    @Timeout(90)
+    @Timeout(180) // a hang bound: the client (--timeout 30) and the server wait (30 s) bound each side
     void shouldRunAcrossTwoProcesses(final String test, final String tls, final long size, @TempDir final Path dir)
         throws Exception {
         final int port = PerftestUcpTest.freePort();
