@@ -25,14 +25,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** {@code weft bench --quick} end to end: a real server JVM, both transport sets, the files it promises. */
 class BenchCommandTest {
     @Test
-    @Timeout(240)
+    @Timeout(300) // a hang bound: the run is about a minute on a quiet machine, four on one at load 25
     void quickBenchRunsEndToEndAndWritesTableCsvAndPlots(@TempDir final Path dir) throws Exception {
         final Set<String> shmBefore = shmFiles();
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         final BenchCommand cmd = new BenchCommand();
         cmd.stdout = new PrintStream(bytes, true, StandardCharsets.UTF_8);
         final Path out = dir.resolve("results");
-        final int rc = new CommandLine(cmd).execute("--quick", "--no-ucx", "--budget-ms", "20", "-o", out.toString());
+        final int rc = new CommandLine(cmd).execute("--quick", "--no-ucx", "--budget-ms", "20", "-t", "tag_lat,tag_bw",
+            "-o", out.toString());
         final String text = bytes.toString(StandardCharsets.UTF_8);
         assertEquals(0, rc, text);
         assertTrue(text.contains("[ 1/"), "progress lines while it runs:\n" + text);
