@@ -171,9 +171,10 @@ final class SoftAtomics {
             st = Status.IO_ERROR; // a NAK always carries an error
         }
         final Endpoint ep = r.ep;
-        final boolean post = r.rmaOp == Rma.AMO_POST;
+        // a refused post reports at the next flush, as does a put or get (emulated: SoftRma) nobody holds (nbi)
+        final boolean nbi = r.rmaOp == Rma.AMO_POST || (r.rmaOp == Rma.PUT || r.rmaOp == Rma.GET) && r.released;
         r.completion.complete(st);
-        ep.rma.softAmoDone(post ? st : Status.OK); // a refused post reports at the next flush
+        ep.rma.softAmoDone(nbi ? st : Status.OK);
         return Status.OK;
     }
 }
