@@ -69,6 +69,7 @@ public final class Rkey implements AutoCloseable {
         Lane amo = null;
         boolean emulate;
         final StringBuilder why = new StringBuilder();
+        boolean stale = false; // a lane refused its key as revoked: the owner unmapped the memory
         byte[] soft = null;
         final int maxRails = Math.min(63, ep.worker.context.maxRmaRails);
         final double ratio = ep.worker.context.multiLaneMaxRatio;
@@ -96,6 +97,7 @@ public final class Rkey implements AutoCloseable {
                     k = ep.worker.remoteKeys.acquire(opt.local().md, p.keys().get(i));
                 } catch (final WeftException e) {
                     why.append(' ').append(opt.name()).append(": ").append(e.getMessage()).append(';');
+                    stale |= e.status() == Status.INVALID_RKEY;
                     continue;
                 }
                 unpacked.add(k);
@@ -114,6 +116,9 @@ public final class Rkey implements AutoCloseable {
                     bestAmo = opt;
                     bestAmoKey = k;
                 }
+            }
+            if (rmaOpts.isEmpty() && bestAmo == null && stale) { // not a case for emulation: the memory is gone
+                throw new WeftException(Status.INVALID_RKEY, "remote key of " + ep + " is stale:" + why);
             }
             if (rmaOpts.isEmpty() && bestAmo == null && soft == null) {
                 throw new WeftException(Status.UNREACHABLE, "no lane of " + ep + " can reach this remote memory,"

@@ -4,6 +4,7 @@ import weft.ucs.Status;
 import weft.ucs.memory.MemoryCopy;
 import weft.ucp.wire.SoftGetRequest;
 import weft.ucp.wire.SoftRmaHeader;
+import weft.ucp.wire.SoftTarget;
 
 import java.lang.foreign.MemorySegment;
 
@@ -118,13 +119,13 @@ final class SoftRma {
             worker.dropMalformedControl("SOFT_PUT", hLen);
             return Status.OK;
         }
-        final long reqId = SoftRmaHeader.reqId(h, hOff);
-        final Endpoint ep = worker.epTable.byId(SoftRmaHeader.dstEp(h, hOff));
+        final long reqId = SoftTarget.reqId(h, hOff);
+        final Endpoint ep = worker.epTable.byId(SoftTarget.dstEp(h, hOff));
         if (ep == null) {
             return Status.OK; // the initiator's endpoint to us is gone
         }
-        final MemoryMap map = worker.context.softAmoTarget(SoftRmaHeader.nonce(h, hOff), SoftRmaHeader.mapId(h, hOff));
-        final long address = SoftRmaHeader.address(h, hOff);
+        final MemoryMap map = worker.context.softAmoTarget(SoftTarget.nonce(h, hOff), SoftTarget.mapId(h, hOff));
+        final long address = SoftTarget.address(h, hOff);
         Status st = m.isRendezvous() ? Status.IO_ERROR : check(map, address, dLen); // pieces are sent eager
         if (st == Status.OK) {
             final MemorySegment seg = map.segmentUnchecked();
@@ -143,14 +144,14 @@ final class SoftRma {
         if (!SoftGetRequest.fits(len)) {
             return worker.dropMalformedControl("SOFT_GET", len);
         }
-        final long reqId = SoftGetRequest.reqId(data, off);
-        final Endpoint ep = worker.epTable.byId(SoftGetRequest.dstEp(data, off));
+        final long reqId = SoftTarget.reqId(data, off);
+        final Endpoint ep = worker.epTable.byId(SoftTarget.dstEp(data, off));
         if (ep == null) {
             return Status.OK;
         }
-        final MemoryMap map = worker.context.softAmoTarget(SoftGetRequest.nonce(data, off),
-            SoftGetRequest.mapId(data, off));
-        final long address = SoftGetRequest.address(data, off);
+        final MemoryMap map = worker.context.softAmoTarget(SoftTarget.nonce(data, off),
+            SoftTarget.mapId(data, off));
+        final long address = SoftTarget.address(data, off);
         final long n = SoftGetRequest.length(data, off);
         Status st = check(map, address, n);
         if (st == Status.OK && n > pieceMax(worker.context)) {
@@ -202,7 +203,7 @@ final class SoftRma {
             worker.dropMalformedControl("SOFT_GET_DATA", hLen);
             return Status.OK;
         }
-        final Request r = worker.inflight.byId(SoftRmaHeader.reqId(h, hOff));
+        final Request r = worker.inflight.byId(SoftRmaHeader.getDataReqId(h, hOff));
         if (r == null || r.kind != Request.RMA || r.rmaOp != Rma.GET) {
             return Status.OK; // completed meanwhile (its endpoint failed)
         }

@@ -27,6 +27,7 @@ public class UcpContext extends UcxNativeStruct implements Closeable {
     final List<UcpWorker> workers = new ArrayList<>();
     private final List<UcpMemory> memory = new ArrayList<>();
 
+    @SuppressWarnings("this-escape") // JUCX's classes are open (its API) and register themselves when made, as JUCX's do
     public UcpContext(UcpParams params) {
         if ((params.features & UcpConstants.UCP_FEATURE_EXPORTED_MEMH) != 0) {
             throw Jucx.unsupported("exported memory handles (UCP_FEATURE_EXPORTED_MEMH)");

@@ -45,6 +45,7 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
      * Connects: to the worker address of {@link UcpEndpointParams#setUcpAddress}, to the listener of
      * {@link UcpEndpointParams#setSocketAddress}, or accepts {@link UcpEndpointParams#setConnectionRequest}.
      */
+    @SuppressWarnings("this-escape") // JUCX's classes are open (its API) and register themselves when made, as JUCX's do
     public UcpEndpoint(UcpWorker worker, UcpEndpointParams params) {
         this.worker = worker;
         this.errorHandler = params.errorHandler;

@@ -14,6 +14,7 @@ public class UcpListener extends UcxNativeStruct implements Closeable {
     final UcpWorker worker;
     private final Listener weft;
 
+    @SuppressWarnings("this-escape") // JUCX's classes are open (its API) and register themselves when made, as JUCX's do
     public UcpListener(UcpWorker worker, UcpListenerParams params) {
         if (params.getSockAddr() == null || params.connectionHandler == null) {
             throw new UcxException("a listener needs a socket address and a connection handler",

@@ -40,6 +40,7 @@ public class UcpWorker extends UcxNativeStruct implements Closeable {
     /** Endpoints whose connection failed inside their constructor: their error handlers run from progress. */
     private final List<UcpEndpoint> failedConnects = new ArrayList<>();
 
+    @SuppressWarnings("this-escape") // JUCX's classes are open (its API) and register themselves when made, as JUCX's do
     public UcpWorker(UcpContext context, UcpWorkerParams params) {
         if (params.eventFD >= 0) {
             throw Jucx.unsupported("an external event descriptor (UcpWorkerParams.setEventFD)");
