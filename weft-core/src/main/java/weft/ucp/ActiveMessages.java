@@ -90,7 +90,23 @@ final class ActiveMessages extends SendProtocol {
     }
 
     private AmRecvHandler handler(final int id) {
-        return id >= 0 && id < handlers.length ? handlers[id] : null;
+        return id >= 0 && id < handlers.length ? handlers[id] : id > MAX_ID ? internal(id) : null;
+    }
+
+    /** The handlers of internal ids (above every user id): emulated put/get ({@link SoftRma}). */
+    private AmRecvHandler internal(final int id) {
+        if (id == SoftRma.SOFT_PUT) {
+            return softPut;
+        }
+        return id == SoftRma.SOFT_GET_DATA ? softGetData : null;
+    }
+
+    private AmRecvHandler softPut;
+    private AmRecvHandler softGetData;
+
+    void setInternalHandlers(final SoftRma soft) {
+        softPut = soft.handler(SoftRma.SOFT_PUT);
+        softGetData = soft.handler(SoftRma.SOFT_GET_DATA);
     }
 
     // ------------------------------------------------------------------ send
@@ -110,17 +126,39 @@ final class ActiveMessages extends SendProtocol {
                     return Request.done(st);
                 }
             }
-            return sendSlow(ep, id, header, hOff, hLen, d, off, len, flags, cb);
+            final Request r = sendSlow(ep, id, header, hOff, hLen, d, off, len, flags, cb, false, null);
+            if (!r.completed) {
+                ep.queue.progress();
+            }
+            return worker.finishImmediate(r);
         } finally {
             w.guard.exit();
         }
     }
 
+    /**
+     * Sends an internal message ({@link SoftRma}) eager (never rendezvous: its data must not be queued again
+     * behind a fence that waits for its answer) with the user protocols; the caller holds the guard.
+     * {@code after}: the queued request that sends it, which it must follow at once (a fence may be queued
+     * behind that one, waiting for this message's answer), or null to queue it in order. It is sent inside
+     * the call only when {@code now} and nothing is queued.
+     */
+    Request sendInternal(final Endpoint ep, final int id, final MemorySegment header, final long hLen,
+                         final MemorySegment data, final long off, final long len, final Request after,
+                         final boolean now) {
+        final Request r = sendSlow(ep, id, header, 0, hLen, data, off, len, AmFlags.SEND_EAGER, null, true, after);
+        if (now && after == null && !r.completed && ep.queue.head() == r) {
+            ep.queue.progress();
+        }
+        return worker.finishImmediate(r);
+    }
+
     private Request sendSlow(final Endpoint ep, final int id, final MemorySegment header, final long hOff,
                              final long hLen, final MemorySegment data, final long off, final long len,
-                             final int flags, final RequestCallback cb) {
+                             final int flags, final RequestCallback cb, final boolean internal,
+                             final Request after) {
         worker.checkOpen();
-        if (id < 0 || id > MAX_ID) {
+        if (id < 0 || id > MAX_ID && !internal) {
             throw new WeftException(Status.INVALID_PARAM, "AM id " + id + " is outside 0.." + MAX_ID);
         }
         if ((flags & ~AmFlags.SEND_ALL) != 0
@@ -134,7 +172,7 @@ final class ActiveMessages extends SendProtocol {
         r.callback = cb;
         if (ep.status() != Status.OK) {
             worker.complete(r, ep.status());
-            return worker.finishImmediate(r);
+            return r;
         }
         r.buffer = data;
         r.offset = off;
@@ -160,9 +198,12 @@ final class ActiveMessages extends SendProtocol {
         } else {
             r.sendStage = ST_FRAGMENTS;
         }
-        ep.queue.add(r);
-        ep.queue.progress();
-        return worker.finishImmediate(r);
+        if (after != null) {
+            ep.queue.insertAfter(after, r);
+        } else {
+            ep.queue.add(r);
+        }
+        return r;
     }
 
     /** Advances a queued eager AM send (called from the endpoint's send queue); OK = it left the queue. */
@@ -318,7 +359,7 @@ final class ActiveMessages extends SendProtocol {
             m.descIface = iface;
             m.descSegment = dSeg;
             m.descOffset = msgOffset;
-        } else if ((handlerFlags[id] & AmFlags.HANDLER_PERSISTENT_DATA) != 0 && !copyToPool(m)) {
+        } else if (id <= MAX_ID && (handlerFlags[id] & AmFlags.HANDLER_PERSISTENT_DATA) != 0 && !copyToPool(m)) {
             recycle(m);
             return Status.OK;
         }

@@ -25,6 +25,8 @@ package weft.ucp;
  *  EP_REMOVED    ControlMessage (receiver's endpoint, 0): the sender closed its endpoint
  *  KEEPALIVE     ControlMessage (receiver's endpoint, 0): the sender is alive and progressing
  *  SOFT_AMO      SoftAmoRequest; SOFT_AMO_REP, SOFT_AMO_NAK: ControlMessage ....... SoftAtomics
+ *  SOFT_GET      SoftGetRequest (answered by SOFT_GET_DATA, an internal active message, or SOFT_AMO_NAK);
+ *                emulated puts are internal active messages answered by SOFT_AMO_REP/NAK ...... SoftRma
  *  EAGER_GET_KEY, EAGER_GET   EagerGetHeader; EAGER_GET_DONE: ControlMessage (slot token) . EagerGet
  * </pre>
  *
@@ -61,6 +63,7 @@ final class AmId {
     static final int FLOW = 27;
     static final int EP_REMOVED = 29;
     static final int KEEPALIVE = 30;
+    static final int SOFT_GET = 31;
 
     private AmId() {
     }

@@ -56,6 +56,8 @@ public final class ConnectionRequest {
                 answer(SockaddrHandshake.DECISION_REJECT);
                 throw e;
             }
+            ep.localSocket = (InetSocketAddress) socket.getLocalSocketAddress();
+            ep.remoteSocket = peer;
             answer(SockaddrHandshake.DECISION_ACCEPT);
             return ep;
         } finally {

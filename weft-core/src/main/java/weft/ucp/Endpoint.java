@@ -45,6 +45,10 @@ public final class Endpoint implements AutoCloseable {
     /** The peer closed its endpoint (EP_REMOVED): it reads none of our eager-get slots any more. */
     boolean removedByPeer;
     long lastHeard = System.nanoTime(); // last keepalive from the peer (Lifecycle)
+    private String name;
+    /** The handshake connection's two ends, for socket-address endpoints (Lifecycle); else null. */
+    java.net.InetSocketAddress localSocket;
+    java.net.InetSocketAddress remoteSocket;
 
     /** The ordered send queue. */
     final SendQueue queue;
@@ -621,7 +625,31 @@ public final class Endpoint implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "Endpoint[" + id + " -> " + remote + ", am=" + am.name() + "]";
+        return "Endpoint[" + (name != null ? name + ", " : "") + id + " -> " + remote + ", am=" + am.name() + "]";
+    }
+
+    /** Names the endpoint for diagnostics: the name shows in {@link #toString()}, in logs and errors. */
+    public Endpoint name(final String name) {
+        this.name = name;
+        return this;
+    }
+
+    /** The name given by {@link #name(String)}, or null. */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * For an endpoint of a socket-address connection ({@link Worker#connect(java.net.InetSocketAddress)} or
+     * accepted from a {@link Listener}): this side's address of the handshake connection; null otherwise.
+     */
+    public java.net.InetSocketAddress localSocketAddress() {
+        return localSocket;
+    }
+
+    /** The peer's socket address, as {@link #localSocketAddress()}; null for endpoints made from an address. */
+    public java.net.InetSocketAddress remoteSocketAddress() {
+        return remoteSocket;
     }
 
     // ------------------------------------------------------------------ one-sided operations
@@ -672,6 +700,12 @@ public final class Endpoint implements AutoCloseable {
     public Request put(final MemorySegment src, final long offset, final long length, final long remoteAddress,
                        final Rkey rkey) {
         return rma.rmaRequest(Rma.PUT, src, offset, length, remoteAddress, rkey, null, 0, 0, null);
+    }
+
+    /** A put with a completion callback (called from progress once the data left {@code src}). */
+    public Request put(final MemorySegment src, final long offset, final long length, final long remoteAddress,
+                       final Rkey rkey, final RequestCallback callback) {
+        return rma.rmaRequest(Rma.PUT, src, offset, length, remoteAddress, rkey, null, 0, 0, callback);
     }
 
     /** A get whose request completes when the data is in {@code dst}. */
@@ -773,7 +807,12 @@ public final class Endpoint implements AutoCloseable {
      * within the keepalive bound.
      */
     public Request flush() {
-        return rma.flush();
+        return rma.flush(null);
+    }
+
+    /** {@link #flush()} with a completion callback (called from progress). */
+    public Request flush(final RequestCallback callback) {
+        return rma.flush(callback);
     }
 
     /** Round-robin cursor of this peer's rails ({@link Rails#RR}). */

@@ -35,7 +35,7 @@ final class EndpointRma {
         final Request parent = worker.acquire(Request.RMA);
         parent.completion.reset(1);
         for (final Endpoint ep : new ArrayList<>(worker.epTable.live())) {
-            final Request child = ep.flush();
+            final Request child = ep.flush(null);
             if (!child.isCompleted()) {
                 parent.completion.expect(1);
                 child.parent = parent;
@@ -268,14 +268,15 @@ final class EndpointRma {
     }
 
     /** See {@link Endpoint#flush()}: a flush request, queued behind what the send queue holds. */
-    Request flush() {
+    Request flush(final RequestCallback cb) {
         worker.guard.enter();
         try {
             if (ep.failure() != null || ep.isClosed()) {
-                return ep.failedSend(null);
+                return ep.failedSend(cb);
             }
             final Request r = worker.acquire(Request.RMA);
             r.ep = ep;
+            r.callback = cb;
             r.completion.reset(1);
             if (ep.queue.isEmpty() && flushLanes(r) == Status.OK) {
                 r.completion.complete(Status.OK);

@@ -152,6 +152,15 @@ final class LaneSet {
         return m;
     }
 
+    /** The lanes' names, for errors: {@code "shm/memory, tcp/eth0"}. */
+    String describeLanes() {
+        final StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < count(); i++) {
+            sb.append(i == 0 ? "" : ", ").append(at(i).name());
+        }
+        return sb.isEmpty() ? "none" : sb.toString();
+    }
+
     /** Closes every lane's transport endpoint. */
     void close() {
         for (final Lane l : ep.lanes) {

@@ -293,6 +293,8 @@ final class Lifecycle {
         try {
             worker.checkOpen();
             final Endpoint ep = worker.epTable.client(hs.remote(), hs.connSn());
+            ep.localSocket = hs.local();
+            ep.remoteSocket = hs.server();
             connecting(ep, hs);
             return ep;
         } catch (final RuntimeException e) {

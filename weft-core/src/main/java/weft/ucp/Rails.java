@@ -51,7 +51,8 @@ final class Rails {
         final Lane[] rails = k.rails;
         final int n = rails.length;
         if (n == 0) {
-            return 0; // no put/get lane: the issue fails with UNSUPPORTED
+            // emulated put/get (SoftRma): the top bit, as emulated atomics; else the issue fails with UNSUPPORTED
+            return k.softRma ? Long.MIN_VALUE : 0;
         }
         final long chunk = ep.worker.context.minRmaChunk;
         final int use = (int) Math.min(n, r.capacity / chunk);

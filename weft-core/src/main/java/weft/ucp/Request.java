@@ -280,6 +280,35 @@ public class Request {
     }
 
     /**
+     * Gives a request that is still held (not released) a completion callback after the call that started it:
+     * {@code callback} runs from {@link Worker#progress()} when the request completes, or from the next
+     * progress if it already has. For code that learns only after the call whether it needs one (an operation
+     * that finished inside the call returns {@link #done(Status)}, which needs none). Allocates nothing.
+     *
+     * @throws WeftException INVALID_PARAM on a {@link #done(Status)} request or one that has a callback
+     */
+    public final Request whenComplete(final RequestCallback callback) {
+        if (worker == null) {
+            throw new WeftException(Status.INVALID_PARAM, "a shared done request takes no callback: it is complete");
+        }
+        worker.guard.enter();
+        try {
+            checkLive();
+            if (this.callback != null || callback == null) {
+                throw new WeftException(Status.INVALID_PARAM, "request already has a callback (or none was given)");
+            }
+            this.callback = callback;
+            wide = true;
+            if (completed && !queuedDone) {
+                worker.requests.queueDone(this);
+            }
+            return this;
+        } finally {
+            worker.guard.exit();
+        }
+    }
+
+    /**
      * A future completed (from progress) with this request. Convenience for code that is not on a
      * hot path: it allocates. Someone must still progress the worker.
      */

@@ -92,16 +92,21 @@ final class RequestPool {
             r.info.set(r.tag, r.length);
         }
         if (r.callback != null || r.future != null) {
-            r.queuedDone = true;
-            if (doneTail == null) {
-                doneHead = r;
-            } else {
-                doneTail.nextDone = r;
-            }
-            doneTail = r;
+            queueDone(r);
         } else if (r.released) {
             recycle(r);
         }
+    }
+
+    /** Queues a completed request's callback or future for the next {@link #drainDone()}. */
+    void queueDone(final Request r) {
+        r.queuedDone = true;
+        if (doneTail == null) {
+            doneHead = r;
+        } else {
+            doneTail.nextDone = r;
+        }
+        doneTail = r;
     }
 
     /** Runs the callbacks and futures of completed requests; returns how many. */

@@ -18,7 +18,8 @@ import java.util.List;
  * capability, preferring memory the lane maps directly (shm: plain loads, stores and CPU atomics). Atomics
  * are emulated at the target over the endpoint's AM lane ({@link SoftAtomics}) when no lane has atomics on
  * the memory or when the AM lane is faster than every lane that has (a same-node peer's registered memory:
- * shm rather than tcp).
+ * shm rather than tcp). Put and get are emulated the same way ({@link SoftRma}) when no lane reaches the
+ * memory at all (registered memory over shm without cma).
  */
 public final class Rkey implements AutoCloseable {
     final Endpoint ep;
@@ -42,6 +43,8 @@ public final class Rkey implements AutoCloseable {
     final long putShortMax;
     /** No lane has atomics on this memory: they are emulated at the target ({@link SoftAtomics}). */
     final boolean softAmo;
+    /** No lane has put/get on this memory: they are emulated at the target over active messages ({@link SoftRma}). */
+    final boolean softRma;
     final long softNonce;
     final long softMapId;
     /** The atomic lane's {@code AtomicOp} bits, 32 and 64 bit (all when emulated, 0 without atomics): one load per check. */
@@ -66,6 +69,7 @@ public final class Rkey implements AutoCloseable {
         Lane amo = null;
         boolean emulate;
         final StringBuilder why = new StringBuilder();
+        boolean stale = false; // a lane refused its key as revoked: the owner unmapped the memory
         byte[] soft = null;
         final int maxRails = Math.min(63, ep.worker.context.maxRmaRails);
         final double ratio = ep.worker.context.multiLaneMaxRatio;
@@ -93,6 +97,7 @@ public final class Rkey implements AutoCloseable {
                     k = ep.worker.remoteKeys.acquire(opt.local().md, p.keys().get(i));
                 } catch (final WeftException e) {
                     why.append(' ').append(opt.name()).append(": ").append(e.getMessage()).append(';');
+                    stale |= e.status() == Status.INVALID_RKEY;
                     continue;
                 }
                 unpacked.add(k);
@@ -103,6 +108,8 @@ public final class Rkey implements AutoCloseable {
                     rmaOpts.add(opt);
                     rmaOptKeys.add(k);
                     rmaTransport.add(i);
+                } else {
+                    why.append(' ').append(opt.name()).append(": no put/get;");
                 }
                 if (Capability.has(caps, Capability.ATOMIC64 | Capability.ATOMIC32)
                     && (bestAmo == null || opt.score() > bestAmo.score())) {
@@ -110,9 +117,13 @@ public final class Rkey implements AutoCloseable {
                     bestAmoKey = k;
                 }
             }
-            if (rmaOpts.isEmpty() && bestAmo == null) { // emulated atomics alone do not make a key reachable
-                throw new WeftException(Status.UNREACHABLE, "no lane of " + ep + " can reach this remote memory"
-                    + (why.isEmpty() ? "" : ":" + why));
+            if (rmaOpts.isEmpty() && bestAmo == null && stale) { // not a case for emulation: the memory is gone
+                throw new WeftException(Status.INVALID_RKEY, "remote key of " + ep + " is stale:" + why);
+            }
+            if (rmaOpts.isEmpty() && bestAmo == null && soft == null) {
+                throw new WeftException(Status.UNREACHABLE, "no lane of " + ep + " can reach this remote memory,"
+                    + " and the key offers no emulation (" + SoftAtomics.ENTRY + "); lanes considered: "
+                    + ep.laneSet.describeLanes() + (why.isEmpty() ? "" : ";" + why));
             }
             // put/get: the transports within WEFT_MULTI_LANE_MAX_RATIO of the best (the others never make a
             // rail), with more lanes (devices, connections) of each of them when several rails are allowed
@@ -155,13 +166,14 @@ public final class Rkey implements AutoCloseable {
             throw e;
         }
         this.softAmo = emulate;
-        if (softAmo) {
+        this.softRma = rma.isEmpty() && soft != null;
+        if (softAmo || rma.isEmpty() && soft != null) {
             used.put(SoftAtomics.ENTRY, soft); // what the key grants: the target's map
             bestAmoKey = null;
         }
-        final MemorySegment se = softAmo ? MemorySegment.ofArray(soft) : null;
-        this.softNonce = softAmo ? weft.ucp.wire.AmoKeyEntry.nonce(se) : 0;
-        this.softMapId = softAmo ? weft.ucp.wire.AmoKeyEntry.mapId(se) : 0;
+        final MemorySegment se = softAmo || softRma ? MemorySegment.ofArray(soft) : null;
+        this.softNonce = se != null ? weft.ucp.wire.AmoKeyEntry.nonce(se) : 0;
+        this.softMapId = se != null ? weft.ucp.wire.AmoKeyEntry.mapId(se) : 0;
         this.identity = identity(p, used);
         // rails: the best put/get lane (lowest latency, preferring memory the lane maps directly), then every
         // other lane within WEFT_MULTI_LANE_MAX_RATIO of it in bandwidth and in latency, best first
@@ -249,7 +261,7 @@ public final class Rkey implements AutoCloseable {
         for (int i = 0; i < rails.length; i++) {
             sb.append(i == 0 ? "" : ",").append(rails[i].name());
         }
-        return sb.append(rails.length == 0 ? "none" : "").append(" amo=")
+        return sb.append(rails.length == 0 ? softRma ? "emulated(" + ep.am.name() + ")" : "none" : "").append(" amo=")
             .append(amoLane != null ? amoLane.name() : softAmo ? "emulated(" + ep.am.name() + ")" : "none").toString();
     }
 

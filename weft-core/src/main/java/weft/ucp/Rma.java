@@ -208,7 +208,7 @@ final class Rma {
         switch (r.rmaOp) {
             case PUT, GET -> {
                 if (k.rails.length == 0) {
-                    return fail(r, Status.UNSUPPORTED);
+                    return k.softRma ? SoftRma.issue(r, k) : fail(r, Status.UNSUPPORTED);
                 }
                 if (r.railCount > 1) {
                     return Rails.issueStriped(r, k);

@@ -64,6 +64,18 @@ final class SendQueue {
     }
 
     /**
+     * Puts {@code r} right behind {@code at}, a queued request: a request being sent from the queue hands its
+     * second half to the next slot, ahead of what was queued after it ({@link SoftRma}).
+     */
+    void insertAfter(final Request at, final Request r) {
+        r.nextSend = at.nextSend;
+        at.nextSend = r;
+        if (tail == at) {
+            tail = r;
+        }
+    }
+
+    /**
      * Puts a reply at the queue's front, behind earlier replies only, so that a fence here cannot hold the
      * peer's fence (and the replies keep their order).
      */

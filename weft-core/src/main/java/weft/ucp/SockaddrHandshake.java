@@ -232,6 +232,7 @@ final class SockaddrHandshake {
         private final long connSn;
         private final long deadline;
         private final InetSocketAddress server;
+        private final InetSocketAddress local;
         private final ByteBuffer one = ByteBuffer.allocate(1);
 
         Client(final SocketChannel ch, final WorkerAddress remote, final long connSn, final long deadline,
@@ -241,6 +242,18 @@ final class SockaddrHandshake {
             this.connSn = connSn;
             this.deadline = deadline;
             this.server = server;
+            InetSocketAddress l = null;
+            try {
+                l = (InetSocketAddress) ch.getLocalAddress();
+            } catch (final IOException e) {
+                LOG.log(System.Logger.Level.DEBUG, "local address of the handshake socket: " + e);
+            }
+            this.local = l;
+        }
+
+        /** This side's address of the handshake connection (null if the socket could not tell). */
+        InetSocketAddress local() {
+            return local;
         }
 
         WorkerAddress remote() {

@@ -5,6 +5,7 @@ import weft.uct.AtomicOp;
 import weft.uct.MemoryAtomics;
 import weft.ucp.wire.ControlMessage;
 import weft.ucp.wire.SoftAmoRequest;
+import weft.ucp.wire.SoftTarget;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -89,14 +90,14 @@ final class SoftAtomics {
         if (!SoftAmoRequest.fits(len)) {
             return worker.dropMalformedControl("SOFT_AMO", len);
         }
-        final long reqId = SoftAmoRequest.reqId(data, off);
-        final Endpoint ep = worker.epTable.byId(SoftAmoRequest.dstEp(data, off));
+        final long reqId = SoftTarget.reqId(data, off);
+        final Endpoint ep = worker.epTable.byId(SoftTarget.dstEp(data, off));
         if (ep == null) {
             return Status.OK; // the initiator's endpoint to us is gone
         }
-        final long nonce = SoftAmoRequest.nonce(data, off);
-        final long mapId = SoftAmoRequest.mapId(data, off);
-        final long address = SoftAmoRequest.address(data, off);
+        final long nonce = SoftTarget.nonce(data, off);
+        final long mapId = SoftTarget.mapId(data, off);
+        final long address = SoftTarget.address(data, off);
         final long value = SoftAmoRequest.value(data, off);
         final long compare = SoftAmoRequest.compare(data, off);
         final int opIndex = SoftAmoRequest.op(data, off);
@@ -171,9 +172,10 @@ final class SoftAtomics {
             st = Status.IO_ERROR; // a NAK always carries an error
         }
         final Endpoint ep = r.ep;
-        final boolean post = r.rmaOp == Rma.AMO_POST;
+        // a refused post reports at the next flush, as does a put or get (emulated: SoftRma) nobody holds (nbi)
+        final boolean nbi = r.rmaOp == Rma.AMO_POST || (r.rmaOp == Rma.PUT || r.rmaOp == Rma.GET) && r.released;
         r.completion.complete(st);
-        ep.rma.softAmoDone(post ? st : Status.OK); // a refused post reports at the next flush
+        ep.rma.softAmoDone(nbi ? st : Status.OK);
         return Status.OK;
     }
 }

@@ -55,6 +55,7 @@ public final class Worker implements AutoCloseable {
     final ActiveMessages ams;
     final Streams streams;
     final SoftAtomics softAtomics = new SoftAtomics(this);
+    final SoftRma softRma = new SoftRma(this);
     final TagEager tagEager;
     final TagRecv tagRecv = new TagRecv(this);
     final RndvSend rndvSend;
@@ -95,6 +96,7 @@ public final class Worker implements AutoCloseable {
             ^ (ProcessHandle.current().pid() << 40) ^ System.nanoTime();
         this.unexpected = new UnexpectedPool(context.unexpectedBudget);
         this.ams = new ActiveMessages(this);
+        this.ams.setInternalHandlers(softRma);
         this.streams = new Streams(this, Math.min(context.config().get(Streams.WINDOW), context.unexpectedBudget));
         this.eagerGet = new EagerGet(this, context.eagerGetMax, context.eagerGetPool);
         this.flow = new FlowControl(this);
@@ -148,6 +150,7 @@ public final class Worker implements AutoCloseable {
         i.setAmHandler(AmId.FLOW, flow::onFlow);
         i.setAmHandler(AmId.EP_REMOVED, lifecycle::onEpRemoved);
         softAtomics.register(i);
+        softRma.register(i);
         eagerGet.register(i);
         i.setAmHandler(AmId.KEEPALIVE, lifecycle::onKeepalive);
     }
@@ -655,6 +658,58 @@ public final class Worker implements AutoCloseable {
             throw new WeftException(Status.UNSUPPORTED, "waitForEvents needs Feature.WAKEUP in the context");
         }
         return wakeup.await(timeoutMs);
+    }
+
+    /**
+     * The worker's event descriptor, for an application's own event loop (epoll, a selector over the fd):
+     * it becomes readable when an interface has an event or {@link #signal()} is called, once
+     * {@link #arm()} returned OK. Needs {@link Feature#WAKEUP}. The worker owns it (closed with the worker).
+     * Poll it with a timeout of at most the keepalive interval ({@code WEFT_KEEPALIVE_INTERVAL}), as
+     * {@link #waitForEvents} does, so that dead peers are still noticed.
+     */
+    public int eventFd() {
+        if (wakeup == null) {
+            throw new WeftException(Status.UNSUPPORTED, "eventFd needs Feature.WAKEUP in the context");
+        }
+        return wakeup.fd();
+    }
+
+    /**
+     * Arms the event descriptor before the application sleeps on it: OK when armed (nothing to do until it
+     * becomes readable), {@link Status#BUSY} when work is pending (call {@link #progress()} and arm again).
+     *
+     * <pre>{@code
+     * while (running) {
+     *     if (worker.progress() == 0 && worker.arm() == Status.OK) {
+     *         epoll_wait / selector.select on worker.eventFd()
+     *     }
+     * }
+     * }</pre>
+     */
+    public Status arm() {
+        if (wakeup == null) {
+            throw new WeftException(Status.UNSUPPORTED, "arm needs Feature.WAKEUP in the context");
+        }
+        guard.enter();
+        try {
+            return wakeup.arm();
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * The longest active-message header every protocol of this worker carries, rendezvous included
+     * (a quarter of the smallest bcopy limit of its interfaces, as {@code Endpoint.sendAm} checks).
+     */
+    public long maxAmHeaderSize() {
+        long min = Long.MAX_VALUE;
+        for (final WorkerIface wi : ifaces) {
+            if (wi.iface.attributes().has(weft.uct.Capability.AM_BCOPY)) {
+                min = Math.min(min, wi.iface.attributes().amMaxBcopy() / 4);
+            }
+        }
+        return min == Long.MAX_VALUE ? 0 : min;
     }
 
     /** Wakes a thread blocked in {@link #waitForEvents}; callable from any thread. */

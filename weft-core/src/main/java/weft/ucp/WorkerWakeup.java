@@ -68,6 +68,27 @@ final class WorkerWakeup {
         }
     }
 
+    /** See {@link Worker#arm()}; the caller holds the guard. */
+    Status arm() {
+        worker.checkOpen();
+        signalFd.drain(); // a signal already seen by the caller's poll must not keep the fd readable
+        worker.serviceCountdown = 0;
+        if (worker.lifecycle.service() > 0 || worker.requests.hasDone() || !worker.sendPending.isEmpty()
+            || !worker.getPending.isEmpty()) {
+            return Status.BUSY;
+        }
+        for (final WorkerIface wi : worker.ifaces) {
+            if (wi.iface.eventFd() >= 0 && wi.iface.arm() != Status.OK) {
+                return Status.BUSY;
+            }
+        }
+        return Status.OK;
+    }
+
+    int fd() {
+        return events.fd();
+    }
+
     void signal() {
         signalFd.signal();
     }

@@ -5,7 +5,8 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * SOFT_AMO: an atomic emulated at the target, sent am short with the initiator's request id as the
- * header; answered by SOFT_AMO_REP (old value, or the ack of a post) or SOFT_AMO_NAK (status code), both
+ * header; it starts with the {@link SoftTarget} prefix (read the request id, endpoint, map and address there);
+ * answered by SOFT_AMO_REP (old value, or the ack of a post) or SOFT_AMO_NAK (status code), both
  * {@link ControlMessage}s naming that request.
  *
  * <pre>
@@ -22,12 +23,7 @@ import java.lang.foreign.ValueLayout;
  */
 public final class SoftAmoRequest {
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
-    public static final int REQ_ID_OFFSET = 0;
-    public static final int DST_EP_OFFSET = 8;
-    public static final int NONCE_OFFSET = 16;
-    public static final int MAP_ID_OFFSET = 24;
-    public static final int ADDRESS_OFFSET = 32;
-    public static final int VALUE_OFFSET = 40;
+    public static final int VALUE_OFFSET = SoftTarget.LENGTH;
     public static final int COMPARE_OFFSET = 48;
     public static final int OP_OFFSET = 56;
     public static final int SIZE_OFFSET = 57;
@@ -42,26 +38,6 @@ public final class SoftAmoRequest {
     /** True if a message of {@code len} bytes holds the whole request. */
     public static boolean fits(final long len) {
         return len >= LENGTH;
-    }
-
-    public static long reqId(final MemorySegment m, final long o) {
-        return m.get(LONG, o + REQ_ID_OFFSET);
-    }
-
-    public static long dstEp(final MemorySegment m, final long o) {
-        return m.get(LONG, o + DST_EP_OFFSET);
-    }
-
-    public static long nonce(final MemorySegment m, final long o) {
-        return m.get(LONG, o + NONCE_OFFSET);
-    }
-
-    public static long mapId(final MemorySegment m, final long o) {
-        return m.get(LONG, o + MAP_ID_OFFSET);
-    }
-
-    public static long address(final MemorySegment m, final long o) {
-        return m.get(LONG, o + ADDRESS_OFFSET);
     }
 
     public static long value(final MemorySegment m, final long o) {
@@ -89,10 +65,7 @@ public final class SoftAmoRequest {
                                     final long address, final long value, final long compare, final int op,
                                     final int size, final boolean post) {
         final int h = ControlMessage.HEADER_LENGTH;
-        payload.set(LONG, DST_EP_OFFSET - h, dstEp);
-        payload.set(LONG, NONCE_OFFSET - h, nonce);
-        payload.set(LONG, MAP_ID_OFFSET - h, mapId);
-        payload.set(LONG, ADDRESS_OFFSET - h, address);
+        SoftTarget.writeAfterId(payload, 0, dstEp, nonce, mapId, address);
         payload.set(LONG, VALUE_OFFSET - h, value);
         payload.set(LONG, COMPARE_OFFSET - h, compare);
         payload.set(ValueLayout.JAVA_BYTE, OP_OFFSET - h, (byte) op);

@@ -5,7 +5,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -15,13 +14,7 @@ import java.util.List;
 @Timeout(300) // a bound for a hang: the scenarios' own step waits (Pe.WAIT_SECONDS) report a stuck step first
 class AmoLaneConformanceTest {
     static List<Arguments> sets() {
-        final List<Arguments> l = new ArrayList<>();
-        for (final String tls : List.of("shm,cma,self,tcp", "shm,self,tcp", "tcp,self")) {
-            for (final ScenarioRunner.Mode m : ScenarioRunner.Mode.values()) {
-                l.add(Arguments.of(tls, m));
-            }
-        }
-        return l;
+        return TagConformanceTest.sets(List.of("shm,cma,self,tcp", "shm,self,tcp", "tcp,self"));
     }
 
     @ParameterizedTest(name = "{0} {1}")

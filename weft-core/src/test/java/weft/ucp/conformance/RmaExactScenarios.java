@@ -51,17 +51,6 @@ public final class RmaExactScenarios {
         return registered ? ctx.memMap(pe.arena().allocate(len, 4096), 0) : ctx.memMap(len, 0);
     }
 
-    /** {@link RmaScenarios#exchange}, or null when no lane reaches registered memory (shm,self): both PEs skip. */
-    static Rkey exchangeOrSkip(final Pe pe, final MemoryMap map, final long tag) {
-        try {
-            return RmaScenarios.exchange(pe, map, tag);
-        } catch (final WeftException e) {
-            assertEquals(Status.UNREACHABLE, e.status(), "unpacking a key of registered memory: " + e.getMessage());
-            assertTrue(!pe.tls().contains("cma") && !pe.tls().contains("tcp"), "unreachable over " + pe.tls());
-            return null;
-        }
-    }
-
     /** True if the key has atomics (a lane, or emulated at the target); checks UNSUPPORTED otherwise. */
     static boolean atomics(final Pe pe, final Rkey rk, final MemorySegment scratch) {
         if (!rk.describe().contains("amo=none")) {
@@ -123,10 +112,7 @@ public final class RmaExactScenarios {
             final long heapLen = at + (1 << 20) + 64;
             final var ctx = pe.worker().context();
             try (MemoryMap heap = map(pe, heapLen, registered);
-                 Rkey rk = exchangeOrSkip(pe, heap, 0x6001 + (registered ? 16 : 0))) {
-                if (rk == null) {
-                    return;
-                }
+                 Rkey rk = RmaScenarios.exchange(pe, heap, 0x6001 + (registered ? 16 : 0))) {
                 final MemorySegment mine = heap.segment();
                 mine.fill((byte) 0);
                 pe.barrier();
@@ -227,10 +213,8 @@ public final class RmaExactScenarios {
             final int iters = tcp(pe) ? 200 : 2000;
             final int me = pe.rank();
             final var ctx = pe.worker().context();
-            try (MemoryMap heap = map(pe, 4096, registered); Rkey rk = exchangeOrSkip(pe, heap, 0x6002 + (registered ? 16 : 0))) {
-                if (rk == null) {
-                    return;
-                }
+            try (MemoryMap heap = map(pe, 4096, registered);
+                 Rkey rk = RmaScenarios.exchange(pe, heap, 0x6002 + (registered ? 16 : 0))) {
                 final String lanes = rk.describe();
                 assertTrue(!lanes.contains("amo=none"), "an atomic lane: " + lanes);
                 if (registered && !pe.tls().contains("tcp") && pe.tls().contains("cma")) {
@@ -409,10 +393,7 @@ public final class RmaExactScenarios {
             final long max = 1 << 20;
             final var ctx = pe.worker().context();
             try (MemoryMap heap = map(pe, 4 * max, registered);
-                 Rkey rk = exchangeOrSkip(pe, heap, 0x6003 + (registered ? 16 : 0))) {
-                if (rk == null) {
-                    return;
-                }
+                 Rkey rk = RmaScenarios.exchange(pe, heap, 0x6003 + (registered ? 16 : 0))) {
                 pe.barrier();
                 final long b = rk.base();
                 final MemorySegment src = pe.arena().allocate(max + 64, 64);
@@ -549,10 +530,8 @@ public final class RmaExactScenarios {
         private void run(final Pe pe, final boolean registered) {
             final long len = 64 * 1024;
             final var ctx = pe.worker().context();
-            try (MemoryMap heap = map(pe, len, registered); Rkey rk = exchangeOrSkip(pe, heap, 0x6004 + (registered ? 16 : 0))) {
-                if (rk == null) {
-                    return;
-                }
+            try (MemoryMap heap = map(pe, len, registered);
+                 Rkey rk = RmaScenarios.exchange(pe, heap, 0x6004 + (registered ? 16 : 0))) {
                 final MemorySegment mine = heap.segment();
                 mine.fill((byte) 0x5A);
                 pe.barrier();

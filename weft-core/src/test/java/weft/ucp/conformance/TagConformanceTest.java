@@ -12,8 +12,13 @@ import java.util.List;
 @Timeout(300) // a bound for a hang: the scenarios' own step waits (Pe.WAIT_SECONDS) report a stuck step first
 class TagConformanceTest {
     static List<Arguments> sets() {
+        return sets(ScenarioRunner.TRANSPORT_SETS);
+    }
+
+    /** Every transport set of {@code sets} in every mode (one JVM, across processes). */
+    static List<Arguments> sets(final List<String> sets) {
         final List<Arguments> l = new ArrayList<>();
-        for (final String tls : ScenarioRunner.TRANSPORT_SETS) {
+        for (final String tls : sets) {
             for (final ScenarioRunner.Mode m : ScenarioRunner.Mode.values()) {
                 l.add(Arguments.of(tls, m));
             }

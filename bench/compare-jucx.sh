@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Weft's JUCX module (weft-jucx) against real JUCX (org.openucx:jucx from Maven Central, on the installed
+# native UCX), side by side: the same program (bench/jucx/JucxBench.java, JUCX's public API only) run on
+# either jar, alternating, two processes pinned to cores 0 and 1, same counts on both sides.
+#   bench/compare-jucx.sh [PAIRS] [OUT]        PAIRS alternating pairs per test (default 3)
+# Needs: a JDK >= 25, Maven (to fetch the JUCX jar into ~/.m2 once), native UCX (apt-get install ucx-utils
+# libucx0). Not part of the build or the tests: when JUCX or UCX is missing it says so and exits 0.
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PAIRS=${1:-3}
+OUT=${2:-/dev/stdout}
+JUCX_VERSION=${JUCX_VERSION:-1.15.0}
+PORT=${PORT:-24200}
+# addr: connect by worker address (native UCX then uses shared memory on one node; its socket-address
+# endpoints stay on tcp); sock: through a listener, as JUCX's own benchmarks
+CONNECT=${CONNECT:-addr}
+JAR="$HOME/.m2/repository/org/openucx/jucx/$JUCX_VERSION/jucx-$JUCX_VERSION.jar"
+
+if ! command -v ucx_info >/dev/null 2>&1 && ! ldconfig -p 2>/dev/null | grep -q libucp.so; then
+    echo "compare-jucx: native UCX is not installed (libucp.so): skipping the JUCX comparison"; exit 0
+fi
+if [[ ! -f "$JAR" ]]; then
+    (cd /tmp && mvn -B -q dependency:get -Dartifact=org.openucx:jucx:$JUCX_VERSION -Dtransitive=false >/dev/null 2>&1)
+fi
+if [[ ! -f "$JAR" ]]; then
+    echo "compare-jucx: org.openucx:jucx:$JUCX_VERSION is not available (no network?): skipping"; exit 0
+fi
+JDK=$("$ROOT/weft" jdk)
+JAVA="$JDK/bin/java"
+WEFT_CP=$("$ROOT/weft" classpath)
+JOPTS=(--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Xms256m -Xmx256m)
+export UCX_WARN_UNUSED_ENV_VARS=n
+
+one() { # impl test size iters port -> RESULT line of the client
+    local impl=$1 test=$2 size=$3 iters=$4 PORT=$5 cp
+    if [[ $impl == weft ]]; then cp=$WEFT_CP; else cp=$JAR; fi
+    taskset -c 0 timeout 300 "$JAVA" "${JOPTS[@]}" -cp "$cp" "$ROOT/bench/jucx/JucxBench.java" server $PORT "$test" "$size" "$iters" "$CONNECT" \
+        >/dev/null 2>&1 &
+    local spid=$!
+    sleep 3
+    taskset -c 1 timeout 300 "$JAVA" "${JOPTS[@]}" -cp "$cp" "$ROOT/bench/jucx/JucxBench.java" client 127.0.0.1 $PORT "$test" \
+        "$size" "$iters" "$CONNECT" 2>/dev/null | grep '^RESULT' || echo "RESULT impl=$impl test=$test size=$size value=FAILED"
+    wait $spid 2>/dev/null
+}
+
+{
+echo "# bench/compare-jucx.sh $PAIRS   ($(date -u '+%F %T') UTC, $(nproc) cpus)"
+echo "# weft: weft-jucx on weft.ucp (default transports);  jucx: org.openucx:jucx:$JUCX_VERSION on $(ucx_info -v 2>/dev/null | head -1 | sed 's/# //')"
+echo "# UCX_TLS=${UCX_TLS:-<default>}  WEFT_TLS=${WEFT_TLS:-<default>}  connect=$CONNECT  (value: usec one-way for tag_lat, MB/s for read_bw)"
+for spec in "lat 8 20000" "bw 65536 2000" "bw 1048576 200"; do
+    set -- $spec
+    for p in $(seq 1 "$PAIRS"); do
+        for impl in weft jucx; do
+            PORT=$((PORT + 1)) # a fresh port per run: a listener's port may linger in TIME_WAIT
+            echo "$(one $impl $1 $2 $3 $PORT)  load=$(cut -d' ' -f1-3 /proc/loadavg)"
+        done
+    done
+done
+} | tee "$OUT"

@@ -1,0 +1,6 @@
+package org.openucx.jucx.ucp;
+
+/** Receives a listener's connection requests (from progress). */
+public interface UcpListenerConnectionHandler {
+    void onConnectionRequest(UcpConnectionRequest connectionRequest);
+}
