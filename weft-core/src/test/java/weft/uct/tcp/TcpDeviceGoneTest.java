@@ -36,6 +36,20 @@ class TcpDeviceGoneTest {
         return (TcpTransport) Transports.all().stream().filter(t -> t.name().equals("tcp")).findFirst().orElseThrow();
     }
 
+    /** Scans until the transport lists {@code dev} (the link comes up a few milliseconds after the command). */
+    private static Device awaitListed(final TcpTransport tcp, final String dev) throws InterruptedException {
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (true) {
+            tcp.forgetDevices();
+            final Device d = tcp.devices().stream().filter(x -> x.name().equals(dev)).findFirst().orElse(null);
+            if (d != null) {
+                return d;
+            }
+            assertTrue(System.nanoTime() < deadline, "the transport lists " + dev + ": " + tcp.devices());
+            Thread.sleep(20);
+        }
+    }
+
     @Test
     void aDeviceThatWentAwayIsLeftOutNotFatal() throws Exception {
         Assumptions.assumeTrue(isRoot(), "not root: creating a network interface needs root; skipped");
@@ -51,9 +65,7 @@ class TcpDeviceGoneTest {
             must(sh("ip", "link", "set", dev, "up"));
             must(sh("ip", "link", "set", "wh" + id, "up")); // carrier: an interface counts as up with both ends up
             final TcpTransport tcp = shared();
-            tcp.forgetDevices();
-            final Device gone = tcp.devices().stream().filter(d -> d.name().equals(dev)).findFirst().orElse(null);
-            assertTrue(gone != null, "the transport lists " + dev + ": " + tcp.devices());
+            final Device gone = awaitListed(tcp, dev);
             must(sh("ip", "link", "del", dev));
             deleted = true;
 
@@ -71,8 +83,7 @@ class TcpDeviceGoneTest {
             must(sh("ip", "link", "set", dev, "up"));
             must(sh("ip", "link", "set", "wh" + id, "up"));
             must(sh("ip", "addr", "add", "10.213.19.1/24", "dev", dev));
-            tcp.forgetDevices();
-            assertTrue(tcp.devices().stream().anyMatch(d -> d.name().equals(dev)), "listed again");
+            awaitListed(tcp, dev);
             must(sh("ip", "link", "del", dev));
             deleted = true;
             try (Context ctx = Context.builder().transports("tcp").build(); Worker w = ctx.newWorker()) {
