@@ -84,7 +84,9 @@ final class ProcessJob {
      */
     void uncaught(final Thread thread, final Throwable e, final Thread.UncaughtExceptionHandler previous) {
         try {
-            if (previous != null) {
+            if (bootstrap.globalExitStatus() != null) {
+                return; // a peer that left with another PE's global exit: no error of this program (finally exits)
+            } else if (previous != null) {
                 previous.uncaughtException(thread, e);
             } else {
                 System.err.print("Exception in thread \"" + thread.getName() + "\" ");
@@ -101,6 +103,11 @@ final class ProcessJob {
      * {@code status} (0 becomes 1: an aborted job never reports success).
      */
     void abort(final int status, final String reason) {
+        final Integer global = bootstrap.globalExitStatus();
+        if (global != null) {
+            exit.accept(global); // another PE ended the job on purpose: what failed here is a consequence
+            return;
+        }
         final int code = status == 0 ? 1 : status;
         if (ended.compareAndSet(false, true)) {
             JobLayout l = null;
@@ -121,6 +128,24 @@ final class ProcessJob {
             }
         }
         exit.accept(code);
+    }
+
+    /**
+     * Ends the whole job with {@code status} as it is (0 stays 0): the bootstrap tells every PE to exit with
+     * it ({@link Bootstrap#globalExit}), then this process exits with it.
+     */
+    void globalExit(final int status, final String reason) {
+        if (ended.compareAndSet(false, true)) {
+            System.err.println("weft: " + reason + ": every PE exits with status " + status);
+            System.err.flush();
+            try {
+                bootstrap.globalExit(status, reason);
+            } catch (final RuntimeException e) {
+                System.err.println("weft: the " + bootstrap.name() + " bootstrap could not end the job: "
+                    + e.getMessage());
+            }
+        }
+        exit.accept(status);
     }
 
     /** System.exit, or halt when the process is already shutting down (exit would then block for good). */

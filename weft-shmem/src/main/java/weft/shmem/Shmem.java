@@ -487,11 +487,12 @@ public final class Shmem extends ShmemCollectives implements AutoCloseable {
     // ------------------------------------------------------------------ exit and finalize
 
     /**
-     * {@code shmem_global_exit}: ends every PE of the job with {@code status} (the launcher's rule for aborts
-     * applies: a status of 0 becomes 1). Does not return.
+     * {@code shmem_global_exit}: ends every PE of the job with {@code status}, 0 included (under
+     * {@code weft run} the launcher exits with it too; under PMIx or PMI-2 it is the resource manager's
+     * abort with that status). Does not return.
      */
     public void globalExit(final int status) {
-        runtime.abort(status, "shmem.globalExit(" + status + ") called on PE " + myPe());
+        runtime.globalExit(status, "shmem.globalExit(" + status + ") called on PE " + myPe());
     }
 
     /** Endpoints this PE connected (dynamic connections: only to PEs it addressed). */
