@@ -109,25 +109,15 @@ final class ProcessJob {
             return;
         }
         final int code = status == 0 ? 1 : status;
-        if (ended.compareAndSet(false, true)) {
-            JobLayout l = null;
-            try {
-                l = bootstrap.layout();
-            } catch (final RuntimeException ignored) {
-                // the layout is only for the message
-            }
-            System.err.println("weft: " + (l == null ? "" : "rank " + l.rank() + " of " + l.size() + " ")
-                + "aborts the job through the " + bootstrap.name() + " bootstrap (exit status " + code + "): "
-                + reason);
-            System.err.flush();
-            try {
-                bootstrap.abort(code, reason);
-            } catch (final RuntimeException e) {
-                System.err.println("weft: the " + bootstrap.name() + " bootstrap could not abort the job: "
-                    + e.getMessage());
-            }
+        JobLayout l = null;
+        try {
+            l = bootstrap.layout();
+        } catch (final RuntimeException ignored) {
+            // the layout is only for the message
         }
-        exit.accept(code);
+        final String who = l == null ? "" : "rank " + l.rank() + " of " + l.size() + " ";
+        end(code, "weft: " + who + "aborts the job through the " + bootstrap.name() + " bootstrap (exit status " + code
+            + "): " + reason, "abort", () -> bootstrap.abort(code, reason));
     }
 
     /**
@@ -135,17 +125,23 @@ final class ProcessJob {
      * it ({@link Bootstrap#globalExit}), then this process exits with it.
      */
     void globalExit(final int status, final String reason) {
+        end(status, "weft: " + reason + ": every PE exits with status " + status, "end",
+            () -> bootstrap.globalExit(status, reason));
+    }
+
+    /** Prints {@code message} and runs {@code tell} (once per process; later callers only exit), then exits. */
+    private void end(final int code, final String message, final String verb, final Runnable tell) {
         if (ended.compareAndSet(false, true)) {
-            System.err.println("weft: " + reason + ": every PE exits with status " + status);
+            System.err.println(message);
             System.err.flush();
             try {
-                bootstrap.globalExit(status, reason);
+                tell.run();
             } catch (final RuntimeException e) {
-                System.err.println("weft: the " + bootstrap.name() + " bootstrap could not end the job: "
+                System.err.println("weft: the " + bootstrap.name() + " bootstrap could not " + verb + " the job: "
                     + e.getMessage());
             }
         }
-        exit.accept(status);
+        exit.accept(code);
     }
 
     /** System.exit, or halt when the process is already shutting down (exit would then block for good). */

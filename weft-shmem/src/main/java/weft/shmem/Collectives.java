@@ -21,8 +21,9 @@ import java.lang.foreign.ValueLayout;
  *     (partner = me XOR j on power-of-two teams) and signals each;</li>
  * <li>reductions and scans: {@link TeamReductions}.</li>
  * </ul>
- * Every data collective starts with a barrier (so every destination and scratch area is free to write)
- * and ends with a quiet (so the data this PE forwards is delivered without its further progress).
+ * Every data collective but the recursive-doubling reduction (see {@link TeamReductions}) starts with a
+ * barrier (so every destination and scratch area is free to write) and each ends with a quiet (so the
+ * data this PE forwards is delivered without its further progress).
  */
 final class Collectives {
     static final int MAX_TEAMS = 64;
@@ -218,7 +219,7 @@ final class Collectives {
      */
     long collect(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long bytes) {
         final int n = t.size();
-        if (8L * n > SCRATCH_BYTES) {
+        if (8L * n > TeamReductions.LOWER_BYTES) {
             throw new IllegalArgumentException("collect on a team of " + n + " PEs exceeds the scratch area");
         }
         checkSource(src, bytes, "collect");

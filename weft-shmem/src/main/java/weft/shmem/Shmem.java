@@ -124,7 +124,8 @@ public final class Shmem extends ShmemCollectives implements AutoCloseable {
             peers = UcpPeers.open(rt, mode);
             heap = new SymmetricHeap(peers, size, Collectives.SERVICE_BYTES);
             final OneSided ops = new OneSided(peers, heap);
-            final PointSync sync = new PointSync(ops, config.get(ShmemConfig.WAIT_SPINS));
+            final PointSync sync = new PointSync(ops, config.get(ShmemConfig.WAIT_SPINS),
+                config.get(ShmemConfig.WAIT_BLOCK_AFTER));
             final Collectives coll = new Collectives(ops, sync, new Collectives.Tuning(config.get(ShmemConfig.BCAST_RADIX),
                 config.get(ShmemConfig.COLLECT_RING_BYTES), config.get(ShmemConfig.REDUCE_RING_BYTES)));
             final int[] nodes = nodes(rt);

@@ -22,6 +22,11 @@ public final class ShmemConfig {
     public static final ConfigVar<Integer> WAIT_SPINS = ConfigRegistry.register("SHMEM_WAIT_SPINS", ConfigType.INT,
         "4096", "Checks of a shmem wait (waitUntil, barrier, lock) before it yields the CPU between checks");
 
+    /** How long a wait yields the processor between checks before it sleeps between them. */
+    public static final ConfigVar<Long> WAIT_BLOCK_AFTER = ConfigRegistry.register("SHMEM_WAIT_BLOCK_AFTER",
+        ConfigType.TIME, "10ms", "How long a shmem wait (waitUntil, barrier, collective, lock) yields the CPU between "
+            + "checks, after its spins, before it sleeps (at most 1 ms at a time) between checks");
+
     /** Radix of the broadcast tree: a member forwards to up to (radix - 1) children per level. */
     public static final ConfigVar<Integer> BCAST_RADIX = ConfigRegistry.register("SHMEM_BCAST_RADIX", ConfigType.INT,
         "4", "Radix k of the k-nomial tree of shmem broadcasts (>= 2; 2 is a binomial tree)");
@@ -53,7 +58,8 @@ public final class ShmemConfig {
 
     /** Every variable of the layer (touching this class registers them, for {@code weft info -c}). */
     public static List<ConfigVar<?>> configVars() {
-        return List.of(SYMMETRIC_SIZE, WAIT_SPINS, BCAST_RADIX, COLLECT_RING_BYTES, REDUCE_RING_BYTES, FINALIZE_TIMEOUT);
+        return List.of(SYMMETRIC_SIZE, WAIT_SPINS, WAIT_BLOCK_AFTER, BCAST_RADIX, COLLECT_RING_BYTES, REDUCE_RING_BYTES,
+            FINALIZE_TIMEOUT);
     }
 
     /**

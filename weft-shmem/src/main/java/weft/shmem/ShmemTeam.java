@@ -33,6 +33,8 @@ public final class ShmemTeam {
     /** Signals expected so far on each per-round counter (only the rounds in which this PE receives count). */
     final long[] rounds = new long[Collectives.ROUND_COUNTERS];
     long ringExpected;
+    /** Recursive-doubling chunks reduced so far: their parity picks the scratch regions. */
+    long doublingChunks;
     private long[] offsets;
     private MemorySegment work;
 

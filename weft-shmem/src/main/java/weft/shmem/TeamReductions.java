@@ -3,16 +3,21 @@ package weft.shmem;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The reductions and scans of {@link Collectives}, in chunks that fit the team's scratch area (a barrier
- * before each chunk frees the scratch; a quiet after it completes the puts whose sources are read later):
+ * The reductions and scans of {@link Collectives}, in chunks that fit the team's scratch area (a quiet after
+ * each chunk completes the puts whose sources are read later):
  * <ul>
  * <li>reduce below {@code WEFT_SHMEM_REDUCE_RING_BYTES} (or on two PEs): recursive doubling; on a team that is
  *     not a power of two the first 2r members fold pairwise into r first (the even one sends, the odd one
- *     combines and later puts the result straight into the even one's {@code dest});</li>
+ *     combines and later puts the result straight into the even one's {@code dest}). No barrier: it writes
+ *     only the upper half of the scratch area, in two sets of regions used by alternate chunks, and a PE
+ *     reaches chunk k + 2 only after its partners sent it their data of chunk k + 1, which they did after
+ *     reading everything of chunk k;</li>
  * <li>reduce at and above it: a ring reduce-scatter (n-1 steps, member j ends with block j fully combined)
  *     then the ring allgather of the blocks into {@code dest};</li>
  * <li>inclusive and exclusive scans: Hillis-Steele, ceil(log2 n) rounds, member j sending to member j + 2^r.</li>
  * </ul>
+ * The ring and the scans start each chunk with a barrier and use the lower half of the scratch area (with
+ * the sizes of {@code collect}), so that no PE still reading it there is overwritten by a faster one.
  * Each combination is computed once and copied, or computed in the same operand order on both partners
  * (lower-numbered group on the left), so every member holds the same bits, floating point included.
  * A partial result is combined into the scratch region it arrived in and sent on from there: the memory a
@@ -22,6 +27,10 @@ final class TeamReductions {
     /** Per-round counters of the fold into a power of two and of the result sent back. */
     private static final int PRE = Collectives.ROUND_COUNTERS - 2;
     private static final int POST = Collectives.ROUND_COUNTERS - 1;
+    /** The lower half of the scratch: ring reductions, scans (and collect's sizes) after a barrier. */
+    static final long LOWER_BYTES = Collectives.SCRATCH_BYTES / 2;
+    /** One of the two region sets of recursive doubling in the upper half. */
+    private static final long DOUBLING_SET_BYTES = Collectives.SCRATCH_BYTES / 4;
 
     private final Collectives coll;
     private final OneSided ops;
@@ -64,7 +73,7 @@ final class TeamReductions {
         final boolean ring = n > 2 && count * k.size >= coll.tuning.reduceRingBytes;
         final int p2 = Integer.highestOneBit(n);
         final int regions = ring ? n - 1 : log2(p2) + (p2 < n ? 1 : 0);
-        final long regionElems = Collectives.SCRATCH_BYTES / regions / k.size;
+        final long regionElems = (ring ? LOWER_BYTES : DOUBLING_SET_BYTES) / regions / k.size;
         final long chunk = ring ? regionElems * n : regionElems;
         if (regionElems == 0) {
             throw new IllegalArgumentException("a reduction over " + n + " PEs exceeds the scratch area");
@@ -72,25 +81,27 @@ final class TeamReductions {
         long done = 0;
         do {
             final long c = Math.min(chunk, count - done);
-            coll.barrier(t); // every member is done with the scratch of the previous chunk (or collective)
             final MemorySegment s = src.asSlice(done * k.size, c * k.size);
             final MemorySegment d = dest.asSlice(done * k.size, c * k.size);
             if (ring) {
+                coll.barrier(t); // every member is done with the lower scratch and its dest
                 ringChunk(t, d, s, c, k, op, regionElems * k.size);
             } else {
-                doublingChunk(t, d, s, c, k, op, regionElems * k.size);
+                final long set = LOWER_BYTES + (t.doublingChunks++ & 1) * DOUBLING_SET_BYTES;
+                doublingChunk(t, d, s, c, k, op, coll.scratch(t).asSlice(set, DOUBLING_SET_BYTES),
+                    regionElems * k.size);
             }
             done += c;
         } while (done < count);
     }
 
     private void doublingChunk(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long c,
-                               final Reduction.Kind k, final Reduction.Op op, final long regionBytes) {
+                               final Reduction.Kind k, final Reduction.Op op, final MemorySegment scratch,
+                               final long regionBytes) {
         final int n = t.size();
         final int p2 = Integer.highestOneBit(n);
         final int rem = n - p2;
         final long bytes = c * k.size;
-        final MemorySegment scratch = coll.scratch(t);
         final int levels = log2(p2);
         MemorySegment acc = src;
         final int newRank;
@@ -178,7 +189,7 @@ final class TeamReductions {
         check(t, dest, src, count, k, op, "scan");
         final int n = t.size();
         final int rounds = n == 1 ? 1 : 32 - Integer.numberOfLeadingZeros(n - 1);
-        final long regionElems = Collectives.SCRATCH_BYTES / rounds / k.size;
+        final long regionElems = LOWER_BYTES / rounds / k.size;
         long done = 0;
         do {
             final long c = Math.min(regionElems, count - done);
