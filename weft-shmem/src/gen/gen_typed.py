@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Generates the typed OpenSHMEM families of weft.shmem (one line per C routine) from the type tables of
-the OpenSHMEM 1.5 specification. Run from the repository root:  python3 weft-shmem/src/gen/gen_typed.py
+the OpenSHMEM 1.5 specification (plus 1.6's sum scans on the arithmetic reduction types).
+Run from the repository root:  python3 weft-shmem/src/gen/gen_typed.py
 It rewrites ShmemRma.java, ShmemAtomics.java, ShmemWaits.java and ShmemCollectives.java from the
 templates in weft-shmem/src/gen/templates/ (the hand-written part of each class) plus the typed methods."""
 import os
@@ -212,6 +213,11 @@ def collectives():
             out.append(f'    public final void {c}{op}Reduce(ShmemTeam team, MemorySegment dest, MemorySegment source, '
                        f'long nreduce) {{ coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.{kind}, '
                        f'Reduction.Op.{op.upper()}); }}')
+        if c in REDUCE_ARITH:
+            for scan, inclusive in (('Inscan', 'true'), ('Exscan', 'false')):
+                out.append(f'    public final void {c}Sum{scan}(ShmemTeam team, MemorySegment dest, MemorySegment source, '
+                           f'long nelems) {{ coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.{kind}, '
+                           f'Reduction.Op.SUM, {inclusive}); }}')
     return out
 
 

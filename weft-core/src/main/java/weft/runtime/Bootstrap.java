@@ -67,6 +67,23 @@ public interface Bootstrap extends AutoCloseable {
     default void abort(int status, String reason) {
     }
 
+    /**
+     * Ends the whole job on purpose with {@code status} (OpenSHMEM's global exit): every PE and the launcher
+     * exit with it, 0 included; returns once every PE was told, and the caller then exits with it. The
+     * default is {@link #abort}: a resource manager reports the status its own way.
+     */
+    default void globalExit(int status, String reason) {
+        abort(status, reason);
+    }
+
+    /**
+     * The status another PE ended the job with (global exit) once this PE has been told, else null: a
+     * failure this PE meets after that (a peer that exited first) is that exit, not an error.
+     */
+    default Integer globalExitStatus() {
+        return null;
+    }
+
     /** Leaves the job cleanly (the launcher then knows this PE did not die). */
     @Override
     void close();

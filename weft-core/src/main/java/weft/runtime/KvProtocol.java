@@ -31,6 +31,9 @@ import java.security.SecureRandom;
  *     VALUE [bytes] | MISSING           --->
  *                                       <--- FINALIZE
  *     OK, close                         --->
+ *                                       <--- EXIT [u32 status][reason] (shmem_global_exit)
+ *     EXIT [u32 status][reason] to every other PE  <--- EXITING (each one: it stops using its peers)
+ *     GO to every other PE, then OK to the sender (every PE then exits with the status; the launcher too)
  *     ABORT [reason] at any time        ---> (the job failed: the PE exits)
  * </pre>
  *
@@ -51,6 +54,9 @@ final class KvProtocol {
     static final byte ABORT = 10;
     static final byte VALUE = 11;
     static final byte MISSING = 12;
+    static final byte EXIT = 13;
+    static final byte EXITING = 14;
+    static final byte GO = 15;
 
     static final int NONCE_BYTES = 32;
     static final int MAC_BYTES = 32;

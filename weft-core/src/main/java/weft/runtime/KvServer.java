@@ -57,6 +57,10 @@ public final class KvServer implements AutoCloseable {
     private long generation;
     private String failure;
     private String abortReason;
+    private Integer exitStatus;
+    private final boolean[] exiting;
+    /** How long a global exit waits for the other PEs to disconnect before it lets its caller go. */
+    static final long EXIT_WAIT_NS = TimeUnit.SECONDS.toNanos(10);
     private boolean closed;
 
     private KvServer(final int size, final String secret, final long fenceTimeoutNs, final Consumer<String> log,
@@ -73,6 +77,7 @@ public final class KvServer implements AutoCloseable {
         sessions = new Session[size];
         everConnected = new boolean[size];
         finalized = new boolean[size];
+        exiting = new boolean[size];
         arrived = new boolean[size];
         acceptor = Thread.ofPlatform().daemon().name("weft-kv-accept").unstarted(this::acceptLoop);
     }
@@ -291,6 +296,16 @@ public final class KvServer implements AutoCloseable {
                         }
                     }
                     case KvProtocol.GET -> get(f.buffer(), session);
+                    case KvProtocol.EXIT -> {
+                        globalExit(rank, f.payload());
+                        session.send(KvProtocol.OK);
+                    }
+                    case KvProtocol.EXITING -> {
+                        synchronized (this) {
+                            exiting[rank] = true;
+                            notifyAll();
+                        }
+                    }
                     case KvProtocol.FINALIZE -> {
                         synchronized (this) {
                             finalized[rank] = true;
@@ -305,6 +320,62 @@ public final class KvServer implements AutoCloseable {
                 throw new IOException("malformed request: " + e.getMessage(), e);
             }
         }
+    }
+
+    /**
+     * A PE ends the job with a status of its choosing: every other PE is told to exit with it, and
+     * {@link #globalExitStatus()} reports it to the launcher (which exits with it, 0 included). Two phases:
+     * EXIT to every other PE, which answers EXITING once it knows (from then on a failure it meets is the
+     * global exit, not an error of its own); when all did (at most {@link #EXIT_WAIT_NS}), GO to them and
+     * OK to the caller, and everybody exits. So no PE sees another gone before it knows why.
+     */
+    private void globalExit(final int rank, final byte[] payload) throws IOException {
+        final int status = ByteBuffer.wrap(payload).getInt();
+        final List<Session> targets = new ArrayList<>();
+        synchronized (this) {
+            if (exitStatus != null) {
+                return; // a second PE's global exit: the first decides
+            }
+            exitStatus = status;
+            finalized[rank] = true; // it leaves on purpose: its disconnection is no failure
+            for (int r = 0; r < size; r++) {
+                if (r != rank && sessions[r] != null && !finalized[r]) {
+                    targets.add(sessions[r]);
+                }
+            }
+        }
+        for (final Session s : targets) {
+            s.sendQuietly(KvProtocol.EXIT, payload);
+        }
+        awaitExiting(rank);
+        for (final Session s : targets) {
+            s.sendQuietly(KvProtocol.GO, new byte[0]);
+        }
+    }
+
+    private void awaitExiting(final int rank) throws IOException {
+        final long deadline = System.nanoTime() + EXIT_WAIT_NS;
+        synchronized (this) {
+            for (int r = 0; r < size; r++) {
+                while (r != rank && sessions[r] != null && !finalized[r] && !exiting[r] && !closed) {
+                    final long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return;
+                    }
+                    try {
+                        wait(TimeUnit.NANOSECONDS.toMillis(left) + 1);
+                    } catch (final InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IOException("interrupted", e);
+                    }
+                }
+            }
+        }
+    }
+
+    /** The status a PE ended the job with ({@code shmem_global_exit}), or null if none did. */
+    public synchronized Integer globalExitStatus() {
+        return exitStatus;
     }
 
     private void commit(final int rank, final ByteBuffer b) {
@@ -425,6 +496,11 @@ public final class KvServer implements AutoCloseable {
 
     private void lost(final int rank, final Exception e) {
         synchronized (this) {
+            if (exitStatus != null) {
+                sessions[rank] = null; // after a global exit every PE leaves without finalizing
+                notifyAll();
+                return;
+            }
             if (finalized[rank] || closed) {
                 return;
             }
@@ -487,6 +563,14 @@ public final class KvServer implements AutoCloseable {
 
         synchronized void send(final byte type, final String text) throws IOException {
             KvProtocol.writeText(out, type, text);
+        }
+
+        void sendQuietly(final byte type, final byte[] payload) {
+            try {
+                send(type, payload);
+            } catch (final IOException ignored) {
+                // the PE is gone already: nothing to tell it
+            }
         }
 
         void sendQuietly(final byte type, final String text) {

@@ -84,7 +84,9 @@ final class ProcessJob {
      */
     void uncaught(final Thread thread, final Throwable e, final Thread.UncaughtExceptionHandler previous) {
         try {
-            if (previous != null) {
+            if (bootstrap.globalExitStatus() != null) {
+                return; // a peer that left with another PE's global exit: no error of this program (finally exits)
+            } else if (previous != null) {
                 previous.uncaughtException(thread, e);
             } else {
                 System.err.print("Exception in thread \"" + thread.getName() + "\" ");
@@ -101,22 +103,41 @@ final class ProcessJob {
      * {@code status} (0 becomes 1: an aborted job never reports success).
      */
     void abort(final int status, final String reason) {
+        final Integer global = bootstrap.globalExitStatus();
+        if (global != null) {
+            exit.accept(global); // another PE ended the job on purpose: what failed here is a consequence
+            return;
+        }
         final int code = status == 0 ? 1 : status;
+        JobLayout l = null;
+        try {
+            l = bootstrap.layout();
+        } catch (final RuntimeException ignored) {
+            // the layout is only for the message
+        }
+        final String who = l == null ? "" : "rank " + l.rank() + " of " + l.size() + " ";
+        end(code, "weft: " + who + "aborts the job through the " + bootstrap.name() + " bootstrap (exit status " + code
+            + "): " + reason, "abort", () -> bootstrap.abort(code, reason));
+    }
+
+    /**
+     * Ends the whole job with {@code status} as it is (0 stays 0): the bootstrap tells every PE to exit with
+     * it ({@link Bootstrap#globalExit}), then this process exits with it.
+     */
+    void globalExit(final int status, final String reason) {
+        end(status, "weft: " + reason + ": every PE exits with status " + status, "end",
+            () -> bootstrap.globalExit(status, reason));
+    }
+
+    /** Prints {@code message} and runs {@code tell} (once per process; later callers only exit), then exits. */
+    private void end(final int code, final String message, final String verb, final Runnable tell) {
         if (ended.compareAndSet(false, true)) {
-            JobLayout l = null;
-            try {
-                l = bootstrap.layout();
-            } catch (final RuntimeException ignored) {
-                // the layout is only for the message
-            }
-            System.err.println("weft: " + (l == null ? "" : "rank " + l.rank() + " of " + l.size() + " ")
-                + "aborts the job through the " + bootstrap.name() + " bootstrap (exit status " + code + "): "
-                + reason);
+            System.err.println(message);
             System.err.flush();
             try {
-                bootstrap.abort(code, reason);
+                tell.run();
             } catch (final RuntimeException e) {
-                System.err.println("weft: the " + bootstrap.name() + " bootstrap could not abort the job: "
+                System.err.println("weft: the " + bootstrap.name() + " bootstrap could not " + verb + " the job: "
                     + e.getMessage());
             }
         }

@@ -228,6 +228,15 @@ public final class Runtime implements AutoCloseable {
     }
 
     /**
+     * Ends the whole job on purpose with {@code status} ({@code shmem_global_exit}): every PE exits with it,
+     * 0 included, and so does {@code weft run}. Under a resource manager (PMIx, PMI-2) this is its abort
+     * with that status. Does not return.
+     */
+    public void globalExit(final int status, final String reason) {
+        (job != null ? job : new ProcessJob(bootstrap, System::exit)).globalExit(status, reason);
+    }
+
+    /**
      * This handle is done. A runtime from {@link #init()} leaves the job when the process exits (see the
      * class comment); one from {@link #of} closes its bootstrap now.
      */

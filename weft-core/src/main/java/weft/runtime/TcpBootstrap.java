@@ -14,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -48,6 +49,7 @@ final class TcpBootstrap implements Bootstrap {
     private final Map<String, byte[]> own = new HashMap<>();
     private final Thread reader;
     private volatile String abortReason;
+    private volatile Integer globalStatus;
     private volatile boolean closing;
     private boolean closed;
 
@@ -178,6 +180,12 @@ final class TcpBootstrap implements Bootstrap {
                 final KvProtocol.Frame f = KvProtocol.read(in);
                 if (f.type() == KvProtocol.ABORT) {
                     onAbort("job aborted by the launcher: " + f.text());
+                } else if (f.type() == KvProtocol.EXIT) {
+                    onExit(f.buffer().getInt());
+                } else if (f.type() == KvProtocol.GO) {
+                    if (exitOnAbort) {
+                        System.exit(globalStatus);
+                    }
                 } else {
                     answers.add(f);
                 }
@@ -191,6 +199,32 @@ final class TcpBootstrap implements Bootstrap {
         } else {
             answers.add(LOST); // wakes a FINALIZE that will get no answer
         }
+    }
+
+    /**
+     * Another PE ended the job with {@code status} (global exit): from now on a failure this PE meets is
+     * that exit ({@link #globalExitStatus()}); it says EXITING and exits with the status at GO.
+     */
+    private void onExit(final int status) {
+        if (abortReason != null) {
+            return;
+        }
+        globalStatus = status;
+        abortReason = "another PE ended the job (global exit, status " + status + ")";
+        answers.add(new KvProtocol.Frame(KvProtocol.ABORT, new byte[0])); // wakes a waiting caller
+        try {
+            synchronized (out) {
+                KvProtocol.write(out, KvProtocol.EXITING);
+            }
+        } catch (final IOException e) {
+            // the service is gone: the launcher stops this PE
+        }
+        closing = true;
+    }
+
+    @Override
+    public Integer globalExitStatus() {
+        return abortReason == null ? null : globalStatus;
     }
 
     private void onAbort(final String reason) {
@@ -210,7 +244,9 @@ final class TcpBootstrap implements Bootstrap {
     private KvProtocol.Frame call(final byte type, final byte[] payload, final long waitNs, final String what) {
         checkOpen();
         try {
-            KvProtocol.write(out, type, payload);
+            synchronized (out) {
+                KvProtocol.write(out, type, payload);
+            }
         } catch (final IOException e) {
             throw failure(what, "cannot send: " + e.getMessage(), e);
         }
@@ -376,6 +412,26 @@ final class TcpBootstrap implements Bootstrap {
         closing = true; // the reader's end of stream is expected now: no second abort from it
         abortReason = "this PE aborted the job (status " + status + "): " + reason;
         closeQuietly(socket);
+    }
+
+    /**
+     * Sends EXIT and waits for the service's OK (so the launcher knows the status before this process is
+     * gone), then leaves without FINALIZE; the service has told every other PE to exit with {@code status}.
+     */
+    @Override
+    public void globalExit(final int status, final String reason) {
+        if (closed || abortReason != null) {
+            return;
+        }
+        final byte[] text = reason.getBytes(StandardCharsets.UTF_8);
+        try {
+            call(KvProtocol.EXIT, ByteBuffer.allocate(4 + text.length).putInt(status).put(text).array(),
+                Math.min(timeoutNs, KvServer.EXIT_WAIT_NS + TimeUnit.SECONDS.toNanos(5)), "global exit");
+        } finally {
+            closing = true;
+            abortReason = "this PE ended the job (global exit, status " + status + ")";
+            closeQuietly(socket);
+        }
     }
 
     @Override

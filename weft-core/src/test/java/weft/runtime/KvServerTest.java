@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -104,6 +105,29 @@ class KvServerTest {
             }
         }
         assertTrue(log.isEmpty(), log.toString());
+    }
+
+    /**
+     * A global exit: the caller's call returns only after every other PE was told and answered (EXITING),
+     * each of them then reports the status, and the service holds it for the launcher.
+     */
+    @Test
+    void aGlobalExitReachesEveryPeBeforeItsCallerGoes() throws Exception {
+        final int size = 3;
+        final KvServer s = server(size, TIMEOUT);
+        final TcpBootstrap[] b = new TcpBootstrap[size];
+        for (int r = 0; r < size; r++) {
+            b[r] = client(s, r, size, SECRET);
+        }
+        assertNull(s.globalExitStatus());
+        pool.submit(() -> b[1].globalExit(5, "test")).get(30, TimeUnit.SECONDS);
+        assertEquals(5, s.globalExitStatus());
+        assertEquals(5, b[0].globalExitStatus(), "told before the caller was let go");
+        assertEquals(5, b[2].globalExitStatus());
+        final WeftException e = assertThrows(WeftException.class, () -> b[0].put("k", new byte[1]));
+        assertTrue(e.getMessage().contains("global exit, status 5"), e.getMessage());
+        pool.submit(() -> b[2].globalExit(9, "second")).get(30, TimeUnit.SECONDS); // told already: nothing
+        assertEquals(5, s.globalExitStatus(), "the first global exit decides");
     }
 
     @Test

@@ -12,14 +12,18 @@ import java.lang.foreign.ValueLayout;
  * counter is ever reset between collectives):
  * <ul>
  * <li>barrier: dissemination, ceil(log2 n) rounds of one signal each;</li>
- * <li>broadcast: a binomial tree rooted at the root, data put then signalled (fence between);</li>
- * <li>fcollect, collect, alltoall: every PE puts its blocks straight into the others' destinations and
- *     signals each (collect first gathers the sizes the same way);</li>
- * <li>reductions: chunks gathered into every PE's scratch, combined locally in PE order (so every PE
- *     computes the same bits).</li>
+ * <li>broadcast: a k-nomial tree rooted at the root ({@code WEFT_SHMEM_BCAST_RADIX}), data put then
+ *     signalled (fence between);</li>
+ * <li>fcollect, collect: Bruck's dissemination (ceil(log2 n) rounds, the blocks gathered so far go to the
+ *     PE 2^r behind) below {@code WEFT_SHMEM_COLLECT_RING_BYTES} of result, a ring (n-1 steps, one block to
+ *     the right neighbour each) at and above it; blocks land at their final place in {@code dest};</li>
+ * <li>alltoall(s): pairwise, each PE puts its blocks to the others in the order of an exchange pattern
+ *     (partner = me XOR j on power-of-two teams) and signals each;</li>
+ * <li>reductions and scans: {@link TeamReductions}.</li>
  * </ul>
- * Every data collective starts with a barrier (so every destination is free to write) and ends with a
- * quiet (so the data this PE forwards is delivered without its further progress).
+ * Every data collective but the recursive-doubling reduction (see {@link TeamReductions}) starts with a
+ * barrier (so every destination and scratch area is free to write) and each ends with a quiet (so the
+ * data this PE forwards is delivered without its further progress).
  */
 final class Collectives {
     static final int MAX_TEAMS = 64;
@@ -29,28 +33,78 @@ final class Collectives {
     private static final long BCAST = 256;
     private static final long DATA = 264;
     private static final long SIZES = 272;
-    private static final long REDUCE = 280;
+    static final long RING = 280;
     private static final long AGREE = 512;       // 32 counters, one per dissemination round
     private static final long AGREE_DATA = 1024; // 32 rounds of up to 8 longs
     private static final int AGREE_MAX = 8;
-    private static final long SCRATCH = 4096;
+    static final long ROUNDS = 3072;             // per-round counters of the logarithmic algorithms
+    static final int ROUND_COUNTERS = 32;
+    static final long SCRATCH = 4096;
     static final long SCRATCH_BYTES = SLOT_BYTES - SCRATCH;
 
+    /** The algorithm thresholds (from the configuration; the tests change them to reach every algorithm). */
+    static final class Tuning {
+        int bcastRadix;
+        long collectRingBytes;
+        long reduceRingBytes;
+
+        Tuning(final int bcastRadix, final long collectRingBytes, final long reduceRingBytes) {
+            if (bcastRadix < 2) {
+                throw new IllegalArgumentException("the broadcast radix must be >= 2, got " + bcastRadix);
+            }
+            this.bcastRadix = bcastRadix;
+            this.collectRingBytes = collectRingBytes;
+            this.reduceRingBytes = reduceRingBytes;
+        }
+    }
+
+    final Tuning tuning;
     private final OneSided ops;
     private final PointSync sync;
     private final SymmetricHeap heap;
     private final int worldMe;
     private final MemorySegment one = Arena.ofAuto().allocate(8, 8);
+    private final TeamReductions reductions;
 
-    Collectives(final OneSided ops, final PointSync sync) {
+    Collectives(final OneSided ops, final PointSync sync, final Tuning tuning) {
         this.ops = ops;
         this.sync = sync;
         this.heap = ops.heap();
         this.worldMe = ops.rank();
+        this.tuning = tuning;
+        this.reductions = new TeamReductions(this, ops);
     }
 
-    private static long slotBase(final ShmemTeam t) {
+    static long slotBase(final ShmemTeam t) {
         return t.slot * SLOT_BYTES;
+    }
+
+    /** The team's scratch area (in this PE's heap; the same offsets on every member). */
+    MemorySegment scratch(final ShmemTeam t) {
+        return heap.memory().asSlice(slotBase(t) + SCRATCH, SCRATCH_BYTES);
+    }
+
+    /** Signals per-round counter {@code round} of member {@code idx}. */
+    void signalRound(final ShmemTeam t, final int idx, final int round) {
+        signal(t, idx, ROUNDS + 8L * round);
+    }
+
+    /** Waits for the next signal on this PE's per-round counter {@code round}. */
+    void awaitRound(final ShmemTeam t, final int round) {
+        sync.waitAtLeast(slotBase(t) + ROUNDS + 8L * round, ++t.rounds[round]);
+    }
+
+    /** Waits for the next signal on this PE's ring counter (from the left neighbour). */
+    void awaitRing(final ShmemTeam t) {
+        sync.waitAtLeast(slotBase(t) + RING, ++t.ringExpected);
+    }
+
+    /** {@code bytes} of local {@code src} to {@code dest} (symmetric) on member {@code idx}, then a signal at {@code counter}. */
+    void putSignal(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long bytes,
+                   final int idx, final long counter) {
+        ops.put(dest, src, bytes, t.pes[idx], true);
+        ops.fence();
+        signal(t, idx, counter);
     }
 
     /** Zeroes the counters of {@code t}'s slot (before any member can signal into it). */
@@ -58,7 +112,7 @@ final class Collectives {
         heap.memory().asSlice(slotBase(t), SCRATCH).fill((byte) 0);
     }
 
-    private void signal(final ShmemTeam t, final int idx, final long off) {
+    void signal(final ShmemTeam t, final int idx, final long off) {
         ops.amoAt(AtomicOp.ADD, slotBase(t) + off, 1, 8, t.pes[idx], false);
     }
 
@@ -94,35 +148,45 @@ final class Collectives {
         barrier(t);
     }
 
-    /** Copies {@code bytes} of {@code src} on the root to {@code dest} on every member, the root included. */
+    /**
+     * Copies {@code bytes} of {@code src} on the root to {@code dest} on every member, the root included,
+     * down a k-nomial tree (radix {@code tuning.bcastRadix}) numbered from the root: a member whose number
+     * relative to the root has its lowest non-zero base-k digit at position p gets the data from the member
+     * with that digit cleared, then forwards it to its children, largest subtree first.
+     */
     void broadcast(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long bytes,
                    final int root) {
         final int n = t.size();
         t.worldPe(root);
         heap.offsetOf(dest, bytes, "the broadcast destination");
+        if (src.byteSize() < bytes && t.me == root) {
+            throw new IllegalArgumentException("the broadcast source has " + src.byteSize() + " bytes, needs " + bytes);
+        }
         barrier(t);
+        final int k = tuning.bcastRadix;
         final int vr = (t.me - root + n) % n;
         final long epoch = ++t.bcastEpoch;
-        final int limit;
+        long mask = 1;
+        while (mask < n && vr % (k * mask) == 0) {
+            mask *= k;
+        }
         if (vr == 0) {
             // the root receives no signal: count this broadcast itself, so the counter stays equal to the epoch
             OneSided.I64.getAndAdd(heap.memory(), slotBase(t) + BCAST, 1L);
             if (bytes > 0 && dest.address() != src.address()) {
                 MemorySegment.copy(src, 0, dest, 0, bytes);
             }
-            limit = Integer.highestOneBit(Math.max(1, n - 1)) << 1;
         } else {
             sync.waitAtLeast(slotBase(t) + BCAST, epoch);
-            limit = Integer.lowestOneBit(vr);
         }
         boolean sent = false;
-        for (int m = limit >> 1; m >= 1; m >>= 1) {
-            if (vr + m < n) {
-                final int child = (vr + m + root) % n;
-                ops.put(dest, dest, bytes, t.pes[child], true);
-                ops.fence();
-                signal(t, child, BCAST);
-                sent = true;
+        for (long m = mask / k; m >= 1; m /= k) {
+            for (int j = k - 1; j >= 1; j--) {
+                final long child = vr + j * m;
+                if (child < n) {
+                    putSignal(t, dest, dest, bytes, (int) ((child + root) % n), BCAST);
+                    sent = true;
+                }
             }
         }
         if (sent) {
@@ -134,26 +198,19 @@ final class Collectives {
     void fcollect(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long bytes) {
         final int n = t.size();
         heap.offsetOf(dest, bytes * n, "the collect destination");
+        checkSource(src, bytes, "collect");
+        final long[] offs = t.offsets();
+        for (int i = 0; i <= n; i++) {
+            offs[i] = bytes * i;
+        }
         barrier(t);
-        gather(t, dest, src, bytes, bytes * t.me, DATA, t.dataExpected += n - 1);
+        allgather(t, dest, src, offs);
     }
 
-    /** Puts {@code src} at {@code destOffset} of {@code dest} on every other member, signals, copies locally, waits. */
-    private void gather(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long bytes,
-                        final long destOffset, final long counter, final long expected) {
-        final int n = t.size();
-        final MemorySegment at = dest.asSlice(destOffset, bytes);
-        for (int j = 1; j < n; j++) {
-            final int to = (t.me + j) % n;
-            ops.put(at, src, bytes, t.pes[to], true);
-            ops.fence();
-            signal(t, to, counter);
+    private static void checkSource(final MemorySegment src, final long bytes, final String what) {
+        if (src.byteSize() < bytes) {
+            throw new IllegalArgumentException("the " + what + " source has " + src.byteSize() + " bytes, needs " + bytes);
         }
-        if (bytes > 0 && at.address() != src.address()) {
-            MemorySegment.copy(src, 0, at, 0, bytes);
-        }
-        sync.waitAtLeast(slotBase(t) + counter, expected);
-        ops.quiet();
     }
 
     /**
@@ -162,40 +219,106 @@ final class Collectives {
      */
     long collect(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long bytes) {
         final int n = t.size();
-        if (8L * n > SCRATCH_BYTES) {
+        if (8L * n > TeamReductions.LOWER_BYTES) {
             throw new IllegalArgumentException("collect on a team of " + n + " PEs exceeds the scratch area");
         }
+        checkSource(src, bytes, "collect");
         barrier(t);
-        final MemorySegment sizes = heap.memory().asSlice(slotBase(t) + SCRATCH, 8L * n);
-        one.set(ValueLayout.JAVA_LONG, 0, bytes);
-        gather(t, sizes, one, 8, 8L * t.me, SIZES, t.sizesExpected += n - 1);
-        long before = 0;
-        long total = 0;
-        for (int i = 0; i < n; i++) {
-            final long s = sizes.get(ValueLayout.JAVA_LONG, 8L * i);
-            before += i < t.me ? s : 0;
-            total += s;
+        final MemorySegment sizes = scratch(t).asSlice(0, 8L * n);
+        final long[] offs = t.offsets();
+        for (int i = 0; i <= n; i++) {
+            offs[i] = 8L * i;
         }
-        heap.offsetOf(dest, total, "the collect destination");
-        gather(t, dest, src, bytes, before, DATA, t.dataExpected += n - 1);
+        one.set(ValueLayout.JAVA_LONG, 0, bytes);
+        allgather(t, sizes, one, offs);
+        offs[0] = 0;
+        for (int i = 0; i < n; i++) {
+            offs[i + 1] = offs[i] + sizes.getAtIndex(ValueLayout.JAVA_LONG, i);
+        }
+        final long total = offs[n];
+        heap.offsetOf(dest, total, "the collect destination"); // the same total everywhere: all fail or none
+        allgather(t, dest, src, offs);
         return total;
+    }
+
+    /**
+     * Gathers member i's {@code src} into {@code dest[offs[i], offs[i+1])} on every member (after a barrier):
+     * Bruck's dissemination for small results, a ring for large ones.
+     */
+    private void allgather(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long[] offs) {
+        final int n = t.size();
+        final long mine = offs[t.me + 1] - offs[t.me];
+        if (mine > 0 && dest.address() + offs[t.me] != src.address()) {
+            MemorySegment.copy(src, 0, dest, offs[t.me], mine);
+        }
+        if (n == 1) {
+            return;
+        }
+        if (offs[n] >= tuning.collectRingBytes) {
+            ringAllgather(t, dest, offs, t.me);
+        } else {
+            int round = 0;
+            for (int d = 1; d < n; d <<= 1, round++) {
+                // I hold blocks [me, me + d) (mod n); the PE d behind lacks the first min(d, n - d) of them
+                final int to = (t.me - d + n) % n;
+                putBlocks(t, dest, offs, t.me, Math.min(d, n - d), to, ROUNDS + 8L * round);
+                awaitRound(t, round);
+            }
+        }
+        ops.quiet();
+    }
+
+    /**
+     * The ring allgather on {@code dest}'s blocks ({@code offs}): this PE holds block {@code own}; in step s it
+     * passes block (own - s) to its right neighbour and receives block (own - s - 1) from its left one.
+     */
+    void ringAllgather(final ShmemTeam t, final MemorySegment dest, final long[] offs, final int own) {
+        final int n = t.size();
+        final int right = (t.me + 1) % n;
+        for (int s = 0; s < n - 1; s++) {
+            putBlocks(t, dest, offs, (own - s + n) % n, 1, right, RING);
+            awaitRing(t);
+        }
+    }
+
+    /** Puts blocks [first, first + count) (mod n) of {@code dest} to the same place on member {@code to}, then signals. */
+    private void putBlocks(final ShmemTeam t, final MemorySegment dest, final long[] offs, final int first,
+                           final int count, final int to, final long counter) {
+        final int n = t.size();
+        final int end = first + count;
+        final int pe = t.pes[to];
+        putRange(dest, offs[first], offs[Math.min(end, n)], pe);
+        if (end > n) {
+            putRange(dest, 0, offs[end - n], pe);
+        }
+        ops.fence();
+        signal(t, to, counter);
+    }
+
+    private void putRange(final MemorySegment dest, final long from, final long to, final int pe) {
+        if (to > from) {
+            final MemorySegment part = dest.asSlice(from, to - from);
+            ops.put(part, part, to - from, pe, true);
+        }
+    }
+
+    /** The member this PE exchanges with in step {@code j} (1 <= j < n) of a pairwise exchange. */
+    private static int partner(final ShmemTeam t, final int j) {
+        final int n = t.size();
+        return (n & (n - 1)) == 0 ? t.me ^ j : (t.me + j) % n;
     }
 
     /** Block {@code j} of member {@code i}'s {@code src} goes to block {@code i} of member {@code j}'s {@code dest}. */
     void alltoall(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long bytes) {
         final int n = t.size();
         heap.offsetOf(dest, bytes * n, "the alltoall destination");
-        if (src.byteSize() < bytes * n) {
-            throw new IllegalArgumentException("the alltoall source has " + src.byteSize() + " bytes, needs " + bytes * n);
-        }
+        checkSource(src, bytes * n, "alltoall");
         barrier(t);
         final long expected = t.dataExpected += n - 1;
         final MemorySegment mine = dest.asSlice(bytes * t.me, bytes);
         for (int j = 1; j < n; j++) {
-            final int to = (t.me + j) % n;
-            ops.put(mine, src.asSlice(bytes * to, bytes), bytes, t.pes[to], true);
-            ops.fence();
-            signal(t, to, DATA);
+            final int to = partner(t, j);
+            putSignal(t, mine, src.asSlice(bytes * to, bytes), bytes, to, DATA);
         }
         MemorySegment.copy(src, bytes * t.me, mine, 0, bytes);
         sync.waitAtLeast(slotBase(t) + DATA, expected);
@@ -220,7 +343,7 @@ final class Collectives {
         final long destBlock = nelems * dst * size;
         final long srcBlock = nelems * sst * size;
         for (int j = 0; j < n; j++) {
-            final int to = (t.me + j) % n;
+            final int to = j == 0 ? t.me : partner(t, j);
             if (nelems > 0) {
                 ops.iput(dest.asSlice(t.me * destBlock), src.asSlice(to * srcBlock), dst, sst, nelems, size, t.pes[to]);
             }
@@ -236,35 +359,16 @@ final class Collectives {
     /** {@code dest[i] = op over members of src[i]} for {@code i < count}, on every member. */
     void reduce(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long count,
                 final Reduction.Kind k, final Reduction.Op op) {
-        final int n = t.size();
-        if (count < 0) {
-            throw new IllegalArgumentException("negative count " + count);
-        }
-        if (k.floating && (op == Reduction.Op.AND || op == Reduction.Op.OR || op == Reduction.Op.XOR)) {
-            throw new IllegalArgumentException(op + " does not apply to floating-point types");
-        }
-        heap.offsetOf(dest, count * k.size, "the reduction destination");
-        if (src.byteSize() < count * k.size) {
-            throw new IllegalArgumentException("the reduction source has " + src.byteSize() + " bytes, needs "
-                + count * k.size);
-        }
-        final long chunk = SCRATCH_BYTES / ((long) n * k.size);
-        if (chunk == 0) {
-            throw new IllegalArgumentException("a reduction over " + n + " PEs exceeds the scratch area");
-        }
-        final MemorySegment scratch = heap.memory().asSlice(slotBase(t) + SCRATCH, SCRATCH_BYTES);
-        final MemorySegment result = Arena.ofAuto().allocate(Math.max(1, Math.min(chunk, count) * k.size), 8);
-        long done = 0;
-        do {
-            final long c = Math.min(chunk, count - done);
-            final long bytes = c * k.size;
-            barrier(t); // every member is done with the scratch of the previous chunk
-            gather(t, scratch.asSlice(0, bytes * n), src.asSlice(done * k.size, bytes), bytes, bytes * t.me, REDUCE,
-                t.reduceExpected += n - 1);
-            Reduction.combine(k, op, scratch, n, c, result);
-            MemorySegment.copy(result, 0, dest, done * k.size, bytes);
-            done += c;
-        } while (done < count);
+        reductions.reduce(t, dest, src, count, k, op);
+    }
+
+    /**
+     * The 1.6 scans: {@code dest[i]} on member j = op over members 0..j ({@code inclusive}) or 0..j-1 of
+     * {@code src[i]}; member 0's {@code dest} of an exclusive scan is zeroed (the identity of SUM).
+     */
+    void scan(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long count,
+              final Reduction.Kind k, final Reduction.Op op, final boolean inclusive) {
+        reductions.scan(t, dest, src, count, k, op, inclusive);
     }
 
     /**

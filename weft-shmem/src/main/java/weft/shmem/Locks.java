@@ -32,9 +32,10 @@ final class Locks {
         check(lock);
         final int ticket = (int) ops.amo(AtomicOp.ADD, lock, 1, 4, HOME, true);
         final MemorySegment served = lock.asSlice(4, 4);
+        final long start = System.nanoTime();
         int round = 0;
         while ((int) ops.fetch(served, 4, HOME) != ticket) {
-            round = sync.pause(round);
+            round = sync.pause(round, start);
         }
     }
 

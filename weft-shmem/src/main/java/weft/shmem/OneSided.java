@@ -31,6 +31,8 @@ final class OneSided {
     private final int me;
     private final int n;
     private final int seg;
+    /** World PEs of a team context's team in team order (PE arguments are team numbers), or null (world numbers). */
+    private final int[] teamPes;
     /** Requests of nbi operations that need one (fetching atomics into the caller's memory), completed by quiet. */
     private final List<Request> pending = new ArrayList<>();
     /** Set by every operation that went through the transport: quiet and fence have nothing to do otherwise. */
@@ -38,18 +40,40 @@ final class OneSided {
     private final ThreadLocal<MemorySegment> scratch = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(64, 64));
 
     OneSided(final UcpPeers peers, final SymmetricHeap heap) {
+        this(peers, heap, null);
+    }
+
+    /** Operations whose PE arguments number the members of {@code team} (a context of that team), or the world's. */
+    OneSided(final UcpPeers peers, final SymmetricHeap heap, final ShmemTeam team) {
         this.peers = peers;
         this.heap = heap;
         this.me = peers.rank();
         this.n = peers.size();
         this.seg = heap.segmentIndex();
+        this.teamPes = team == null ? null : team.pes.clone();
     }
 
+    /** The world PE that {@code pe} (a PE number of this object's team) names. */
     int checkPe(final int pe) {
-        if (pe < 0 || pe >= n) {
-            throw new IllegalArgumentException("PE " + pe + " is out of range [0, " + n + ")");
+        final int size = teamPes == null ? n : teamPes.length;
+        if (pe < 0 || pe >= size) {
+            throw new IllegalArgumentException("PE " + pe + " is out of range [0, " + size + ")"
+                + (teamPes == null ? "" : " of the context's team"));
         }
-        return pe;
+        return teamPes == null ? pe : teamPes[pe];
+    }
+
+    /** This PE's number in this object's team. */
+    int self() {
+        if (teamPes == null) {
+            return me;
+        }
+        for (int i = 0; i < teamPes.length; i++) {
+            if (teamPes[i] == me) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("PE " + me + " is not in the context's team");
     }
 
     /** The memory through which loads and stores reach {@code pe}'s heap, or null if only the transport does. */
@@ -88,8 +112,8 @@ final class OneSided {
     // ------------------------------------------------------------------ contiguous RMA
 
     /** Copies {@code src[0, bytes)} to {@code dest} (symmetric) on {@code pe}; blocking = source reusable. */
-    void put(final MemorySegment dest, final MemorySegment src, final long bytes, final int pe, final boolean nbi) {
-        checkPe(pe);
+    void put(final MemorySegment dest, final MemorySegment src, final long bytes, final int tpe, final boolean nbi) {
+        final int pe = checkPe(tpe);
         checkLocal(src, bytes, "the source");
         final long off = heap.offsetOf(dest, bytes, "the destination");
         if (bytes == 0) {
@@ -110,8 +134,8 @@ final class OneSided {
     }
 
     /** Copies {@code src} (symmetric) of {@code pe} into {@code dest[0, bytes)}; blocking = data arrived. */
-    void get(final MemorySegment dest, final MemorySegment src, final long bytes, final int pe, final boolean nbi) {
-        checkPe(pe);
+    void get(final MemorySegment dest, final MemorySegment src, final long bytes, final int tpe, final boolean nbi) {
+        final int pe = checkPe(tpe);
         checkLocal(dest, bytes, "the destination");
         final long off = heap.offsetOf(src, bytes, "the source");
         if (bytes == 0) {
@@ -168,8 +192,8 @@ final class OneSided {
      * blocks of {@code bsize} elements; blocking either way.
      */
     private void strided(final boolean put, final MemorySegment dest, final MemorySegment src, final long dst,
-                         final long sst, final long bsize, final long nelems, final int size, final int pe) {
-        checkPe(pe);
+                         final long sst, final long bsize, final long nelems, final int size, final int tpe) {
+        final int pe = checkPe(tpe);
         checkStrides(dst, sst, nelems);
         if (bsize < 1) {
             throw new IllegalArgumentException("the block size must be >= 1, got " + bsize);
@@ -217,7 +241,7 @@ final class OneSided {
 
     /** Stores the low {@code size} bytes of {@code value} at {@code dest} on {@code pe}. */
     void p(final MemorySegment dest, final long value, final int size, final int pe) {
-        final MemorySegment d = pe == me ? heap.memory() : null;
+        final MemorySegment d = checkPe(pe) == me ? heap.memory() : null;
         if (d != null) {
             store(d, heap.offsetOf(dest, size, "the destination"), value, size);
             return;
@@ -229,7 +253,7 @@ final class OneSided {
 
     /** Loads {@code size} bytes at {@code src} on {@code pe} (sign-extended). */
     long g(final MemorySegment src, final int size, final int pe) {
-        if (pe == me) {
+        if (checkPe(pe) == me) {
             return load(heap.memory(), heap.offsetOf(src, size, "the source"), size);
         }
         final MemorySegment s = scratch.get();
@@ -271,9 +295,9 @@ final class OneSided {
      * {@code dest} at {@code pe}; returns the old value when {@code fetch}, else 0 (the update is then done
      * by the next quiet at the latest).
      */
-    long amo(final AtomicOp op, final MemorySegment dest, final long value, final int size, final int pe,
+    long amo(final AtomicOp op, final MemorySegment dest, final long value, final int size, final int tpe,
              final boolean fetch) {
-        checkPe(pe);
+        final int pe = checkPe(tpe);
         return amoAt(op, amoOffset(dest, size), value, size, pe, fetch);
     }
 
@@ -300,8 +324,8 @@ final class OneSided {
     }
 
     /** Compare-and-swap: writes {@code value} if the target equals {@code cond}; returns the old value. */
-    long cswap(final MemorySegment dest, final long cond, final long value, final int size, final int pe) {
-        checkPe(pe);
+    long cswap(final MemorySegment dest, final long cond, final long value, final int size, final int tpe) {
+        final int pe = checkPe(tpe);
         final long off = amoOffset(dest, size);
         final MemorySegment d = direct(pe);
         if (d != null) {
@@ -325,9 +349,8 @@ final class OneSided {
 
     /** The atomic read of the target (a fetch-add of 0 where it is remote). */
     long fetch(final MemorySegment src, final int size, final int pe) {
-        checkPe(pe);
         final long off = amoOffset(src, size);
-        final MemorySegment d = direct(pe);
+        final MemorySegment d = direct(checkPe(pe));
         if (d != null) {
             return size == 8 ? (long) I64.getVolatile(d, off) : (int) I32.getVolatile(d, off);
         }
@@ -339,15 +362,15 @@ final class OneSided {
      * once where the target is mapped or {@code result} is Java heap memory.
      */
     void amoNbi(final AtomicOp op, final MemorySegment result, final MemorySegment dest, final long value,
-                final int size, final int pe) {
-        checkPe(pe);
+                final int size, final int tpe) {
+        final int pe = checkPe(tpe);
         checkLocal(result, size, "the fetch result");
         final long off = amoOffset(dest, size);
         final MemorySegment d = direct(pe);
         if (d != null || !result.isNative()) {
             final long old = d != null
                 ? (size == 8 ? MemoryAtomics.fetch64(op, d, off, value) : MemoryAtomics.fetch32(op, d, off, (int) value))
-                : amo(op, dest, value, size, pe, true);
+                : amo(op, dest, value, size, tpe, true);
             store(result, 0, old, size);
             return;
         }
@@ -404,8 +427,8 @@ final class OneSided {
     }
 
     /** Completes every operation to {@code pe}. */
-    void peQuiet(final int pe) {
-        checkPe(pe);
+    void peQuiet(final int tpe) {
+        final int pe = checkPe(tpe);
         VarHandle.fullFence();
         if (pe != me && peers.mapping(seg, pe) == null) {
             await(peers.endpoint(pe).flush());

@@ -8,19 +8,21 @@ import java.lang.invoke.VarHandle;
  * Point-to-point synchronization: waits and tests on symmetric variables of this PE ({@code waitUntil},
  * {@code test} and their {@code _all/_any/_some/_vector} forms). A wait checks the variable with volatile
  * loads and progresses the worker between checks (an update over tcp is written by this PE's own progress);
- * after {@code WEFT_SHMEM_WAIT_SPINS} checks it yields the processor, and after 64 yields it sleeps in the
- * worker's event wait (at most 1 ms at a time) between checks.
+ * after {@code WEFT_SHMEM_WAIT_SPINS} checks it yields the processor between checks, and once the wait has
+ * lasted {@code WEFT_SHMEM_WAIT_BLOCK_AFTER} it sleeps in the worker's event wait (at most 1 ms at a time:
+ * a store through a mapping wakes nobody) between checks.
  */
 final class PointSync {
     private static final VarHandle I16 = ValueLayout.JAVA_SHORT.varHandle();
-    private static final int YIELDS = 64;
 
     private final OneSided ops;
     private final int spins;
+    private final long blockAfterNs;
 
-    PointSync(final OneSided ops, final int spins) {
+    PointSync(final OneSided ops, final int spins, final long blockAfterNs) {
         this.ops = ops;
         this.spins = Math.max(1, spins);
+        this.blockAfterNs = Math.max(0, blockAfterNs);
     }
 
     /** An element type: size in bytes and signedness. */
@@ -83,15 +85,16 @@ final class PointSync {
     }
 
     /**
-     * Called between checks of a wait: progress, then a pause that grows from a spin into a yield and then
-     * into a sleep of at most 1 ms in the worker's event wait (woken by transport traffic), so PEs that
-     * outnumber the cores leave them to the PE that has work.
+     * Called between checks of a wait that began at {@code start} ({@code System.nanoTime()}): progress, then
+     * a pause that grows from a spin into a yield (PEs that outnumber the cores leave them to the PE that has
+     * work, and come back as soon as it is done) and, after {@code blockAfterNs}, into a sleep of at most 1 ms
+     * in the worker's event wait (woken by transport traffic), so a long wait does not burn a core.
      */
-    int pause(final int round) {
+    int pause(final int round, final long start) {
         if (ops.progress() == 0) {
             if (round < spins) {
                 Thread.onSpinWait();
-            } else if (round < spins + YIELDS) {
+            } else if (System.nanoTime() - start < blockAfterNs) {
                 Thread.yield();
             } else {
                 ops.sleep();
@@ -105,13 +108,14 @@ final class PointSync {
         checkCmp(cmp);
         final long off = base(ivar, 1, e);
         final long want = e.widen(value);
+        final long start = System.nanoTime();
         int round = 0;
         while (true) {
             final long v = load(e, off);
             if (compare(e, v, cmp, want)) {
                 return v;
             }
-            round = pause(round);
+            round = pause(round, start);
         }
     }
 
@@ -126,9 +130,10 @@ final class PointSync {
      * @return false if the deadline passed first
      */
     boolean waitAtLeast(final long off, final long value, final long deadline) {
+        final long start = System.nanoTime();
         int round = 0;
         while ((long) OneSided.I64.getVolatile(ops.heap().memory(), off) < value) {
-            round = pause(round);
+            round = pause(round, start);
             if ((round & 1023) == 0 && deadline != Long.MAX_VALUE && System.nanoTime() - deadline > 0) {
                 return false;
             }
@@ -213,6 +218,7 @@ final class PointSync {
         final boolean[] done = new boolean[(int) nelems];
         final long[] one = new long[1];
         int satisfied = 0;
+        final long start = System.nanoTime();
         int round = 0;
         while (true) {
             switch (mode) {
@@ -238,7 +244,7 @@ final class PointSync {
                 ops.progress();
                 return mode == 0 ? 0 : mode == 1 ? -1 : 0;
             }
-            round = pause(round);
+            round = pause(round, start);
         }
     }
 }

@@ -80,19 +80,11 @@ final class Reduction {
         };
     }
 
-    /**
-     * Reduces {@code blocks} blocks of {@code count} elements, laid out one after another in {@code in},
-     * element by element in block order (the same order on every PE, so floating-point results agree), into
-     * {@code out}.
-     */
-    static void combine(final Kind k, final Op op, final MemorySegment in, final int blocks, final long count,
-                        final MemorySegment out) {
+    /** {@code out[i] = a[i] op b[i]} for {@code i < count}; {@code out} may be {@code a} or {@code b}. */
+    static void combine2(final Kind k, final Op op, final MemorySegment a, final MemorySegment b, final long count,
+                         final MemorySegment out) {
         for (long i = 0; i < count; i++) {
-            long acc = load(k, in, i);
-            for (int b = 1; b < blocks; b++) {
-                acc = apply(k, op, acc, load(k, in, (long) b * count + i));
-            }
-            store(k, out, i, acc);
+            store(k, out, i, apply(k, op, load(k, a, i), load(k, b, i)));
         }
     }
 }

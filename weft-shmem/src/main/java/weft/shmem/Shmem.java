@@ -124,8 +124,10 @@ public final class Shmem extends ShmemCollectives implements AutoCloseable {
             peers = UcpPeers.open(rt, mode);
             heap = new SymmetricHeap(peers, size, Collectives.SERVICE_BYTES);
             final OneSided ops = new OneSided(peers, heap);
-            final PointSync sync = new PointSync(ops, config.get(ShmemConfig.WAIT_SPINS));
-            final Collectives coll = new Collectives(ops, sync);
+            final PointSync sync = new PointSync(ops, config.get(ShmemConfig.WAIT_SPINS),
+                config.get(ShmemConfig.WAIT_BLOCK_AFTER));
+            final Collectives coll = new Collectives(ops, sync, new Collectives.Tuning(config.get(ShmemConfig.BCAST_RADIX),
+                config.get(ShmemConfig.COLLECT_RING_BYTES), config.get(ShmemConfig.REDUCE_RING_BYTES)));
             final int[] nodes = nodes(rt);
             final Teams teams = new Teams(coll, rt.size(), rt.rank(), nodes);
             final Shmem s = new Shmem(rt, peers, heap, ops, sync, coll, teams, requested);
@@ -431,6 +433,21 @@ public final class Shmem extends ShmemCollectives implements AutoCloseable {
      * ({@link #THREAD_MULTIPLE}: any threads). {@link #CTX_NOSTORE} is accepted as a hint.
      */
     public ShmemCtx ctxCreate(final long options) {
+        return createCtx(TEAM_WORLD, null, options);
+    }
+
+    /**
+     * {@code shmem_team_create_ctx}: a context whose PE arguments number the members of {@code team} (as
+     * {@code teamMyPe} does); otherwise as {@link #ctxCreate}. Not collective.
+     *
+     * @throws IllegalArgumentException for {@link #TEAM_INVALID} or a destroyed team
+     */
+    public ShmemCtx teamCreateCtx(final ShmemTeam team, final long options) {
+        final ShmemTeam t = teams.resolve(team);
+        return createCtx(team, t == teams.world() ? null : t, options);
+    }
+
+    private ShmemCtx createCtx(final ShmemTeam handle, final ShmemTeam numbering, final long options) {
         if ((options & ~(CTX_SERIALIZED | CTX_PRIVATE | CTX_NOSTORE)) != 0) {
             throw new IllegalArgumentException("unknown context options 0x" + Long.toHexString(options));
         }
@@ -438,15 +455,12 @@ public final class Shmem extends ShmemCollectives implements AutoCloseable {
             : (options & CTX_SERIALIZED) != 0 || threadLevel == THREAD_SERIALIZED ? ThreadMode.SERIALIZED
             : threadLevel == THREAD_MULTIPLE ? ThreadMode.MULTI : ThreadMode.SINGLE;
         final UcpPeers p = peers.withWorker(mode);
-        return new ShmemCtx(new OneSided(p, heap), p, options);
+        return new ShmemCtx(new OneSided(p, heap, numbering), p, options, handle);
     }
 
-    /** {@code shmem_team_create_ctx}: a context on {@code team}; only the world team is supported so far. */
-    public ShmemCtx teamCreateCtx(final ShmemTeam team, final long options) {
-        if (teams.resolve(team) != teams.world()) {
-            throw new UnsupportedOperationException("contexts on teams other than TEAM_WORLD are not implemented yet");
-        }
-        return ctxCreate(options);
+    /** {@code shmem_ctx_get_team}: the team {@code ctx} numbers PEs by. */
+    public ShmemTeam ctxGetTeam(final ShmemCtx ctx) {
+        return ctx.getTeam();
     }
 
     /** {@code shmem_ctx_destroy}. */
@@ -474,11 +488,12 @@ public final class Shmem extends ShmemCollectives implements AutoCloseable {
     // ------------------------------------------------------------------ exit and finalize
 
     /**
-     * {@code shmem_global_exit}: ends every PE of the job with {@code status} (the launcher's rule for aborts
-     * applies: a status of 0 becomes 1). Does not return.
+     * {@code shmem_global_exit}: ends every PE of the job with {@code status}, 0 included (under
+     * {@code weft run} the launcher exits with it too; under PMIx or PMI-2 it is the resource manager's
+     * abort with that status). Does not return.
      */
     public void globalExit(final int status) {
-        runtime.abort(status, "shmem.globalExit(" + status + ") called on PE " + myPe());
+        runtime.globalExit(status, "shmem.globalExit(" + status + ") called on PE " + myPe());
     }
 
     /** Endpoints this PE connected (dynamic connections: only to PEs it addressed). */

@@ -57,7 +57,7 @@ public abstract class ShmemAtomics extends ShmemRma {
 
     /** {@code shmem_signal_fetch}: the value of this PE's signal variable, read atomically. */
     public final long signalFetch(final MemorySegment sigAddr) {
-        return ops.fetch(sigAddr, 8, ops.rank());
+        return ops.fetch(sigAddr, 8, ops.self());
     }
 
     /** {@code shmem_signal_add} (1.6): adds {@code signal} to the signal variable on {@code pe}. */

@@ -8,8 +8,10 @@ import java.lang.foreign.MemorySegment;
  * The typed team collectives of a {@link Shmem}: {@code shmem_long_sum_reduce(team, dest, source, n)} is
  * {@code shmem.longSumReduce(team, dest, source, n)}, {@code shmem_int_broadcast} {@code intBroadcast}, and
  * so on for collect, fcollect and alltoall. {@code dest} is symmetric; every member of the team calls the
- * routine with the same arguments. Reductions combine in PE order on every PE (floating-point results
- * agree everywhere); {@code dest} may be {@code source}.
+ * routine with the same arguments. Reductions compute every combination once, or in the same operand order
+ * on every PE (floating-point results agree everywhere); {@code dest} may be {@code source}. The 1.6 scans
+ * {@code shmem_long_sum_inscan} / {@code _exscan} are {@code longSumInscan} / {@code longSumExscan}: member j
+ * gets the sum over members 0..j (inclusive) or 0..j-1 (exclusive; member 0 gets zeros).
  */
 public abstract class ShmemCollectives extends ShmemWaits {
     final Collectives coll;
@@ -31,6 +33,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void floatMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.F32, Reduction.Op.MIN); }
     public final void floatSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.F32, Reduction.Op.SUM); }
     public final void floatProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.F32, Reduction.Op.PROD); }
+    public final void floatSumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.F32, Reduction.Op.SUM, true); }
+    public final void floatSumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.F32, Reduction.Op.SUM, false); }
     // double: Java double, 8 byte(s)
     public final void doubleBroadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 8), peRoot); }
     public final void doubleCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
@@ -41,6 +45,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void doubleMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.F64, Reduction.Op.MIN); }
     public final void doubleSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.F64, Reduction.Op.SUM); }
     public final void doubleProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.F64, Reduction.Op.PROD); }
+    public final void doubleSumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.F64, Reduction.Op.SUM, true); }
+    public final void doubleSumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.F64, Reduction.Op.SUM, false); }
     // char: Java byte, 1 byte(s)
     public final void charBroadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 1), peRoot); }
     public final void charCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 1)); }
@@ -51,6 +57,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void charMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S8, Reduction.Op.MIN); }
     public final void charSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S8, Reduction.Op.SUM); }
     public final void charProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S8, Reduction.Op.PROD); }
+    public final void charSumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S8, Reduction.Op.SUM, true); }
+    public final void charSumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S8, Reduction.Op.SUM, false); }
     // schar: Java byte, 1 byte(s)
     public final void scharBroadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 1), peRoot); }
     public final void scharCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 1)); }
@@ -61,6 +69,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void scharMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S8, Reduction.Op.MIN); }
     public final void scharSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S8, Reduction.Op.SUM); }
     public final void scharProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S8, Reduction.Op.PROD); }
+    public final void scharSumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S8, Reduction.Op.SUM, true); }
+    public final void scharSumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S8, Reduction.Op.SUM, false); }
     // short: Java short, 2 byte(s)
     public final void shortBroadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 2), peRoot); }
     public final void shortCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 2)); }
@@ -71,6 +81,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void shortMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S16, Reduction.Op.MIN); }
     public final void shortSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S16, Reduction.Op.SUM); }
     public final void shortProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S16, Reduction.Op.PROD); }
+    public final void shortSumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S16, Reduction.Op.SUM, true); }
+    public final void shortSumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S16, Reduction.Op.SUM, false); }
     // int: Java int, 4 byte(s)
     public final void intBroadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 4), peRoot); }
     public final void intCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 4)); }
@@ -81,6 +93,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void intMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S32, Reduction.Op.MIN); }
     public final void intSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S32, Reduction.Op.SUM); }
     public final void intProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S32, Reduction.Op.PROD); }
+    public final void intSumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S32, Reduction.Op.SUM, true); }
+    public final void intSumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S32, Reduction.Op.SUM, false); }
     // long: Java long, 8 byte(s)
     public final void longBroadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 8), peRoot); }
     public final void longCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
@@ -91,6 +105,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void longMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.MIN); }
     public final void longSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.SUM); }
     public final void longProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.PROD); }
+    public final void longSumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S64, Reduction.Op.SUM, true); }
+    public final void longSumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S64, Reduction.Op.SUM, false); }
     // longlong: Java long, 8 byte(s)
     public final void longlongBroadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 8), peRoot); }
     public final void longlongCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
@@ -101,6 +117,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void longlongMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.MIN); }
     public final void longlongSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.SUM); }
     public final void longlongProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.PROD); }
+    public final void longlongSumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S64, Reduction.Op.SUM, true); }
+    public final void longlongSumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S64, Reduction.Op.SUM, false); }
     // uchar: Java byte, 1 byte(s)
     public final void ucharBroadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 1), peRoot); }
     public final void ucharCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 1)); }
@@ -114,6 +132,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void ucharMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U8, Reduction.Op.MIN); }
     public final void ucharSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U8, Reduction.Op.SUM); }
     public final void ucharProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U8, Reduction.Op.PROD); }
+    public final void ucharSumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.U8, Reduction.Op.SUM, true); }
+    public final void ucharSumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.U8, Reduction.Op.SUM, false); }
     // ushort: Java short, 2 byte(s)
     public final void ushortBroadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 2), peRoot); }
     public final void ushortCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 2)); }
@@ -127,6 +147,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void ushortMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U16, Reduction.Op.MIN); }
     public final void ushortSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U16, Reduction.Op.SUM); }
     public final void ushortProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U16, Reduction.Op.PROD); }
+    public final void ushortSumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.U16, Reduction.Op.SUM, true); }
+    public final void ushortSumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.U16, Reduction.Op.SUM, false); }
     // uint: Java int, 4 byte(s)
     public final void uintBroadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 4), peRoot); }
     public final void uintCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 4)); }
@@ -140,6 +162,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void uintMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U32, Reduction.Op.MIN); }
     public final void uintSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U32, Reduction.Op.SUM); }
     public final void uintProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U32, Reduction.Op.PROD); }
+    public final void uintSumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.U32, Reduction.Op.SUM, true); }
+    public final void uintSumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.U32, Reduction.Op.SUM, false); }
     // ulong: Java long, 8 byte(s)
     public final void ulongBroadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 8), peRoot); }
     public final void ulongCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
@@ -153,6 +177,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void ulongMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.MIN); }
     public final void ulongSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.SUM); }
     public final void ulongProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.PROD); }
+    public final void ulongSumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.U64, Reduction.Op.SUM, true); }
+    public final void ulongSumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.U64, Reduction.Op.SUM, false); }
     // ulonglong: Java long, 8 byte(s)
     public final void ulonglongBroadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 8), peRoot); }
     public final void ulonglongCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
@@ -166,6 +192,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void ulonglongMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.MIN); }
     public final void ulonglongSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.SUM); }
     public final void ulonglongProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.PROD); }
+    public final void ulonglongSumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.U64, Reduction.Op.SUM, true); }
+    public final void ulonglongSumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.U64, Reduction.Op.SUM, false); }
     // int8: Java byte, 1 byte(s)
     public final void int8Broadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 1), peRoot); }
     public final void int8Collect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 1)); }
@@ -179,6 +207,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void int8MinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S8, Reduction.Op.MIN); }
     public final void int8SumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S8, Reduction.Op.SUM); }
     public final void int8ProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S8, Reduction.Op.PROD); }
+    public final void int8SumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S8, Reduction.Op.SUM, true); }
+    public final void int8SumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S8, Reduction.Op.SUM, false); }
     // int16: Java short, 2 byte(s)
     public final void int16Broadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 2), peRoot); }
     public final void int16Collect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 2)); }
@@ -192,6 +222,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void int16MinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S16, Reduction.Op.MIN); }
     public final void int16SumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S16, Reduction.Op.SUM); }
     public final void int16ProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S16, Reduction.Op.PROD); }
+    public final void int16SumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S16, Reduction.Op.SUM, true); }
+    public final void int16SumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S16, Reduction.Op.SUM, false); }
     // int32: Java int, 4 byte(s)
     public final void int32Broadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 4), peRoot); }
     public final void int32Collect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 4)); }
@@ -205,6 +237,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void int32MinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S32, Reduction.Op.MIN); }
     public final void int32SumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S32, Reduction.Op.SUM); }
     public final void int32ProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S32, Reduction.Op.PROD); }
+    public final void int32SumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S32, Reduction.Op.SUM, true); }
+    public final void int32SumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S32, Reduction.Op.SUM, false); }
     // int64: Java long, 8 byte(s)
     public final void int64Broadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 8), peRoot); }
     public final void int64Collect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
@@ -218,6 +252,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void int64MinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.MIN); }
     public final void int64SumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.SUM); }
     public final void int64ProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.PROD); }
+    public final void int64SumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S64, Reduction.Op.SUM, true); }
+    public final void int64SumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S64, Reduction.Op.SUM, false); }
     // uint8: Java byte, 1 byte(s)
     public final void uint8Broadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 1), peRoot); }
     public final void uint8Collect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 1)); }
@@ -231,6 +267,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void uint8MinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U8, Reduction.Op.MIN); }
     public final void uint8SumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U8, Reduction.Op.SUM); }
     public final void uint8ProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U8, Reduction.Op.PROD); }
+    public final void uint8SumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.U8, Reduction.Op.SUM, true); }
+    public final void uint8SumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.U8, Reduction.Op.SUM, false); }
     // uint16: Java short, 2 byte(s)
     public final void uint16Broadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 2), peRoot); }
     public final void uint16Collect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 2)); }
@@ -244,6 +282,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void uint16MinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U16, Reduction.Op.MIN); }
     public final void uint16SumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U16, Reduction.Op.SUM); }
     public final void uint16ProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U16, Reduction.Op.PROD); }
+    public final void uint16SumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.U16, Reduction.Op.SUM, true); }
+    public final void uint16SumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.U16, Reduction.Op.SUM, false); }
     // uint32: Java int, 4 byte(s)
     public final void uint32Broadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 4), peRoot); }
     public final void uint32Collect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 4)); }
@@ -257,6 +297,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void uint32MinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U32, Reduction.Op.MIN); }
     public final void uint32SumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U32, Reduction.Op.SUM); }
     public final void uint32ProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U32, Reduction.Op.PROD); }
+    public final void uint32SumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.U32, Reduction.Op.SUM, true); }
+    public final void uint32SumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.U32, Reduction.Op.SUM, false); }
     // uint64: Java long, 8 byte(s)
     public final void uint64Broadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 8), peRoot); }
     public final void uint64Collect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
@@ -270,6 +312,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void uint64MinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.MIN); }
     public final void uint64SumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.SUM); }
     public final void uint64ProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.PROD); }
+    public final void uint64SumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.U64, Reduction.Op.SUM, true); }
+    public final void uint64SumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.U64, Reduction.Op.SUM, false); }
     // size: Java long, 8 byte(s)
     public final void sizeBroadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 8), peRoot); }
     public final void sizeCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
@@ -283,6 +327,8 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void sizeMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.MIN); }
     public final void sizeSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.SUM); }
     public final void sizeProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.U64, Reduction.Op.PROD); }
+    public final void sizeSumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.U64, Reduction.Op.SUM, true); }
+    public final void sizeSumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.U64, Reduction.Op.SUM, false); }
     // ptrdiff: Java long, 8 byte(s)
     public final void ptrdiffBroadcast(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems, int peRoot) { coll.broadcast(teams.resolve(team), dest, source, bytes(nelems, 8), peRoot); }
     public final void ptrdiffCollect(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.collect(teams.resolve(team), dest, source, bytes(nelems, 8)); }
@@ -293,4 +339,6 @@ public abstract class ShmemCollectives extends ShmemWaits {
     public final void ptrdiffMinReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.MIN); }
     public final void ptrdiffSumReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.SUM); }
     public final void ptrdiffProdReduce(ShmemTeam team, MemorySegment dest, MemorySegment source, long nreduce) { coll.reduce(teams.resolve(team), dest, source, nreduce, Reduction.Kind.S64, Reduction.Op.PROD); }
+    public final void ptrdiffSumInscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S64, Reduction.Op.SUM, true); }
+    public final void ptrdiffSumExscan(ShmemTeam team, MemorySegment dest, MemorySegment source, long nelems) { coll.scan(teams.resolve(team), dest, source, nelems, Reduction.Kind.S64, Reduction.Op.SUM, false); }
 }

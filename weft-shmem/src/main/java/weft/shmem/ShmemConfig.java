@@ -5,6 +5,7 @@ import weft.ucs.config.ConfigRegistry;
 import weft.ucs.config.ConfigType;
 import weft.ucs.config.ConfigVar;
 
+import java.util.List;
 import java.util.function.Function;
 
 /** The OpenSHMEM layer's tunables, in Weft's configuration registry ({@code weft info -c}). */
@@ -21,6 +22,25 @@ public final class ShmemConfig {
     public static final ConfigVar<Integer> WAIT_SPINS = ConfigRegistry.register("SHMEM_WAIT_SPINS", ConfigType.INT,
         "4096", "Checks of a shmem wait (waitUntil, barrier, lock) before it yields the CPU between checks");
 
+    /** How long a wait yields the processor between checks before it sleeps between them. */
+    public static final ConfigVar<Long> WAIT_BLOCK_AFTER = ConfigRegistry.register("SHMEM_WAIT_BLOCK_AFTER",
+        ConfigType.TIME, "10ms", "How long a shmem wait (waitUntil, barrier, collective, lock) yields the CPU between "
+            + "checks, after its spins, before it sleeps (at most 1 ms at a time) between checks");
+
+    /** Radix of the broadcast tree: a member forwards to up to (radix - 1) children per level. */
+    public static final ConfigVar<Integer> BCAST_RADIX = ConfigRegistry.register("SHMEM_BCAST_RADIX", ConfigType.INT,
+        "4", "Radix k of the k-nomial tree of shmem broadcasts (>= 2; 2 is a binomial tree)");
+
+    /** Result size from which fcollect and collect use a ring instead of Bruck's dissemination. */
+    public static final ConfigVar<Long> COLLECT_RING_BYTES = ConfigRegistry.register("SHMEM_COLLECT_RING_BYTES",
+        ConfigType.SIZE, "256k", "Bytes of an fcollect/collect result from which it runs as a ring (n-1 steps to one "
+            + "neighbour) rather than Bruck's dissemination (log2 n rounds, doubling blocks)");
+
+    /** Reduction size from which reductions on more than 2 PEs use a ring reduce-scatter and allgather. */
+    public static final ConfigVar<Long> REDUCE_RING_BYTES = ConfigRegistry.register("SHMEM_REDUCE_RING_BYTES",
+        ConfigType.SIZE, "64k", "Bytes of a shmem reduction from which teams of more than 2 PEs reduce with a ring "
+            + "reduce-scatter + allgather rather than recursive doubling");
+
     /**
      * How long finalize ({@code Shmem.close()}) waits for the other PEs: a PE whose program failed inside
      * {@code try (Shmem s = ...)} reaches finalize while the others wait for it elsewhere; it then reports
@@ -34,6 +54,12 @@ public final class ShmemConfig {
     static final long MAX_HEAP = 1L << 40;
 
     private ShmemConfig() {
+    }
+
+    /** Every variable of the layer (touching this class registers them, for {@code weft info -c}). */
+    public static List<ConfigVar<?>> configVars() {
+        return List.of(SYMMETRIC_SIZE, WAIT_SPINS, WAIT_BLOCK_AFTER, BCAST_RADIX, COLLECT_RING_BYTES, REDUCE_RING_BYTES,
+            FINALIZE_TIMEOUT);
     }
 
     /**

@@ -1,5 +1,7 @@
 package weft.shmem;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 /**
@@ -28,6 +30,13 @@ public final class ShmemTeam {
     long sizesExpected;
     long reduceExpected;
     long agreeEpoch;
+    /** Signals expected so far on each per-round counter (only the rounds in which this PE receives count). */
+    final long[] rounds = new long[Collectives.ROUND_COUNTERS];
+    long ringExpected;
+    /** Recursive-doubling chunks reduced so far: their parity picks the scratch regions. */
+    long doublingChunks;
+    private long[] offsets;
+    private MemorySegment work;
 
     private ShmemTeam(final String name) {
         this.name = name;
@@ -50,6 +59,22 @@ public final class ShmemTeam {
             index[pes[i]] = i;
         }
         this.me = index[worldMe];
+    }
+
+    /** Block offsets of a collective (n + 1 entries), reused: collectives on one team never overlap. */
+    long[] offsets() {
+        if (offsets == null) {
+            offsets = new long[pes.length + 1];
+        }
+        return offsets;
+    }
+
+    /** Local working memory of at least {@code bytes} (a reduction chunk), reused between collectives. */
+    MemorySegment work(final long bytes) {
+        if (work == null || work.byteSize() < bytes) {
+            work = Arena.ofAuto().allocate(Math.max(bytes, 64), 8);
+        }
+        return work;
     }
 
     static ShmemTeam handle(final String name) {

@@ -15,11 +15,11 @@ class ReductionTest {
         assertEquals(-1L, Reduction.apply(Reduction.Kind.S64, Reduction.Op.MIN, -1L, 5L));
         final MemorySegment in = MemorySegment.ofArray(new byte[] {(byte) 200, 100});
         final MemorySegment out = MemorySegment.ofArray(new byte[1]);
-        Reduction.combine(Reduction.Kind.U8, Reduction.Op.MAX, in, 2, 1, out);
+        Reduction.combine2(Reduction.Kind.U8, Reduction.Op.MAX, in, in.asSlice(1), 1, out);
         assertEquals((byte) 200, out.get(ValueLayout.JAVA_BYTE, 0));
-        Reduction.combine(Reduction.Kind.S8, Reduction.Op.MAX, in, 2, 1, out);
+        Reduction.combine2(Reduction.Kind.S8, Reduction.Op.MAX, in, in.asSlice(1), 1, out);
         assertEquals((byte) 100, out.get(ValueLayout.JAVA_BYTE, 0));
-        Reduction.combine(Reduction.Kind.U8, Reduction.Op.SUM, in, 2, 1, out);
+        Reduction.combine2(Reduction.Kind.U8, Reduction.Op.SUM, in, in.asSlice(1), 1, out);
         assertEquals((byte) 44, out.get(ValueLayout.JAVA_BYTE, 0), "300 wraps to 44");
     }
 
@@ -29,7 +29,8 @@ class ReductionTest {
             () -> Reduction.apply(Reduction.Kind.F64, Reduction.Op.XOR, 0, 0));
         final MemorySegment in = MemorySegment.ofArray(new double[] {1.5, -2, 4});
         final MemorySegment out = MemorySegment.ofArray(new double[1]);
-        Reduction.combine(Reduction.Kind.F64, Reduction.Op.PROD, in, 3, 1, out);
+        Reduction.combine2(Reduction.Kind.F64, Reduction.Op.PROD, in, in.asSlice(8), 1, out);
+        Reduction.combine2(Reduction.Kind.F64, Reduction.Op.PROD, out, in.asSlice(16), 1, out); // out aliases a
         assertEquals(-12.0, out.get(ValueLayout.JAVA_DOUBLE, 0));
     }
 }

@@ -9,8 +9,11 @@ import static weft.shmem.PeChecks.expect;
 /**
  * Collectives and teams ({@link ShmemConformanceTest}): broadcast from every root, fcollect, collect of
  * unequal blocks, alltoall, reductions of every operator over several types (sizes past the scratch area,
- * in place), on the world, a strided team, a negative-stride team, 2-D split teams and a 1-PE team; team
- * queries and translation; destroying and re-creating more teams than there are slots.
+ * in place), inclusive and exclusive scans, on the world, a strided team, a negative-stride team, a 3-PE
+ * team (not a power of two), 2-D split teams and a 1-PE team; team queries and translation; destroying and
+ * re-creating more teams than there are slots. The world and the 3-PE team run everything twice: with the
+ * configured thresholds and with the other algorithms forced (binomial broadcast, ring collects, ring
+ * reductions from the first byte), so each algorithm meets power-of-two and other team sizes.
  */
 final class ShmemCollPe {
     private ShmemCollPe() {
@@ -24,6 +27,31 @@ final class ShmemCollPe {
         final MemorySegment d = shmem.malloc(8L * 20_000);
         final MemorySegment s = shmem.malloc(8L * 20_000);
         onTeam(shmem, Shmem.TEAM_WORLD, "world", d, s);
+        final Collectives.Tuning tuning = shmem.coll.tuning;
+        final int radix = tuning.bcastRadix;
+        final long collectRing = tuning.collectRingBytes;
+        final long reduceRing = tuning.reduceRingBytes;
+        tuning.bcastRadix = 2;
+        tuning.collectRingBytes = 0;
+        tuning.reduceRingBytes = 0;
+        onTeam(shmem, Shmem.TEAM_WORLD, "world (other algorithms)", d, s);
+        if (n >= 4) {
+            final ShmemTeam three = shmem.teamSplitStrided(Shmem.TEAM_WORLD, 1, 1, 3, null, 0);
+            if (three != Shmem.TEAM_INVALID) {
+                onTeam(shmem, three, "three (other algorithms)", d, s);
+                tuning.bcastRadix = radix;
+                tuning.collectRingBytes = collectRing;
+                tuning.reduceRingBytes = reduceRing;
+                onTeam(shmem, three, "three", d, s);
+                shmem.teamDestroy(three);
+            } else {
+                shmem.teamDestroy(three);
+            }
+            shmem.syncAll();
+        }
+        tuning.bcastRadix = radix;
+        tuning.collectRingBytes = collectRing;
+        tuning.reduceRingBytes = reduceRing;
         final ShmemTeam even = shmem.teamSplitStrided(Shmem.TEAM_WORLD, 0, 2, (n + 1) / 2, null, 0);
         check((even == Shmem.TEAM_INVALID) == (me % 2 == 1), "odd PEs are outside the even team");
         if (even != Shmem.TEAM_INVALID) {
@@ -82,11 +110,22 @@ final class ShmemCollPe {
                 check(d.getAtIndex(ValueLayout.JAVA_LONG, i) == root * 1_000_000L + i, name + " broadcast from " + root);
             }
         }
-        // fcollect and collect
+        // fcollect and collect, small and past the scratch area
         final int[] mine = {tme, tme * 10, tme * 100};
         shmem.intFcollect(team, d, MemorySegment.ofArray(mine), 3);
         for (int p = 0; p < tn; p++) {
             check(d.getAtIndex(ValueLayout.JAVA_INT, 3L * p + 2) == p * 100, name + " fcollect block " + p);
+        }
+        final int big = 20_000 / tn;
+        for (int i = 0; i < big; i++) {
+            s.setAtIndex(ValueLayout.JAVA_LONG, i, tme * 1_000_000L + i);
+        }
+        shmem.longFcollect(team, d, s, big);
+        for (int p = 0; p < tn; p++) {
+            for (int i = 0; i < big; i += 97) {
+                check(d.getAtIndex(ValueLayout.JAVA_LONG, (long) p * big + i) == p * 1_000_000L + i,
+                    name + " large fcollect block " + p + " element " + i);
+            }
         }
         final long[] var = new long[tme + 1];
         java.util.Arrays.fill(var, tme);
@@ -165,6 +204,40 @@ final class ShmemCollPe {
         shmem.ucharOrReduce(team, d, MemorySegment.ofArray(bv), 1);
         check(d.get(ValueLayout.JAVA_BYTE, 0) == (byte) ((1 << tn) - 1), name + " uchar or");
         shmem.longSumReduce(team, d, s, 0); // zero-size
+        scans(shmem, team, name, d, s, count);
         shmem.teamSync(team);
+    }
+
+    /** Inclusive and exclusive sum scans: long (several chunks, in place too), double, int and uchar. */
+    private static void scans(final Shmem shmem, final ShmemTeam team, final String name, final MemorySegment d,
+                              final MemorySegment s, final int count) {
+        final int tme = shmem.teamMyPe(team);
+        final long before = (long) tme * (tme + 1) / 2; // sum of (p + 1) over p < tme
+        final long upTo = before + tme + 1;
+        for (int i = 0; i < count; i++) {
+            s.setAtIndex(ValueLayout.JAVA_LONG, i, (long) (tme + 1) * (i % 5 + 1));
+        }
+        shmem.longSumInscan(team, d, s, count);
+        for (int i = 0; i < count; i++) {
+            check(d.getAtIndex(ValueLayout.JAVA_LONG, i) == upTo * (i % 5 + 1), name + " long inscan " + i);
+        }
+        d.fill((byte) 1);
+        shmem.longSumExscan(team, d, s, count);
+        for (int i = 0; i < count; i++) {
+            check(d.getAtIndex(ValueLayout.JAVA_LONG, i) == before * (i % 5 + 1), name + " long exscan " + i
+                + " (zeros on member 0)");
+        }
+        shmem.longSumExscan(team, s, s, count); // in place
+        check(s.getAtIndex(ValueLayout.JAVA_LONG, count - 1) == before * ((count - 1) % 5 + 1), name + " exscan in place");
+        final double[] dv = {tme + 0.25};
+        shmem.doubleSumInscan(team, d, MemorySegment.ofArray(dv), 1);
+        check(d.getAtIndex(ValueLayout.JAVA_DOUBLE, 0) == upTo - 0.75 * (tme + 1), name + " double inscan");
+        final int[] iv = {-(tme + 1)};
+        shmem.intSumExscan(team, d, MemorySegment.ofArray(iv), 1);
+        check(d.getAtIndex(ValueLayout.JAVA_INT, 0) == (int) -before, name + " int exscan");
+        final byte[] bv = {(byte) 100};
+        shmem.ucharSumInscan(team, d, MemorySegment.ofArray(bv), 1);
+        check(d.get(ValueLayout.JAVA_BYTE, 0) == (byte) (100 * (tme + 1)), name + " uchar inscan wraps");
+        shmem.intSumInscan(team, d, MemorySegment.ofArray(iv), 0); // zero-size
     }
 }

@@ -36,7 +36,8 @@ public final class ShmemConformancePe {
         final java.lang.foreign.MemorySegment flag = shmem.calloc(1, 8);
         shmem.longP(flag, me + 1, (me + 1) % n);
         shmem.longWaitUntil(flag, Shmem.CMP_EQ, (me + n - 1) % n + 1);
-        System.out.println("endpoints " + shmem.endpointCount() + " keys " + shmem.unpackedKeyCount());
+        System.out.println("endpoints " + shmem.endpointCount() + " keys " + shmem.unpackedKeyCount()
+            + " transport keys " + shmem.sharedRemoteKeyCount());
         shmem.free(flag);
     }
 }

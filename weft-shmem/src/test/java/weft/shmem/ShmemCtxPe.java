@@ -13,7 +13,8 @@ import static weft.shmem.PeChecks.check;
  * Contexts from several threads ({@link ShmemConformanceTest}): each of 3 threads per PE creates a private
  * context (its own worker), fetch-adds a counter on every PE and puts its block into the right neighbour,
  * then quiets its context; the main thread keeps the default context progressing (tests) until the threads
- * are done. Every PE then checks the counter and the blocks.
+ * are done. Every PE then checks the counter and the blocks. Then contexts on teams: PE numbers of a
+ * context on the reversed world team and on the even team name their members, not world PEs.
  */
 final class ShmemCtxPe {
     private static final int THREADS = 3;
@@ -74,8 +75,75 @@ final class ShmemCtxPe {
             check(blocks.get(ValueLayout.JAVA_LONG, id * 512L + 63 * 8) == left * 100L + id, "block of thread " + id);
         }
         shmem.barrierAll();
+        teamContexts(shmem, counter, blocks, idle);
         shmem.free(idle);
         shmem.free(blocks);
         shmem.free(counter);
+    }
+
+    /**
+     * Runs {@code body} in a thread of its own while this thread progresses the default worker: a context's
+     * blocking operation progresses only the context's worker, and over tcp the target's default worker
+     * serves it.
+     */
+    private static void withProgress(final Shmem shmem, final MemorySegment idle, final Runnable body) {
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final Thread t = Thread.ofPlatform().name("team-ctx").start(() -> {
+            try {
+                body.run();
+            } catch (final Throwable e) {
+                failure.set(e);
+            }
+        });
+        while (t.isAlive()) {
+            shmem.longTest(idle, Shmem.CMP_NE, 0);
+        }
+        if (failure.get() != null) {
+            throw new AssertionError("a team context thread failed", failure.get());
+        }
+    }
+
+    private static void teamContexts(final Shmem shmem, final MemorySegment counter, final MemorySegment slots,
+                                     final MemorySegment idle) {
+        final int me = shmem.myPe();
+        final int n = shmem.nPes();
+        counter.set(ValueLayout.JAVA_LONG, 0, 0);
+        slots.fill((byte) 0);
+        shmem.barrierAll();
+        final ShmemTeam reversed = shmem.teamSplitStrided(Shmem.TEAM_WORLD, n - 1, -1, n, null, 0);
+        withProgress(shmem, idle, () -> {
+            try (ShmemCtx ctx = shmem.teamCreateCtx(reversed, Shmem.CTX_PRIVATE)) {
+                check(ctx.getTeam() == reversed, "a team context's team");
+                ctx.longP(slots.asSlice(8L * me), me + 1, 1);               // team PE 1 = world PE n - 2
+                ctx.longAtomicFetchAdd(counter, me + 1, 0);                   // team PE 0 = world PE n - 1
+                ctx.quiet();
+                check(ctx.longG(slots.asSlice(8L * me), 1) == me + 1, "a team context reads team PE 1");
+                PeChecks.expect(IllegalArgumentException.class, "of the context's team", () -> ctx.longP(slots, 1, n));
+                ctx.quiet();
+            }
+        });
+        final ShmemTeam even = shmem.teamSplitStrided(Shmem.TEAM_WORLD, 0, 2, (n + 1) / 2, null, 0);
+        if (even != Shmem.TEAM_INVALID) {
+            withProgress(shmem, idle, () -> {
+                try (ShmemCtx ctx = shmem.teamCreateCtx(even, Shmem.CTX_PRIVATE)) {
+                    ctx.longAtomicAdd(counter, 1000, shmem.teamNPes(even) - 1); // the last even world PE
+                    ctx.quiet();
+                }
+            });
+        }
+        PeChecks.expect(IllegalArgumentException.class, "not a valid team", () -> shmem.teamCreateCtx(Shmem.TEAM_INVALID, 0));
+        shmem.barrierAll();
+        if (me == n - 2) {
+            for (int p = 0; p < n; p++) {
+                check(slots.get(ValueLayout.JAVA_LONG, 8L * p) == p + 1, "team context put from PE " + p);
+            }
+        }
+        final int lastEven = (n - 1) / 2 * 2;
+        final long adds = (me == n - 1 ? (long) n * (n + 1) / 2 : 0) + (me == lastEven ? 1000L * ((n + 1) / 2) : 0);
+        check(counter.get(ValueLayout.JAVA_LONG, 0) == adds, "team context atomics landed on the team's PEs: "
+            + counter.get(ValueLayout.JAVA_LONG, 0) + " on PE " + me + ", expected " + adds);
+        shmem.teamDestroy(reversed);
+        shmem.teamDestroy(even);
+        shmem.barrierAll();
     }
 }

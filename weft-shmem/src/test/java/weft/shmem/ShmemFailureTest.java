@@ -2,6 +2,8 @@ package weft.shmem;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.Map;
 
@@ -24,14 +26,16 @@ class ShmemFailureTest {
         }
     }
 
-    @Test
-    void globalExitEndsEveryPeAndItsCodeIsTheJobs() {
+    /** Every PE exits with the status PE 1 passed to globalExit, 0 included (not the abort's 1). */
+    @ParameterizedTest(name = "status {0}")
+    @ValueSource(ints = {0, 7})
+    void globalExitEndsEveryPeWithItsStatus(final int status) {
         final ShmemJob.Result r = ShmemJob.run(3, Map.of("SHMEM_SYMMETRIC_SIZE", "8m"), 120, ShmemFailurePe.class,
-            "globalExit", "7");
+            "globalExit", Integer.toString(status));
         assertFalse(r.timedOut(), r.toString());
-        assertEquals(7, r.codes()[1], r.toString());
-        assertNotEquals(0, r.codes()[0], "the others were stopped, not left waiting: " + r);
-        assertNotEquals(0, r.codes()[2], r.toString());
+        for (int rank = 0; rank < 3; rank++) {
+            assertEquals(status, r.codes()[rank], "rank " + rank + ": " + r);
+        }
         assertFalse(r.toString().contains("the barrier completed without PE 1"), r.toString());
     }
 
@@ -45,5 +49,19 @@ class ShmemFailureTest {
         assertTrue(r.out(1).contains("did not reach the barrier in time"), "finalize reported the missing PEs: " + r);
         assertNotEquals(0, r.codes()[0], "the waiting PEs were stopped: " + r);
         assertNotEquals(0, r.codes()[2], r.toString());
+    }
+
+    /** A PE killed by SIGKILL mid-job: the others are stopped (not left waiting), over shm and over tcp. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"shm", "tcp"})
+    void aPeKilledMidJobEndsTheJob(final String tls) {
+        final ShmemJob.Result r = ShmemJob.run(3, Map.of("SHMEM_SYMMETRIC_SIZE", "8m", "WEFT_TLS", tls), 120,
+            ShmemFailurePe.class, "kill");
+        assertFalse(r.timedOut(), r.toString());
+        assertEquals(137, r.codes()[1], r.toString());
+        assertNotEquals(0, r.codes()[0], r.toString());
+        assertNotEquals(0, r.codes()[2], r.toString());
+        assertTrue(r.out(0).contains("job aborted"), "the waiting PEs learned why: " + r);
+        assertFalse(r.toString().contains("the wait completed without PE 1"), r.toString());
     }
 }

@@ -210,6 +210,7 @@ public final class InfoCommand implements Callable<Integer> {
         weft.ucp.Context.configVars(); // and the protocol layer's
         weft.ucs.memory.MemoryCopy.configVars(); // and the copy routine's
         weft.mpi.MpiConfig.configVars(); // and the MPI layer's collective thresholds
+        weft.shmem.ShmemConfig.configVars(); // and the OpenSHMEM layer's heap size, waits and collective thresholds
         final Config c = Config.global();
         for (final ConfigVar<?> v : ConfigRegistry.all()) {
             out.println("#");

@@ -28,9 +28,12 @@ class InfoConfigTest {
             }
         }
         for (final String v : new String[] {"WEFT_TLS", "WEFT_SHM_FIFO_SIZE", "WEFT_TCP_SEG_SIZE", "WEFT_RNDV_THRESH",
-            "WEFT_KEEPALIVE_INTERVAL", "WEFT_STREAM_WINDOW", "WEFT_UNEXPECTED_BUDGET", "WEFT_BOOTSTRAP_TIMEOUT"}) {
+            "WEFT_KEEPALIVE_INTERVAL", "WEFT_STREAM_WINDOW", "WEFT_UNEXPECTED_BUDGET", "WEFT_BOOTSTRAP_TIMEOUT",
+            "WEFT_SYMMETRIC_SIZE", "WEFT_SHMEM_BCAST_RADIX", "WEFT_SHMEM_COLLECT_RING_BYTES", "WEFT_SHMEM_REDUCE_RING_BYTES",
+            "WEFT_SHMEM_WAIT_BLOCK_AFTER"}) {
             assertTrue(values.containsKey(v), v + " missing from info -c: " + values.keySet());
         }
         assertEquals("auto", values.get("WEFT_RNDV_THRESH"), "the default shows as auto");
+        assertEquals("64k", values.get("WEFT_SHMEM_REDUCE_RING_BYTES"), "the OpenSHMEM layer's thresholds are listed");
     }
 }

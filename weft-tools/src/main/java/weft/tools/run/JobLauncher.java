@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Runs one job: starts the key-value service, starts every PE (directly on this machine, through
  * the launch agent elsewhere), forwards their output, and waits. The first PE to exit non-zero
- * decides the exit code; the others are then told to abort, and after a grace period sent SIGTERM,
+ * decides the exit code (unless a PE ended the job with a global exit: then its status, 0 included); the
+ * others are then told to abort, and after a grace period sent SIGTERM,
  * then SIGKILL. A job over its time limit is killed (exit code {@value #TIMEOUT_EXIT}). At the end no
  * process of the job is left alive and /dev/shm holds no file named after the job.
  */
@@ -148,7 +149,13 @@ final class JobLauncher {
             if (done != null) {
                 running--;
                 final int code = done.process().exitValue();
-                if (code != 0 && !failed) {
+                final Integer global = server.globalExitStatus();
+                if (global != null && !failed) {
+                    // a PE ended the job on purpose (shmem_global_exit): its status is the job's, 0 included
+                    failed = true;
+                    failedAt = now;
+                    exitCode = global;
+                } else if (code != 0 && !failed) {
                     failed = true;
                     failedAt = now;
                     exitCode = code;

@@ -2,16 +2,20 @@ package weft.tools.run;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import weft.ucs.config.Config;
 
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -42,5 +46,53 @@ class ShmemExamplesTest {
             .with("BOOTSTRAP_TIMEOUT", "120s"), a);
         assertEquals(0, job.rc(), job.toString());
         assertTrue(job.out().contains(expected), job.toString());
+    }
+
+    /** PE 1 ends the job (global exit with a status, or SIGKILL to itself) while the others wait in a barrier. */
+    private static final String ENDER = """
+        import weft.shmem.Shmem;
+
+        public class Ender {
+            public static void main(String[] args) throws Exception {
+                Shmem shmem = Shmem.init();
+                shmem.barrierAll();
+                if (shmem.myPe() == 1) {
+                    if (args[0].equals("kill")) {
+                        new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).start().waitFor();
+                        Thread.sleep(60_000);
+                    }
+                    shmem.globalExit(Integer.parseInt(args[0]));
+                }
+                shmem.barrierAll();
+                System.out.println("PE " + shmem.myPe() + " passed a barrier without PE 1");
+            }
+        }
+        """;
+
+    @TempDir
+    Path tmp;
+
+    /**
+     * {@code globalExit(status)} on one PE ends every PE, and {@code weft run} exits with that status, 0
+     * included (an abort would make it 1); a PE killed with SIGKILL ends the job with 137, and no process
+     * or shared-memory file of the job is left.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"0, 0", "3, 3", "kill, 137"})
+    void globalExitAndAKilledPeEndTheJobWithTheirStatus(final String mode, final int rc) throws IOException {
+        final Path program = Files.writeString(tmp.resolve("Ender.java"), ENDER);
+        final List<String> a = new ArrayList<>(LaunchTest.FAST_JVM);
+        a.addAll(List.of("-n", "3", "-x", "SHMEM_SYMMETRIC_SIZE=8m", program.toString(), mode));
+        final LaunchTest.Job job = LaunchTest.run(Config.global().with("RUN_KILL_GRACE", "2s")
+            .with("BOOTSTRAP_TIMEOUT", "120s"), a);
+        assertEquals(rc, job.rc(), job.toString());
+        assertFalse(job.out().contains("without PE 1"), job.toString());
+        if (!mode.equals("kill")) {
+            assertTrue(job.err().contains("every PE exits with status " + rc), job.toString());
+        }
+        try (DirectoryStream<Path> left = Files.newDirectoryStream(Path.of("/dev/shm"),
+            "*" + job.launcher().jobId() + "*")) {
+            assertFalse(left.iterator().hasNext(), "shared-memory files of the job are left: " + job);
+        }
     }
 }
