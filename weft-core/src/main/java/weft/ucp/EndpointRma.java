@@ -35,6 +35,11 @@ final class EndpointRma {
         final Request parent = worker.acquire(Request.RMA);
         parent.completion.reset(1);
         for (final Endpoint ep : new ArrayList<>(worker.epTable.live())) {
+            if (!ep.userOwned && !ep.rma.used) {
+                // made by a peer's wireup and never given a one-sided operation: nothing to complete, and its
+                // failure (that peer's worker closed, e.g. an OpenSHMEM context) is no operation's failure
+                continue;
+            }
             final Request child = ep.flush(null);
             if (!child.isCompleted()) {
                 parent.completion.expect(1);
@@ -292,12 +297,15 @@ final class EndpointRma {
     // has covered yet, and whether a fence waits for the next operation to see which lanes it uses
     private long unflushedLanes;
     private boolean fencePending;
+    /** Whether any one-sided operation was ever issued on this endpoint (a worker flush covers it). */
+    boolean used;
     /**
      * Called with the lanes of each one-sided operation before it is issued. A pending fence becomes a
      * lane fence when the earlier operations and this one share a single lane (the lane keeps its order),
      * else a FENCE request in the send queue that holds this operation until every lane is flushed.
      */
     void orderRma(final long mask) {
+        used = true;
         if (fencePending) {
             fencePending = false;
             final long all = unflushedLanes | mask;

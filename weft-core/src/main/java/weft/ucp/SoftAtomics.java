@@ -75,6 +75,7 @@ final class SoftAtomics {
             return Status.OK;
         }
         ep.rma.softAmoIssued++;
+        ep.rma.used = true;
         r.completion.complete(Status.OK); // drop our reference: the reply completes the request
         return Status.OK;
     }

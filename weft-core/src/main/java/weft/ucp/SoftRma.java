@@ -104,6 +104,7 @@ final class SoftRma {
                 return Status.OK;
             }
             ep.rma.softAmoIssued++;
+            ep.rma.used = true;
             r.received = at + n;
         } while (r.received < r.capacity);
         r.completion.complete(Status.OK); // drop our reference
