@@ -9,7 +9,8 @@ import weft.tools.run.RunCommand;
 /** {@code weft} command line: dispatches to the subcommands. */
 @Command(name = "weft", mixinStandardHelpOptions = true, version = "weft 0.1.0",
     description = "Weft: a unified communication framework for the JVM.",
-    subcommands = {BenchCommand.class, InfoCommand.class, PerftestCommand.class, RunCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {BenchCommand.class, InfoCommand.class, PerftestCommand.class, RunCommand.class, TrainCommand.class,
+        CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @Override
     public void run() {
