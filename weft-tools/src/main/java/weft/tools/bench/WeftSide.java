@@ -28,11 +28,6 @@ final class WeftSide implements AutoCloseable {
     private static final Pattern ALLOC = Pattern.compile("# allocated bytes/op: ([0-9.]+)");
     private static final Pattern STEADY = Pattern.compile("# steady state: (?:from iteration (\\d+)|not reached in (\\d+))");
     private static final Pattern JIT = Pattern.compile("# JIT compilation during the measured phase: (\\d+) ms");
-    /**
-     * The JVM options of --cold's server and client: those a program's JVM gets (the AOT cache, when this
-     * JVM has one, comes with {@link #hotspotOptions}), with background compilation as every JVM's default.
-     */
-    static final List<String> COLD_JVM = List.of("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xss2m");
     /** The server's longest wait on its peer within a test (between tests it waits for the next client as long as it takes). */
     private static final int SERVER_TIMEOUT_S = 300;
     /** The server's JVM options (perftest's, as the {@code weft} script gives them). */
@@ -121,8 +116,9 @@ final class WeftSide implements AutoCloseable {
     }
 
     /**
-     * A --cold point: a server and a client JVM started for it alone (as a first job's), with {@link #COLD_JVM}
-     * and this JVM's other -XX options (the AOT cache) except foreground compilation.
+     * A --cold point: a server and a client JVM started for it alone (as a first job's), with the options
+     * {@code ./weft perftest} gives (foreground compilation, the AOT cache and its compile thresholds, passed
+     * on from this JVM): the figures a user gets from {@code ./weft perftest -w 100 -n 10000}.
      */
     private Outcome runCold(final BenchPoint p) {
         final int coldPort;
@@ -133,7 +129,7 @@ final class WeftSide implements AutoCloseable {
         }
         final List<String> jvm = new ArrayList<>();
         jvm.add(ProcessHandle.current().info().command().orElse("java"));
-        jvm.addAll(COLD_JVM);
+        jvm.addAll(SERVER_JVM);
         jvm.addAll(hotspotOptions(ManagementFactory.getRuntimeMXBean().getInputArguments()));
         jvm.addAll(List.of("-cp", System.getProperty("java.class.path"), "weft.tools.Main", "perftest",
             "-p", Integer.toString(coldPort), "--timeout", "60", "--exit-with", Long.toString(ProcessHandle.current().pid())));
@@ -163,7 +159,7 @@ final class WeftSide implements AutoCloseable {
     static List<String> hotspotOptions(final List<String> jvmArgs) {
         final List<String> out = new ArrayList<>();
         for (final String a : jvmArgs) {
-            if (a.startsWith("-XX:") && !SERVER_JVM.contains(a) && !COLD_JVM.contains(a)) {
+            if (a.startsWith("-XX:") && !SERVER_JVM.contains(a)) {
                 out.add(a);
             }
         }

@@ -41,6 +41,7 @@ class RunAotCacheTest {
         System.setProperty(RunCommand.AOT_PROPERTY, cache.toString());
         final List<String> cmd = peCommand("-n", "1", "-cp", "/app/classes", "my.Main");
         assertTrue(cmd.contains("-XX:AOTCache=" + cache), cmd.toString());
+        assertTrue(cmd.containsAll(RunCommand.AOT_JIT_OPTIONS), cmd.toString());
         final String own = System.getProperty("java.class.path");
         assertEquals(own + java.io.File.pathSeparator + "/app/classes", classPathOf(cmd));
     }
