@@ -18,6 +18,13 @@ public final class Main implements Runnable {
     }
 
     public static void main(final String[] args) {
+        // weft run starts a job's PEs only once its own JVM is up: build the parser of that one command
+        // instead of every subcommand's (picocli reflects over each of them)
+        if (args.length > 0 && args[0].equals("run")) {
+            final CommandLine run = new CommandLine(new RunCommand()).setStopAtPositional(true)
+                .setCommandName("weft run");
+            System.exit(run.execute(java.util.Arrays.copyOfRange(args, 1, args.length)));
+        }
         System.exit(commandLine().execute(args));
     }
 

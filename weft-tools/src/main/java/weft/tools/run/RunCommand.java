@@ -93,7 +93,7 @@ public final class RunCommand implements Callable<Integer> {
     boolean tagOutput;
 
     @Option(names = {"-cp", "--cp", "--classpath"}, paramLabel = "CLASSPATH",
-        description = "class path of the program (Weft's own is appended)")
+        description = "class path of the program (Weft's own is appended; prepended with the AOT cache)")
     String classpath;
 
     @Option(names = {"-J", "--jvm-option"}, paramLabel = "OPT", description = "extra option for the PE JVMs")
