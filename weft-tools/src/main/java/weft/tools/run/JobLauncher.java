@@ -330,16 +330,24 @@ final class JobLauncher {
                     + ": sched_setaffinity failed with errno " + -rc + " (pass --bind-to none)");
             }
         }
+        Process started = null;
+        IOException failure = null;
         try {
-            return pb.start();
+            started = pb.start();
         } catch (final IOException e) {
-            throw new LaunchException("cannot start rank " + p.rank() + " (" + command.getFirst() + "): "
-                + e.getMessage(), e);
-        } finally {
-            if (own != null && Affinity.pinCurrentThread(own) != 0) {
-                throw new LaunchException("cannot restore the launcher's CPU affinity " + Binding.ranges(own));
-            }
+            failure = e;
         }
+        if (own != null && Affinity.pinCurrentThread(own) != 0) {
+            if (started != null) {
+                started.destroyForcibly();
+            }
+            throw new LaunchException("cannot restore the launcher's CPU affinity " + Binding.ranges(own));
+        }
+        if (failure != null) {
+            throw new LaunchException("cannot start rank " + p.rank() + " (" + command.getFirst() + "): "
+                + failure.getMessage(), failure);
+        }
+        return started;
     }
 
     /** For each remote host, the address of this machine it reaches the key-value service at. */
