@@ -9,7 +9,8 @@ import weft.tools.run.RunCommand;
 /** {@code weft} command line: dispatches to the subcommands. */
 @Command(name = "weft", mixinStandardHelpOptions = true, version = "weft 0.1.0",
     description = "Weft: a unified communication framework for the JVM.",
-    subcommands = {BenchCommand.class, InfoCommand.class, PerftestCommand.class, RunCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {BenchCommand.class, InfoCommand.class, PerftestCommand.class, RunCommand.class, TrainCommand.class,
+        CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @Override
     public void run() {
@@ -17,6 +18,13 @@ public final class Main implements Runnable {
     }
 
     public static void main(final String[] args) {
+        // weft run starts a job's PEs only once its own JVM is up: build the parser of that one command
+        // instead of every subcommand's (picocli reflects over each of them)
+        if (args.length > 0 && args[0].equals("run")) {
+            final CommandLine run = new CommandLine(new RunCommand()).setStopAtPositional(true)
+                .setCommandName("weft run");
+            System.exit(run.execute(java.util.Arrays.copyOfRange(args, 1, args.length)));
+        }
         System.exit(commandLine().execute(args));
     }
 

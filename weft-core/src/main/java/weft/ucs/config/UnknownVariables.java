@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class UnknownVariables {
     /** WEFT_* names that are not tunables: set by launchers for each PE, or read by the entry script. */
     private static final Set<String> NOT_TUNABLES = Set.of("RANK", "SIZE", "LOCAL_RANK", "LOCAL_SIZE", "NODE_ID",
-        "JOB_ID", "KV_ADDRESS", "JVM_OPTS", "REV");
+        "JOB_ID", "KV_ADDRESS", "JVM_OPTS", "REV", "AOT");
     private static final AtomicBoolean WARNED = new AtomicBoolean();
     private static final System.Logger LOG = System.getLogger("weft.ucs.config");
 

@@ -128,6 +128,10 @@ public final class LibC {
     public static final long SOCKADDR_IN6_SIZE = 28;
     public static final long SOCKADDR_UN_SIZE = 110;
 
+    // Each downcall handle sits in a holder class of its own, linked at its first use: linking costs a few
+    // milliseconds a handle (the JVM generates code for it, which the AOT cache does not keep), and a
+    // process uses a few of the fifty, so linking all of them when LibC loaded was most of a Context's
+    // creation. A static final in a holder stays a constant for the JIT.
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup LOOKUP = LINKER.defaultLookup();
     private static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
@@ -135,98 +139,121 @@ public final class LibC {
     private static final ThreadLocal<MemorySegment> CAPTURE =
         ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE_LAYOUT));
 
-    private static final MethodHandle OPEN = errno("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
-        Linker.Option.firstVariadicArg(2));
-    private static final MethodHandle CLOSE = errno("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle FTRUNCATE = errno("ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle FCHMOD = errno("fchmod", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle UNLINK = errno("unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle MEMFD_CREATE = errno("memfd_create", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle MMAP = errno("mmap",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle MUNMAP = errno("munmap", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle GETPID = plain("getpid", FunctionDescriptor.of(JAVA_INT));
-    private static final MethodHandle SOCKET = errno("socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle BIND = errno("bind", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle LISTEN = errno("listen", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle ACCEPT4 = errno("accept4",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-    private static final MethodHandle CONNECT = errno("connect", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle GETSOCKNAME = errno("getsockname",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle GETPEERNAME = errno("getpeername",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle SETSOCKOPT = errno("setsockopt",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle GETSOCKOPT = errno("getsockopt",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle SHUTDOWN = errno("shutdown", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle SEND = errno("send",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle RECV = errno("recv",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle SENDTO = errno("sendto",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle WRITEV = errno("writev",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle READV = errno("readv",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle READ = errno("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle WRITE = errno("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle EPOLL_CREATE1 = errno("epoll_create1", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle EPOLL_CTL = errno("epoll_ctl",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
-    private static final MethodHandle EPOLL_WAIT = errno("epoll_wait",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT));
-    private static final MethodHandle EVENTFD = errno("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle POLL = errno("poll", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle PROCESS_VM_READV = errno("process_vm_readv",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle PROCESS_VM_WRITEV = errno("process_vm_writev",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    private static final class Open {
+        static final MethodHandle H = errno("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
+        Linker.Option.firstVariadicArg(2)); }
+    private static final class Close {
+        static final MethodHandle H = errno("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT)); }
+    private static final class Ftruncate {
+        static final MethodHandle H = errno("ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG)); }
+    private static final class Fchmod {
+        static final MethodHandle H = errno("fchmod", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT)); }
+    private static final class Unlink {
+        static final MethodHandle H = errno("unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS)); }
+    private static final class MemfdCreate {
+        static final MethodHandle H = errno("memfd_create", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT)); }
+    private static final class Mmap { static final MethodHandle H = errno("mmap",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG)); }
+    private static final class Munmap {
+        static final MethodHandle H = errno("munmap", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG)); }
+    private static final class Getpid {
+        static final MethodHandle H = plain("getpid", FunctionDescriptor.of(JAVA_INT)); }
+    private static final class Socket {
+        static final MethodHandle H = errno("socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT)); }
+    private static final class Bind {
+        static final MethodHandle H = errno("bind", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT)); }
+    private static final class Listen {
+        static final MethodHandle H = errno("listen", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT)); }
+    private static final class Accept4 { static final MethodHandle H = errno("accept4",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT)); }
+    private static final class Connect {
+        static final MethodHandle H = errno("connect", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT)); }
+    private static final class Getsockname { static final MethodHandle H = errno("getsockname",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS)); }
+    private static final class Getpeername { static final MethodHandle H = errno("getpeername",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS)); }
+    private static final class Setsockopt { static final MethodHandle H = errno("setsockopt",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT)); }
+    private static final class Getsockopt { static final MethodHandle H = errno("getsockopt",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS)); }
+    private static final class Shutdown {
+        static final MethodHandle H = errno("shutdown", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT)); }
+    private static final class Send { static final MethodHandle H = errno("send",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
+    private static final class Recv { static final MethodHandle H = errno("recv",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
+    private static final class Sendto { static final MethodHandle H = errno("sendto",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT)); }
+    private static final class Writev { static final MethodHandle H = errno("writev",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT)); }
+    private static final class Readv { static final MethodHandle H = errno("readv",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT)); }
+    private static final class Read {
+        static final MethodHandle H = errno("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG)); }
+    private static final class Write {
+        static final MethodHandle H = errno("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG)); }
+    private static final class EpollCreate1 {
+        static final MethodHandle H = errno("epoll_create1", FunctionDescriptor.of(JAVA_INT, JAVA_INT)); }
+    private static final class EpollCtl { static final MethodHandle H = errno("epoll_ctl",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS)); }
+    private static final class EpollWait { static final MethodHandle H = errno("epoll_wait",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT)); }
+    private static final class Eventfd {
+        static final MethodHandle H = errno("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT)); }
+    private static final class Poll {
+        static final MethodHandle H = errno("poll", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
+    private static final class ProcessVmReadv { static final MethodHandle H = errno("process_vm_readv",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG)); }
+    private static final class ProcessVmWritev { static final MethodHandle H = errno("process_vm_writev",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG)); }
     // the data path's copies go through these (see processVmReadv)
-    private static final MethodHandle PROCESS_VM_READV_PLAIN = plain("process_vm_readv",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle PROCESS_VM_WRITEV_PLAIN = plain("process_vm_writev",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    private static final class ProcessVmReadvPlain { static final MethodHandle H = plain("process_vm_readv",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG)); }
+    private static final class ProcessVmWritevPlain { static final MethodHandle H = plain("process_vm_writev",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG)); }
     // the data path's socket, eventfd and epoll calls go through these (see recv)
-    private static final MethodHandle SEND_PLAIN = plain("send",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle RECV_PLAIN = plain("recv",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle WRITEV_PLAIN = plain("writev",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle READV_PLAIN = plain("readv",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle READ_PLAIN = plain("read",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle WRITE_PLAIN = plain("write",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle EPOLL_WAIT_PLAIN = plain("epoll_wait",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT));
-    private static final MethodHandle POLL_PLAIN = plain("poll",
-        FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle ERRNO_LOCATION = LINKER.downcallHandle(symbol("__errno_location"),
-        FunctionDescriptor.of(JAVA_LONG), Linker.Option.critical(false));
+    private static final class SendPlain { static final MethodHandle H = plain("send",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
+    private static final class RecvPlain { static final MethodHandle H = plain("recv",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
+    private static final class WritevPlain { static final MethodHandle H = plain("writev",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT)); }
+    private static final class ReadvPlain { static final MethodHandle H = plain("readv",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT)); }
+    private static final class ReadPlain { static final MethodHandle H = plain("read",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG)); }
+    private static final class WritePlain { static final MethodHandle H = plain("write",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG)); }
+    private static final class EpollWaitPlain { static final MethodHandle H = plain("epoll_wait",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT)); }
+    private static final class PollPlain { static final MethodHandle H = plain("poll",
+        FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
+    private static final class ErrnoLocation {
+        static final MethodHandle H = LINKER.downcallHandle(symbol("__errno_location"),
+        FunctionDescriptor.of(JAVA_LONG), Linker.Option.critical(false)); }
     private static final MemorySegment ALL_MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
-    private static final MethodHandle PRCTL = errno("prctl",
+    private static final class Prctl { static final MethodHandle H = errno("prctl",
         FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-        Linker.Option.firstVariadicArg(1));
-    private static final MethodHandle LSEEK = errno("lseek", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle FCNTL = errno("fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
-        Linker.Option.firstVariadicArg(2));
-    private static final MethodHandle PIPE2 = errno("pipe2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle SOCKETPAIR = errno("socketpair",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
-    private static final MethodHandle VMSPLICE = errno("vmsplice",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle VMSPLICE_PLAIN = plain("vmsplice",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle SPLICE = errno("splice",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle SPLICE_PLAIN = plain("splice",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle STRERROR = plain("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        Linker.Option.firstVariadicArg(1)); }
+    private static final class Lseek {
+        static final MethodHandle H = errno("lseek", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT)); }
+    private static final class Fcntl {
+        static final MethodHandle H = errno("fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
+        Linker.Option.firstVariadicArg(2)); }
+    private static final class Pipe2 {
+        static final MethodHandle H = errno("pipe2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT)); }
+    private static final class Socketpair { static final MethodHandle H = errno("socketpair",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS)); }
+    private static final class Vmsplice { static final MethodHandle H = errno("vmsplice",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
+    private static final class VmsplicePlain { static final MethodHandle H = plain("vmsplice",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
+    private static final class Splice { static final MethodHandle H = errno("splice",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
+    private static final class SplicePlain { static final MethodHandle H = plain("splice",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
+    private static final class Strerror {
+        static final MethodHandle H = plain("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT)); }
 
     private LibC() {
     }
@@ -256,7 +283,7 @@ public final class LibC {
      * so the retry is safe.
      */
     private static int lastErrno() throws Throwable {
-        final long where = (long) ERRNO_LOCATION.invokeExact();
+        final long where = (long) ErrnoLocation.H.invokeExact();
         return ALL_MEMORY.get(JAVA_INT, where);
     }
 
@@ -301,7 +328,7 @@ public final class LibC {
     /** The text of {@code errno}. */
     public static String strerror(final int errno) {
         try {
-            final MemorySegment p = (MemorySegment) STRERROR.invokeExact(errno);
+            final MemorySegment p = (MemorySegment) Strerror.H.invokeExact(errno);
             return p.reinterpret(1024).getString(0);
         } catch (final Throwable t) {
             return "errno " + errno;
@@ -318,7 +345,7 @@ public final class LibC {
     public static int open(final MemorySegment path, final int flags, final int mode) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) OPEN.invokeExact(c, path, flags, mode);
+            final int r = (int) Open.H.invokeExact(c, path, flags, mode);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -328,7 +355,7 @@ public final class LibC {
     public static int close(final int fd) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) CLOSE.invokeExact(c, fd);
+            final int r = (int) Close.H.invokeExact(c, fd);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -338,7 +365,7 @@ public final class LibC {
     public static int ftruncate(final int fd, final long length) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) FTRUNCATE.invokeExact(c, fd, length);
+            final int r = (int) Ftruncate.H.invokeExact(c, fd, length);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -348,7 +375,7 @@ public final class LibC {
     public static int fchmod(final int fd, final int mode) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) FCHMOD.invokeExact(c, fd, mode);
+            final int r = (int) Fchmod.H.invokeExact(c, fd, mode);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -358,7 +385,7 @@ public final class LibC {
     public static int unlink(final MemorySegment path) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) UNLINK.invokeExact(c, path);
+            final int r = (int) Unlink.H.invokeExact(c, path);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -368,7 +395,7 @@ public final class LibC {
     public static int memfdCreate(final MemorySegment name, final int flags) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) MEMFD_CREATE.invokeExact(c, name, flags);
+            final int r = (int) MemfdCreate.H.invokeExact(c, name, flags);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -380,7 +407,7 @@ public final class LibC {
                             final long offset) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final long r = (long) MMAP.invokeExact(c, addr, length, prot, flags, fd, offset);
+            final long r = (long) Mmap.H.invokeExact(c, addr, length, prot, flags, fd, offset);
             return r != -1L ? r : fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -390,7 +417,7 @@ public final class LibC {
     public static int munmap(final long addr, final long length) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) MUNMAP.invokeExact(c, addr, length);
+            final int r = (int) Munmap.H.invokeExact(c, addr, length);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -399,7 +426,7 @@ public final class LibC {
 
     public static int getpid() {
         try {
-            return (int) GETPID.invokeExact();
+            return (int) Getpid.H.invokeExact();
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -410,7 +437,7 @@ public final class LibC {
     public static int socket(final int domain, final int type, final int protocol) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) SOCKET.invokeExact(c, domain, type, protocol);
+            final int r = (int) Socket.H.invokeExact(c, domain, type, protocol);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -420,7 +447,7 @@ public final class LibC {
     public static int bind(final int fd, final MemorySegment addr, final int len) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) BIND.invokeExact(c, fd, addr, len);
+            final int r = (int) Bind.H.invokeExact(c, fd, addr, len);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -430,7 +457,7 @@ public final class LibC {
     public static int listen(final int fd, final int backlog) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) LISTEN.invokeExact(c, fd, backlog);
+            final int r = (int) Listen.H.invokeExact(c, fd, backlog);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -441,7 +468,7 @@ public final class LibC {
     public static int accept4(final int fd, final MemorySegment addr, final MemorySegment addrLen, final int flags) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) ACCEPT4.invokeExact(c, fd, addr, addrLen, flags);
+            final int r = (int) Accept4.H.invokeExact(c, fd, addr, addrLen, flags);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -451,7 +478,7 @@ public final class LibC {
     public static int connect(final int fd, final MemorySegment addr, final int len) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) CONNECT.invokeExact(c, fd, addr, len);
+            final int r = (int) Connect.H.invokeExact(c, fd, addr, len);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -462,7 +489,7 @@ public final class LibC {
     public static int getsockname(final int fd, final MemorySegment addr, final MemorySegment addrLen) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) GETSOCKNAME.invokeExact(c, fd, addr, addrLen);
+            final int r = (int) Getsockname.H.invokeExact(c, fd, addr, addrLen);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -472,7 +499,7 @@ public final class LibC {
     public static int getpeername(final int fd, final MemorySegment addr, final MemorySegment addrLen) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) GETPEERNAME.invokeExact(c, fd, addr, addrLen);
+            final int r = (int) Getpeername.H.invokeExact(c, fd, addr, addrLen);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -483,7 +510,7 @@ public final class LibC {
                                  final int len) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) SETSOCKOPT.invokeExact(c, fd, level, name, value, len);
+            final int r = (int) Setsockopt.H.invokeExact(c, fd, level, name, value, len);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -502,7 +529,7 @@ public final class LibC {
                                  final MemorySegment len) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) GETSOCKOPT.invokeExact(c, fd, level, name, value, len);
+            final int r = (int) Getsockopt.H.invokeExact(c, fd, level, name, value, len);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -512,7 +539,7 @@ public final class LibC {
     public static int shutdown(final int fd, final int how) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) SHUTDOWN.invokeExact(c, fd, how);
+            final int r = (int) Shutdown.H.invokeExact(c, fd, how);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -522,8 +549,8 @@ public final class LibC {
     /** send(2) from a raw address. */
     public static long send(final int fd, final long buf, final long len, final int flags) {
         try {
-            final long r = (long) SEND_PLAIN.invokeExact(fd, buf, len, flags);
-            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(SEND, fd, buf, len, flags);
+            final long r = (long) SendPlain.H.invokeExact(fd, buf, len, flags);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(Send.H, fd, buf, len, flags);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -532,8 +559,8 @@ public final class LibC {
     /** recv(2) into a raw address. */
     public static long recv(final int fd, final long buf, final long len, final int flags) {
         try {
-            final long r = (long) RECV_PLAIN.invokeExact(fd, buf, len, flags);
-            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(RECV, fd, buf, len, flags);
+            final long r = (long) RecvPlain.H.invokeExact(fd, buf, len, flags);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(Recv.H, fd, buf, len, flags);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -543,7 +570,7 @@ public final class LibC {
                               final MemorySegment addr, final int addrLen) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final long r = (long) SENDTO.invokeExact(c, fd, buf, len, flags, addr, addrLen);
+            final long r = (long) Sendto.H.invokeExact(c, fd, buf, len, flags, addr, addrLen);
             return r >= 0 ? r : fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -553,8 +580,8 @@ public final class LibC {
     /** writev(2); {@code iov} is the raw address of an array of {@link #IOVEC}. */
     public static long writev(final int fd, final long iov, final int count) {
         try {
-            final long r = (long) WRITEV_PLAIN.invokeExact(fd, iov, count);
-            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(WRITEV, fd, iov, count);
+            final long r = (long) WritevPlain.H.invokeExact(fd, iov, count);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(Writev.H, fd, iov, count);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -562,8 +589,8 @@ public final class LibC {
 
     public static long readv(final int fd, final long iov, final int count) {
         try {
-            final long r = (long) READV_PLAIN.invokeExact(fd, iov, count);
-            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(READV, fd, iov, count);
+            final long r = (long) ReadvPlain.H.invokeExact(fd, iov, count);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(Readv.H, fd, iov, count);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -571,8 +598,8 @@ public final class LibC {
 
     public static long read(final int fd, final long buf, final long len) {
         try {
-            final long r = (long) READ_PLAIN.invokeExact(fd, buf, len);
-            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(READ, fd, buf, len);
+            final long r = (long) ReadPlain.H.invokeExact(fd, buf, len);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(Read.H, fd, buf, len);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -580,8 +607,8 @@ public final class LibC {
 
     public static long write(final int fd, final long buf, final long len) {
         try {
-            final long r = (long) WRITE_PLAIN.invokeExact(fd, buf, len);
-            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(WRITE, fd, buf, len);
+            final long r = (long) WritePlain.H.invokeExact(fd, buf, len);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(Write.H, fd, buf, len);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -592,7 +619,7 @@ public final class LibC {
     public static int epollCreate1(final int flags) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) EPOLL_CREATE1.invokeExact(c, flags);
+            final int r = (int) EpollCreate1.H.invokeExact(c, flags);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -602,7 +629,7 @@ public final class LibC {
     public static int epollCtl(final int epfd, final int op, final int fd, final MemorySegment event) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) EPOLL_CTL.invokeExact(c, epfd, op, fd, event);
+            final int r = (int) EpollCtl.H.invokeExact(c, epfd, op, fd, event);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -612,9 +639,9 @@ public final class LibC {
     /** epoll_wait into the raw address {@code events} (an array of {@link #EPOLL_EVENT}). */
     public static int epollWait(final int epfd, final long events, final int max, final int timeoutMs) {
         try {
-            final int r = (int) EPOLL_WAIT_PLAIN.invokeExact(epfd, events, max, timeoutMs);
+            final int r = (int) EpollWaitPlain.H.invokeExact(epfd, events, max, timeoutMs);
             return r >= 0 ? r
-                : lastErrno() == EAGAIN ? -EAGAIN : (int) confirm(EPOLL_WAIT, epfd, events, max, timeoutMs);
+                : lastErrno() == EAGAIN ? -EAGAIN : (int) confirm(EpollWait.H, epfd, events, max, timeoutMs);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -623,7 +650,7 @@ public final class LibC {
     public static int eventfd(final int initval, final int flags) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) EVENTFD.invokeExact(c, initval, flags);
+            final int r = (int) Eventfd.H.invokeExact(c, initval, flags);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -633,8 +660,8 @@ public final class LibC {
     /** poll(2) over the raw address of {@code nfds} pollfd structs. */
     public static int poll(final long fds, final long nfds, final int timeoutMs) {
         try {
-            final int r = (int) POLL_PLAIN.invokeExact(fds, nfds, timeoutMs);
-            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : (int) confirm(POLL, fds, nfds, timeoutMs);
+            final int r = (int) PollPlain.H.invokeExact(fds, nfds, timeoutMs);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : (int) confirm(Poll.H, fds, nfds, timeoutMs);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -654,9 +681,9 @@ public final class LibC {
     public static long processVmReadv(final int pid, final long localIov, final long localCount,
                                       final long remoteIov, final long remoteCount) {
         try {
-            final long r = (long) PROCESS_VM_READV_PLAIN.invokeExact(pid, localIov, localCount, remoteIov, remoteCount,
+            final long r = (long) ProcessVmReadvPlain.H.invokeExact(pid, localIov, localCount, remoteIov, remoteCount,
                 0L);
-            return r >= 0 ? r : confirm(PROCESS_VM_READV, pid, localIov, localCount, remoteIov, remoteCount, 0L);
+            return r >= 0 ? r : confirm(ProcessVmReadv.H, pid, localIov, localCount, remoteIov, remoteCount, 0L);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -666,9 +693,9 @@ public final class LibC {
     public static long processVmWritev(final int pid, final long localIov, final long localCount,
                                        final long remoteIov, final long remoteCount) {
         try {
-            final long r = (long) PROCESS_VM_WRITEV_PLAIN.invokeExact(pid, localIov, localCount, remoteIov, remoteCount,
+            final long r = (long) ProcessVmWritevPlain.H.invokeExact(pid, localIov, localCount, remoteIov, remoteCount,
                 0L);
-            return r >= 0 ? r : confirm(PROCESS_VM_WRITEV, pid, localIov, localCount, remoteIov, remoteCount, 0L);
+            return r >= 0 ? r : confirm(ProcessVmWritev.H, pid, localIov, localCount, remoteIov, remoteCount, 0L);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -677,7 +704,7 @@ public final class LibC {
     public static int prctl(final int option, final long a2, final long a3, final long a4, final long a5) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) PRCTL.invokeExact(c, option, a2, a3, a4, a5);
+            final int r = (int) Prctl.H.invokeExact(c, option, a2, a3, a4, a5);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -697,7 +724,7 @@ public final class LibC {
     public static long lseek(final int fd, final long offset, final int whence) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final long r = (long) LSEEK.invokeExact(c, fd, offset, whence);
+            final long r = (long) Lseek.H.invokeExact(c, fd, offset, whence);
             return r >= 0 ? r : fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
@@ -713,7 +740,7 @@ public final class LibC {
         final MemorySegment c = CAPTURE.get();
         try (Arena a = Arena.ofConfined()) {
             final MemorySegment pair = a.allocate(JAVA_INT, 2);
-            final int r = (int) PIPE2.invokeExact(c, pair, flags);
+            final int r = (int) Pipe2.H.invokeExact(c, pair, flags);
             if (r < 0) {
                 return (int) fail(c);
             }
@@ -734,7 +761,7 @@ public final class LibC {
         final MemorySegment c = CAPTURE.get();
         try (Arena a = Arena.ofConfined()) {
             final MemorySegment pair = a.allocate(JAVA_INT, 2);
-            final int r = (int) SOCKETPAIR.invokeExact(c, domain, type, 0, pair);
+            final int r = (int) Socketpair.H.invokeExact(c, domain, type, 0, pair);
             if (r < 0) {
                 return (int) fail(c);
             }
@@ -752,8 +779,8 @@ public final class LibC {
      */
     public static long vmsplice(final int fd, final long iov, final long count, final int flags) {
         try {
-            final long r = (long) VMSPLICE_PLAIN.invokeExact(fd, iov, count, flags);
-            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(VMSPLICE, fd, iov, count, flags);
+            final long r = (long) VmsplicePlain.H.invokeExact(fd, iov, count, flags);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(Vmsplice.H, fd, iov, count, flags);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -762,8 +789,8 @@ public final class LibC {
     /** splice(2) of up to {@code len} bytes from the pipe {@code in} to {@code out} (no offsets). */
     public static long splice(final int in, final int out, final long len, final int flags) {
         try {
-            final long r = (long) SPLICE_PLAIN.invokeExact(in, 0L, out, 0L, len, flags);
-            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(SPLICE, in, 0L, out, 0L, len, flags);
+            final long r = (long) SplicePlain.H.invokeExact(in, 0L, out, 0L, len, flags);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(Splice.H, in, 0L, out, 0L, len, flags);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -773,15 +800,15 @@ public final class LibC {
     public static int fcntl(final int fd, final int cmd, final int arg) {
         final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) FCNTL.invokeExact(c, fd, cmd, arg);
+            final int r = (int) Fcntl.H.invokeExact(c, fd, cmd, arg);
             return r >= 0 ? r : (int) fail(c);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
     }
 
-    private static final MethodHandle SETSOCKOPT_RAW = plain("setsockopt",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final class SetsockoptRaw { static final MethodHandle H = plain("setsockopt",
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT)); }
 
     /**
      * setsockopt with the option value at a raw address and no errno capture: for data-path hints
@@ -793,7 +820,7 @@ public final class LibC {
     public static int setsockoptRaw(final int fd, final int level, final int name, final long value,
                                     final int len) {
         try {
-            return (int) SETSOCKOPT_RAW.invokeExact(fd, level, name, value, len);
+            return (int) SetsockoptRaw.H.invokeExact(fd, level, name, value, len);
         } catch (final Throwable t) {
             throw rethrow(t);
         }

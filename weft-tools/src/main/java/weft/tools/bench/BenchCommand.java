@@ -39,6 +39,10 @@ public final class BenchCommand implements Callable<Integer> {
 
         @Option(names = "--full", description = "every test at 1 B .. 4 MiB, three alternating repeats (many minutes)")
         boolean full;
+
+        @Option(names = "--cold", description = "short runs at OSU's counts (100 warm-up + 10,000 iterations; "
+            + "10 + 1,000 at 1 MiB), each in new JVMs, three alternating repeats: what a first job sees (~1 min)")
+        boolean cold;
     }
 
     @ArgGroup(exclusive = true)
@@ -91,7 +95,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         final BenchPlan.Tier tier = tierOption == null ? BenchPlan.Tier.DEFAULT
-            : tierOption.quick ? BenchPlan.Tier.QUICK : tierOption.full ? BenchPlan.Tier.FULL : BenchPlan.Tier.DEFAULT;
+            : tierOption.quick ? BenchPlan.Tier.QUICK : tierOption.full ? BenchPlan.Tier.FULL
+            : tierOption.cold ? BenchPlan.Tier.COLD : BenchPlan.Tier.DEFAULT;
         for (final String t : tests) {
             if (!BenchPlan.tests().contains(t)) {
                 stderr.println("weft bench: unknown test '" + t + "'; the suite has: " + String.join(", ", BenchPlan.tests()));
@@ -168,11 +173,12 @@ public final class BenchCommand implements Callable<Integer> {
 
         BenchReport.table(stdout, rows, ucx != null);
         BenchReport.csv(dir.resolve("results.csv"), rows);
+        final String prefix = tier == BenchPlan.Tier.COLD ? "cold-" : "";
         final List<String> written = new ArrayList<>(List.of("results.csv"));
         if (!noPlots) {
             for (final String tl : transports) {
                 for (final Metric m : new Metric[] {Metric.LATENCY, Metric.BANDWIDTH}) {
-                    final String name = (m == Metric.LATENCY ? "latency-" : "bandwidth-") + tl + ".png";
+                    final String name = prefix + (m == Metric.LATENCY ? "latency-" : "bandwidth-") + tl + ".png";
                     if (BenchPlot.write(dir.resolve(name), rows, tl, m)) {
                         written.add(name);
                     }

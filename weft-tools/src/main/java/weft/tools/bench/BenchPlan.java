@@ -18,7 +18,12 @@ final class BenchPlan {
         /** The standard suite (under two minutes on a 2-core machine). */
         DEFAULT(150, 1),
         /** Every test at sizes 1 B .. 4 MiB in powers of 4, three alternating repeats. */
-        FULL(600, 3);
+        FULL(600, 3),
+        /**
+         * Short runs at OSU's counts ({@link #COLD_WARMUP} + {@link #COLD_ITERATIONS}; from
+         * {@link #COLD_LARGE} bytes 10 + 1,000), each in JVMs started for it: what a first job sees.
+         */
+        COLD(0, 3);
 
         final long budgetMs;
         final int repeats;
@@ -38,6 +43,16 @@ final class BenchPlan {
     static final long C2_THRESHOLD = 15_000;
     /** The most warm-up time (estimated) that reaching {@link #C2_THRESHOLD} may take in one point. */
     static final double WARMUP_CAP_US = 3_000_000;
+
+    /** OSU micro-benchmarks' default counts: warm-up and measured iterations of small messages ... */
+    static final long COLD_WARMUP = 100;
+    static final long COLD_ITERATIONS = 10_000;
+    /** ... and from this size on (OSU's LARGE_MESSAGE_SIZE) a tenth of them. */
+    static final long COLD_LARGE = 8192;
+    /** The --cold suite: the short-run targets of issue 20. */
+    private static final List<String[]> COLD_SUITE = List.of(new String[] {"tag_lat", "8"},
+        new String[] {"ucp_put_lat", "8"}, new String[] {"ucp_get", "8"}, new String[] {"ucp_fadd", "8"},
+        new String[] {"tag_bw", "1048576"});
 
     private static final long K = 1024;
     private static final long M = K * K;
@@ -82,6 +97,9 @@ final class BenchPlan {
      */
     static List<BenchPoint> points(final Tier tier, final List<String> transports, final List<String> only,
                                    final long budgetMs) {
+        if (tier == Tier.COLD) {
+            return coldPoints(transports, only);
+        }
         final long budgetUs = (budgetMs > 0 ? budgetMs : tier.budgetMs) * 1000;
         final List<BenchPoint> out = new ArrayList<>();
         for (final String tl : transports) {
@@ -92,7 +110,7 @@ final class BenchPlan {
                 final long[] sizes = switch (tier) {
                     case QUICK -> e.quick;
                     case DEFAULT -> e.standard;
-                    case FULL -> e.full;
+                    case FULL, COLD -> e.full; // COLD returned above
                 };
                 for (final long size : sizes) {
                     final Metric metric = e.streaming ? (size <= 8 ? Metric.RATE : Metric.BANDWIDTH)
@@ -117,6 +135,25 @@ final class BenchPlan {
                     }
                     out.add(new BenchPoint(tl, e.test, size, metric, iters, warmup, ucxTest, factor));
                 }
+            }
+        }
+        return out;
+    }
+
+    private static List<BenchPoint> coldPoints(final List<String> transports, final List<String> only) {
+        final List<BenchPoint> out = new ArrayList<>();
+        for (final String tl : transports) {
+            for (final String[] t : COLD_SUITE) {
+                if (!only.isEmpty() && !only.contains(t[0])) {
+                    continue;
+                }
+                final long size = Long.parseLong(t[1]);
+                final boolean large = size >= COLD_LARGE;
+                final Metric metric = t[0].endsWith("_bw") ? Metric.BANDWIDTH : Metric.LATENCY;
+                // the same anchors as the steady-state suite (tcp get against one tcp tag round trip)
+                final boolean tcpGet = tl.equals("tcp") && t[0].equals("ucp_get");
+                out.add(new BenchPoint(tl, t[0], size, metric, large ? COLD_ITERATIONS / 10 : COLD_ITERATIONS,
+                    large ? COLD_WARMUP / 10 : COLD_WARMUP, tcpGet ? "tag_lat" : t[0], tcpGet ? 2.0 : 1.0, true));
             }
         }
         return out;

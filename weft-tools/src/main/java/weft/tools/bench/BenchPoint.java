@@ -14,9 +14,16 @@ package weft.tools.bench;
  *                   {@code test} is a known artefact of its tool: tcp ucp_get, tcp ucp_put_bw)
  * @param ucxFactor  the UCX figure is multiplied by this before the ratio (2 = "one round trip" of a
  *                   one-way latency)
+ * @param cold       a short run (--cold): Weft's server and client are JVMs started for this point alone
  */
 record BenchPoint(String transport, String test, long size, Metric metric, long iterations, long warmup,
-                  String ucxTest, double ucxFactor) {
+                  String ucxTest, double ucxFactor, boolean cold) {
+    /** A point of the steady-state suite (JVMs kept warm across points). */
+    BenchPoint(final String transport, final String test, final long size, final Metric metric, final long iterations,
+               final long warmup, final String ucxTest, final double ucxFactor) {
+        this(transport, test, size, metric, iterations, warmup, ucxTest, ucxFactor, false);
+    }
+
     /** True when the UCX side runs something other than the same test. */
     boolean proxyAnchor() {
         return !ucxTest.equals(test) || ucxFactor != 1.0;

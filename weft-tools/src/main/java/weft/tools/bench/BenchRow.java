@@ -47,6 +47,22 @@ final class BenchRow {
             .max().orElse(Double.NaN);
     }
 
+    /** Median iteration at which Weft's latency was steady (-1 when unknown). */
+    long weftSteadyAt() {
+        return (long) medianOrMinus(weft.stream().filter(Outcome::succeeded).mapToDouble(Outcome::steadyAt)
+            .filter(d -> d >= 0).toArray());
+    }
+
+    /** Median JIT compilation time inside Weft's measured phase, ms (-1 when unknown). */
+    long weftJitMs() {
+        return (long) medianOrMinus(weft.stream().filter(Outcome::succeeded).mapToDouble(Outcome::jitMs)
+            .filter(d -> d >= 0).toArray());
+    }
+
+    private static double medianOrMinus(final double[] v) {
+        return v.length == 0 ? -1 : medianOf(v);
+    }
+
     /** The first failure of a side, or null. */
     static String firstError(final List<Outcome> outcomes) {
         for (final Outcome o : outcomes) {

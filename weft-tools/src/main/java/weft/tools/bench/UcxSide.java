@@ -98,53 +98,16 @@ final class UcxSide {
         if (clientCpu >= 0) {
             client.addAll(List.of("-c", Integer.toString(clientCpu)));
         }
-        Process srv = null;
-        Process cli = null;
-        try {
-            srv = start(server, p.transport(), ProcessBuilder.Redirect.appendTo(log.toFile()));
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (!listening(port)) {
-                if (!srv.isAlive()) {
-                    return Outcome.failed("ucx_perftest server exited with " + srv.exitValue() + " (see " + log + ")");
-                }
-                if (System.nanoTime() > deadline) {
-                    return Outcome.failed("ucx_perftest server did not listen on port " + port + " within 20 s");
-                }
-                Thread.sleep(10);
-            }
-            cli = start(client, p.transport(), ProcessBuilder.Redirect.PIPE);
-            final Process c = cli;
-            // read in the background: a full pipe must not stall the client
-            final java.util.concurrent.CompletableFuture<String> text = java.util.concurrent.CompletableFuture
-                .supplyAsync(() -> readAll(c));
-            if (!cli.waitFor(timeoutMs, TimeUnit.MILLISECONDS)) {
-                return Outcome.failed("ucx_perftest client did not finish within " + timeoutMs / 1000 + " s");
-            }
-            final String output = text.get(10, TimeUnit.SECONDS);
-            final PerfResult r = finalLine(output);
-            if (cli.exitValue() != 0 || r == null) {
-                return Outcome.failed("ucx_perftest exited with " + cli.exitValue() + ": "
-                    + WeftSide.lastLine(output));
-            }
-            return Outcome.ok(r, Double.NaN);
-        } catch (final IOException | java.util.concurrent.ExecutionException
-                       | java.util.concurrent.TimeoutException e) {
-            return Outcome.failed("ucx_perftest: " + e.getMessage());
-        } catch (final InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Outcome.failed("interrupted");
-        } finally {
-            stop(cli);
-            stop(srv);
+        final ProcessPair.Run run = ProcessPair.run(server, client, java.util.Map.of("UCX_TLS", ucxTls(p.transport())),
+            log, port, timeoutMs, "ucx_perftest");
+        if (run.error() != null) {
+            return Outcome.failed(run.error());
         }
-    }
-
-    private Process start(final List<String> cmd, final String transport, final ProcessBuilder.Redirect out)
-        throws IOException {
-        final ProcessBuilder pb = new ProcessBuilder(withParentDeathSignal(cmd)).redirectErrorStream(true)
-            .redirectOutput(out);
-        pb.environment().put("UCX_TLS", ucxTls(transport));
-        return pb.start();
+        final PerfResult r = finalLine(run.output());
+        if (run.exitCode() != 0 || r == null) {
+            return Outcome.failed("ucx_perftest exited with " + run.exitCode() + ": " + WeftSide.lastLine(run.output()));
+        }
+        return Outcome.ok(r, Double.NaN);
     }
 
     /**
@@ -162,29 +125,6 @@ final class UcxSide {
             }
         }
         return cmd;
-    }
-
-    private static String readAll(final Process p) {
-        try {
-            return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        } catch (final IOException e) {
-            return "cannot read ucx_perftest's output: " + e.getMessage();
-        }
-    }
-
-    private static void stop(final Process p) {
-        if (p == null) {
-            return;
-        }
-        try {
-            if (!p.waitFor(p.isAlive() ? 2 : 0, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                p.waitFor(5, TimeUnit.SECONDS);
-            }
-        } catch (final InterruptedException e) {
-            p.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
     }
 
     /** The last line of eight numbers (ucx_perftest -f's final figures), or null. */

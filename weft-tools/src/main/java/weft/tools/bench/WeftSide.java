@@ -26,6 +26,8 @@ import java.util.regex.Pattern;
  */
 final class WeftSide implements AutoCloseable {
     private static final Pattern ALLOC = Pattern.compile("# allocated bytes/op: ([0-9.]+)");
+    private static final Pattern STEADY = Pattern.compile("# steady state: (?:from iteration (\\d+)|not reached in (\\d+))");
+    private static final Pattern JIT = Pattern.compile("# JIT compilation during the measured phase: (\\d+) ms");
     /** The server's longest wait on its peer within a test (between tests it waits for the next client as long as it takes). */
     private static final int SERVER_TIMEOUT_S = 300;
     /** The server's JVM options (perftest's, as the {@code weft} script gives them). */
@@ -73,6 +75,9 @@ final class WeftSide implements AutoCloseable {
 
     /** Runs one point; never throws for a failed test (the outcome says why). */
     Outcome run(final BenchPoint p) {
+        if (p.cold()) {
+            return runCold(p);
+        }
         try {
             ensureServer();
         } catch (final IOException e) {
@@ -97,8 +102,57 @@ final class WeftSide implements AutoCloseable {
         if (rc != 0 || r == null) {
             return Outcome.failed(lastLine(diagnostics.isBlank() ? out.toString(StandardCharsets.UTF_8) : diagnostics));
         }
+        return outcome(r, diagnostics);
+    }
+
+    /** The result with what perftest's "# ..." lines add: allocation, steady-state iteration, JIT time. */
+    static Outcome outcome(final PerfResult r, final String diagnostics) {
         final Matcher m = ALLOC.matcher(diagnostics);
-        return Outcome.ok(r, m.find() ? Double.parseDouble(m.group(1)) : Double.NaN);
+        final Matcher st = STEADY.matcher(diagnostics);
+        final Matcher jit = JIT.matcher(diagnostics);
+        final long steadyAt = st.find() ? Long.parseLong(st.group(1) != null ? st.group(1) : st.group(2)) : -1;
+        return Outcome.ok(r, m.find() ? Double.parseDouble(m.group(1)) : Double.NaN, steadyAt,
+            jit.find() ? Long.parseLong(jit.group(1)) : -1);
+    }
+
+    /**
+     * A --cold point: a server and a client JVM started for it alone (as a first job's), with the options
+     * {@code ./weft perftest} gives (foreground compilation, the AOT cache and its compile thresholds, passed
+     * on from this JVM): the figures a user gets from {@code ./weft perftest -w 100 -n 10000}.
+     */
+    private Outcome runCold(final BenchPoint p) {
+        final int coldPort;
+        try {
+            coldPort = freePort();
+        } catch (final IOException e) {
+            return Outcome.failed("no free port: " + e.getMessage());
+        }
+        final List<String> jvm = new ArrayList<>();
+        jvm.add(ProcessHandle.current().info().command().orElse("java"));
+        jvm.addAll(SERVER_JVM);
+        jvm.addAll(hotspotOptions(ManagementFactory.getRuntimeMXBean().getInputArguments()));
+        jvm.addAll(List.of("-cp", System.getProperty("java.class.path"), "weft.tools.Main", "perftest",
+            "-p", Integer.toString(coldPort), "--timeout", "60", "--exit-with", Long.toString(ProcessHandle.current().pid())));
+        final List<String> server = new ArrayList<>(jvm);
+        final List<String> client = new ArrayList<>(jvm);
+        client.addAll(List.of("127.0.0.1", "-x", p.transport(), "-t", p.test(), "-s", Long.toString(p.size()),
+            "-n", Long.toString(p.iterations()), "-w", Long.toString(p.warmup()), "-f"));
+        if (serverCpu >= 0) {
+            server.addAll(List.of("-c", Integer.toString(serverCpu)));
+        }
+        if (clientCpu >= 0) {
+            client.addAll(List.of("-c", Integer.toString(clientCpu)));
+        }
+        final ProcessPair.Run run = ProcessPair.run(server, client, java.util.Map.of(), log, coldPort, 120_000,
+            "weft perftest");
+        if (run.error() != null) {
+            return Outcome.failed(run.error());
+        }
+        final PerfResult r = UcxSide.finalLine(run.output());
+        if (run.exitCode() != 0 || r == null) {
+            return Outcome.failed("weft perftest exited with " + run.exitCode() + ": " + lastLine(run.output()));
+        }
+        return outcome(r, run.output());
     }
 
     /** The {@code -XX:} options among a JVM's arguments, less those {@link #SERVER_JVM} sets anyway. */

@@ -44,6 +44,8 @@ final class PerfMeter {
     private final com.sun.management.ThreadMXBean threads =
         (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
+    /** The run's course, for the steady-state iteration (kept by the warm-up meter too: the same branches). */
+    private final LatencyTrace trace = new LatencyTrace();
     private final long sampleMask;
     private long start;
     private long last;
@@ -109,6 +111,7 @@ final class PerfMeter {
         last = now;
         total.recordValue(d);
         recent[(int) iterations & (RECENT - 1)] = d;
+        trace.add(d);
         iterations++;
         if (now - lastReportTime >= reportIntervalNs) {
             report(now);
@@ -156,6 +159,24 @@ final class PerfMeter {
 
     long iterations() {
         return iterations;
+    }
+
+    /**
+     * The iteration (0-based, of this meter's run) from which the per-iteration time stayed within
+     * {@value SteadyState#TOLERANCE_PERCENT} % of its last half's median; {@link #iterations()} when it never
+     * settled, -1 when the run was too short to tell.
+     */
+    long steadyIteration() {
+        final SteadyState.Result r = trace.steadyState();
+        if (!r.known()) {
+            return -1;
+        }
+        return r.reached() ? r.sample() * trace.stride() * (sampleMask + 1) : iterations;
+    }
+
+    /** The median per-iteration time of the last half of the run, in ns (0 when too short to tell). */
+    long steadyNanos() {
+        return trace.steadyState().steadyMedian();
     }
 
     /** Iterations timed on their own (every one, or one in {@link #SAMPLE}). */

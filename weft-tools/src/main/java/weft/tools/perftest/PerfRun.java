@@ -95,6 +95,7 @@ final class PerfRun {
         // compiler threads share the CPUs with the pinned sender and receiver: say how busy they were
         err.printf(java.util.Locale.ROOT, "# JIT compilation during the measured phase: %d ms in %d ms%n", jitMs,
             measuredMs);
+        err.println(steadyLine(meter.steadyIteration(), p.iterations(), meter.steadyNanos() / p.test().factor()));
         err.printf(java.util.Locale.ROOT, "# allocated bytes/op: %.3f (%d bytes in %d iterations)%n",
             meter.allocatedBytes() / (double) p.iterations(), meter.allocatedBytes(), p.iterations());
         for (final String line : initiator.describe().split("\n")) {
@@ -102,6 +103,20 @@ final class PerfRun {
         }
         err.flush();
         return r;
+    }
+
+    /** The "# steady state" line: where the measured phase settled (see {@link SteadyState}). */
+    static String steadyLine(final long iteration, final long iterations, final double steadyNs) {
+        final String median = String.format(java.util.Locale.ROOT, "%.3f", steadyNs / 1e3);
+        if (iteration < 0) {
+            return "# steady state: unknown (too few iterations)";
+        }
+        if (iteration >= iterations) {
+            return "# steady state: not reached in " + iterations + " iterations (last half's median " + median
+                + " usec per iteration)";
+        }
+        return "# steady state: from iteration " + iteration + " of " + iterations + " (within "
+            + SteadyState.TOLERANCE_PERCENT + "% of the last half's median, " + median + " usec per iteration)";
     }
 
     /** Total JIT compilation time of this JVM so far (ms), or 0 if unknown. */

@@ -115,13 +115,22 @@ final class HostList {
      * @throws LaunchException if the hosts have fewer slots than {@code n} and not oversubscribing
      */
     static List<Placement> place(final int n, final List<Host> hosts, final boolean oversubscribe) {
+        return place(n, hosts, oversubscribe, false);
+    }
+
+    /**
+     * As {@link #place(int, List, boolean)}; with {@code byNode} (mpirun's {@code --map-by node}) rank r goes
+     * to the next host that has a free slot, round-robin, instead of filling each host's slots in turn.
+     */
+    static List<Placement> place(final int n, final List<Host> hosts, final boolean oversubscribe,
+                                 final boolean byNode) {
         final int total = hosts.stream().mapToInt(Host::slots).sum();
         if (n > total && !oversubscribe) {
             throw new LaunchException(n + " PEs requested but the hosts have only " + total + " slot(s) ("
                 + describe(hosts) + "); add slots (-H host:N) or pass --oversubscribe");
         }
-        final int[] hostOf = new int[n];
-        int rank = 0;
+        final int[] hostOf = byNode ? roundRobin(n, hosts) : new int[n];
+        int rank = byNode ? n : 0;
         while (rank < n) {
             for (int h = 0; h < hosts.size() && rank < n; h++) {
                 for (int s = 0; s < hosts.get(h).slots() && rank < n; s++) {
@@ -144,6 +153,25 @@ final class HostList {
             out.add(new Placement(r, hosts.get(h).name(), h, next[h]++, perHost[h], local[h]));
         }
         return out;
+    }
+
+    /** Host of each rank, one per host in turn while slots last (then one per host in turn regardless). */
+    private static int[] roundRobin(final int n, final List<Host> hosts) {
+        final int[] hostOf = new int[n];
+        final int[] used = new int[hosts.size()];
+        final int total = hosts.stream().mapToInt(Host::slots).sum();
+        int h = 0;
+        for (int r = 0; r < n; r++) {
+            if (r < total) {
+                while (used[h] >= hosts.get(h).slots()) {
+                    h = (h + 1) % hosts.size();
+                }
+            }
+            hostOf[r] = h;
+            used[h]++;
+            h = (h + 1) % hosts.size();
+        }
+        return hostOf;
     }
 
     private static String describe(final List<Host> hosts) {

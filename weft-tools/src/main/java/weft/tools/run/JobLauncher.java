@@ -2,6 +2,7 @@ package weft.tools.run;
 
 import weft.runtime.KvServer;
 import weft.runtime.LaunchEnv;
+import weft.tools.perftest.Affinity;
 import weft.ucs.WeftException;
 
 import java.io.File;
@@ -43,7 +44,8 @@ final class JobLauncher {
     /** Everything a job needs; built by {@link RunCommand}. */
     record Spec(List<HostList.Placement> placements, List<String> agent, Map<String, String> exports,
                 long timeoutNs, boolean tagOutput, List<String> peCommand, int port, String bootstrapAddress,
-                long graceNs, long bootstrapTimeoutNs, String bootstrapTimeoutText) {
+                long graceNs, long bootstrapTimeoutNs, String bootstrapTimeoutText, List<int[]> cpus,
+                boolean reportBindings) {
     }
 
     private final Spec spec;
@@ -296,12 +298,12 @@ final class JobLauncher {
         if (p.local()) {
             pb.environment().putAll(env);
         }
-        final Process process;
-        try {
-            process = pb.start();
-        } catch (final IOException e) {
-            throw new LaunchException("cannot start rank " + p.rank() + " (" + command.getFirst() + "): "
-                + e.getMessage(), e);
+        final int[] cpus = spec.cpus() == null ? null : spec.cpus().get(p.rank());
+        final Process process = startBound(pb, cpus, p, command);
+        if (spec.reportBindings()) {
+            err.println("weft run: rank " + p.rank() + " (pid " + process.pid() + ") on " + p.host()
+                + (cpus != null ? " bound to CPU " + Binding.ranges(cpus)
+                : p.local() ? " not bound" : " not bound (binding applies to this machine's PEs)"));
         }
         tree.record(process.toHandle());
         try (OutputStream stdin = process.getOutputStream()) {
@@ -318,6 +320,41 @@ final class JobLauncher {
         o.start();
         e.start();
         return new Pe(p, process, o, e);
+    }
+
+    /**
+     * Starts the process with the CPU affinity {@code cpus} (null: the launcher's own): a child inherits the
+     * mask of the thread that starts it, so this thread takes the PE's mask for the start and then its own
+     * back. Every thread of the PE's JVM then runs on those CPUs, as mpirun's binding does.
+     */
+    private static Process startBound(final ProcessBuilder pb, final int[] cpus, final HostList.Placement p,
+                                      final List<String> command) {
+        final int[] own = cpus == null ? null : Affinity.currentCpus();
+        if (cpus != null) {
+            final int rc = Affinity.pinCurrentThread(cpus);
+            if (rc != 0) {
+                throw new LaunchException("cannot bind rank " + p.rank() + " to CPU " + Binding.ranges(cpus)
+                    + ": sched_setaffinity failed with errno " + -rc + " (pass --bind-to none)");
+            }
+        }
+        Process started = null;
+        IOException failure = null;
+        try {
+            started = pb.start();
+        } catch (final IOException e) {
+            failure = e;
+        }
+        if (own != null && Affinity.pinCurrentThread(own) != 0) {
+            if (started != null) {
+                started.destroyForcibly();
+            }
+            throw new LaunchException("cannot restore the launcher's CPU affinity " + Binding.ranges(own));
+        }
+        if (failure != null) {
+            throw new LaunchException("cannot start rank " + p.rank() + " (" + command.getFirst() + "): "
+                + failure.getMessage(), failure);
+        }
+        return started;
     }
 
     /** For each remote host, the address of this machine it reaches the key-value service at. */

@@ -36,6 +36,14 @@ import java.util.jar.JarFile;
 public final class RunCommand implements Callable<Integer> {
     /** Exit code when the job could not be started at all. */
     static final int LAUNCH_ERROR = 2;
+    /** System property naming the JVM's AOT cache file that the PEs start with (set by the weft script). */
+    public static final String AOT_PROPERTY = "weft.tools.aotCache";
+    /**
+     * With the AOT cache's profiles, Weft's own methods compile after a hundredth of the usual invocations,
+     * so that a short job's first operations run optimized code (as the weft script does for its JVMs).
+     */
+    static final List<String> AOT_JIT_OPTIONS = List.of("-XX:CompileCommand=quiet",
+        "-XX:CompileCommand=CompileThresholdScaling,weft.*::*,0.01");
     /** Set by the launcher for each PE; -x may not override them (the secret must never be on a command line). */
     private static final java.util.Set<String> LAUNCHER_VARIABLES = java.util.Set.of(LaunchEnv.RANK, LaunchEnv.SIZE,
         LaunchEnv.LOCAL_RANK, LaunchEnv.LOCAL_SIZE, LaunchEnv.NODE_ID, LaunchEnv.JOB_ID, LaunchEnv.KV_ADDRESS,
@@ -56,6 +64,19 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--oversubscribe", description = "place more PEs than slots (ranks wrap around the hosts)")
     boolean oversubscribe;
 
+    @Option(names = "--bind-to", paramLabel = "core|none",
+        description = "bind each PE of this machine to its own CPU (core), or not (none); default: core when this "
+            + "machine's PEs fit the CPUs the launcher may use, else none")
+    String bindTo;
+
+    @Option(names = "--map-by", paramLabel = "slot|node[:PE=N]",
+        description = "ranks fill each host's slots in turn (slot, the default; also core) or go round-robin over "
+            + "the hosts (node); :PE=N binds each PE to N CPUs")
+    String mapBy;
+
+    @Option(names = "--report-bindings", description = "print, for each PE, the CPUs it is bound to")
+    boolean reportBindings;
+
     @Option(names = "--agent", paramLabel = "CMD", defaultValue = "ssh",
         description = "launch agent for other hosts, run as 'CMD HOST COMMAND...' (default: ${DEFAULT-VALUE}); "
             + "e.g. 'ip netns exec'")
@@ -72,11 +93,15 @@ public final class RunCommand implements Callable<Integer> {
     boolean tagOutput;
 
     @Option(names = {"-cp", "--cp", "--classpath"}, paramLabel = "CLASSPATH",
-        description = "class path of the program (Weft's own is appended)")
+        description = "class path of the program (Weft's own is appended; prepended with the AOT cache)")
     String classpath;
 
     @Option(names = {"-J", "--jvm-option"}, paramLabel = "OPT", description = "extra option for the PE JVMs")
     List<String> jvmOptions = new ArrayList<>();
+
+    @Option(names = "--no-aot-cache", description = "start the PEs without Weft's AOT cache (the weft script "
+        + "gives the launcher its path as -D" + AOT_PROPERTY + ")")
+    boolean noAotCache;
 
     @Option(names = "--port", paramLabel = "PORT", defaultValue = "0",
         description = "TCP port of the key-value service (default: any free port)")
@@ -125,7 +150,10 @@ public final class RunCommand implements Callable<Integer> {
         final List<HostList.Host> hostList = hosts != null ? HostList.parseHosts(hosts)
             : hostfile != null ? HostList.readHostfile(hostfile)
             : slurm != null ? slurm : List.of(new HostList.Host("localhost", n));
-        final List<HostList.Placement> placements = HostList.place(n, hostList, oversubscribe);
+        final Binding.Policy binding = Binding.parse(bindTo, mapBy);
+        final List<HostList.Placement> placements = HostList.place(n, hostList, oversubscribe, binding.byNode());
+        final List<int[]> cpus = Binding.assign(placements, weft.tools.perftest.Affinity.currentCpus(), binding,
+            oversubscribe);
         final List<String> agentWords = List.of(agent.trim().split("\\s+"));
         if (placements.stream().anyMatch(p -> !p.local())) {
             JobLauncher.checkAgent(agentWords);
@@ -144,7 +172,7 @@ public final class RunCommand implements Callable<Integer> {
         }
         return new JobLauncher.Spec(placements, agentWords, exportedVariables(), timeoutNs, tagOutput, peCommand(),
             port, bootstrapAddress, config.get(RuntimeConfig.RUN_KILL_GRACE), config.get(RuntimeConfig.BOOTSTRAP_TIMEOUT),
-            config.text(RuntimeConfig.BOOTSTRAP_TIMEOUT));
+            config.text(RuntimeConfig.BOOTSTRAP_TIMEOUT), cpus, reportBindings);
     }
 
     private static void checkResolvable(final String host) {
@@ -180,16 +208,23 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     private List<String> peCommand() {
-        // The program's class path goes first; Weft's own follows, so that it finds weft.runtime.
         final String own = System.getProperty("java.class.path");
-        final String cp = classpath != null ? classpath + java.io.File.pathSeparator + own : own;
+        final String aot = aotCache();
+        // With the AOT cache, Weft's class path comes first: the JVM uses a cache only when the class path
+        // starts with the training run's. Else the program's goes first, as before.
+        final String sep = java.io.File.pathSeparator;
+        final String cp = classpath == null ? own : aot != null ? own + sep + classpath : classpath + sep + own;
         final List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("--enable-native-access=ALL-UNNAMED");
+        if (aot != null) {
+            cmd.add("-XX:AOTCache=" + aot);
+            cmd.addAll(AOT_JIT_OPTIONS);
+        }
         cmd.addAll(jvmOptions);
         if (main.endsWith(".jar")) {
             cmd.add("-cp");
-            cmd.add(main + java.io.File.pathSeparator + cp);
+            cmd.add(aot != null ? cp + sep + main : main + sep + cp);
             cmd.add(mainClassOf(Path.of(main)));
         } else if (main.endsWith(".java")) { // a single-file program, compiled by the java launcher
             cmd.add("-cp");
@@ -202,6 +237,25 @@ public final class RunCommand implements Callable<Integer> {
         }
         cmd.addAll(args);
         return cmd;
+    }
+
+    /**
+     * The AOT cache the PEs start with: the one the {@code weft} script passes as {@value #AOT_PROPERTY}
+     * when it exists, unless the PE options choose their own ({@code -XX:AOTCache}, {@code -XX:AOTMode}) or
+     * --no-aot-cache is given; else null.
+     */
+    private String aotCache() {
+        final String path = System.getProperty(AOT_PROPERTY);
+        if (noAotCache || path == null || path.isEmpty() || !Files.isRegularFile(Path.of(path))) {
+            return null;
+        }
+        for (final String o : jvmOptions) {
+            if (o.startsWith("-XX:AOTCache") || o.startsWith("-XX:AOTMode") || o.startsWith("-XX:SharedArchiveFile")
+                || o.startsWith("-Xshare")) {
+                return null;
+            }
+        }
+        return path;
     }
 
     private static String mainClassOf(final Path jar) {

@@ -24,6 +24,7 @@ import java.nio.file.Path;
  *   <li>{@code hold PIDDIR}: joins the job, prints "ready RANK", sleeps (until the launcher goes).</li>
  *   <li>{@code lonely PIDDIR}: rank 0 joins and enters a fence; the others never join and sleep.</li>
  *   <li>{@code sleep PIDDIR}: sleeps (for the timeout test).</li>
+ *   <li>{@code affinity PIDDIR}: prints "rank R cpus LIST", LIST its Cpus_allowed_list from /proc/self/status.</li>
  * </ul>
  */
 public final class LaunchTestPe {
@@ -94,8 +95,20 @@ public final class LaunchTestPe {
                 Thread.sleep(60_000);
             }
             case "sleep" -> Thread.sleep(60_000);
+            case "affinity" -> {
+                try (Runtime rt = Runtime.init()) {
+                    System.out.println("rank " + rt.rank() + " cpus " + cpusAllowed());
+                    rt.barrier();
+                }
+            }
             default -> throw new IllegalArgumentException(mode);
         }
+    }
+
+    /** This process's Cpus_allowed_list, as the kernel reports it. */
+    static String cpusAllowed() throws IOException {
+        return Files.readAllLines(Path.of("/proc/self/status")).stream().filter(l -> l.startsWith("Cpus_allowed_list:"))
+            .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElseThrow();
     }
 
     private static void exchange() throws IOException {
