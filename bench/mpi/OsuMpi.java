@@ -42,9 +42,9 @@ public class OsuMpi {
     /** Iteration counts: the same function as osu_mpi.c's. */
     private static int iterations(final String test, final int bytes) {
         if (test.equals("bw") || test.equals("bibw") || test.equals("mbw_mr")) {
-            return bytes <= 8192 ? 1000 : bytes <= 65536 ? 200 : 20;
+            return bytes <= 8192 ? 200 : bytes <= 65536 ? 50 : 10;
         }
-        return bytes <= 8192 ? 10000 : bytes <= 65536 ? 2000 : 200;
+        return bytes <= 8192 ? 2000 : bytes <= 65536 ? 500 : 100;
     }
 
     private static void run(final Intracomm w, final String test, final int max) throws MPIException {
@@ -92,7 +92,7 @@ public class OsuMpi {
                 default -> throw new IllegalArgumentException("unknown test " + test);
             };
             final boolean collective = !java.util.List.of("latency", "bw", "bibw", "mbw_mr").contains(test);
-            time(w, collective, Math.max(n / 2, 10), body);
+            time(w, collective, n, body);
             final double sec = time(w, collective, n, body);
             if (rank == 0) {
                 switch (test) {

@@ -58,6 +58,8 @@ done
 ROOT_OPT=()
 [[ $(id -u) -eq 0 ]] && ROOT_OPT=(--allow-run-as-root)
 tests=${TESTS//,/ }
+# one job per test, so that the two sides alternate every few seconds rather than every few minutes
+[[ "$TESTS" == all ]] && tests="latency bw bibw mbw_mr barrier bcast reduce allreduce allgather alltoall"
 # rows: side tl run test bytes value unit load1
 record() { # side tl run load < output
     awk -v side="$1" -v tl="$2" -v run="$3" -v load="$4" \

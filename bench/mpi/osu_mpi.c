@@ -24,9 +24,9 @@ static int rank, size;
 /* Iteration counts: the same function as OsuMpi.iterations. */
 static int iterations(const char *test, long bytes) {
     if (!strcmp(test, "bw") || !strcmp(test, "bibw") || !strcmp(test, "mbw_mr")) {
-        return bytes <= 8192 ? 1000 : bytes <= 65536 ? 200 : 20;
+        return bytes <= 8192 ? 200 : bytes <= 65536 ? 50 : 10;
     }
-    return bytes <= 8192 ? 10000 : bytes <= 65536 ? 2000 : 200;
+    return bytes <= 8192 ? 2000 : bytes <= 65536 ? 500 : 100;
 }
 
 static void window(char *s, char *r, long b, int peer, int sends, int recvs, int acks) {
@@ -122,7 +122,7 @@ static void run(const char *t, long max) {
         char *s = malloc(cap), *r = malloc(cap);
         memset(s, 1, cap);
         memset(r, 0, cap);
-        timed(t, s, r, b, n / 2 > 10 ? n / 2 : 10);
+        timed(t, s, r, b, n);
         const double sec = timed(t, s, r, b, n);
         if (rank == 0) {
             const int pairs = size / 2;
