@@ -3,7 +3,9 @@ package mpi;
 /**
  * A communicator between two groups (MPI intercommunicator): point-to-point ranks name the members of the
  * remote group; {@link #merge} makes an intracommunicator of both. Made by
- * {@link Comm#createIntercomm}. Collectives on it are not implemented yet (ERR_UNSUPPORTED_OPERATION).
+ * {@link Comm#createIntercomm}. Its collectives move data between the groups, as MPI defines them: a rooted
+ * one takes {@link MPI#ROOT} at the root, {@link MPI#PROC_NULL} at the rest of the root's group and the root's
+ * rank at the members of the other group; reductions combine the other group's data.
  */
 public final class Intercomm extends Comm {
     /** This rank's own group as an intracommunicator (its collectives and merge's agreement run there). */
