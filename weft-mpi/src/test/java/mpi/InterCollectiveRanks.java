@@ -40,15 +40,10 @@ public final class InterCollectiveRanks {
             c.equal(remoteBase + j, ag[j], "allGather block " + j);
         }
         // allgatherv: remote rank j sends j + 1 copies of its world rank, placed in reverse order
-        final int[] counts = new int[remote];
-        final int[] displs = new int[remote];
-        int at = 0;
-        for (int j = remote - 1; j >= 0; j--) {
-            counts[j] = j + 1;
-            displs[j] = at;
-            at += j + 1;
-        }
-        final int[] agv = new int[at];
+        final int[][] cd = reversedBlocks(remote);
+        final int[] counts = cd[0];
+        final int[] displs = cd[1];
+        final int[] agv = new int[cd[2][0]];
         final int[] own = new int[me + 1];
         java.util.Arrays.fill(own, rank);
         ic.allGatherv(own, me + 1, MPI.INT, agv, counts, displs, MPI.INT);
@@ -159,14 +154,10 @@ public final class InterCollectiveRanks {
             }
         }
         // gatherv: remote rank j sends j + 1 ints, stored from the end of the buffer backwards
-        final int[] counts = new int[remote];
-        final int[] displs = new int[remote];
-        int at = 0;
-        for (int j = remote - 1; j >= 0; j--) {
-            counts[j] = j + 1;
-            displs[j] = at;
-            at += j + 1;
-        }
+        final int[][] cd = reversedBlocks(remote);
+        final int[] counts = cd[0];
+        final int[] displs = cd[1];
+        final int at = cd[2][0];
         final int[] gv = new int[Math.max(at, 1)];
         final int[] send = new int[me + 1];
         java.util.Arrays.fill(send, rank);
@@ -221,24 +212,25 @@ public final class InterCollectiveRanks {
         }
     }
 
+    /** Counts j + 1 for remote rank j, laid out from the last rank's block to the first's; [2][0] is the total. */
+    private static int[][] reversedBlocks(final int remote) {
+        final int[] counts = new int[remote];
+        final int[] displs = new int[remote];
+        int at = 0;
+        for (int j = remote - 1; j >= 0; j--) {
+            counts[j] = j + 1;
+            displs[j] = at;
+            at += j + 1;
+        }
+        return new int[][] {counts, displs, {at}};
+    }
+
     /** A non-commutative user operation (affine maps composed in rank order) through allReduce. */
     private static void nonCommutative(final Checks c, final Intercomm ic, final int rank, final int remoteBase,
                                        final int remote) throws MPIException {
         final Datatype affine = Datatype.createContiguous(2, MPI.LONG);
         affine.commit();
-        final Op compose = new Op(new UserFunction() {
-            @Override
-            public void call(final ByteBuffer in, final ByteBuffer inOut, final int count, final Datatype type) {
-                for (int i = 0; i < count; i++) {
-                    final long a0 = in.getLong(16 * i);
-                    final long b0 = in.getLong(16 * i + 8);
-                    final long a1 = inOut.getLong(16 * i);
-                    final long b1 = inOut.getLong(16 * i + 8);
-                    inOut.putLong(16 * i, a1 * a0);          // first x0, then x1
-                    inOut.putLong(16 * i + 8, a1 * b0 + b1);
-                }
-            }
-        }, false);
+        final Op compose = CollectiveRanks.affineCompose();
         final long[] all = new long[2];
         ic.allReduce(new long[] {rank + 2, rank + 1}, all, 1, affine, compose);
         long a = 1;
