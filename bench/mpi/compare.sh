@@ -33,7 +33,8 @@ done
 mkdir -p "$(dirname "$OUT")"
 
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+# on the way out (also when interrupted) stop the job still running, so that mpirun removes its shared memory
+trap 'pkill -TERM -P $$ 2>/dev/null; rm -rf "$WORK"' EXIT
 RAW="$WORK/raw.txt"
 : > "$RAW"
 
