@@ -3,7 +3,7 @@
 # mpicc here) on 2 ranks, over shared memory and tcp, in alternating runs (Open MPI first), both sides bound
 # to cores 0 and 1; bench/mpi/summary.py reports the median of each side per point and the ratio weft/ompi
 # against the targets (latency <= 1.0x, bandwidth and message rate >= 1.0x). Without mpicc/mpirun it says
-# so and measures Weft alone.
+# so and measures Weft alone (MPICC and MPIRUN name other ones).
 #   ./weft bench mpi [--repeat N] [--max BYTES] [--tls shm,tcp] [--tests t1,t2] [--out FILE]
 # Tests: latency bw bibw mbw_mr barrier bcast reduce allreduce allgather alltoall (default: all).
 set -euo pipefail
@@ -39,12 +39,14 @@ RAW="$WORK/raw.txt"
 : > "$RAW"
 
 OMPI=1
-if ! command -v mpicc >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1; then
+MPICC=${MPICC:-mpicc}
+MPIRUN=${MPIRUN:-mpirun}
+if ! command -v "$MPICC" >/dev/null 2>&1 || ! command -v "$MPIRUN" >/dev/null 2>&1; then
     echo "weft bench mpi: Open MPI's mpicc/mpirun not found (Debian: apt-get install openmpi-bin libopenmpi-dev):" >&2
     echo "weft bench mpi: skipping the Open MPI side; measuring Weft alone, no ratios." >&2
     OMPI=0
 else
-    mpicc -O2 -o "$WORK/osu_mpi" "$ROOT/bench/mpi/osu_mpi.c"
+    "$MPICC" -O2 -o "$WORK/osu_mpi" "$ROOT/bench/mpi/osu_mpi.c"
 fi
 JDK=$("$ROOT/weft" jdk)
 # the runs use a copy of the build: a rebuild of the tree while this runs changes nothing under it
@@ -71,7 +73,7 @@ run_ompi() { # tl run test
     [[ $1 == tcp ]] && ucx=tcp,self
     local load; load=$(cut -d' ' -f1 /proc/loadavg)
     # pml ucx only picks shm/tcp when told any transport and device will do (its defaults are RDMA devices)
-    mpirun "${ROOT_OPT[@]}" --oversubscribe -np 2 --bind-to core --mca pml ucx --mca pml_ucx_tls any \
+    "$MPIRUN" "${ROOT_OPT[@]}" --oversubscribe -np 2 --bind-to core --mca pml ucx --mca pml_ucx_tls any \
         --mca pml_ucx_devices any --mca btl ^openib,ofi -x UCX_TLS=$ucx -x UCX_WARN_UNUSED_ENV_VARS=n \
         "$WORK/osu_mpi" "$3" "$MAX" 2>"$WORK/err" | record ompi "$1" "$2" "$load" \
         || { echo "weft bench mpi: Open MPI run failed:" >&2; tail -5 "$WORK/err" >&2; exit 1; }
@@ -91,7 +93,7 @@ git -C "$ROOT" diff --quiet HEAD -- weft-core weft-mpi 2>/dev/null || REV="$REV+
 {
     echo "# ./weft bench mpi --repeat $REPEAT --max $MAX --tls $TLS --tests $TESTS"
     echo "# $(date -u +%FT%TZ) $(uname -m) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); weft $REV; JDK $("$JDK/bin/java" -version 2>&1 | head -1)"
-    if [[ $OMPI == 1 ]]; then echo "# $(mpirun --version 2>/dev/null | head -1); $(ucx_info -v 2>/dev/null | sed -n 's/^# *//p' | head -1)"; fi
+    if [[ $OMPI == 1 ]]; then echo "# $("$MPIRUN" --version 2>/dev/null | head -1); $(ucx_info -v 2>/dev/null | sed -n 's/^# *//p' | head -1)"; fi
 } | tee "$OUT.head" >&2
 for tl in ${TLS//,/ }; do
     for run in $(seq 1 "$REPEAT"); do
