@@ -29,6 +29,12 @@ done
 for tl in ${TLS//,/ }; do
     [[ "$tl" == shm || "$tl" == tcp ]] || { echo "weft bench mpi: unknown transport set '$tl' (shm or tcp)" >&2; exit 2; }
 done
+ALL_TESTS="latency bw bibw mbw_mr barrier bcast reduce allreduce allgather alltoall"
+if [[ "$TESTS" != all ]]; then
+    for t in ${TESTS//,/ }; do
+        [[ " $ALL_TESTS " == *" $t "* ]] || { echo "weft bench mpi: unknown test '$t' (tests: $ALL_TESTS)" >&2; exit 2; }
+    done
+fi
 [[ -n "$OUT" ]] || OUT="$ROOT/bench-results/mpi-$(date -u +%Y-%m-%d-%H%M%S).txt"
 mkdir -p "$(dirname "$OUT")"
 
@@ -62,7 +68,7 @@ ROOT_OPT=()
 [[ $(id -u) -eq 0 ]] && ROOT_OPT=(--allow-run-as-root)
 tests=${TESTS//,/ }
 # one job per test, so that the two sides alternate every few seconds rather than every few minutes
-[[ "$TESTS" == all ]] && tests="latency bw bibw mbw_mr barrier bcast reduce allreduce allgather alltoall"
+[[ "$TESTS" == all ]] && tests=$ALL_TESTS
 # rows: side tl run test bytes value unit load1
 record() { # side tl run load < output
     awk -v side="$1" -v tl="$2" -v run="$3" -v load="$4" \
