@@ -77,9 +77,11 @@ public final class Intercomm extends Comm {
             final int[] mine = {high ? 1 : 0, agreed[0]};
             final Span m = Span.of(mine);
             final int[] theirs = new int[2];
+            // every rank takes the collective's sequence number, so that later collectives on this communicator
+            // stay in step between the leaders and the rest
+            final Coll k = new Coll(this);
             if (rank == 0) {
                 // the leaders (rank 0 of each group) swap [high, proposal] on this communicator's collective context
-                final Coll k = new Coll(this);
                 k.sendRecv(0, m.segment, 0, 8, 0, Span.of(theirs).segment, 0, 8);
             }
             Collectives.bcast(local, Span.of(theirs), 2, MPI.INT, 0).run();

@@ -107,6 +107,16 @@ public final class InterCollectiveRanks {
         ic.reduceScatterBlock(vec, block, rc[me], MPI.INT, MPI.SUM);
         c.that(java.util.Arrays.equals(part, block), "reduceScatterBlock as reduceScatter");
 
+        // collectives still line up after merge and dup (which talk through the groups' leaders only)
+        final Intracomm merged = ic.merge(upper);
+        final Intercomm twin = ic.dup();
+        final int[] afterMerge = {0};
+        ic.allReduce(new int[] {rank}, afterMerge, 1, MPI.INT, MPI.SUM);
+        c.equal(remoteSum, afterMerge[0], "allReduce on the intercommunicator after merge and dup");
+        twin.allReduce(new int[] {rank}, afterMerge, 1, MPI.INT, MPI.SUM);
+        c.equal(remoteSum, afterMerge[0], "allReduce on a dup of the intercommunicator");
+        c.equal(size, merged.getSize(), "merged size");
+
         ic.setErrhandler(MPI.ERRORS_RETURN);
         c.fails(MPI.ERR_ROOT, "bcast with a root outside both conventions", () -> ic.bcast(new int[1], 1, MPI.INT,
             1000));
