@@ -2,14 +2,20 @@ import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
 import mpi.Request;
+import weft.tools.perftest.Affinity;
 
 import java.nio.ByteBuffer;
 
 /**
- * OSU-style measurements of Weft's MPI, written for this repository (OSU's method: warm-up iterations, then
- * timed ones; latency is half a ping-pong, bandwidth a window of 64 non-blocking sends acknowledged by one
- * message, collective latency the mean time per call). Run with
- * {@code ./weft run -n 2 bench/mpi/OsuMpi.java [latency|bw|bibw|barrier|bcast|reduce|allreduce|allgather|alltoall|all] [MAX_BYTES]}.
+ * OSU-style measurements of Weft's MPI, written for this repository; the Java side of {@code ./weft bench mpi}
+ * ({@code osu_mpi.c} is the C side: same arguments, iteration counts and output). OSU's method: warm-up
+ * iterations, then timed ones; latency is half a ping-pong, bw/bibw a window of 64 non-blocking sends (both ways
+ * for bibw) acknowledged by one message, mbw_mr the same window from each rank of the first half to its partner
+ * in the second (aggregate bandwidth and message rate), collective latency the time per call with a barrier
+ * between calls (not timed), mean over the ranks.
+ * Run with {@code ./weft run -n 2 bench/mpi/OsuMpi.java
+ * [latency|bw|bibw|mbw_mr|barrier|bcast|reduce|allreduce|allgather|alltoall|all] [MAX_BYTES]}; with
+ * {@code OSU_BIND=1} each rank's measuring thread is pinned to CPU {@code rank} (as mpirun's --bind-to core).
  * Rank 0 prints one line per size: {@code test bytes value unit}.
  */
 public class OsuMpi {
@@ -20,8 +26,12 @@ public class OsuMpi {
         final String test = args.length > 0 ? args[0] : "all";
         final int max = args.length > 1 ? Integer.parseInt(args[1]) : 1 << 20;
         final Intracomm w = MPI.COMM_WORLD;
-        for (final String t : new String[] {"latency", "bw", "bibw", "barrier", "bcast", "reduce", "allreduce",
-            "allgather", "alltoall"}) {
+        if ("1".equals(System.getenv("OSU_BIND"))) {
+            final int cpus = Runtime.getRuntime().availableProcessors();
+            Affinity.pinCurrentThread(w.getRank() % cpus);
+        }
+        for (final String t : new String[] {"latency", "bw", "bibw", "mbw_mr", "barrier", "bcast", "reduce",
+            "allreduce", "allgather", "alltoall"}) {
             if (test.equals("all") || test.equals(t)) {
                 run(w, t, max);
             }
@@ -29,27 +39,27 @@ public class OsuMpi {
         MPI.Finalize();
     }
 
-    private static int iterations(final int bytes) {
-        return bytes <= 8192 ? 10000 : bytes <= 65536 ? 2000 : 200;
+    /** Iteration counts: the same function as osu_mpi.c's. */
+    private static int iterations(final String test, final int bytes) {
+        if (test.equals("bw") || test.equals("bibw") || test.equals("mbw_mr")) {
+            return bytes <= 8192 ? 200 : bytes <= 65536 ? 50 : 10;
+        }
+        return bytes <= 8192 ? 2000 : bytes <= 65536 ? 500 : 100;
     }
 
     private static void run(final Intracomm w, final String test, final int max) throws MPIException {
         final int rank = w.getRank();
         final int size = w.getSize();
-        if (test.equals("barrier")) {
-            final int n = 10000;
-            time(w, n / 10, () -> w.barrier());
-            final double us = time(w, n, () -> w.barrier()) / n * 1e6;
-            report(w, test, 0, us, "us");
-            return;
-        }
+        final int pairs = size / 2;
         final boolean reducing = test.equals("reduce") || test.equals("allreduce");
-        for (int bytes = test.equals("latency") ? 0 : reducing ? 4 : 1; bytes <= max;
+        final boolean barrier = test.equals("barrier");
+        for (int bytes = test.equals("latency") || barrier ? 0 : reducing ? 4 : 1; bytes <= (barrier ? 0 : max);
              bytes = bytes == 0 ? 1 : bytes * 2) {
             final int b = bytes;
-            final int n = iterations(bytes);
+            final int n = iterations(test, bytes);
             final ByteBuffer s = MPI.newByteBuffer(Math.max(b, 4) * size);
             final ByteBuffer r = MPI.newByteBuffer(Math.max(b, 4) * size);
+            final Request[] reqs = new Request[2 * WINDOW];
             final Body body = switch (test) {
                 case "latency" -> () -> {
                     if (rank == 0) {
@@ -60,7 +70,20 @@ public class OsuMpi {
                         w.send(s, b, MPI.BYTE, 0, 1);
                     }
                 };
-                case "bw", "bibw" -> () -> window(w, rank, s, r, b, test.equals("bibw"));
+                case "bw", "bibw" -> () -> {
+                    if (rank <= 1) {
+                        final boolean both = test.equals("bibw");
+                        window(w, reqs, s, r, b, 1 - rank, rank == 0 || both, rank == 1 || both, rank == 1);
+                    }
+                };
+                case "mbw_mr" -> () -> {
+                    if (rank < pairs) {
+                        window(w, reqs, s, r, b, rank + pairs, true, false, false);
+                    } else if (rank < 2 * pairs) {
+                        window(w, reqs, s, r, b, rank - pairs, false, true, true);
+                    }
+                };
+                case "barrier" -> w::barrier;
                 case "bcast" -> () -> w.bcast(s, b, MPI.BYTE, 0);
                 case "reduce" -> () -> w.reduce(s, r, b / 4, MPI.INT, MPI.SUM, 0);
                 case "allreduce" -> () -> w.allReduce(s, r, b / 4, MPI.INT, MPI.SUM);
@@ -68,41 +91,45 @@ public class OsuMpi {
                 case "alltoall" -> () -> w.allToAll(s, b, MPI.BYTE, r, b, MPI.BYTE);
                 default -> throw new IllegalArgumentException("unknown test " + test);
             };
-            time(w, Math.max(n / 10, 10), body);
-            final double seconds = time(w, n, body);
-            switch (test) {
-                case "latency" -> report(w, test, b, seconds / n / 2 * 1e6, "us");
-                case "bw" -> report(w, test, b, (double) b * WINDOW * n / seconds / 1e6, "MB/s");
-                case "bibw" -> report(w, test, b, 2.0 * b * WINDOW * n / seconds / 1e6, "MB/s");
-                default -> report(w, test, b, seconds / n * 1e6, "us");
+            final boolean collective = !java.util.List.of("latency", "bw", "bibw", "mbw_mr").contains(test);
+            time(w, collective, n, body);
+            final double sec = time(w, collective, n, body);
+            if (rank == 0) {
+                switch (test) {
+                    case "latency" -> line(test, b, sec / n / 2 * 1e6, "%12.2f us");
+                    case "bw" -> line(test, b, (double) b * WINDOW * n / sec / 1e6, "%12.2f MB/s");
+                    case "bibw" -> line(test, b, 2.0 * b * WINDOW * n / sec / 1e6, "%12.2f MB/s");
+                    case "mbw_mr" -> {
+                        line("mbw", b, (double) pairs * b * WINDOW * n / sec / 1e6, "%12.2f MB/s");
+                        line("mr", b, (double) pairs * WINDOW * n / sec / 1e6, "%12.4f Mmsg/s");
+                    }
+                    default -> line(test, b, sec / n * 1e6, "%12.2f us");
+                }
             }
         }
     }
 
-    /** A window of non-blocking sends from rank 0 (and rank 1 for bibw), acknowledged by one message. */
-    private static void window(final Intracomm w, final int rank, final ByteBuffer s, final ByteBuffer r,
-                               final int b, final boolean both) throws MPIException {
-        if (rank > 1) {
-            return;
-        }
-        final int peer = 1 - rank;
-        final Request[] rs = new Request[2 * WINDOW];
+    /** A window of non-blocking receives and/or sends with {@code peer}, then a zero-byte acknowledgement. */
+    private static void window(final Intracomm w, final Request[] rs, final ByteBuffer s, final ByteBuffer r,
+                               final int b, final int peer, final boolean sends, final boolean recvs,
+                               final boolean acks)
+        throws MPIException {
         int k = 0;
-        if (rank == 1 || both) {
+        if (recvs) {
             for (int i = 0; i < WINDOW; i++) {
                 rs[k++] = w.iRecv(r, b, MPI.BYTE, peer, 2);
             }
         }
-        if (rank == 0 || both) {
+        if (sends) {
             for (int i = 0; i < WINDOW; i++) {
                 rs[k++] = w.iSend(s, b, MPI.BYTE, peer, 2);
             }
         }
-        Request.waitAll(java.util.Arrays.copyOf(rs, k));
-        if (rank == 1) {
-            w.send(s, 0, MPI.BYTE, 0, 3);
+        Request.waitAll(k == rs.length ? rs : java.util.Arrays.copyOf(rs, k));
+        if (acks) {
+            w.send(s, 0, MPI.BYTE, peer, 3);
         } else {
-            w.recv(r, 0, MPI.BYTE, 1, 3);
+            w.recv(r, 0, MPI.BYTE, peer, 3);
         }
     }
 
@@ -111,19 +138,33 @@ public class OsuMpi {
         void run() throws MPIException;
     }
 
-    private static double time(final Intracomm w, final int n, final Body body) throws MPIException {
+    /**
+     * Seconds for n calls. A collective is timed call by call with a barrier after each (outside the time), and
+     * the figure is the mean over the ranks, as OSU's collective tests do.
+     */
+    private static double time(final Intracomm w, final boolean collective, final int n, final Body body)
+        throws MPIException {
         w.barrier();
-        final double t0 = MPI.wtime();
-        for (int i = 0; i < n; i++) {
-            body.run();
+        if (!collective) {
+            final double t0 = MPI.wtime();
+            for (int i = 0; i < n; i++) {
+                body.run();
+            }
+            return MPI.wtime() - t0;
         }
-        return MPI.wtime() - t0;
+        final double[] sum = {0};
+        for (int i = 0; i < n; i++) {
+            final double t0 = MPI.wtime();
+            body.run();
+            sum[0] += MPI.wtime() - t0;
+            w.barrier();
+        }
+        w.allReduce(sum, 1, MPI.DOUBLE, MPI.SUM);
+        return sum[0] / w.getSize();
     }
 
-    private static void report(final Intracomm w, final String test, final int bytes, final double value,
-                               final String unit) throws MPIException {
-        if (w.getRank() == 0) {
-            System.out.printf("%-10s %9d %12.2f %s%n", test, bytes, value, unit);
-        }
+    private static void line(final String test, final int bytes, final double value, final String format) {
+        System.out.printf("%-10s %9d " + format + "%n", test, bytes, value);
+        System.out.flush();
     }
 }

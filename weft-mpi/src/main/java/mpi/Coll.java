@@ -126,6 +126,10 @@ final class Coll {
         if (bytes == 0) {
             return;
         }
+        if (fromType.contiguous && toType.contiguous) {
+            MemorySegment.copy(from.segment, from.origin, to.segment, to.origin, bytes / toType.size * toType.size);
+            return;
+        }
         final MemorySegment packed = scratch(bytes);
         TypeCursor.pack(from, fromCount, fromType, packed, 0);
         final int whole = Math.toIntExact(bytes / toType.size);

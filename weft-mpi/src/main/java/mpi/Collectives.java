@@ -9,13 +9,15 @@ import java.lang.foreign.MemorySegment;
  * the same order; each runs on its own sequence number, so collectives in flight never mix their messages.
  */
 final class Collectives {
+    private static final MemorySegment NONE = MemorySegment.ofArray(new byte[0]);
+
     private Collectives() {
     }
 
     /** Dissemination barrier: round k exchanges an empty message with the ranks 2^k away. */
     static Schedule barrier(final Comm c) {
         final Schedule s = new Schedule(c);
-        final MemorySegment none = MemorySegment.ofArray(new byte[0]);
+        final MemorySegment none = NONE;
         for (int d = 1; d < s.size(); d <<= 1) {
             s.recv((s.rank() - d + s.size()) % s.size(), none, 0, 0).send((s.rank() + d) % s.size(), none, 0, 0)
                 .next();

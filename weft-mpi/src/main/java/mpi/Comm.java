@@ -87,7 +87,6 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
     final void blocking(final Build b) throws MPIException {
         checkLive();
         try {
-            checkIntra();
             b.schedule().run();
         } catch (final MPIException | RuntimeException e) {
             throw fail(e);
@@ -98,17 +97,9 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
     final Request started(final Build b) throws MPIException {
         checkLive();
         try {
-            checkIntra();
             return Request.collective(this, b.schedule());
         } catch (final MPIException | RuntimeException e) {
             throw fail(e);
-        }
-    }
-
-    private void checkIntra() throws MPIException {
-        if (remote != null) {
-            throw new MPIException(MPI.ERR_UNSUPPORTED_OPERATION, "collectives on intercommunicators are not "
-                + "implemented yet (merge it into an intracommunicator)");
         }
     }
 
@@ -148,12 +139,16 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
 
     /** Returns once every rank of the communicator has called it. */
     public final void barrier() throws MPIException {
-        blocking(() -> Collectives.barrier(this));
+        blocking(this::barrierOf);
     }
 
     /** A barrier that completes once every rank has started it. */
     public final Request iBarrier() throws MPIException {
-        return started(() -> Collectives.barrier(this));
+        return started(this::barrierOf);
+    }
+
+    private Schedule barrierOf() {
+        return remote != null ? InterCollectives.barrier(this) : Collectives.barrier(this);
     }
 
     /** Copies {@code root}'s buffer to every rank. */
@@ -171,6 +166,10 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
 
     private Schedule bcastOf(final Span buf, final int count, final Datatype type, final int root)
         throws MPIException {
+        if (remote != null) {
+            InterCollectives.checkRoot(root, peers());
+            return InterCollectives.bcast(this, buf, count, type, root);
+        }
         Args.checkRoot(root, size);
         final weft.mpi.MpiConfig.Thresholds t = session.thresholds;
         if (count * type.size >= t.bcastLarge() && size >= t.bcastLargeMinRanks()) {
@@ -184,8 +183,7 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
     /** Gathers {@code sendcount} elements from every rank into {@code root}'s buffer, in rank order. */
     public final void gather(final Object sendbuf, final int sendcount, final Datatype sendtype, final Object recvbuf,
                              final int recvcount, final Datatype recvtype, final int root) throws MPIException {
-        blocking(() -> gatherOf(Args.data(sendbuf, sendcount, sendtype), sendcount, sendtype, recvbuf, recvcount,
-            recvtype, root));
+        blocking(() -> gatherOf(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root));
     }
 
     /** Non-blocking {@link #gather(Object, int, Datatype, Object, int, Datatype, int)}. */
@@ -193,8 +191,7 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
                                  final Buffer recvbuf, final int recvcount, final Datatype recvtype, final int root)
         throws MPIException {
         directs(sendbuf, recvbuf);
-        return started(() -> gatherOf(direct(sendbuf, sendcount, sendtype), sendcount, sendtype, recvbuf, recvcount,
-            recvtype, root));
+        return started(() -> gatherOf(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root));
     }
 
     /** In-place gather: the root's own block is already in place in {@code buf}; the others send {@code buf}. */
@@ -210,9 +207,16 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
         return started(() -> gatherInPlace(buf, count, type, root));
     }
 
-    private Schedule gatherOf(final Span send, final int sendcount, final Datatype sendtype, final Object recvbuf,
-                              final int recvcount, final Datatype recvtype, final int root) throws MPIException {
+    private Schedule gatherOf(final Object sendbuf, final int sendcount, final Datatype sendtype,
+                              final Object recvbuf, final int recvcount, final Datatype recvtype, final int root)
+        throws MPIException {
+        if (remote != null) {
+            final int[][] b = Collectives.blocks(peers(), recvcount);
+            return gathervOf(root == MPI.ROOT ? null : sendbuf, sendcount, sendtype, root == MPI.ROOT ? recvbuf : null,
+                b[0], b[1], recvtype, root);
+        }
         Args.checkRoot(root, size);
+        final Span send = Args.data(sendbuf, sendcount, sendtype);
         final int[][] b = Collectives.blocks(size, recvcount);
         final Span recv = rank == root ? Args.blocks(recvbuf, b[0], b[1], recvtype, size) : null;
         return Collectives.gatherv(this, send, sendcount, sendtype, recv, b[0], b[1], recvtype, root);
@@ -220,6 +224,10 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
 
     private Schedule gatherInPlace(final Object buf, final int count, final Datatype type, final int root)
         throws MPIException {
+        if (remote != null) {
+            // no own block to keep in place: buf is the root's receive buffer, the remote ranks' send buffer
+            return gatherOf(buf, count, type, buf, count, type, root);
+        }
         Args.checkRoot(root, size);
         final int[][] b = Collectives.blocks(size, count);
         if (rank == root) {
@@ -274,6 +282,14 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
     private Schedule gathervOf(final Object sendbuf, final int sendcount, final Datatype sendtype,
                                final Object recvbuf, final int[] recvcount, final int[] displs,
                                final Datatype recvtype, final int root) throws MPIException {
+        if (remote != null) {
+            InterCollectives.checkRoot(root, peers());
+            Args.checkIs(recvbuf != null || root != MPI.ROOT, "the root of gatherv must give its receive buffer");
+            Args.checkIs(sendbuf != null || root < 0, "gatherv at the remote group's ranks needs a send buffer");
+            final Span send = root >= 0 ? Args.data(sendbuf, sendcount, sendtype) : null;
+            final Span recv = root == MPI.ROOT ? Args.blocks(recvbuf, recvcount, displs, recvtype, peers()) : null;
+            return InterCollectives.gatherv(this, send, sendcount, sendtype, recv, recvcount, displs, recvtype, root);
+        }
         Args.checkRoot(root, size);
         Args.checkIs(sendbuf != null || rank == root, "gatherv without a send buffer is the root's in-place form");
         Args.checkIs(recvbuf != null || rank != root, "the root of gatherv must give its receive buffer");
@@ -315,6 +331,11 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
     private Schedule scatterOf(final Object sendbuf, final int sendcount, final Datatype sendtype,
                                final Object recvbuf, final int recvcount, final Datatype recvtype, final int root)
         throws MPIException {
+        if (remote != null) {
+            final int[][] b = Collectives.blocks(peers(), sendcount);
+            return scattervOf(root == MPI.ROOT ? sendbuf : null, b[0], b[1], sendtype,
+                root == MPI.ROOT ? null : recvbuf, recvcount, recvtype, root);
+        }
         Args.checkRoot(root, size);
         final int[][] b = Collectives.blocks(size, sendcount);
         final Span send = rank == root ? Args.blocks(sendbuf, b[0], b[1], sendtype, size) : null;
@@ -324,6 +345,10 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
 
     private Schedule scatterInPlace(final Object buf, final int count, final Datatype type, final int root)
         throws MPIException {
+        if (remote != null) {
+            // buf is the root's send buffer and the remote ranks' receive buffer
+            return scatterOf(buf, count, type, buf, count, type, root);
+        }
         Args.checkRoot(root, size);
         final int[][] b = Collectives.blocks(size, count);
         if (rank == root) {
@@ -378,6 +403,14 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
     private Schedule scattervOf(final Object sendbuf, final int[] sendcount, final int[] displs,
                                 final Datatype sendtype, final Object recvbuf, final int recvcount,
                                 final Datatype recvtype, final int root) throws MPIException {
+        if (remote != null) {
+            InterCollectives.checkRoot(root, peers());
+            Args.checkIs(sendbuf != null || root != MPI.ROOT, "the root of scatterv must give its send buffer");
+            Args.checkIs(recvbuf != null || root < 0, "scatterv at the remote group's ranks needs a receive buffer");
+            final Span send = root == MPI.ROOT ? Args.blocks(sendbuf, sendcount, displs, sendtype, peers()) : null;
+            final Span recv = root >= 0 ? Args.data(recvbuf, recvcount, recvtype) : null;
+            return InterCollectives.scatterv(this, send, sendcount, displs, sendtype, recv, recvcount, recvtype, root);
+        }
         Args.checkRoot(root, size);
         Args.checkIs(recvbuf != null || rank == root, "scatterv without a receive buffer is the root's in-place form");
         Args.checkIs(sendbuf != null || rank != root, "the root of scatterv must give its send buffer");
@@ -417,7 +450,7 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
     private Schedule allGatherOf(final Object sendbuf, final int sendcount, final Datatype sendtype,
                                  final Object recvbuf, final int recvcount, final Datatype recvtype)
         throws MPIException {
-        final int[][] b = Collectives.blocks(size, recvcount);
+        final int[][] b = Collectives.blocks(peers(), recvcount);
         return allGathervOf(sendbuf, sendcount, sendtype, recvbuf, b[0], b[1], recvtype);
     }
 
@@ -453,7 +486,13 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
                                   final Object recvbuf, final int[] recvcount, final int[] displs,
                                   final Datatype recvtype) throws MPIException {
         final Span send = sendbuf == null ? null : Args.data(sendbuf, sendcount, sendtype);
-        final Span recv = Args.blocks(recvbuf, recvcount, displs, recvtype, size);
+        final Span recv = Args.blocks(recvbuf, recvcount, displs, recvtype, peers());
+        if (remote != null) {
+            if (send == null) {
+                throw new MPIException(MPI.ERR_ARG, "allGather(v) on an intercommunicator has no in-place form");
+            }
+            return InterCollectives.allgatherv(this, send, sendcount, sendtype, recv, recvcount, displs, recvtype);
+        }
         return Collectives.allgatherv(this, send, sendcount, sendtype, recv, recvcount, displs, recvtype);
     }
 
@@ -475,8 +514,8 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
     private Schedule allToAllOf(final Object sendbuf, final int sendcount, final Datatype sendtype,
                                 final Object recvbuf, final int recvcount, final Datatype recvtype)
         throws MPIException {
-        final int[][] s = Collectives.blocks(size, sendcount);
-        final int[][] r = Collectives.blocks(size, recvcount);
+        final int[][] s = Collectives.blocks(peers(), sendcount);
+        final int[][] r = Collectives.blocks(peers(), recvcount);
         return allToAllvOf(sendbuf, s[0], s[1], sendtype, recvbuf, r[0], r[1], recvtype);
     }
 
@@ -499,8 +538,12 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
     private Schedule allToAllvOf(final Object sendbuf, final int[] sendcount, final int[] sdispls,
                                  final Datatype sendtype, final Object recvbuf, final int[] recvcount,
                                  final int[] rdispls, final Datatype recvtype) throws MPIException {
-        final Span send = Args.blocks(sendbuf, sendcount, sdispls, sendtype, size);
-        final Span recv = Args.blocks(recvbuf, recvcount, rdispls, recvtype, size);
+        final Span send = Args.blocks(sendbuf, sendcount, sdispls, sendtype, peers());
+        final Span recv = Args.blocks(recvbuf, recvcount, rdispls, recvtype, peers());
+        if (remote != null) {
+            return InterCollectives.alltoallv(this, send, sendcount, sdispls, sendtype, recv, recvcount, rdispls,
+                recvtype);
+        }
         return Collectives.alltoallv(this, send, sendcount, sdispls, sendtype, recv, recvcount, rdispls, recvtype);
     }
 
@@ -508,9 +551,7 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
     public final void allToAllw(final Object sendBuf, final int[] sendCount, final int[] sDispls,
                                 final Datatype[] sendTypes, final Object recvBuf, final int[] recvCount,
                                 final int[] rDispls, final Datatype[] recvTypes) throws MPIException {
-        blocking(() -> Collectives.alltoallw(this, Args.typedBlocks(sendBuf, sendCount, sDispls, sendTypes, size),
-            sendCount, sDispls, sendTypes, Args.typedBlocks(recvBuf, recvCount, rDispls, recvTypes, size), recvCount,
-            rDispls, recvTypes));
+        blocking(() -> allToAllwOf(sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount, rDispls, recvTypes));
     }
 
     /** Non-blocking {@link #allToAllw}. */
@@ -518,9 +559,18 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
                                     final Datatype[] sendTypes, final Buffer recvBuf, final int[] recvCount,
                                     final int[] rDispls, final Datatype[] recvTypes) throws MPIException {
         directs(sendBuf, recvBuf);
-        return started(() -> Collectives.alltoallw(this, Args.typedBlocks(sendBuf, sendCount, sDispls, sendTypes,
-            size), sendCount, sDispls, sendTypes, Args.typedBlocks(recvBuf, recvCount, rDispls, recvTypes, size),
-            recvCount, rDispls, recvTypes));
+        return started(() -> allToAllwOf(sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount, rDispls,
+            recvTypes));
+    }
+
+    private Schedule allToAllwOf(final Object sendBuf, final int[] sendCount, final int[] sDispls,
+                                 final Datatype[] sendTypes, final Object recvBuf, final int[] recvCount,
+                                 final int[] rDispls, final Datatype[] recvTypes) throws MPIException {
+        final Span send = Args.typedBlocks(sendBuf, sendCount, sDispls, sendTypes, peers());
+        final Span recv = Args.typedBlocks(recvBuf, recvCount, rDispls, recvTypes, peers());
+        return remote != null
+            ? InterCollectives.alltoallw(this, send, sendCount, sDispls, sendTypes, recv, recvCount, rDispls, recvTypes)
+            : Collectives.alltoallw(this, send, sendCount, sDispls, sendTypes, recv, recvCount, rDispls, recvTypes);
     }
 
     // ------------------------------------------------------------------ neighbour collectives (topologies)
@@ -653,6 +703,13 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
 
     private Schedule reduceOf(final Object sendbuf, final Object recvbuf, final int count, final Datatype type,
                               final Op op, final int root) throws MPIException {
+        if (remote != null) {
+            InterCollectives.checkRoot(root, peers());
+            Args.checkOp(op, type);
+            final Span in = root >= 0 ? Args.data(sendbuf, count, type) : null;
+            final Span out = root == MPI.ROOT ? Args.data(recvbuf, count, type) : null;
+            return InterCollectives.reduce(this, in, out, count, type, op, root);
+        }
         Args.checkRoot(root, size);
         Args.checkOp(op, type);
         final Span in = Args.data(sendbuf, count, type);
@@ -691,6 +748,9 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
         Args.checkOp(op, type);
         final Span in = Args.data(sendbuf, count, type);
         final Span out = recvbuf == sendbuf ? in : Args.data(recvbuf, count, type);
+        if (remote != null) {
+            return InterCollectives.allreduce(this, in, out, count, type, op);
+        }
         if (op.isCommutative() && count * type.size >= session.thresholds.allreduceLarge() && count >= size
             && size > 2) {
             return ReduceCollectives.ringAllreduce(this, in, out, count, type, op);
@@ -753,8 +813,12 @@ public class Comm extends PointToPoint implements Freeable, Cloneable {
     private Schedule reduceScatterOf(final Object sendbuf, final Object recvbuf, final int[] counts,
                                      final Datatype type, final Op op) throws MPIException {
         Args.checkOp(op, type);
-        final Span in = Args.data(sendbuf, Args.total(counts, size), type);
+        final int total = Args.total(counts, size);
+        final Span in = Args.data(sendbuf, total, type);
         final Span out = recvbuf == sendbuf ? in : Args.data(recvbuf, counts[rank], type);
+        if (remote != null) {
+            return InterCollectives.reduceScatter(this, in, out, counts, total, type, op);
+        }
         return ReduceCollectives.reduceScatter(this, in, out, counts, type, op);
     }
 

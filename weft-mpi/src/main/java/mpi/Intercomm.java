@@ -3,7 +3,9 @@ package mpi;
 /**
  * A communicator between two groups (MPI intercommunicator): point-to-point ranks name the members of the
  * remote group; {@link #merge} makes an intracommunicator of both. Made by
- * {@link Comm#createIntercomm}. Collectives on it are not implemented yet (ERR_UNSUPPORTED_OPERATION).
+ * {@link Comm#createIntercomm}. Its collectives move data between the groups, as MPI defines them: a rooted
+ * one takes {@link MPI#ROOT} at the root, {@link MPI#PROC_NULL} at the rest of the root's group and the root's
+ * rank at the members of the other group; reductions combine the other group's data.
  */
 public final class Intercomm extends Comm {
     /** This rank's own group as an intracommunicator (its collectives and merge's agreement run there). */
@@ -75,9 +77,11 @@ public final class Intercomm extends Comm {
             final int[] mine = {high ? 1 : 0, agreed[0]};
             final Span m = Span.of(mine);
             final int[] theirs = new int[2];
+            // every rank takes the collective's sequence number, so that later collectives on this communicator
+            // stay in step between the leaders and the rest
+            final Coll k = new Coll(this);
             if (rank == 0) {
                 // the leaders (rank 0 of each group) swap [high, proposal] on this communicator's collective context
-                final Coll k = new Coll(this);
                 k.sendRecv(0, m.segment, 0, 8, 0, Span.of(theirs).segment, 0, 8);
             }
             Collectives.bcast(local, Span.of(theirs), 2, MPI.INT, 0).run();

@@ -87,11 +87,16 @@ final class Messaging {
     /** How long a wait for one rank's message goes before that rank's liveness is checked, and how often. */
     static final long WATCH_NS = 1_000_000_000L;
 
+    /** {@link #awaitFrom}'s source for a wait that watches no rank (a send). */
+    static final int NO_WATCH = MPI.PROC_NULL;
+
     /**
-     * Waits for a receive from {@code source} (a communicator rank, or ANY_SOURCE), progressing the worker. A
-     * receive from one rank that takes longer than {@link #WATCH_NS} watches that rank: its endpoint (made
-     * then if this rank never sent to it) fails when the peer dies (keepalive), and the receive is then
-     * cancelled and reported, instead of waiting for a message that cannot come.
+     * Waits for a receive from {@code source} (a communicator rank, {@link MPI#ANY_SOURCE}, or {@link #NO_WATCH}),
+     * progressing the worker. A receive that takes longer than {@link #WATCH_NS} watches the rank it waits for:
+     * its endpoint (made then if this rank never sent to it) fails when the peer dies (keepalive), and the
+     * receive is then cancelled and reported, instead of waiting for a message that cannot come. A receive from
+     * any source watches every rank of the communicator this rank has an endpoint to (a rank it never talked to
+     * gets none made: a wildcard wait must not connect the whole job).
      */
     static weft.ucs.Status awaitFrom(final PointToPoint c, final weft.ucp.Request r, final int source)
         throws MPIException {
@@ -99,9 +104,13 @@ final class Messaging {
         long next = System.nanoTime() + WATCH_NS;
         for (int idle = 0, spins = 0; !r.isCompleted(); spins++) {
             idle = Progress.step(w, idle);
-            if (source >= 0 && (spins & 1023) == 0 && System.nanoTime() > next) {
+            if (source != NO_WATCH && (spins & 1023) == 0 && System.nanoTime() > next) {
                 next = System.nanoTime() + WATCH_NS;
-                checkAlive(c, source, r);
+                if (source >= 0) {
+                    checkAlive(c, source, r);
+                } else {
+                    checkConnected(c, r);
+                }
             }
         }
         return r.status();
@@ -109,11 +118,26 @@ final class Messaging {
 
     /** Fails (cancelling {@code r}) if the endpoint to {@code source} has failed. */
     static void checkAlive(final PointToPoint c, final int source, final weft.ucp.Request r) throws MPIException {
-        final weft.ucs.Status st = c.endpoint(source).status();
+        failIfDead(c, source, c.endpoint(source), r);
+    }
+
+    /** Fails (cancelling {@code r}) if the endpoint to any rank of the communicator this rank talked to failed. */
+    private static void checkConnected(final PointToPoint c, final weft.ucp.Request r) throws MPIException {
+        for (int i = 0; i < c.peers(); i++) {
+            final Endpoint ep = c.session.job.existingEndpoint(c.jobRank(i));
+            if (ep != null) {
+                failIfDead(c, i, ep, r);
+            }
+        }
+    }
+
+    private static void failIfDead(final PointToPoint c, final int rank, final Endpoint ep, final weft.ucp.Request r)
+        throws MPIException {
+        final weft.ucs.Status st = ep.status();
         if (st.isError() && !r.isCompleted()) {
             c.session.worker.cancel(r);
-            throw new MPIException(MPI.ERR_OTHER, "rank " + source + " (job rank " + c.jobRank(source) + ") failed ("
-                + st + ") while this rank waited for its message");
+            throw new MPIException(MPI.ERR_OTHER, "rank " + rank + " (job rank " + c.jobRank(rank) + ") failed ("
+                + st + ") while this rank waited for a message");
         }
     }
 

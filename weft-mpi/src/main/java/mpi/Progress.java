@@ -4,13 +4,29 @@ import weft.ucp.Worker;
 
 /**
  * One step of a wait: progress the worker, and when it had nothing to do for a while, let other threads run
- * (spinning first keeps short waits short; yielding keeps a long one from starving the peer on a busy core).
+ * if the node is oversubscribed (spinning first keeps short waits short; yielding keeps a long one from
+ * starving a peer that shares this CPU). With a CPU per rank a wait only polls, as Open MPI's does: a yield on
+ * a machine busy with other work can lose the CPU for a whole time slice, at every message.
  */
 final class Progress {
     /** Idle steps spent spinning before the wait starts yielding. */
     private static final int SPIN = 2000;
+    /** Whether idle waits yield (decided at {@code MPI.Init}, see {@link #configure}). */
+    private static volatile boolean yieldWhenIdle = true;
 
     private Progress() {
+    }
+
+    /**
+     * Sets the wait policy from {@code WEFT_MPI_YIELD_WHEN_IDLE}: {@code auto} yields when this node runs more
+     * ranks ({@code localRanks}) than the process may use CPUs.
+     */
+    static void configure(final String policy, final int localRanks) {
+        yieldWhenIdle = switch (policy) {
+            case "y" -> true;
+            case "n" -> false;
+            default -> localRanks > Runtime.getRuntime().availableProcessors();
+        };
     }
 
     /**
@@ -23,7 +39,7 @@ final class Progress {
         if (w.progress() != 0) {
             return 0;
         }
-        if (idle >= SPIN) {
+        if (idle >= SPIN && yieldWhenIdle) {
             Thread.yield();
         } else {
             Thread.onSpinWait();

@@ -94,21 +94,33 @@ final class Reductions {
                 }
             }
             case Datatype.INT -> {
+                if (fastInts(op, in, inOff, io, ioOff, n)) {
+                    return;
+                }
                 for (long i = 0; i < n; i++) {
                     io.set(I, ioOff + 4 * i, (int) combine(op, in.get(I, inOff + 4 * i), io.get(I, ioOff + 4 * i)));
                 }
             }
             case Datatype.LONG -> {
+                if (fastLongs(op, in, inOff, io, ioOff, n)) {
+                    return;
+                }
                 for (long i = 0; i < n; i++) {
                     io.set(L, ioOff + 8 * i, combine(op, in.get(L, inOff + 8 * i), io.get(L, ioOff + 8 * i)));
                 }
             }
             case Datatype.FLOAT -> {
+                if (fastFloats(op, in, inOff, io, ioOff, n)) {
+                    return;
+                }
                 for (long i = 0; i < n; i++) {
                     io.set(F, ioOff + 4 * i, (float) combine(op, in.get(F, inOff + 4 * i), io.get(F, ioOff + 4 * i)));
                 }
             }
             case Datatype.DOUBLE -> {
+                if (fastDoubles(op, in, inOff, io, ioOff, n)) {
+                    return;
+                }
                 for (long i = 0; i < n; i++) {
                     io.set(D, ioOff + 8 * i, combine(op, in.get(D, inOff + 8 * i), io.get(D, ioOff + 8 * i)));
                 }
@@ -117,6 +129,81 @@ final class Reductions {
             case Datatype.DOUBLE_COMPLEX -> complex(op, true, in, inOff, io, ioOff, n);
             default -> pairs(op, kind, in, inOff, io, ioOff, n);
         }
+    }
+
+    // The common ops on the common kinds, with the op chosen once per call rather than per element: a loop
+    // C2 can unroll (the general loops below switch on the op for every element).
+
+    private static boolean fastInts(final int op, final MemorySegment in, final long a, final MemorySegment io,
+                                    final long b, final long n) {
+        switch (op) {
+            case SUM -> {
+                for (long x = 0; x < 4 * n; x += 4) {
+                    io.set(I, b + x, in.get(I, a + x) + io.get(I, b + x));
+                }
+            }
+            case MAX -> {
+                for (long x = 0; x < 4 * n; x += 4) {
+                    io.set(I, b + x, Math.max(in.get(I, a + x), io.get(I, b + x)));
+                }
+            }
+            case MIN -> {
+                for (long x = 0; x < 4 * n; x += 4) {
+                    io.set(I, b + x, Math.min(in.get(I, a + x), io.get(I, b + x)));
+                }
+            }
+            default -> {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean fastLongs(final int op, final MemorySegment in, final long a, final MemorySegment io,
+                                     final long b, final long n) {
+        switch (op) {
+            case SUM -> {
+                for (long x = 0; x < 8 * n; x += 8) {
+                    io.set(L, b + x, in.get(L, a + x) + io.get(L, b + x));
+                }
+            }
+            case MAX -> {
+                for (long x = 0; x < 8 * n; x += 8) {
+                    io.set(L, b + x, Math.max(in.get(L, a + x), io.get(L, b + x)));
+                }
+            }
+            case MIN -> {
+                for (long x = 0; x < 8 * n; x += 8) {
+                    io.set(L, b + x, Math.min(in.get(L, a + x), io.get(L, b + x)));
+                }
+            }
+            default -> {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean fastFloats(final int op, final MemorySegment in, final long a, final MemorySegment io,
+                                      final long b, final long n) {
+        if (op != SUM) {
+            return false;
+        }
+        for (long x = 0; x < 4 * n; x += 4) {
+            io.set(F, b + x, in.get(F, a + x) + io.get(F, b + x));
+        }
+        return true;
+    }
+
+    private static boolean fastDoubles(final int op, final MemorySegment in, final long a, final MemorySegment io,
+                                       final long b, final long n) {
+        if (op != SUM) {
+            return false;
+        }
+        for (long x = 0; x < 8 * n; x += 8) {
+            io.set(D, b + x, in.get(D, a + x) + io.get(D, b + x));
+        }
+        return true;
     }
 
     private static long combine(final int op, final long a, final long b) {

@@ -93,7 +93,7 @@ public class Request implements Freeable {
         }
         if (ucp != null) {
             try {
-                Messaging.awaitFrom(comm, ucp, kind == RECV ? source : MPI.ANY_SOURCE);
+                Messaging.awaitFrom(comm, ucp, kind == RECV ? source : Messaging.NO_WATCH);
             } catch (final MPIException e) {
                 ucp = null;
                 throw comm.fail(e);

@@ -5,10 +5,10 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 
 /**
- * Native scratch buffers for the collectives, kept for reuse: one collective after another takes the same
- * memory back instead of allocating (and registering) new memory each time. Buffers are pooled by
- * power-of-two size from {@link Coll#NATIVE_SCRATCH} on, at most {@link #KEEP} per size; smaller ones are heap
- * arrays. A buffer not given back (a collective that failed) is simply left to the garbage collector.
+ * Scratch buffers for the collectives, kept for reuse: one collective after another takes the same memory
+ * back instead of allocating (and registering) new memory each time. Buffers are pooled by power-of-two size,
+ * at most {@link #KEEP} per size: heap arrays below {@link Coll#NATIVE_SCRATCH}, native memory from there on.
+ * A buffer not given back (a collective that failed) is simply left to the garbage collector.
  */
 final class ScratchPool {
     private static final int KEEP = 4;
@@ -18,23 +18,20 @@ final class ScratchPool {
         java.util.Collections.nCopies(CLASSES, (ArrayDeque<MemorySegment>) null));
 
     /**
-     * A buffer of at least {@code bytes}: exactly that many as a heap array when small, else a whole pooled
-     * power-of-two native buffer (slice it; give the whole back).
+     * A whole pooled power-of-two buffer of at least {@code bytes} (slice it; give the whole back): a heap array
+     * when small, else native memory.
      */
     synchronized MemorySegment take(final long bytes) {
-        if (bytes < Coll.NATIVE_SCRATCH) {
-            return MemorySegment.ofArray(new byte[Math.toIntExact(bytes)]);
-        }
-        final int c = sizeClass(bytes);
+        final int c = sizeClass(Math.max(bytes, 1));
         final ArrayDeque<MemorySegment> q = free.get(c);
-        return q == null || q.isEmpty() ? Arena.ofAuto().allocate(1L << c, 64) : q.poll();
+        if (q != null && !q.isEmpty()) {
+            return q.poll();
+        }
+        return bytes < Coll.NATIVE_SCRATCH ? MemorySegment.ofArray(new byte[1 << c]) : Arena.ofAuto().allocate(1L << c, 64);
     }
 
-    /** Gives back a whole buffer from {@link #take} (heap ones are dropped). */
+    /** Gives back a whole buffer from {@link #take}. */
     synchronized void give(final MemorySegment whole) {
-        if (!whole.isNative()) {
-            return;
-        }
         final int c = sizeClass(whole.byteSize());
         if (free.get(c) == null) {
             free.set(c, new ArrayDeque<>(KEEP));

@@ -27,6 +27,8 @@ final class Session {
         this.threadLevel = threadLevel;
         this.mainThread = Thread.currentThread();
         this.nextCid = firstFreeCid;
+        Progress.configure(weft.ucs.config.Config.global().get(weft.mpi.MpiConfig.YIELD_WHEN_IDLE),
+            job.runtime().localSize());
     }
 
     /** The lowest context id this process has not used yet. */

@@ -48,12 +48,21 @@ final class TypeCursor {
     /** Packs every element into {@code dst[offset, offset + length())}. */
     static void pack(final Span span, final int count, final Datatype type, final MemorySegment dst,
                      final long offset) {
+        if (type.contiguous) {
+            // one copy, not one per element (a primitive type is a block of one element)
+            MemorySegment.copy(span.segment, span.origin, dst, offset, count * type.size);
+            return;
+        }
         new TypeCursor(span, count, type).copy(0, dst, offset, count * type.size, true);
     }
 
     /** Unpacks {@code src[offset, offset + count * size)} into the elements. */
     static void unpack(final MemorySegment src, final long offset, final Span span, final int count,
                        final Datatype type) {
+        if (type.contiguous) {
+            MemorySegment.copy(src, offset, span.segment, span.origin, count * type.size);
+            return;
+        }
         new TypeCursor(span, count, type).copy(0, src, offset, count * type.size, false);
     }
 

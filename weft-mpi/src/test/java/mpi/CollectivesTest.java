@@ -31,4 +31,16 @@ class CollectivesTest {
             assertTrue(r.output()[rank].contains("OK coll rank " + rank), r.describe());
         }
     }
+
+    /** Every collective on an intercommunicator between the world's two halves, each group as the root's. */
+    @ParameterizedTest(name = "np {0} over {1}")
+    @CsvSource({"5, shm", "4, tcp", "2, shm"})
+    void intercommunicatorCollectivesAreCorrect(final int np, final String tls) throws Exception {
+        final MpiJob.Result r = MpiJob.run(np, Map.of("WEFT_TLS", tls), InterCollectiveRanks.class);
+        System.out.println(r.describe());
+        assertTrue(r.allZero(), r.describe());
+        for (int rank = 0; rank < np; rank++) {
+            assertTrue(r.output()[rank].contains("OK inter rank " + rank), r.describe());
+        }
+    }
 }

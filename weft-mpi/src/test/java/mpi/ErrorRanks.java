@@ -11,6 +11,8 @@ package mpi;
  *   <li>{@code killed}: rank 1 dies abruptly while rank 0 waits in a receive from it;</li>
  *   <li>{@code peerfail}: the same under ERRORS_RETURN, with no launcher to end the job: rank 0's receive
  *   fails with an MPIException naming the dead rank;</li>
+ *   <li>{@code peerfailany}: the same with the others' receives (blocking, and a request's wait) posted on
+ *   ANY_SOURCE: each fails with an MPIException;</li>
  *   <li>{@code threads}: under THREAD_MULTIPLE, four threads per rank exchange messages at once.</li>
  * </ul>
  */
@@ -65,6 +67,22 @@ public final class ErrorRanks {
                 c.done();
                 System.out.flush();
                 // the job cannot finalize with a dead rank (the runtime's barrier would wait for it)
+                Runtime.getRuntime().halt(0);
+            }
+            case "peerfailany" -> {
+                w.setErrhandler(MPI.ERRORS_RETURN);
+                w.barrier();
+                if (rank == 1) {
+                    Runtime.getRuntime().halt(9);
+                }
+                final Checks c = new Checks("peerfailany", rank);
+                c.fails(MPI.ERR_OTHER, "a receive from any source after a rank died",
+                    () -> w.recv(new int[1], 1, MPI.INT, MPI.ANY_SOURCE, 1));
+                final java.nio.IntBuffer b = MPI.newIntBuffer(1);
+                c.fails(MPI.ERR_OTHER, "waiting for an iRecv from any source after a rank died",
+                    () -> w.iRecv(b, 1, MPI.INT, MPI.ANY_SOURCE, MPI.ANY_TAG).waitFor());
+                c.done();
+                System.out.flush();
                 Runtime.getRuntime().halt(0);
             }
             case "hello" -> {

@@ -63,6 +63,19 @@ class ErrorsTest {
         assertTrue(r.output()[0].contains("OK peerfail rank 0"), r.describe());
     }
 
+    /** Receives posted on ANY_SOURCE fail too (no launcher ends the job): they watch every connected rank. */
+    @org.junit.jupiter.params.ParameterizedTest(name = "over {0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"shm", "tcp"})
+    void aReceiveFromAnySourceFailsWhenARankDies(final String tls) throws Exception {
+        final MpiJob.Result r = MpiJob.run(3, Map.of("WEFT_TLS", tls), false, ErrorRanks.class, "peerfailany");
+        System.out.println(r.describe());
+        assertEquals(9, r.exits()[1], r.describe());
+        assertEquals(0, r.exits()[0], r.describe());
+        assertEquals(0, r.exits()[2], r.describe());
+        assertTrue(r.output()[0].contains("OK peerfailany rank 0"), r.describe());
+        assertTrue(r.output()[2].contains("OK peerfailany rank 2"), r.describe());
+    }
+
     @Test
     void threadsExchangeMessagesAtOnceUnderThreadMultiple() throws Exception {
         final MpiJob.Result r = MpiJob.run(3, Map.of(), ErrorRanks.class, "threads");

@@ -32,10 +32,10 @@ class PointToPointTest {
             r.describe());
     }
 
-    /** Connections on first use: in a ring of 8 JVMs each rank connects to its neighbours only. */
+    /** Connections on first use: in a ring of 16 JVMs each rank connects to its neighbours only. */
     @org.junit.jupiter.api.Test
     void aRingConnectsOnlyNeighbours() throws Exception {
-        final int np = 8;
+        final int np = 16;
         final MpiJob.Result r = MpiJob.run(np, Map.of(), RingRanks.class);
         System.out.println(r.describe());
         assertTrue(r.allZero(), r.describe());

@@ -152,6 +152,11 @@ public final class JobWorker {
         return ep != null ? ep : connect(rank);
     }
 
+    /** The endpoint to {@code rank} if one was made, else null (nothing is connected). */
+    public Endpoint existingEndpoint(final int rank) {
+        return rank < 0 || rank >= addresses.length ? null : endpoints.get(rank);
+    }
+
     private synchronized Endpoint connect(final int rank) {
         Endpoint ep = endpoints.get(rank);
         if (ep == null) {

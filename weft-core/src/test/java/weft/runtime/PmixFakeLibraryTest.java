@@ -35,7 +35,7 @@ class PmixFakeLibraryTest {
 
     @BeforeEach
     void compileFakeLibrary() throws Exception {
-        final Path cc = PmixProcessTest.onPath("cc").or(() -> PmixProcessTest.onPath("gcc")).orElse(null);
+        final Path cc = weft.testkit.Executables.onPath("cc").or(() -> weft.testkit.Executables.onPath("gcc")).orElse(null);
         Assumptions.assumeTrue(cc != null, "no C compiler (cc) on PATH to build the stand-in libpmix; skipped");
         library = tmp.resolve("libfakepmix.so");
         final Process p = new ProcessBuilder(cc.toString(), "-shared", "-fPIC", "-O1", "-o", library.toString(),

@@ -4,9 +4,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.File;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -24,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PmixProcessTest {
     @Test
     void shouldExchangeUnderMpirun() throws Exception {
-        final Optional<Path> mpirun = onPath("mpirun");
+        final Optional<Path> mpirun = weft.testkit.Executables.onPath("mpirun");
         Assumptions.assumeTrue(mpirun.isPresent(),
             "mpirun is not on PATH: the PMIx bootstrap test needs Open MPI (apt-get install openmpi-bin); skipped");
         final String java = ProcessHandle.current().info().command().orElseThrow();
@@ -43,15 +41,5 @@ class PmixProcessTest {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();
         }
-    }
-
-    static Optional<Path> onPath(final String exe) {
-        for (final String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            final Path p = Path.of(dir.isEmpty() ? "." : dir, exe);
-            if (Files.isExecutable(p)) {
-                return Optional.of(p);
-            }
-        }
-        return Optional.empty();
     }
 }

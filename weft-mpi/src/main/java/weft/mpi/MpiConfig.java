@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * The MPI layer's tunables: where its collectives switch from the latency-bound algorithm to the
- * bandwidth-bound one (read at {@code MPI.Init}; printed by {@code weft info -c}).
+ * bandwidth-bound one, and how waits poll (read at {@code MPI.Init}; printed by {@code weft info -c}).
  */
 public final class MpiConfig {
     /** Broadcasts of at least this many bytes (on enough ranks) scatter, then allgather. */
@@ -25,12 +25,19 @@ public final class MpiConfig {
             + "ring (reduce-scatter then allgather: each rank sends about twice the message) instead of recursive "
             + "doubling (log2(ranks) whole messages).");
 
+    /** Whether an MPI wait that finds nothing to do lets other threads run. */
+    public static final ConfigVar<String> YIELD_WHEN_IDLE = ConfigRegistry.register("MPI_YIELD_WHEN_IDLE",
+        ConfigType.oneOf("auto", "y", "n"), "auto", "Whether a waiting MPI call that keeps finding nothing to do "
+            + "yields its CPU (Thread.yield) between polls: auto = only when this node runs more ranks than the "
+            + "process has CPUs (the peer may need this CPU to answer); n = always poll (Open MPI's default, "
+            + "mpi_yield_when_idle=0: on a busy machine a yield can lose the CPU for a whole time slice).");
+
     private MpiConfig() {
     }
 
     /** Every variable of the MPI layer. */
     public static List<ConfigVar<?>> configVars() {
-        return List.of(BCAST_LARGE, BCAST_LARGE_MIN_RANKS, ALLREDUCE_LARGE);
+        return List.of(BCAST_LARGE, BCAST_LARGE_MIN_RANKS, ALLREDUCE_LARGE, YIELD_WHEN_IDLE);
     }
 
     /** The values in force, read once from the environment. */
