@@ -24,7 +24,7 @@ import java.util.jar.JarFile;
  * {@code weft run}: starts a job of N PEs (JVMs), mpirun-style. See {@link JobLauncher} for what
  * happens while it runs, {@link HostList} for host syntax, {@link AgentCommand} for launch agents.
  */
-@Command(name = "run", sortOptions = false,
+@Command(name = "run", sortOptions = false, mixinStandardHelpOptions = true, version = "weft 0.1.0",
     description = {"Run a Java program as N PEs (processes) of one job, like mpirun.",
         "Each PE gets its rank, the job size and the launcher's key-value service (weft.runtime.Runtime.init()).",
         "  weft run -n 4 -cp app.jar my.Main ARGS            four PEs on this machine",

@@ -99,4 +99,15 @@ class HostListTest {
         final LaunchException e = assertThrows(LaunchException.class, cmd::spec);
         assertTrue(e.getMessage().contains("-x WEFT_JOB_SECRET: the launcher sets this variable"), e.getMessage());
     }
+
+    @Test
+    void shouldPrintItsHelpWithoutAskingForTheRequiredOptions() {
+        final java.io.StringWriter out = new java.io.StringWriter();
+        final java.io.StringWriter err = new java.io.StringWriter();
+        final int rc = new picocli.CommandLine(new RunCommand()).setCommandName("weft run")
+            .setOut(new java.io.PrintWriter(out)).setErr(new java.io.PrintWriter(err)).execute("--help");
+        assertEquals(0, rc, err.toString());
+        assertTrue(out.toString().startsWith("Usage: weft run"), out.toString());
+        assertTrue(!err.toString().contains("Missing required"), err.toString());
+    }
 }
