@@ -6,9 +6,10 @@
 # holds the median of each side and the median of the per-pair ratios weft/oshmem (latency: < 1 is Weft
 # faster; rate: > 1 is Weft faster), with /proc/loadavg before each run.
 #
-#   bench/shmem/compare.sh [PAIRS] [OUT]       (default 3 pairs, table on stdout and in OUT if given)
+#   ./weft bench shmem [PAIRS] [OUT]  or  bench/shmem/compare.sh [PAIRS] [OUT]
+#                                  (default 3 pairs, table on stdout and in OUT if given)
 #
-# Neither side is pinned (weft run cannot pin its PEs; oshrun gets --bind-to none to match).
+# Both sides bind each PE to a core of its own (weft run does by default; oshrun gets --bind-to core).
 # OSHMEM: oshrun -np 2 --mca spml ucx -x UCX_TLS=sm,self (shm) or tcp,self (tcp); Weft: ./weft run -n 2 with
 # WEFT_TLS=shm or tcp. Without oshcc/oshrun the script says so and measures Weft alone.
 set -euo pipefail
@@ -39,7 +40,7 @@ run_oshmem() { # tls file
     local tls=sm,self
     [ "$1" = tcp ] && tls=tcp,self
     # OSHMEM 4.1 with UCX 1.13 may crash in shmem_finalize here, after the measurements: the lines count.
-    timeout 600 oshrun -np 2 "${ROOT_OPTS[@]}" --oversubscribe --bind-to none --mca spml ucx -x UCX_TLS=$tls \
+    timeout 600 oshrun -np 2 "${ROOT_OPTS[@]}" --oversubscribe --bind-to core --mca spml ucx -x UCX_TLS=$tls \
         "$WORK/shmem_bench" >"$2" 2>"$2.err" || true
 }
 
