@@ -46,6 +46,8 @@ def main():
     ap.add_argument("--test", action="append")
     ap.add_argument("--size", action="append", type=int)
     ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--iters", type=int, help="measured iterations (else by size, see counts())")
+    ap.add_argument("--warmup", type=int, help="warm-up iterations (else by size)")
     ap.add_argument("--rank", default=None, help="percentile reported as typical latency by both tools (-R)")
     a = ap.parse_args()
     print("# %s, load %s; weft builds: %s; %d rounds per point (UCX, then each build)" % (
@@ -57,6 +59,7 @@ def main():
         for test in a.test or TESTS:
             for s in a.size or SIZES:
                 n, w = counts(tl, s)
+                n, w = a.iters or n, a.warmup or w
                 ucx_test = "tag_lat" if tl == "tcp" and test == "ucp_get" else test
                 bw = test.endswith("_bw")
                 col = 5 if bw else 3
