@@ -72,8 +72,8 @@ public final class TcpTransport implements Transport {
             + "target acknowledged it. inf = always copy.");
     static final ConfigVar<Long> SPLICE_MAX = ConfigRegistry.register("TCP_SPLICE_MAX", ConfigType.SIZE, "1m",
         "Largest zero-copy put entry that is spliced (see TCP_SPLICE_THRESH); larger ones are copied into the "
-            + "socket: past 1 MiB the splice took longer than the copy on loopback (one-way 3 MiB: 1.2 ms against 0.8, "
-            + "4 MiB striped over two connections: 8.5 ms against 1.1). inf = no limit.");
+            + "socket: past 1 MiB the splice took longer than the copy on a loaded machine (one-way 3 MiB: 1.2 ms "
+            + "against 0.8, 4 MiB striped over two connections: 8.5 ms against 1.1). inf = no limit.");
     static final ConfigVar<Long> SPLICE_PIPE = ConfigRegistry.register("TCP_SPLICE_PIPE", ConfigType.SIZE, "1m",
         "Capacity asked for the splice pipe of a connection (created on its first spliced put). The kernel caps "
             + "it at fs.pipe-max-size and a per-user budget (fs.pipe-user-pages-soft); a connection whose pipe gets "
