@@ -94,6 +94,8 @@ final class TcpInterface implements Interface {
     final int amMaxShort;
     /** Puts of at least this many bytes are spliced into the socket (Long.MAX_VALUE = never). */
     final long spliceThresh;
+    /** Puts of more than this many bytes are copied, not spliced. */
+    final long spliceMax;
     final int splicePipe;
     private final int keepIdleS;
     private final int keepIntvlS;
@@ -145,6 +147,7 @@ final class TcpInterface implements Interface {
             cfg.get(TcpTransport.RX_BUF)));
         this.txBufSize = (int) Math.min(1 << 30, Math.max(4L * (segSize + 64), cfg.get(TcpTransport.TX_BUF)));
         this.spliceThresh = Math.max(1, cfg.get(TcpTransport.SPLICE_THRESH));
+        this.spliceMax = cfg.get(TcpTransport.SPLICE_MAX);
         this.splicePipe = (int) Math.min(1 << 30, Math.max(4096, cfg.get(TcpTransport.SPLICE_PIPE)));
         this.keepIdleS = (int) Math.max(1, cfg.get(TcpTransport.KEEPIDLE) / 1_000_000_000L);
         this.keepIntvlS = (int) Math.max(1, cfg.get(TcpTransport.KEEPINTVL) / 1_000_000_000L);

@@ -78,8 +78,10 @@ class TcpSpliceTest {
         return TcpTestSupport.await(c, st, a, b);
     }
 
+    /** No upper limit: puts larger than the pipe go in several vmsplice/splice rounds. */
     private static Config config(final String thresh, final String pipe) {
-        return Config.global().with("TCP_SPLICE_THRESH", thresh).with("TCP_SPLICE_PIPE", pipe);
+        return Config.global().with("TCP_SPLICE_THRESH", thresh).with("TCP_SPLICE_PIPE", pipe)
+            .with("TCP_SPLICE_MAX", "inf");
     }
 
     /**
@@ -201,6 +203,32 @@ class TcpSpliceTest {
         assertEquals(List.of("a: CONNECTION_RESET"), problems);
         assertEquals(Status.CONNECTION_RESET, ep.putZcopy(IoVector.of(src, 0, n), target.address(), rkey,
             new Completion().reset(1)));
+    }
+
+    /**
+     * WEFT_TCP_SPLICE_MAX: entries above it are copied, those within [threshold, max] spliced, in one
+     * put's scatter list as in separate puts; the bytes arrive intact either way.
+     */
+    @Test
+    void shouldCopyPutsAboveTheSpliceMaximum() {
+        open(Config.global().with("TCP_SPLICE_THRESH", "64k").with("TCP_SPLICE_PIPE", "1m")
+            .with("TCP_SPLICE_MAX", "512k"));
+        final long big = (512 << 10) + 1;
+        final MemorySegment s1 = pattern(big, 1);
+        final MemorySegment s2 = pattern(512 << 10, 2);
+        final Completion c = new Completion().reset(1);
+        assertEquals(Status.OK, await(c, ep.putZcopy(IoVector.of(s1, 0, big), target.address(), rkey, c)));
+        assertEquals(0, a.counters().get(Counter.TX_SPLICED), "a put above the maximum is copied");
+        final IoVector iov = new IoVector(2).add(s1, 0, big).add(s2, 0, 512 << 10);
+        final Completion c2 = new Completion().reset(1);
+        final long at = target.address() + (2L << 20);
+        assertEquals(Status.OK, await(c2, ep.putZcopy(iov, at, rkey, c2)));
+        assertEquals(512 << 10, a.counters().get(Counter.TX_SPLICED), "only the entry within the limit was spliced");
+        final MemorySegment t = target.segment();
+        assertEquals(-1, s1.mismatch(t.asSlice(0, big)));
+        assertEquals(-1, s1.mismatch(t.asSlice(2L << 20, big)));
+        assertEquals(-1, s2.mismatch(t.asSlice((2L << 20) + big, 512 << 10)));
+        assertEquals(List.of(), problems);
     }
 
     @Test
