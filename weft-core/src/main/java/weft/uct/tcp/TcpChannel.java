@@ -24,8 +24,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * bytes up to here have left".
  *
  * <p>Large user memory whose owner waits for the peer's acknowledgement anyway (a put; from
- * {@code WEFT_TCP_SPLICE_THRESH} to {@code WEFT_TCP_SPLICE_MAX} bytes) may be queued as <em>spliceable</em>: it then goes to the socket by reference (vmsplice into a pipe of
- * this channel, splice from the pipe into the socket), so the sending kernel does not copy it
+ * {@code WEFT_TCP_SPLICE_THRESH} to {@code WEFT_TCP_SPLICE_MAX} bytes) may be queued as <em>spliceable</em>:
+ * it then goes to the socket by reference (vmsplice into a pipe of this channel, splice from the pipe into
+ * the socket), so the sending kernel does not copy it
  * and, on loopback, the receiver copies straight from the sender's pages. The socket (and the
  * peer's receive queue) refers to those pages until the peer has read them, which is why only
  * memory that must not change before the peer's acknowledgement may be spliced. Bytes count as
