@@ -1,6 +1,5 @@
 package weft.uct.tcp;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import weft.ucs.Status;
@@ -18,7 +17,6 @@ import weft.uct.UctWorker;
 
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
@@ -37,24 +35,13 @@ import static weft.uct.tcp.TcpTestSupport.progressUntil;
 
 /** Authentication, malformed input, peer failure, close, wakeup and descriptor hygiene. */
 @Timeout(60)
-class TcpFailureTest {
-    private final List<AutoCloseable> toClose = new ArrayList<>();
-    private final Arena arena = Arena.ofShared();
+class TcpFailureTest extends TcpInterfaceFixture {
     private int delivered;
-    private final List<Status> errors = new ArrayList<>();
 
-    @AfterEach
-    void tearDown() throws Exception {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
-        }
-        arena.close();
-    }
-
-    private Interface open(final Config c) {
-        final UctWorker w = new UctWorker();
-        toClose.add(w);
-        final Interface i = TcpTestSupport.open(w, c, (ep, st) -> errors.add(st));
+    /** {@link TcpInterfaceFixture#open} with an AM handler on id 1 that counts deliveries. */
+    @Override
+    TcpInterface open(final Config c) {
+        final TcpInterface i = super.open(c);
         i.setAmHandler(1, (d, o, l, f) -> {
             delivered++;
             return Status.OK;
@@ -62,7 +49,7 @@ class TcpFailureTest {
         return i;
     }
 
-    private Interface open() {
+    private TcpInterface open() {
         return open(Config.global());
     }
 

@@ -1,6 +1,5 @@
 package weft.uct.tcp;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import weft.ucs.Status;
@@ -13,9 +12,7 @@ import weft.uct.IoVector;
 import weft.uct.MemoryDomain;
 import weft.uct.MemoryHandle;
 import weft.uct.RemoteKey;
-import weft.uct.UctWorker;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -35,27 +32,9 @@ import static weft.uct.tcp.TcpTestSupport.progressUntil;
  * everything outstanding completed with an error.
  */
 @Timeout(120)
-class TcpResumeTest {
+class TcpResumeTest extends TcpInterfaceFixture {
     private static final int AM_ID = 3;
     private static final long WAIT_MS = 20_000;
-    private final List<AutoCloseable> toClose = new ArrayList<>();
-    private final Arena arena = Arena.ofShared();
-    private final List<Status> errors = new ArrayList<>();
-
-    @AfterEach
-    void tearDown() throws Exception {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
-        }
-        arena.close();
-    }
-
-    private TcpInterface open(final Config c) {
-        final UctWorker w = new UctWorker();
-        toClose.add(w);
-        return (TcpInterface) TcpTestSupport.open(w, c, (ep, st) -> errors.add(st));
-    }
-
     private TcpInterface open() {
         return open(Config.global());
     }
