@@ -7,9 +7,9 @@ import java.lang.management.ManagementFactory;
 /**
  * Bytes allocated per small operation ({@link ShmemAllocationTest}): every PE runs each operation against its
  * right neighbour, warms it up, then measures windows of it with the thread's allocation counter and prints
- * {@code alloc NAME BYTES} for the window (20000 operations, 2000 barriers; a tenth over tcp) that
- * allocated least (a stray allocation of the JVM, e.g. a
- * compilation's, lands in one window, a per-operation allocation in all).
+ * {@code alloc NAME BYTES} for the window that allocated least: windows of 20000 operations (a tenth over
+ * tcp), shrinking while they exceed {@link #limit}, for up to 20 s; barriers run five windows of 2000 on every
+ * PE alike. A stray allocation of the JVM (a compilation's) lands in some windows, a per-operation one in all.
  */
 final class ShmemAllocPe {
     // tcp: every operation is a round trip through the peer's progress, 10x fewer keep the job short
