@@ -6,14 +6,19 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static weft.ucs.sys.Downcalls.CAPTURE;
+import static weft.ucs.sys.Downcalls.confirm;
+import static weft.ucs.sys.Downcalls.errno;
+import static weft.ucs.sys.Downcalls.fail;
+import static weft.ucs.sys.Downcalls.lastErrno;
+import static weft.ucs.sys.Downcalls.plain;
+import static weft.ucs.sys.Downcalls.rethrow;
 
 /**
  * The Linux system calls Weft needs, as FFM downcalls (x86_64 / aarch64 Linux, glibc).
@@ -132,12 +137,6 @@ public final class LibC {
     // milliseconds a handle (the JVM generates code for it, which the AOT cache does not keep), and a
     // process uses a few of the fifty, so linking all of them when LibC loaded was most of a Context's
     // creation. A static final in a holder stays a constant for the JIT.
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final SymbolLookup LOOKUP = LINKER.defaultLookup();
-    private static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CAPTURE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    private static final ThreadLocal<MemorySegment> CAPTURE =
-        ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE_LAYOUT));
 
     private static final class Open {
         static final MethodHandle H = errno("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
@@ -228,10 +227,6 @@ public final class LibC {
         FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT)); }
     private static final class PollPlain { static final MethodHandle H = plain("poll",
         FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
-    private static final class ErrnoLocation {
-        static final MethodHandle H = LINKER.downcallHandle(symbol("__errno_location"),
-        FunctionDescriptor.of(JAVA_LONG), Linker.Option.critical(false)); }
-    private static final MemorySegment ALL_MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private static final class Prctl { static final MethodHandle H = errno("prctl",
         FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
         Linker.Option.firstVariadicArg(1)); }
@@ -256,62 +251,6 @@ public final class LibC {
         static final MethodHandle H = plain("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT)); }
 
     private LibC() {
-    }
-
-    private static MethodHandle errno(final String name, final FunctionDescriptor fd, final Linker.Option... extra) {
-        final Linker.Option[] opts = new Linker.Option[extra.length + 1];
-        opts[0] = Linker.Option.captureCallState("errno");
-        System.arraycopy(extra, 0, opts, 1, extra.length);
-        return LINKER.downcallHandle(symbol(name), fd, opts);
-    }
-
-    private static MethodHandle plain(final String name, final FunctionDescriptor fd) {
-        return LINKER.downcallHandle(symbol(name), fd);
-    }
-
-    private static MemorySegment symbol(final String name) {
-        return LOOKUP.find(name).orElseThrow(() -> new UnsatisfiedLinkError("libc symbol not found: " + name));
-    }
-
-    /**
-     * errno as the calling thread's libc left it, read through {@code __errno_location} after a call made
-     * without capture. The JVM may run between that call and this read (a safepoint on the way back from
-     * native code can block in the VM and overwrite errno), so a caller trusts only the value a clobbering
-     * could not make dangerous: EAGAIN means "try again later", which for a real error is a delay (socket
-     * errors and end-of-file persist and show on the next call), never a loss. Anything else is
-     * confirmed by issuing the call again with errno captured: every call that uses this failed without effect,
-     * so the retry is safe.
-     */
-    private static int lastErrno() throws Throwable {
-        final long where = (long) ErrnoLocation.H.invokeExact();
-        return ALL_MEMORY.get(JAVA_INT, where);
-    }
-
-    /**
-     * Issues a call that failed without effect again, with errno captured (see {@link #lastErrno}): its
-     * result, or -errno. The slow path of a real error: the boxing here is fine.
-     */
-    private static long confirm(final MethodHandle captured, final Object... args) throws Throwable {
-        final MemorySegment c = CAPTURE.get();
-        final Object[] all = new Object[args.length + 1];
-        all[0] = c;
-        System.arraycopy(args, 0, all, 1, args.length);
-        final long r = ((Number) captured.invokeWithArguments(all)).longValue();
-        return r >= 0 ? r : fail(c);
-    }
-
-    private static long fail(final MemorySegment cap) {
-        return -(int) ERRNO.get(cap, 0L);
-    }
-
-    private static RuntimeException rethrow(final Throwable t) {
-        if (t instanceof RuntimeException r) {
-            return r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        return new IllegalStateException(t);
     }
 
     // ---- helpers ----

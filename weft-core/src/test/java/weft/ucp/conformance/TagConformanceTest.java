@@ -71,7 +71,7 @@ class TagConformanceTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("sets")
     void datatypes(final String tls, final ScenarioRunner.Mode mode) throws Exception {
-        ScenarioRunner.run(TagScenarios.Datatypes.class, tls, mode, 60);
+        ScenarioRunner.run(TagDatatypeScenarios.Datatypes.class, tls, mode, 60);
     }
 
     @ParameterizedTest(name = "{0} {1}")

@@ -1,0 +1,94 @@
+package weft.ucs.sys;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * How {@link LibC} links and calls libc: downcall handles with and without errno capture, the per-thread
+ * capture buffer, errno read after an uncaptured call, and the rethrow of what a handle throws. LibC's
+ * wrappers are the calls; this is the one place that knows how a call reports its error.
+ */
+@SuppressWarnings("restricted")
+final class Downcalls {
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final SymbolLookup LOOKUP = LINKER.defaultLookup();
+    private static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CAPTURE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+    /** The errno capture buffer of the calling thread, passed first to every capturing handle. */
+    static final ThreadLocal<MemorySegment> CAPTURE =
+        ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE_LAYOUT));
+
+    private static final class ErrnoLocation {
+        static final MethodHandle H = LINKER.downcallHandle(symbol("__errno_location"),
+        FunctionDescriptor.of(JAVA_LONG), Linker.Option.critical(false)); }
+    private static final MemorySegment ALL_MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
+    private Downcalls() {
+    }
+
+    static MethodHandle errno(final String name, final FunctionDescriptor fd, final Linker.Option... extra) {
+        final Linker.Option[] opts = new Linker.Option[extra.length + 1];
+        opts[0] = Linker.Option.captureCallState("errno");
+        System.arraycopy(extra, 0, opts, 1, extra.length);
+        return LINKER.downcallHandle(symbol(name), fd, opts);
+    }
+
+    static MethodHandle plain(final String name, final FunctionDescriptor fd) {
+        return LINKER.downcallHandle(symbol(name), fd);
+    }
+
+    static MemorySegment symbol(final String name) {
+        return LOOKUP.find(name).orElseThrow(() -> new UnsatisfiedLinkError("libc symbol not found: " + name));
+    }
+
+    /**
+     * errno as the calling thread's libc left it, read through {@code __errno_location} after a call made
+     * without capture. The JVM may run between that call and this read (a safepoint on the way back from
+     * native code can block in the VM and overwrite errno), so a caller trusts only the value a clobbering
+     * could not make dangerous: EAGAIN means "try again later", which for a real error is a delay (socket
+     * errors and end-of-file persist and show on the next call), never a loss. Anything else is
+     * confirmed by issuing the call again with errno captured: every call that uses this failed without effect,
+     * so the retry is safe.
+     */
+    static int lastErrno() throws Throwable {
+        final long where = (long) ErrnoLocation.H.invokeExact();
+        return ALL_MEMORY.get(JAVA_INT, where);
+    }
+
+    /**
+     * Issues a call that failed without effect again, with errno captured (see {@link #lastErrno}): its
+     * result, or -errno. The slow path of a real error: the boxing here is fine.
+     */
+    static long confirm(final MethodHandle captured, final Object... args) throws Throwable {
+        final MemorySegment c = CAPTURE.get();
+        final Object[] all = new Object[args.length + 1];
+        all[0] = c;
+        System.arraycopy(args, 0, all, 1, args.length);
+        final long r = ((Number) captured.invokeWithArguments(all)).longValue();
+        return r >= 0 ? r : fail(c);
+    }
+
+    static long fail(final MemorySegment cap) {
+        return -(int) ERRNO.get(cap, 0L);
+    }
+
+    static RuntimeException rethrow(final Throwable t) {
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException(t);
+    }
+}
