@@ -127,6 +127,8 @@ public final class RunCommand implements Callable<Integer> {
     Function<String, String> env = System::getenv;
     /** The last job started, for tests. */
     JobLauncher lastJob;
+    /** A single-file program compiled for this job's PEs (see {@link SourceProgram}), or null. */
+    SourceProgram program;
 
     @Override
     public Integer call() {
@@ -136,6 +138,11 @@ public final class RunCommand implements Callable<Integer> {
         } catch (final LaunchException | WeftException e) {
             err.println("weft run: error: " + e.getMessage());
             return LAUNCH_ERROR;
+        } finally {
+            if (program != null) {
+                program.close();
+                program = null;
+            }
         }
     }
 
@@ -162,6 +169,12 @@ public final class RunCommand implements Callable<Integer> {
                     checkResolvable(h.name());
                 }
             }
+        }
+        if (main.endsWith(".java") && program == null && placements.stream().allMatch(HostList.Placement::local)) {
+            // compiled once here rather than by every PE's java launcher (on other hosts the file is compiled
+            // there, as the directory of classes is not shared)
+            program = SourceProgram.compile(Path.of(main), classpath == null ? System.getProperty("java.class.path")
+                : classpath + java.io.File.pathSeparator + System.getProperty("java.class.path"));
         }
         final long timeoutNs = timeoutSeconds > 0 ? (long) (timeoutSeconds * 1e9) : 0;
         if (timeoutSeconds < 0) {
@@ -209,7 +222,8 @@ public final class RunCommand implements Callable<Integer> {
 
     private List<String> peCommand() {
         final String own = System.getProperty("java.class.path");
-        final String aot = aotCache();
+        // the java launcher's source mode adds modules the cache was not trained with: the JVM would refuse it
+        final String aot = main.endsWith(".java") && program == null ? null : aotCache();
         // With the AOT cache, Weft's class path comes first: the JVM uses a cache only when the class path
         // starts with the training run's. Else the program's goes first, as before.
         final String sep = java.io.File.pathSeparator;
@@ -226,7 +240,11 @@ public final class RunCommand implements Callable<Integer> {
             cmd.add("-cp");
             cmd.add(aot != null ? cp + sep + main : main + sep + cp);
             cmd.add(mainClassOf(Path.of(main)));
-        } else if (main.endsWith(".java")) { // a single-file program, compiled by the java launcher
+        } else if (program != null) { // a single-file program, compiled by the launcher
+            cmd.add("-cp");
+            cmd.add(cp + sep + program.classes());
+            cmd.add(program.mainClass());
+        } else if (main.endsWith(".java")) { // a single-file program on other hosts, compiled by the java launcher
             cmd.add("-cp");
             cmd.add(cp);
             cmd.add(Path.of(main).toAbsolutePath().toString());

@@ -64,4 +64,72 @@ class RunAotCacheTest {
         final List<String> off = peCommand("-n", "1", "--no-aot-cache", "my.Main");
         assertFalse(off.stream().anyMatch(o -> o.startsWith("-XX:AOTCache")), off.toString());
     }
+
+    @Test
+    void aSourceFileIsCompiledOnceByTheLauncherAndItsPesUseTheCache() throws IOException {
+        final Path cache = Files.write(tmp.resolve("weft.aot"), new byte[] {1});
+        System.setProperty(RunCommand.AOT_PROPERTY, cache.toString());
+        final Path pkg = Files.createDirectories(tmp.resolve("src/demo"));
+        Files.writeString(pkg.resolve("Helper.java"), "package demo;\nclass Helper { static int x() { return 4; } }\n");
+        final Path prog = Files.writeString(pkg.resolve("Prog.java"),
+            "package demo;\npublic class Prog {\n  public static void main(String[] a) { System.exit(Helper.x()); }\n}\n"
+                + "class Other {}\n");
+        final RunCommand run = new RunCommand();
+        run.env = name -> null;
+        new CommandLine(run).setStopAtPositional(true).parseArgs("-n", "2", prog.toString(), "arg1");
+        final List<String> cmd = run.spec().peCommand();
+        try {
+            assertTrue(cmd.contains("-XX:AOTCache=" + cache), cmd.toString());
+            assertEquals(List.of("demo.Prog", "arg1"), cmd.subList(cmd.size() - 2, cmd.size()));
+            assertFalse(cmd.stream().anyMatch(o -> o.endsWith(".java")), cmd.toString());
+            final Path classes = run.program.classes();
+            assertTrue(classPathOf(cmd).endsWith(java.io.File.pathSeparator + classes), cmd.toString());
+            assertTrue(Files.isRegularFile(classes.resolve("demo/Prog.class")), "the main class is compiled");
+            assertTrue(Files.isRegularFile(classes.resolve("demo/Helper.class")), "a sibling source it uses too");
+            assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(classes)));
+        } finally {
+            run.program.close();
+        }
+        assertFalse(Files.exists(run.program.classes()), "closing the program deletes its classes");
+    }
+
+    @Test
+    void aSourceFileThatDoesNotCompileIsALaunchErrorNamingTheLine() throws IOException {
+        final Path bad = Files.writeString(tmp.resolve("Bad.java"), "class Bad {\n  void f() {\n    int x = ;\n  }\n}\n");
+        final RunCommand run = new RunCommand();
+        run.env = name -> null;
+        new CommandLine(run).setStopAtPositional(true).parseArgs("-n", "1", bad.toString());
+        final LaunchException e = org.junit.jupiter.api.Assertions.assertThrows(LaunchException.class, run::spec);
+        assertTrue(e.getMessage().contains("Bad.java:3: "), e.getMessage());
+        assertEquals(null, run.program);
+    }
+
+    @Test
+    void aCompactSourceFileStartsTheClassNamedAfterTheFile() throws IOException {
+        final Path prog = Files.writeString(tmp.resolve("Compact.java"), "void main() {\n  IO.println(\"hi\");\n}\n");
+        final RunCommand run = new RunCommand();
+        run.env = name -> null;
+        new CommandLine(run).setStopAtPositional(true).parseArgs("-n", "1", prog.toString());
+        final List<String> cmd = run.spec().peCommand();
+        try {
+            assertEquals("Compact", cmd.getLast(), cmd.toString());
+            assertTrue(Files.isRegularFile(run.program.classes().resolve("Compact.class")));
+        } finally {
+            run.program.close();
+        }
+    }
+
+    @Test
+    void aProgramDirectoryLeftByADeadLauncherIsSweptAndALiveOnesIsKept() throws IOException {
+        final long dead = new ProcessBuilder("true").start().pid();
+        final Path gone = Files.createDirectories(tmp.resolve(SourceProgram.PREFIX + dead + "-1/pkg"));
+        final Path kept = Files.createDirectories(tmp.resolve(SourceProgram.PREFIX + ProcessHandle.current().pid() + "-2"));
+        for (int i = 0; i < 100 && ProcessHandle.of(dead).map(ProcessHandle::isAlive).orElse(false); i++) {
+            ProcessHandle.of(dead).ifPresent(h -> h.onExit().join());
+        }
+        SourceProgram.sweep(tmp);
+        assertFalse(Files.exists(gone.getParent()), "a dead launcher's directory is deleted");
+        assertTrue(Files.isDirectory(kept), "a live launcher's directory is kept");
+    }
 }
