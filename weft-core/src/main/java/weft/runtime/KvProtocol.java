@@ -34,7 +34,8 @@ import java.security.SecureRandom;
  *                                       <--- EXIT [u32 status][reason] (shmem_global_exit)
  *     EXIT [u32 status][reason] to every other PE  <--- EXITING (each one: it stops using its peers)
  *     GO to every other PE, then OK to the sender (every PE then exits with the status; the launcher too)
- *     ABORT [reason] at any time        ---> (the job failed: the PE exits)
+ *                                       <--- ABORT [u32 status][reason] (MPI_Abort: the PE then exits)
+ *     ABORT [u32 status][reason] any time ---> (the job failed: the PE exits with the status)
  * </pre>
  *
  * Both sides prove knowledge of the job secret with HMAC-SHA256 over both nonces and the rank,
@@ -77,6 +78,23 @@ final class KvProtocol {
         String text() {
             return new String(payload, StandardCharsets.UTF_8);
         }
+    }
+
+    /** An ABORT frame's payload: the status every PE exits with, then the reason. */
+    static byte[] abort(final int status, final String reason) {
+        final byte[] text = reason.getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(4 + text.length).putInt(status).put(text).array();
+    }
+
+    /** The status of an ABORT frame's payload ({@code fallback} when it is too short to hold one). */
+    static int abortStatus(final byte[] payload, final int fallback) {
+        return payload.length < 4 ? fallback : ByteBuffer.wrap(payload).getInt();
+    }
+
+    /** The reason of an ABORT frame's payload. */
+    static String abortReason(final byte[] payload) {
+        return payload.length < 4 ? new String(payload, StandardCharsets.UTF_8)
+            : new String(payload, 4, payload.length - 4, StandardCharsets.UTF_8);
     }
 
     static byte[] nonce() {

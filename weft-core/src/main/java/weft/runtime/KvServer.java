@@ -57,6 +57,7 @@ public final class KvServer implements AutoCloseable {
     private long generation;
     private String failure;
     private String abortReason;
+    private int abortStatus;
     private Integer exitStatus;
     private final boolean[] exiting;
     /** How long a global exit waits for the other PEs to disconnect before it lets its caller go. */
@@ -145,17 +146,24 @@ public final class KvServer implements AutoCloseable {
         return failure;
     }
 
+    /** {@link #abort(int, String)} with status 1. */
+    public void abort(final String reason) {
+        abort(1, reason);
+    }
+
     /**
      * Fails the job: every waiting fence returns an error, and every connected PE (and any that
-     * connects later) is told to exit with {@code reason}.
+     * connects later) is told to exit with {@code status} (MPI_Abort's code, or the first failed PE's), giving
+     * {@code reason}.
      */
-    public void abort(final String reason) {
+    public void abort(final int status, final String reason) {
         final List<Session> targets = new ArrayList<>();
         synchronized (this) {
             if (abortReason != null) {
                 return;
             }
             abortReason = reason;
+            abortStatus = status;
             if (failure == null) {
                 failure = "job aborted: " + reason; // the caller reports the reason itself: not logged
             }
@@ -167,7 +175,7 @@ public final class KvServer implements AutoCloseable {
             }
         }
         for (final Session s : targets) {
-            s.sendQuietly(KvProtocol.ABORT, reason);
+            s.sendQuietly(KvProtocol.ABORT, KvProtocol.abort(status, reason));
         }
     }
 
@@ -248,6 +256,7 @@ public final class KvServer implements AutoCloseable {
         }
         final String refusal;
         final String abort;
+        final int abortCode;
         synchronized (this) {
             if (rank < 0 || rank >= size) {
                 refusal = "rank " + rank + " is outside the job (size " + size + ")";
@@ -259,6 +268,7 @@ public final class KvServer implements AutoCloseable {
                 sessions[rank] = session;
             }
             abort = abortReason;
+            abortCode = abortStatus;
         }
         if (refusal != null) {
             log.accept("key-value service: refused " + peer + ": " + refusal);
@@ -267,7 +277,7 @@ public final class KvServer implements AutoCloseable {
         }
         session.send(KvProtocol.WELCOME, KvProtocol.mac(secret, "kv", serverNonce, clientNonce, rank));
         if (abort != null) {
-            session.sendQuietly(KvProtocol.ABORT, abort);
+            session.sendQuietly(KvProtocol.ABORT, KvProtocol.abort(abortCode, abort));
         }
         return rank;
     }
@@ -299,6 +309,11 @@ public final class KvServer implements AutoCloseable {
                     case KvProtocol.EXIT -> {
                         globalExit(rank, f.payload());
                         session.send(KvProtocol.OK);
+                    }
+                    case KvProtocol.ABORT -> {
+                        abort(KvProtocol.abortStatus(f.payload(), 1), "rank " + rank + " aborted the job: "
+                            + KvProtocol.abortReason(f.payload()));
+                        return;
                     }
                     case KvProtocol.EXITING -> {
                         synchronized (this) {

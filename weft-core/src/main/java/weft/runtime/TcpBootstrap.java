@@ -179,7 +179,8 @@ final class TcpBootstrap implements Bootstrap {
             while (true) {
                 final KvProtocol.Frame f = KvProtocol.read(in);
                 if (f.type() == KvProtocol.ABORT) {
-                    onAbort("job aborted by the launcher: " + f.text());
+                    onAbort("job aborted by the launcher: " + KvProtocol.abortReason(f.payload()),
+                        KvProtocol.abortStatus(f.payload(), ABORT_EXIT_STATUS));
                 } else if (f.type() == KvProtocol.EXIT) {
                     onExit(f.buffer().getInt());
                 } else if (f.type() == KvProtocol.GO) {
@@ -195,7 +196,7 @@ final class TcpBootstrap implements Bootstrap {
         }
         if (!closing) {
             onAbort("lost the connection to the launcher's key-value service at " + address + " (" + lost
-                + "): the launcher exited or was killed");
+                + "): the launcher exited or was killed", ABORT_EXIT_STATUS);
         } else {
             answers.add(LOST); // wakes a FINALIZE that will get no answer
         }
@@ -227,7 +228,8 @@ final class TcpBootstrap implements Bootstrap {
         return abortReason == null ? null : globalStatus;
     }
 
-    private void onAbort(final String reason) {
+    /** The job failed: exits with {@code status} (the job's, when in 1..255; else {@value #ABORT_EXIT_STATUS}). */
+    private void onAbort(final String reason, final int status) {
         if (abortReason != null) {
             return;
         }
@@ -236,7 +238,7 @@ final class TcpBootstrap implements Bootstrap {
         if (exitOnAbort) {
             System.err.println("weft: rank " + rank + ": " + reason + "; exiting");
             System.err.flush();
-            System.exit(ABORT_EXIT_STATUS);
+            System.exit(status > 0 && status < 256 ? status : ABORT_EXIT_STATUS);
         }
     }
 
@@ -411,6 +413,13 @@ final class TcpBootstrap implements Bootstrap {
         }
         closing = true; // the reader's end of stream is expected now: no second abort from it
         abortReason = "this PE aborted the job (status " + status + "): " + reason;
+        try {
+            synchronized (out) { // the service tells the other PEs to exit with the status before they see us gone
+                KvProtocol.write(out, KvProtocol.ABORT, KvProtocol.abort(status, reason));
+            }
+        } catch (final IOException e) {
+            // the service is gone already: the launcher sees this PE's exit status instead
+        }
         closeQuietly(socket);
     }
 

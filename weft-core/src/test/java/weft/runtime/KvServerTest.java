@@ -222,7 +222,7 @@ class KvServerTest {
     void shouldTellConnectedPesThatTheJobWasAborted() {
         final KvServer s = server(2, TIMEOUT);
         final TcpBootstrap b = client(s, 0, 2, SECRET);
-        s.abort("rank 1 exited with code 7");
+        s.abort(7, "rank 1 exited with code 7");
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         WeftException e = null;
         while (e == null && System.nanoTime() < deadline) {

@@ -163,7 +163,7 @@ final class JobLauncher {
                     exitCode = code;
                     final String why = describeExit(done, code, server);
                     err.println("weft run: " + why + (running > 0 ? "; stopping the other " + running + " PE(s)" : ""));
-                    server.abort(why);
+                    server.abort(code, why);
                 }
                 continue;
             }
