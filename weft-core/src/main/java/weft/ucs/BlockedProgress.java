@@ -1,7 +1,5 @@
 package weft.ucs;
 
-import java.util.concurrent.CopyOnWriteArrayList;
-
 /**
  * Progress a thread makes while it blocks outside Weft's own waits: in a bootstrap barrier or exchange
  * ({@code weft.runtime.Runtime.barrier()}), say. A peer may need this process's progress to finish what it
@@ -19,32 +17,45 @@ public final class BlockedProgress {
         int progressFor(Thread thread);
     }
 
-    private static final CopyOnWriteArrayList<Source> SOURCES = new CopyOnWriteArrayList<>();
+    /** Copied on add and remove: {@link #run} reads a snapshot without allocating (it runs in waits). */
+    private static volatile Source[] sources = new Source[0];
 
     private BlockedProgress() {
     }
 
     /** Adds a source (a new worker). */
-    public static void add(final Source s) {
-        SOURCES.add(s);
+    public static synchronized void add(final Source s) {
+        final Source[] a = java.util.Arrays.copyOf(sources, sources.length + 1);
+        a[a.length - 1] = s;
+        sources = a;
     }
 
     /** Removes a source (a closed worker). */
-    public static void remove(final Source s) {
-        SOURCES.remove(s);
+    public static synchronized void remove(final Source s) {
+        final Source[] a = sources;
+        for (int i = 0; i < a.length; i++) {
+            if (a[i] == s) {
+                final Source[] b = new Source[a.length - 1];
+                System.arraycopy(a, 0, b, 0, i);
+                System.arraycopy(a, i + 1, b, i, a.length - i - 1);
+                sources = b;
+                return;
+            }
+        }
     }
 
     /** True if any source is registered (a blocking wait then polls instead of sleeping for its whole bound). */
     public static boolean any() {
-        return !SOURCES.isEmpty();
+        return sources.length > 0;
     }
 
     /** Progresses every source the calling thread may progress; returns the work done. */
     public static int run() {
         final Thread t = Thread.currentThread();
         int work = 0;
-        for (final Source s : SOURCES) {
-            work += s.progressFor(t);
+        final Source[] a = sources;
+        for (int i = 0; i < a.length; i++) {
+            work += a[i].progressFor(t);
         }
         return work;
     }

@@ -3,6 +3,7 @@ package weft.shmem;
 /**
  * A PE of {@link ShmemConformanceTest}: runs the named families in order ({@code rma amo sync coll heap lock ctx})
  * and prints {@code ok FAMILY} after each; a failed check throws (the PE exits non-zero, the job aborts).
+ * Family {@code ctxmain}: contexts used by the main thread alone, nothing else progressing.
  * Mode {@code ring}: each PE only puts to its right neighbour, then prints its endpoint and key counts.
  */
 public final class ShmemConformancePe {
@@ -21,6 +22,7 @@ public final class ShmemConformancePe {
                 case "heap" -> ShmemHeapPe.run(shmem);
                 case "lock" -> ShmemLockPe.run(shmem);
                 case "ctx" -> ShmemCtxPe.run(shmem);
+                case "ctxmain" -> ShmemCtxPe.mainThreadOnly(shmem);
                 case "alloc" -> ShmemAllocPe.run(shmem);
                 case "ring" -> ring(shmem);
                 default -> throw new IllegalArgumentException("unknown family " + family);

@@ -23,6 +23,37 @@ final class ShmemCtxPe {
     private ShmemCtxPe() {
     }
 
+    /**
+     * Every PE's main thread blocks in calls on a context of its own (its own worker), and nothing else
+     * progresses the default worker, which the other PEs' contexts reach: over tcp a blocked call must still
+     * serve them, or every PE waits for the others.
+     */
+    static void mainThreadOnly(final Shmem shmem) {
+        final int me = shmem.myPe();
+        final int n = shmem.nPes();
+        final MemorySegment counter = shmem.calloc(1, 8);
+        final MemorySegment word = shmem.calloc(1, 8);
+        word.set(ValueLayout.JAVA_LONG, 0, 1000L + me);
+        shmem.barrierAll();
+        try (ShmemCtx ctx = shmem.ctxCreate(0)) {
+            for (int i = 0; i < K * 4; i++) {
+                for (int pe = 0; pe < n; pe++) {
+                    if (pe != me) {
+                        ctx.longAtomicFetchAdd(counter, 1, pe);
+                        check(ctx.longG(word, pe) == 1000L + pe, "get from PE " + pe + " through a context");
+                    }
+                }
+            }
+            ctx.quiet();
+        }
+        shmem.barrierAll();
+        check(counter.get(ValueLayout.JAVA_LONG, 0) == (long) (n - 1) * K * 4, "every context fetch-add arrived: "
+            + counter.get(ValueLayout.JAVA_LONG, 0));
+        shmem.barrierAll();
+        shmem.free(word);
+        shmem.free(counter);
+    }
+
     static void run(final Shmem shmem) {
         final int me = shmem.myPe();
         final int n = shmem.nPes();
