@@ -12,6 +12,8 @@ import java.lang.foreign.MemorySegment;
 public class ShmemBench {
     private static final int MAX = 1 << 20;
     private static final int WINDOW = 64;
+    /** Warm-up calls before each timed collective loop (OSU skips 200-1000), as the C side does. */
+    private static final int COLL_SKIP = 1000;
     private static final int[] SIZES = {8, 64, 512, 4096, 32768, 262144, 1048576};
 
     private static int iters(final int bytes) {
@@ -99,22 +101,35 @@ public class ShmemBench {
                 print(report, "cswap", 8, us(t0) / n, "us");
             }
             shmem.barrierAll();
-            final int n = 5000;
+            final int n = 10000;
+            final int skip = COLL_SKIP; // OSU's warm-up iterations, the same on both sides
+            for (int i = 0; i < skip; i++) {
+                shmem.barrierAll();
+            }
             long t0 = System.nanoTime();
             for (int i = 0; i < n; i++) {
                 shmem.barrierAll();
             }
             print(report, "barrier", 0, us(t0) / n, "us");
+            for (int i = 0; i < skip; i++) {
+                shmem.longBroadcast(Shmem.TEAM_WORLD, collDst, redSrc, 1, 0);
+            }
             t0 = System.nanoTime();
             for (int i = 0; i < n; i++) {
                 shmem.longBroadcast(Shmem.TEAM_WORLD, collDst, redSrc, 1, 0);
             }
             print(report, "broadcast", 8, us(t0) / n, "us");
+            for (int i = 0; i < skip; i++) {
+                shmem.longSumReduce(Shmem.TEAM_WORLD, redDst, redSrc, 1);
+            }
             t0 = System.nanoTime();
             for (int i = 0; i < n; i++) {
                 shmem.longSumReduce(Shmem.TEAM_WORLD, redDst, redSrc, 1);
             }
             print(report, "reduce", 8, us(t0) / n, "us");
+            for (int i = 0; i < skip; i++) {
+                shmem.longFcollect(Shmem.TEAM_WORLD, collDst, redSrc, 1);
+            }
             t0 = System.nanoTime();
             for (int i = 0; i < n; i++) {
                 shmem.longFcollect(Shmem.TEAM_WORLD, collDst, redSrc, 1);
