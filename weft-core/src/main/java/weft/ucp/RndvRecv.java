@@ -51,9 +51,9 @@ final class RndvRecv extends SendProtocol {
     @Override
     void onCompletion(final Request r, final Status st) {
         final Endpoint ep = r.ep;
-        if (r.rkeys != null) {
-            ep.rndvCache.releaseKeys(r.rkeys);
-            r.rkeys = null;
+        if (r.rndv.peerKeys != null) {
+            ep.rndvCache.releaseKeys(r.rndv.peerKeys);
+            r.rndv.peerKeys = null;
         }
         r.rmaIov.clear();
         ep.sendControl(AmId.RNDV_ATS, r.remoteReqId, st.code());
@@ -99,7 +99,7 @@ final class RndvRecv extends SendProtocol {
             worker.complete(r, e.status());
             return;
         }
-        r.rkeys = rk;
+        r.rndv.peerKeys = rk;
         r.completion.reset(1); // our own reference, dropped when every get is issued
         if (!issueGets(r)) {
             worker.getPending.add(r);
@@ -112,10 +112,10 @@ final class RndvRecv extends SendProtocol {
      */
     private boolean issueGets(final Request r) {
         final Lane[] rndv = r.ep.rndv;
-        if (r.railCount == 0) {
+        if (r.stripes.count == 0) {
             Stripes.plan(r, rndv, rndv.length, Math.min(r.length, r.capacity));
         }
-        final Status st = Stripes.issue(r, rndv, r.rkeys, worker.context.rndvChunk, Stripes.RNDV_GET);
+        final Status st = Stripes.issue(r, rndv, r.rndv.peerKeys, worker.context.rndvChunk, Stripes.RNDV_GET);
         if (st == Status.NO_RESOURCE) {
             return false;
         }
@@ -165,7 +165,7 @@ final class RndvRecv extends SendProtocol {
 
     private Status onData(final MemorySegment data, final long off, final long len, final int flags) {
         if (!FragmentHeader.fits(len)) {
-            return worker.dropMalformedControl("RNDV_DATA", len);
+            return worker.control.dropMalformed("RNDV_DATA", len);
         }
         final Request r = worker.inflight.byId(FragmentHeader.id(data, off));
         final long at = FragmentHeader.offset(data, off);
@@ -174,7 +174,7 @@ final class RndvRecv extends SendProtocol {
             return Status.OK;
         }
         if (at < 0 || plen > r.length - at) {
-            return worker.dropMalformedControl("RNDV_DATA at " + at + " (+" + plen + ") of a " + r.length
+            return worker.control.dropMalformed("RNDV_DATA at " + at + " (+" + plen + ") of a " + r.length
                 + "-byte message", len);
         }
         Datatypes.unpack(r, at, data, off + FragmentHeader.LENGTH, plen);

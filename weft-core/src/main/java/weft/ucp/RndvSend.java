@@ -54,7 +54,7 @@ final class RndvSend extends SendProtocol {
             if (ep.queue.holdNewMessage()) {
                 return Status.NO_RESOURCE; // the peer is flooded: no new message (FlowControl)
             }
-            return r.am ? worker.ams.sendRts(ep, r) : sendRts(ep, r);
+            return r.amSend.active ? worker.ams.sendRts(ep, r) : sendRts(ep, r);
         }
         if (r.sendStage == ST_DATA) {
             final Status st = sendData(ep, r);
@@ -80,7 +80,7 @@ final class RndvSend extends SendProtocol {
     /** Every put and flush of a put rendezvous, or every zero-copy RNDV_DATA piece, finished. */
     @Override
     void onCompletion(final Request r, final Status st) {
-        if (r.rndvPut) {
+        if (r.rndv.byPut) {
             RndvPut.finishPut(worker, r, st);
         } else if (r.zdata) {
             r.rmaIov.clear();
@@ -93,19 +93,19 @@ final class RndvSend extends SendProtocol {
             return Status.NO_RESOURCE;
         }
         final RndvCache cache = ep.rndvCache;
-        if (r.handles == null) {
+        if (r.rndv.handles == null) {
             // non-contiguous data has no region to register, nor has Java-heap memory (no fixed native
             // address: no transport registers it): the receiver asks for it over AM (RTR)
             final boolean get = ep.thresholds.rndvGet && r.capacity > 0 && r.dt == Datatypes.CONTIG
                 && r.buffer.isNative();
             try {
-                r.handles = get ? cache.acquireHandles(r.buffer, r.offset, r.capacity) : NO_HANDLES;
+                r.rndv.handles = get ? cache.acquireHandles(r.buffer, r.offset, r.capacity) : NO_HANDLES;
             } catch (final WeftException e) {
-                ep.releaseRendezvousResources(r);
+                ep.rndvCache.release(r);
                 return e.status();
             }
         }
-        packer.keys = r.handles.length == 0 ? NO_KEYS : cache.packedKeys(r.handles); // again on a retry
+        packer.keys = r.rndv.handles.length == 0 ? NO_KEYS : cache.packedKeys(r.rndv.handles); // again on a retry
         packer.set(RndvPacker.RTS, r, 0, 0);
         final long n = ep.amEp.amBcopy(AmId.RNDV_RTS, packer);
         packer.keys = null;
@@ -154,7 +154,7 @@ final class RndvSend extends SendProtocol {
      * count), NO_RESOURCE to be called again.
      */
     private Status sendDataZcopy(final Endpoint ep, final Request r) {
-        if (r.anyOrder && Rails.stripesRendezvous(ep, ep.amRails, r.capacity)) {
+        if (r.rndv.anyOrder && Rails.stripesRendezvous(ep, ep.amRails, r.capacity)) {
             return Rails.sendRndvStriped(ep, r, ep.amRails, stripedData);
         }
         final long frag = Math.min(ep.am.local.attrs.amMaxZcopy(), worker.context.rndvChunk);
@@ -188,10 +188,10 @@ final class RndvSend extends SendProtocol {
     private Status onRtr(final MemorySegment data, final long off, final long len, final int flags) {
         final Request r = worker.inflight.named(data, off, len, "RNDV_RTR");
         // only a send waiting for its answer: a second RTR would queue the request twice
-        if (r != null && r.kind == Request.RNDV_SEND && r.sendStage == ST_WAIT && !r.rndvPut) {
+        if (r != null && r.kind == Request.RNDV_SEND && r.sendStage == ST_WAIT && !r.rndv.byPut) {
             final long v = ControlMessage.value(data, off);
             r.remoteReqId = v & ~AmId.RTR_ANY_ORDER;
-            r.anyOrder = (v & AmId.RTR_ANY_ORDER) != 0;
+            r.rndv.anyOrder = (v & AmId.RTR_ANY_ORDER) != 0;
             startData(r.ep, r);
         }
         return Status.OK;

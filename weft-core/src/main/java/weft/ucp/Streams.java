@@ -88,7 +88,7 @@ final class Streams extends SendProtocol {
         w.guard.enter();
         try {
             final MemorySegment d = seg == null ? MemorySegment.NULL : seg;
-            Worker.checkRange(d, off, len);
+            Datatypes.checkRange(d, off, len);
             final State s = state(ep);
             if (cb == null && len <= ep.thresholds.maxShort && ep.remoteId >= 0 && ep.queue.isEmpty()
                 && s.sent - s.acked + len <= window && ep.status() == Status.OK) {
@@ -309,7 +309,7 @@ final class Streams extends SendProtocol {
         w.guard.enter();
         try {
             w.checkOpen();
-            Worker.checkRange(buf, off, len);
+            Datatypes.checkRange(buf, off, len);
             final State s = state(ep);
             final Request r;
             if (ep.status() != Status.OK) {
@@ -441,6 +441,7 @@ final class Streams extends SendProtocol {
     }
 
     /** Cancels a posted stream receive: it completes CANCELED (with the bytes it already got as length). */
+    @Override
     boolean cancel(final Request r) {
         final State s = r.ep == null ? null : r.ep.stream;
         if (s == null) {
