@@ -241,7 +241,7 @@ final class ActiveMessages extends SendProtocol {
             return Status.BUFFER_TOO_SMALL;
         }
         while (true) {
-            final long pos = r.received;
+            final long pos = r.moved;
             final boolean first = r.sendStage == ST_FRAGMENTS;
             final long n = Math.min(total - pos, first ? frag0 : fragN);
             packer.set(first ? AmPacker.FIRST : AmPacker.MIDDLE, r, pos, n);
@@ -250,8 +250,8 @@ final class ActiveMessages extends SendProtocol {
                 return Status.ofLength(st);
             }
             r.sendStage = ST_MIDDLES;
-            r.received = pos + n;
-            if (r.received >= total) {
+            r.moved = pos + n;
+            if (r.moved >= total) {
                 return Status.OK;
             }
         }

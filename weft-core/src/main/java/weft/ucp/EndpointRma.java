@@ -189,13 +189,13 @@ final class EndpointRma {
     }
 
     /**
-     * Flushes lanes from index r.received on; NO_RESOURCE leaves the rest for a retry. Once every lane
+     * Flushes lanes from index r.moved on; NO_RESOURCE leaves the rest for a retry. Once every lane
      * is flushed, the request also waits for the replies of the emulated atomics sent before it.
      */
     private Status flushLanes(final Request r) {
         final int n = ep.laneSet.count();
-        while (r.received < n) {
-            final int i = (int) r.received;
+        while (r.moved < n) {
+            final int i = (int) r.moved;
             final Lane l = ep.laneSet.at(i);
             r.completion.expect(1);
             final Status st = l.uct.flush(weft.uct.Interface.FLUSH_REMOTE, r.completion);
@@ -206,7 +206,7 @@ final class EndpointRma {
             if (st != Status.IN_PROGRESS) {
                 r.completion.complete(st);
             }
-            r.received++;
+            r.moved++;
         }
         if (softAmoIssued != softAmoDone) {
             r.completion.expect(1);

@@ -94,7 +94,8 @@ public class Request {
     long tag;
     long mask;
     long length;   // received bytes (sender's length on truncation) or bytes sent
-    long received; // bytes of a multi-fragment/rendezvous message written so far
+    /** Bytes of the message moved so far: written into the receive, sent, or issued (RMA pieces). */
+    long moved;
     long sn;       // posting order in the tag matcher
     int bucket = -1;
     TagInfo info;
@@ -334,7 +335,7 @@ public class Request {
         released = false;
         callback = null;
         buffer = null;
-        offset = capacity = tag = mask = length = received = sn = 0;
+        offset = capacity = tag = mask = length = moved = sn = 0;
         info = null;
         ep = null;
         bucket = -1;
@@ -372,7 +373,7 @@ public class Request {
     /** True if every field is at its initial value except {@link #kind} (what {@link #reset} leaves); for tests. */
     boolean isPristine() {
         return !wide && status == Status.OK && !completed && !released && !urgent && callback == null && future == null
-            && buffer == null && offset == 0 && capacity == 0 && tag == 0 && mask == 0 && length == 0 && received == 0
+            && buffer == null && offset == 0 && capacity == 0 && tag == 0 && mask == 0 && length == 0 && moved == 0
             && sn == 0 && bucket == -1 && info == null && ep == null && id == -1 && !sync && !acked && !localDone
             && !zdata && dt == Datatypes.CONTIG && data.isPristine() && control.isPristine()
             && prev == null && next == null && nextDone == null && nextSend == null

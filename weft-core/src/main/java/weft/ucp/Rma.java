@@ -67,7 +67,7 @@ final class Rma {
                 lane.countRma(false, len);
                 if (st == Status.IN_PROGRESS) {
                     handOff(ep, spare, op, buf, off, len, raddr, k, aop, value, compare);
-                    spare.received = len; // the one piece is issued
+                    spare.moved = len; // the one piece is issued
                     lane.outstanding += len; // Rails.retire takes it off when the request completes
                     return inProgress(ep, spare, lane);
                 }
@@ -232,12 +232,12 @@ final class Rma {
                     return done(r, st);
                 }
                 final long max = put ? a.putMaxZcopy() : a.getMaxZcopy();
-                while (r.received < r.capacity) {
+                while (r.moved < r.capacity) {
                     final weft.uct.IoVector v = RmaPieces.next(r, max);
                     final long n = v.totalLength();
                     r.completion.expect(1);
-                    final Status st = put ? lane.uct.putZcopy(v, r.remoteAddress + r.received, key, r.completion)
-                        : lane.uct.getZcopy(v, r.remoteAddress + r.received, key, r.completion);
+                    final Status st = put ? lane.uct.putZcopy(v, r.remoteAddress + r.moved, key, r.completion)
+                        : lane.uct.getZcopy(v, r.remoteAddress + r.moved, key, r.completion);
                     if (st != Status.NO_RESOURCE) {
                         lane.countRma(put, n);
                     }
@@ -318,7 +318,7 @@ final class Rma {
             r.completion.complete(st);
             return false;
         }
-        r.received += n;
+        r.moved += n;
         return true;
     }
 

@@ -33,16 +33,16 @@ final class RmaPieces {
         }
     }
 
-    /** The iov of the next piece: local bytes {@code [r.received, +≤max)}; its length is what it covers. */
+    /** The iov of the next piece: local bytes {@code [r.moved, +≤max)}; its length is what it covers. */
     static IoVector next(final Request r, final long max) {
         final IoVector v = r.rmaIov.clear();
-        final long want = Math.min(max, r.capacity - r.received);
+        final long want = Math.min(max, r.capacity - r.moved);
         if (r.dt != Datatypes.IOV) {
-            return v.add(r.buffer, r.offset + r.received, want);
+            return v.add(r.buffer, r.offset + r.moved, want);
         }
         final IoVector u = r.data.iov;
         final int count = u.count();
-        long pos = r.received;
+        long pos = r.moved;
         int i = r.data.entry;
         long base = r.data.entryBase;
         while (i < count && base + u.length(i) <= pos) {

@@ -98,7 +98,7 @@ final class RndvPut {
         }
         r.rndv.peerKeys = rk;
         r.rndv.want = want;
-        r.received = 0;
+        r.moved = 0;
         r.zdata = true;      // completes by its count: the puts and the flushes of the lanes used
         r.rndv.byPut = true;
         r.completion.reset(1); // our reference, dropped once every put and flush is issued
@@ -167,7 +167,7 @@ final class RndvPut {
         final Request r = w.inflight.named(data, off, len, "RNDV_ATP");
         if (r != null && r.kind == Request.RNDV_RECV) {
             final Status st = Status.of((int) ControlMessage.value(data, off));
-            r.received = r.rndv.want;
+            r.moved = r.rndv.want;
             w.complete(r, st != Status.OK ? st : r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
         }
         return Status.OK;

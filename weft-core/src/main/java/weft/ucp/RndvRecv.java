@@ -67,7 +67,7 @@ final class RndvRecv extends SendProtocol {
         r.ep = ep;
         r.remoteReqId = sreq;
         r.remoteAddress = address;
-        r.received = 0;
+        r.moved = 0;
         final long want = Math.min(r.length, r.capacity);
         if (ep.failure() != null) {
             worker.complete(r, ep.failure());
@@ -178,8 +178,8 @@ final class RndvRecv extends SendProtocol {
                 + "-byte message", len);
         }
         Datatypes.unpack(r, at, data, off + FragmentHeader.LENGTH, plen);
-        r.received += plen;
-        if (r.received >= r.length) {
+        r.moved += plen;
+        if (r.moved >= r.length) {
             worker.complete(r, r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
         }
         return Status.OK;

@@ -119,7 +119,7 @@ final class RndvSend extends SendProtocol {
     /** The peer asked for the data over AM (no get lane): queue the data fragments. */
     private void startData(final Endpoint ep, final Request r) {
         r.sendStage = ST_DATA;
-        r.received = 0;
+        r.moved = 0;
         // zero-copy needs one off-heap region (a transport writes it with a native iovec); heap data is copied
         final Lane am = ep.am;
         r.zdata = r.dt == Datatypes.CONTIG && r.buffer.isNative() && am.local.attrs.has(weft.uct.Capability.AM_ZCOPY)
@@ -136,14 +136,14 @@ final class RndvSend extends SendProtocol {
             return sendDataZcopy(ep, r);
         }
         final long frag = ep.thresholds.maxBcopy - FragmentHeader.LENGTH;
-        while (r.received < r.capacity) {
-            final long n = Math.min(frag, r.capacity - r.received);
-            packer.set(RndvPacker.DATA, r, r.received, n);
+        while (r.moved < r.capacity) {
+            final long n = Math.min(frag, r.capacity - r.moved);
+            packer.set(RndvPacker.DATA, r, r.moved, n);
             final long st = ep.amEp.amBcopy(AmId.RNDV_DATA, packer);
             if (st < 0) {
                 return Status.ofLength(st);
             }
-            r.received += n;
+            r.moved += n;
         }
         return Status.OK;
     }
@@ -158,17 +158,17 @@ final class RndvSend extends SendProtocol {
             return Rails.sendRndvStriped(ep, r, ep.amRails, stripedData);
         }
         final long frag = Math.min(ep.am.local.attrs.amMaxZcopy(), worker.context.rndvChunk);
-        while (r.received < r.capacity) {
-            final long n = Math.min(frag, r.capacity - r.received);
-            FragmentHeader.write(zhdr, 0, r.remoteReqId, r.received);
-            final Status st = zcopyPiece(ep.amEp, AmId.RNDV_DATA, zhdr, FragmentHeader.LENGTH, r, r.received, n);
+        while (r.moved < r.capacity) {
+            final long n = Math.min(frag, r.capacity - r.moved);
+            FragmentHeader.write(zhdr, 0, r.remoteReqId, r.moved);
+            final Status st = zcopyPiece(ep.amEp, AmId.RNDV_DATA, zhdr, FragmentHeader.LENGTH, r, r.moved, n);
             if (st == Status.NO_RESOURCE) {
                 return st;
             }
             if (st.isError()) {
                 break;
             }
-            r.received += n;
+            r.moved += n;
         }
         r.completion.complete(Status.OK); // drop our reference: the request completes with the last piece
         return Status.OK;

@@ -55,7 +55,7 @@ final class SoftRma {
     }
 
     /**
-     * Sends what remains of the put or get of {@code r}, piece by piece ({@code r.received}: bytes sent so
+     * Sends what remains of the put or get of {@code r}, piece by piece ({@code r.moved}: bytes sent so
      * far); OK once its fate is in the request's completion count, NO_RESOURCE to retry later.
      */
     static Status issue(final Request r, final Rkey k) {
@@ -75,7 +75,7 @@ final class SoftRma {
         Request after = ep.queue.head() == r ? r : null;
         final boolean direct = ep.queue.isEmpty();
         do {
-            final long at = r.received;
+            final long at = r.moved;
             final long n = Math.min(max, r.capacity - at);
             r.completion.expect(1); // the answer's share
             Status st;
@@ -101,8 +101,8 @@ final class SoftRma {
             if (!ep.rma.softSent(r, st)) {
                 return Status.OK;
             }
-            r.received = at + n;
-        } while (r.received < r.capacity);
+            r.moved = at + n;
+        } while (r.moved < r.capacity);
         r.completion.complete(Status.OK); // drop our reference
         return Status.OK;
     }

@@ -154,7 +154,7 @@ final class Stripes {
                 }
                 piece.count(lane, len);
                 r.stripes.pos[i] = pos + len;
-                r.received += len;
+                r.moved += len;
                 issued = true;
             }
         }

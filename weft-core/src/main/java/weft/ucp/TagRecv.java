@@ -150,7 +150,7 @@ final class TagRecv extends SendProtocol {
             worker.rndvRecv.start(ep, r, sreq, addr, keys);
         } else {
             Datatypes.unpack(r, 0, m.data, 0, m.received);
-            r.received = m.received;
+            r.moved = m.received;
             if (m.syncReqId >= 0 && m.ep != null) {
                 m.ep.sendControl(AmId.SYNC_ACK, m.syncReqId, 0);
             }

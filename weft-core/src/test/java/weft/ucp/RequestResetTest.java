@@ -78,7 +78,7 @@ class RequestResetTest {
             r.tag = 5;
             r.mask = -1;
             r.length = 7;
-            r.received = 7;
+            r.moved = 7;
             r.sn = 9;
             r.bucket = 3;
             r.info = new TagInfo();
