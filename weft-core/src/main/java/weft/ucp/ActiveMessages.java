@@ -514,7 +514,7 @@ final class ActiveMessages extends SendProtocol {
         final long sreq = RtsHeader.senderReq(d, o);
         final long addr = RtsHeader.address(d, o);
         final int n = RtsHeader.keyCount(d, o);
-        if (ep == null || n < 0 || n > RtsHeader.MAX_KEYS || total < 0) {
+        if (ep == null || !RtsHeader.fieldsValid(d, o)) {
             return dropMalformed("AM_RTS for an unknown endpoint or with bad fields");
         }
         final long end = o + l;

@@ -86,7 +86,7 @@ public final class Endpoint implements AutoCloseable {
         this.remote = remote;
         this.connSn = connSn;
         this.selection = sel;
-        this.lanes = LaneSet.connect(sel);
+        this.lanes = LaneSet.connectSelected(sel);
         this.am = lanes[sel.am()];
         this.amEp = am.uct;
         this.rndv = new Lane[sel.rndv().length];

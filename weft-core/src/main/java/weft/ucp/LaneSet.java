@@ -20,7 +20,7 @@ final class LaneSet {
     }
 
     /** Connects the lanes {@code sel} chose, in its order; on a failure closes those already connected. */
-    static Lane[] connect(final LaneSelector.Selection sel) {
+    static Lane[] connectSelected(final LaneSelector.Selection sel) {
         final Lane[] lanes = new Lane[sel.lanes().size()];
         try {
             for (int i = 0; i < lanes.length; i++) {

@@ -135,7 +135,7 @@ final class RndvRecv extends SendProtocol {
         final long sreq = RtsHeader.senderReq(data, off);
         final long addr = RtsHeader.address(data, off);
         final int n = RtsHeader.keyCount(data, off);
-        if (ep == null || n < 0 || n > RtsHeader.MAX_KEYS || total < 0) {
+        if (ep == null || !RtsHeader.fieldsValid(data, off)) {
             return worker.tagEager.dropMalformed("RNDV_RTS for an unknown endpoint or with bad fields");
         }
         final byte[][] keys = ep.rndvCache.keys(data, off + RtsHeader.LENGTH, n, off + len); // cached: no copy
