@@ -6,7 +6,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The steps of one protocol that the endpoint's send queue and the transports' completions call back
- * into. Every request kind has one ({@link Worker#protocol(byte)}), so {@link Endpoint} and {@link Worker}
+ * into. Every request kind has one ({@link Protocols#of(byte)}), so {@link Endpoint} and {@link Worker}
  * call the request's protocol instead of switching over kinds.
  *
  * <pre>{@code

@@ -11,8 +11,8 @@ import java.lang.foreign.MemorySegment;
  * ({@link RndvPut}), and rendezvous data streamed over zero-copy active messages ({@link RndvSend}).
  *
  * <p>{@link #plan} cuts {@code [0, total)} into contiguous shares, lane i's proportional to its bandwidth
- * (the last one ends at {@code total}), kept in the pooled request ({@link Request#railPos},
- * {@link Request#railEnd}). {@link #issue} then issues pieces turn by turn, one per lane, so that every
+ * (the last one ends at {@code total}), kept in the pooled request ({@link StripeState#pos},
+ * {@link StripeState#end}). {@link #issue} then issues pieces turn by turn, one per lane, so that every
  * lane is busy at once and a full lane is skipped rather than waited for; what a piece is (put, get, an
  * active message) is the {@link Piece}'s. Every piece is counted in the request's completion.
  *
