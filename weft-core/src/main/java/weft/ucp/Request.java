@@ -130,8 +130,6 @@ public class Request {
     final Completion completion;
     /** The peer's address of the data (RMA target, rendezvous source or destination). */
     long remoteAddress;
-    /** The peer's id of its side of the exchange (its rendezvous request; a CONTROL request's AM header). */
-    long remoteReqId;
     /** Where the protocol stands (the protocol's own stage constants). */
     int sendStage;
     /** Stream receive: complete only when the buffer is full. */
@@ -364,7 +362,6 @@ public class Request {
         rma.reset();
         stripes.reset();
         amSend.reset();
-        remoteReqId = 0;
         rmaIov.clear();
         remoteAddress = 0;
         waitAll = false;
@@ -378,7 +375,7 @@ public class Request {
             && !zdata && dt == Datatypes.CONTIG && data.isPristine() && control.isPristine()
             && prev == null && next == null && nextDone == null && nextSend == null
             && !queuedDone && rndv.isPristine() && rma.isPristine() && stripes.isPristine() && amSend.isPristine()
-            && rmaIov.count() == 0 && remoteAddress == 0 && remoteReqId == 0 && sendStage == 0 && !waitAll;
+            && rmaIov.count() == 0 && remoteAddress == 0 && sendStage == 0 && !waitAll;
     }
 
     @Override

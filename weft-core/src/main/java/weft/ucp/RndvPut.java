@@ -38,7 +38,7 @@ final class RndvPut {
             r.rndv.packedKeys = ep.rndvCache.packedKeys(r.rndv.handles);
         } catch (final WeftException e) {
             ep.rndvCache.release(r);
-            ep.sendControl(AmId.RNDV_ATS, r.remoteReqId, e.status().code());
+            ep.sendControl(AmId.RNDV_ATS, r.rndv.peerReq, e.status().code());
             ep.worker.complete(r, e.status());
             return;
         }
@@ -74,13 +74,13 @@ final class RndvPut {
             return Status.OK;
         }
         final Endpoint ep = r.ep;
-        r.remoteReqId = RtrPutHeader.recvReq(data, off);
+        r.rndv.peerReq = RtrPutHeader.recvReq(data, off);
         r.remoteAddress = RtrPutHeader.address(data, off);
         final long want = Math.min(RtrPutHeader.length(data, off), r.capacity);
         final int n = RtrPutHeader.keyCount(data, off);
         final Lane[] lanes = ep.rndv;
         if (n != lanes.length || n == 0 || want < 0) { // no put lanes here, or a length no receive has
-            ep.sendControl(AmId.RNDV_ATP, r.remoteReqId, Status.UNSUPPORTED.code());
+            ep.sendControl(AmId.RNDV_ATP, r.rndv.peerReq, Status.UNSUPPORTED.code());
             w.complete(r, Status.UNSUPPORTED);
             return Status.OK;
         }
@@ -92,7 +92,7 @@ final class RndvPut {
             }
             rk = ep.rndvCache.unpack(keys);
         } catch (final WeftException e) {
-            ep.sendControl(AmId.RNDV_ATP, r.remoteReqId, e.status().code());
+            ep.sendControl(AmId.RNDV_ATP, r.rndv.peerReq, e.status().code());
             w.complete(r, e.status());
             return Status.OK;
         }
@@ -157,7 +157,7 @@ final class RndvPut {
         r.rndv.peerKeys = null;
         r.rmaIov.clear();
         if (ep.failure() == null) {
-            ep.sendControl(AmId.RNDV_ATP, r.remoteReqId, st.code());
+            ep.sendControl(AmId.RNDV_ATP, r.rndv.peerReq, st.code());
         }
         w.complete(r, st);
     }
@@ -179,7 +179,7 @@ final class RndvPut {
 
         @Override
         public long pack(final MemorySegment d, final long o, final long capacity) {
-            RtrPutHeader.write(d, o, r.remoteReqId, r.id, r.remoteAddress, r.rndv.want, r.rndv.packedKeys.length);
+            RtrPutHeader.write(d, o, r.rndv.peerReq, r.id, r.remoteAddress, r.rndv.want, r.rndv.packedKeys.length);
             return KeyList.write(d, o + RtrPutHeader.LENGTH, o + capacity, r.rndv.packedKeys) - o;
         }
     }

@@ -56,7 +56,7 @@ final class RndvRecv extends SendProtocol {
             r.rndv.peerKeys = null;
         }
         r.rmaIov.clear();
-        ep.sendControl(AmId.RNDV_ATS, r.remoteReqId, st.code());
+        ep.sendControl(AmId.RNDV_ATS, r.rndv.peerReq, st.code());
         worker.complete(r, st.isError() ? st : r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
     }
 
@@ -65,7 +65,7 @@ final class RndvRecv extends SendProtocol {
         r.wide = true;
         r.kind = Request.RNDV_RECV;
         r.ep = ep;
-        r.remoteReqId = sreq;
+        r.rndv.peerReq = sreq;
         r.remoteAddress = address;
         r.moved = 0;
         final long want = Math.min(r.length, r.capacity);

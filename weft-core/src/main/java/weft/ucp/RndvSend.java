@@ -160,7 +160,7 @@ final class RndvSend extends SendProtocol {
         final long frag = Math.min(ep.am.local.attrs.amMaxZcopy(), worker.context.rndvChunk);
         while (r.moved < r.capacity) {
             final long n = Math.min(frag, r.capacity - r.moved);
-            FragmentHeader.write(zhdr, 0, r.remoteReqId, r.moved);
+            FragmentHeader.write(zhdr, 0, r.rndv.peerReq, r.moved);
             final Status st = zcopyPiece(ep.amEp, AmId.RNDV_DATA, zhdr, FragmentHeader.LENGTH, r, r.moved, n);
             if (st == Status.NO_RESOURCE) {
                 return st;
@@ -190,7 +190,7 @@ final class RndvSend extends SendProtocol {
         // only a send waiting for its answer: a second RTR would queue the request twice
         if (r != null && r.kind == Request.RNDV_SEND && r.sendStage == ST_WAIT && !r.rndv.byPut) {
             final long v = ControlMessage.value(data, off);
-            r.remoteReqId = v & ~AmId.RTR_ANY_ORDER;
+            r.rndv.peerReq = v & ~AmId.RTR_ANY_ORDER;
             r.rndv.anyOrder = (v & AmId.RTR_ANY_ORDER) != 0;
             startData(r.ep, r);
         }
@@ -208,7 +208,7 @@ final class RndvSend extends SendProtocol {
         public long pack(final MemorySegment d, final long o, final long capacity) {
             switch (mode) {
                 case DATA -> {
-                    FragmentHeader.write(d, o, r.remoteReqId, pos);
+                    FragmentHeader.write(d, o, r.rndv.peerReq, pos);
                     Datatypes.pack(r, pos, d, o + FragmentHeader.LENGTH, len);
                     return FragmentHeader.LENGTH + len;
                 }

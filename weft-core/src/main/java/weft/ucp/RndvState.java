@@ -5,6 +5,8 @@ import weft.uct.RemoteKey;
 
 /** A rendezvous in progress ({@link RndvSend}, {@link RndvRecv}, {@link RndvPut}); one per pooled request. */
 final class RndvState {
+    /** The peer's id of its request for this message (what ATS, ATP, RTR_PUT and RNDV_DATA name). */
+    long peerReq;
     /** Registrations of this side's data (from {@link RndvCache}), released when the rendezvous ends. */
     MemoryHandle[] handles;
     /** The peer's keys, unpacked: what gets (receiver) or puts (sender) address. */
@@ -21,6 +23,7 @@ final class RndvState {
     boolean anyOrder;
 
     void reset() {
+        peerReq = 0;
         handles = null;
         peerKeys = null;
         packedKeys = null;
@@ -31,7 +34,7 @@ final class RndvState {
     }
 
     boolean isPristine() {
-        return handles == null && peerKeys == null && packedKeys == null && want == 0 && !byPut && lanesToFlush == 0
-            && !anyOrder;
+        return peerReq == 0 && handles == null && peerKeys == null && packedKeys == null && want == 0 && !byPut
+            && lanesToFlush == 0 && !anyOrder;
     }
 }

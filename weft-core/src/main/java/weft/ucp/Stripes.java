@@ -182,7 +182,7 @@ final class Stripes {
 
         @Override
         Status issue(final Request r, final Lane lane, final RemoteKey key, final long pos, final long len) {
-            weft.ucp.wire.FragmentHeader.write(hdr, 0, r.remoteReqId, pos);
+            weft.ucp.wire.FragmentHeader.write(hdr, 0, r.rndv.peerReq, pos);
             // the transport copies the vector's entries: rmaIov is reused for the next piece
             return lane.uct.amZcopy(AmId.RNDV_DATA, hdr, 0, weft.ucp.wire.FragmentHeader.LENGTH,
                 r.rmaIov.clear().add(r.buffer, r.offset + pos, len), r.completion);
