@@ -118,7 +118,7 @@ final class ActiveMessages extends SendProtocol {
         w.guard.enter();
         try {
             final MemorySegment d = data == null ? MemorySegment.NULL : data;
-            Worker.checkRange(d, off, len);
+            Datatypes.checkRange(d, off, len);
             if (hLen == 0 && len <= ep.thresholds.maxShort && cb == null && (flags & ~AmFlags.SEND_EAGER) == 0
                 && id >= 0 && id <= MAX_ID && ep.queue.isEmpty() && ep.status() == Status.OK) {
                 final Status st = ep.amEp.amShort(AmId.AM_SHORT, AmHeader.word(id, flags), d, off, (int) len);
@@ -166,7 +166,7 @@ final class ActiveMessages extends SendProtocol {
             throw new WeftException(Status.INVALID_PARAM, "bad AM send flags 0x" + Integer.toHexString(flags));
         }
         final MemorySegment h = header == null ? MemorySegment.NULL : header;
-        Worker.checkRange(h, hOff, hLen);
+        Datatypes.checkRange(h, hOff, hLen);
         final Request r = worker.acquire(Request.AM_SEND);
         r.ep = ep;
         r.callback = cb;
@@ -178,12 +178,12 @@ final class ActiveMessages extends SendProtocol {
         r.offset = off;
         r.capacity = len;
         r.length = len;
-        r.am = true;
-        r.amId = id;
-        r.amFlags = flags;
-        r.amHeader = h;
-        r.amHeaderOffset = hOff;
-        r.amHeaderLength = hLen;
+        r.amSend.active = true;
+        r.amSend.id = id;
+        r.amSend.flags = flags;
+        r.amSend.header = h;
+        r.amSend.headerOffset = hOff;
+        r.amSend.headerLength = hLen;
         final ProtocolThresholds t = ep.thresholds;
         final boolean rndv = (flags & AmFlags.SEND_RNDV) != 0
             || (flags & AmFlags.SEND_EAGER) == 0 && len >= t.rndvThresh && hLen <= t.maxBcopy / 4;
@@ -210,16 +210,16 @@ final class ActiveMessages extends SendProtocol {
     @Override
     Status progressSend(final Endpoint ep, final Request r) {
         final weft.uct.Endpoint u = ep.amEp;
-        final boolean reply = (r.amFlags & AmFlags.SEND_REPLY) != 0;
+        final boolean reply = (r.amSend.flags & AmFlags.SEND_REPLY) != 0;
         final Status st;
         switch (r.sendStage) {
-            case ST_SHORT -> st = u.amShort(AmId.AM_SHORT, AmHeader.word(r.amId, r.amFlags), r.buffer, r.offset,
+            case ST_SHORT -> st = u.amShort(AmId.AM_SHORT, AmHeader.word(r.amSend.id, r.amSend.flags), r.buffer, r.offset,
                 (int) r.capacity);
             case ST_SINGLE -> {
                 if (reply && ep.remoteId < 0) {
                     return Status.NO_RESOURCE; // the reply endpoint is named by the peer's id: wait for wireup
                 }
-                packer.set(AmPacker.SINGLE, r, 0, r.amHeaderLength + r.capacity);
+                packer.set(AmPacker.SINGLE, r, 0, r.amSend.headerLength + r.capacity);
                 st = Status.ofLength(u.amBcopy(AmId.AM_SINGLE, packer));
             }
             default -> st = sendFragments(ep, r);
@@ -234,14 +234,14 @@ final class ActiveMessages extends SendProtocol {
         if (ep.remoteId < 0) {
             return Status.NO_RESOURCE; // fragments name the peer's endpoint: wait for wireup
         }
-        final long total = r.amHeaderLength + r.capacity;
+        final long total = r.amSend.headerLength + r.capacity;
         final long frag0 = ep.thresholds.maxBcopy - AmHeader.FIRST_LENGTH;
         final long fragN = ep.thresholds.maxBcopy - FragmentHeader.LENGTH;
         if (frag0 <= 0) {
             return Status.BUFFER_TOO_SMALL;
         }
         while (true) {
-            final long pos = r.received;
+            final long pos = r.moved;
             final boolean first = r.sendStage == ST_FRAGMENTS;
             final long n = Math.min(total - pos, first ? frag0 : fragN);
             packer.set(first ? AmPacker.FIRST : AmPacker.MIDDLE, r, pos, n);
@@ -250,8 +250,8 @@ final class ActiveMessages extends SendProtocol {
                 return Status.ofLength(st);
             }
             r.sendStage = ST_MIDDLES;
-            r.received = pos + n;
-            if (r.received >= total) {
+            r.moved = pos + n;
+            if (r.moved >= total) {
                 return Status.OK;
             }
         }
@@ -265,19 +265,19 @@ final class ActiveMessages extends SendProtocol {
         if (ep.remoteId < 0) {
             return Status.NO_RESOURCE;
         }
-        if (r.handles == null) {
+        if (r.rndv.handles == null) {
             // Java-heap data cannot be registered (no fixed native address): the receiver asks for it (RTR)
             final boolean get = ep.thresholds.rndvGet && r.capacity > 0 && r.buffer.isNative();
             try {
-                r.handles = get ? ep.rndvCache.acquireHandles(r.buffer, r.offset, r.capacity) : NO_HANDLES;
+                r.rndv.handles = get ? ep.rndvCache.acquireHandles(r.buffer, r.offset, r.capacity) : NO_HANDLES;
             } catch (final WeftException e) {
-                ep.releaseRendezvousResources(r);
+                ep.rndvCache.release(r);
                 return e.status();
             }
         }
         // keys are looked up again on a retry: the packer is shared by every endpoint of the worker
-        final byte[][] keys = r.handles.length == 0 ? NO_KEYS : ep.rndvCache.packedKeys(r.handles);
-        final long size = RtsHeader.LENGTH + AmHeader.RTS_TRAILER + r.amHeaderLength + KeyList.wireLength(keys);
+        final byte[][] keys = r.rndv.handles.length == 0 ? NO_KEYS : ep.rndvCache.packedKeys(r.rndv.handles);
+        final long size = RtsHeader.LENGTH + AmHeader.RTS_TRAILER + r.amSend.headerLength + KeyList.wireLength(keys);
         if (size > ep.thresholds.maxBcopy) {
             return Status.BUFFER_TOO_SMALL; // a header this large cannot ride in the RTS: send it eager
         }
@@ -514,7 +514,7 @@ final class ActiveMessages extends SendProtocol {
         final long sreq = RtsHeader.senderReq(d, o);
         final long addr = RtsHeader.address(d, o);
         final int n = RtsHeader.keyCount(d, o);
-        if (ep == null || n < 0 || n > RtsHeader.MAX_KEYS || total < 0) {
+        if (ep == null || !RtsHeader.fieldsValid(d, o)) {
             return dropMalformed("AM_RTS for an unknown endpoint or with bad fields");
         }
         final long end = o + l;
@@ -584,7 +584,7 @@ final class ActiveMessages extends SendProtocol {
         try {
             worker.checkOpen();
             checkLive(m);
-            Worker.checkRange(buf, off, len);
+            Datatypes.checkRange(buf, off, len);
             if (m.kind != AmMessage.RNDV) {
                 final long n = Math.min(len, m.dataLength);
                 MemoryCopy.copy(m.data, m.dataOffset, buf, off, n);
@@ -683,18 +683,18 @@ final class ActiveMessages extends SendProtocol {
         byte[][] keys;
 
         private long replyId() {
-            return (r.amFlags & AmFlags.SEND_REPLY) != 0 ? r.ep.remoteId : -1L;
+            return (r.amSend.flags & AmFlags.SEND_REPLY) != 0 ? r.ep.remoteId : -1L;
         }
 
         /** Copies header+data bytes [at, at+n) of the message to {@code d}. */
         private void copy(final long at, final MemorySegment d, final long o, final long n) {
-            final long h = r.amHeaderLength;
+            final long h = r.amSend.headerLength;
             long src = at;
             long dst = o;
             long left = n;
             if (src < h) {
                 final long k = Math.min(left, h - src);
-                MemoryCopy.copy(r.amHeader, r.amHeaderOffset + src, d, dst, k);
+                MemoryCopy.copy(r.amSend.header, r.amSend.headerOffset + src, d, dst, k);
                 src += k;
                 dst += k;
                 left -= k;
@@ -708,13 +708,13 @@ final class ActiveMessages extends SendProtocol {
         public long pack(final MemorySegment d, final long o, final long capacity) {
             switch (mode) {
                 case SINGLE -> {
-                    AmHeader.writeSingle(d, o, AmHeader.word(r.amId, r.amFlags), r.amHeaderLength, replyId());
+                    AmHeader.writeSingle(d, o, AmHeader.word(r.amSend.id, r.amSend.flags), r.amSend.headerLength, replyId());
                     copy(pos, d, o + AmHeader.SINGLE_LENGTH, len);
                     return AmHeader.SINGLE_LENGTH + len;
                 }
                 case FIRST -> {
-                    AmHeader.writeFirst(d, o, AmHeader.word(r.amId, r.amFlags), r.amHeaderLength, replyId(),
-                        r.ep.remoteId, r.amHeaderLength + r.capacity);
+                    AmHeader.writeFirst(d, o, AmHeader.word(r.amSend.id, r.amSend.flags), r.amSend.headerLength, replyId(),
+                        r.ep.remoteId, r.amSend.headerLength + r.capacity);
                     copy(pos, d, o + AmHeader.FIRST_LENGTH, len);
                     return AmHeader.FIRST_LENGTH + len;
                 }
@@ -724,13 +724,13 @@ final class ActiveMessages extends SendProtocol {
                     return FragmentHeader.LENGTH + len;
                 }
                 case RTS -> {
-                    RtsHeader.write(d, o, AmHeader.word(r.amId, r.amFlags), r.ep.remoteId, r.capacity, r.id,
+                    RtsHeader.write(d, o, AmHeader.word(r.amSend.id, r.amSend.flags), r.ep.remoteId, r.capacity, r.id,
                         r.capacity == 0 || !r.buffer.isNative() ? 0 : r.buffer.address() + r.offset, keys.length);
                     long p = KeyList.write(d, o + RtsHeader.LENGTH, o + capacity, keys);
-                    AmHeader.writeRtsTrailer(d, p, r.amHeaderLength, replyId());
+                    AmHeader.writeRtsTrailer(d, p, r.amSend.headerLength, replyId());
                     p += AmHeader.RTS_TRAILER;
-                    MemoryCopy.copy(r.amHeader, r.amHeaderOffset, d, p, r.amHeaderLength);
-                    return p + r.amHeaderLength - o;
+                    MemoryCopy.copy(r.amSend.header, r.amSend.headerOffset, d, p, r.amSend.headerLength);
+                    return p + r.amSend.headerLength - o;
                 }
                 default -> throw new IllegalStateException("AM packer mode " + mode);
             }

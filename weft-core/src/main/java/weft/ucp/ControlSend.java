@@ -1,5 +1,6 @@
 package weft.ucp;
 
+import weft.ucs.LogLimit;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.uct.Packer;
@@ -16,11 +17,29 @@ import java.lang.foreign.MemorySegment;
  * accepts ({@link Lifecycle} removes it).
  */
 final class ControlSend extends SendProtocol {
+    private static final System.Logger LOG = System.getLogger(ControlSend.class.getName());
+
     private final Worker worker;
     private final WireupPacker packer = new WireupPacker();
+    /** Control messages (wireup, acks, rendezvous control, keepalive...) dropped as malformed. */
+    private long malformed;
 
     ControlSend(final Worker worker) {
         this.worker = worker;
+    }
+
+    /** Drops a control message too short for its fields or naming bytes outside its message; returns OK. */
+    Status dropMalformed(final String what, final long len) {
+        if (LogLimit.due(++malformed)) {
+            LOG.log(System.Logger.Level.WARNING, "dropping a malformed " + what + " message (" + len + " bytes; "
+                + malformed + " so far: Worker.controlMalformedCount())");
+        }
+        return Status.OK;
+    }
+
+    /** See {@link Worker#controlMalformedCount()}. */
+    long malformed() {
+        return malformed;
     }
 
     @Override
@@ -29,11 +48,12 @@ final class ControlSend extends SendProtocol {
             return Status.NO_RESOURCE; // Lifecycle removes the gate when the server accepts
         }
         final Status st;
-        if (r.tag == AmId.WIREUP) {
-            st = trySendWireup(ep, (byte) r.length, r.remoteReqId); // length: request or reply
+        final ControlState c = r.control;
+        if (c.amId == AmId.WIREUP) {
+            st = trySendWireup(ep, (byte) c.value, c.header);
         } else {
-            ControlMessage.writePayload(ep.ctl, r.length);
-            st = ep.amEp.amShort((int) r.tag, r.remoteReqId, ep.ctl, 0, ControlMessage.PAYLOAD_LENGTH);
+            ControlMessage.writePayload(ep.ctl, c.value);
+            st = ep.amEp.amShort(c.amId, c.header, ep.ctl, 0, ControlMessage.PAYLOAD_LENGTH);
         }
         if (st == Status.OK) {
             ep.queue.sent(r);
@@ -83,9 +103,9 @@ final class ControlSend extends SendProtocol {
     private Request controlRequest(final Endpoint ep, final int amId, final long header, final long value) {
         final Request r = worker.acquire(Request.CONTROL);
         r.ep = ep;
-        r.tag = amId;
-        r.remoteReqId = header;
-        r.length = value;
+        r.control.amId = amId;
+        r.control.header = header;
+        r.control.value = value;
         r.released = true;
         return r;
     }

@@ -1,5 +1,7 @@
 package weft.ucp;
 
+import weft.ucs.Status;
+import weft.ucs.WeftException;
 import weft.ucs.memory.MemoryCopy;
 import weft.uct.IoVector;
 
@@ -19,6 +21,14 @@ final class Datatypes {
     static final byte GENERIC = 2;
 
     private Datatypes() {
+    }
+
+    /** Throws INVALID_PARAM unless {@code [offset, offset+length)} lies inside {@code buf}. */
+    static void checkRange(final MemorySegment buf, final long offset, final long length) {
+        if (offset < 0 || length < 0 || length > buf.byteSize() - offset) {
+            throw new WeftException(Status.INVALID_PARAM, "buffer range [" + offset + ", +" + length
+                + ") is outside a segment of " + buf.byteSize() + " bytes");
+        }
     }
 
     /** Copies message bytes {@code [pos, pos+len)} of send request {@code r} to {@code dst[dstOff, +len)}. */
@@ -52,12 +62,12 @@ final class Datatypes {
             iovCopy(r, pos, dst, dstOff, len, false);
             return;
         }
-        if (!r.dtFailed) {
+        if (!r.data.failed) {
             try {
-                r.generic.pack(r.dtState, pos, dst, dstOff, len);
+                r.data.generic.pack(r.data.state, pos, dst, dstOff, len);
                 return;
             } catch (final RuntimeException e) {
-                r.dtFailed = true; // the request completes with IO_ERROR; the peer still gets every byte
+                r.data.failed = true; // the request completes with IO_ERROR; the peer still gets every byte
             }
         }
         dst.asSlice(dstOff, len).fill((byte) 0);
@@ -67,11 +77,11 @@ final class Datatypes {
                                    final long n) {
         if (r.dt == IOV) {
             iovCopy(r, pos, src, srcOff, n, true);
-        } else if (!r.dtFailed) {
+        } else if (!r.data.failed) {
             try {
-                r.generic.unpack(r.dtState, pos, src, srcOff, n);
+                r.data.generic.unpack(r.data.state, pos, src, srcOff, n);
             } catch (final RuntimeException e) {
-                r.dtFailed = true; // later pieces are skipped; the receive completes with IO_ERROR
+                r.data.failed = true; // later pieces are skipped; the receive completes with IO_ERROR
             }
         }
     }
@@ -79,10 +89,10 @@ final class Datatypes {
     /** Copies between message bytes {@code [pos, pos+len)} of the request's iov and {@code seg[segOff, +len)}. */
     private static void iovCopy(final Request r, final long pos, final MemorySegment seg, final long segOff,
                                 final long len, final boolean intoIov) {
-        final IoVector v = r.iov;
+        final IoVector v = r.data.iov;
         final int count = v.count();
-        int i = r.dtIdx;
-        long base = r.dtBase;
+        int i = r.data.entry;
+        long base = r.data.entryBase;
         if (pos < base) { // not sequential (never the case for in-order fragments): rescan
             i = 0;
             base = 0;
@@ -91,8 +101,8 @@ final class Datatypes {
             base += v.length(i);
             i++;
         }
-        r.dtIdx = i;
-        r.dtBase = base;
+        r.data.entry = i;
+        r.data.entryBase = base;
         long done = 0;
         while (done < len && i < count) {
             final long in = pos + done - base;

@@ -145,7 +145,7 @@ final class EagerGet {
 
     Status onKey(final MemorySegment data, final long off, final long len, final int flags) {
         if (!EagerGetHeader.keyFits(len)) {
-            return worker.dropMalformedControl("EAGER_GET_KEY", len);
+            return worker.control.dropMalformed("EAGER_GET_KEY", len);
         }
         final Endpoint ep = worker.epTable.byId(EagerGetHeader.keyDstEp(data, off));
         if (ep == null || ep.status() != Status.OK) {
@@ -167,7 +167,7 @@ final class EagerGet {
     /** Receiver: a header; the body is read from the sender's pool like an eager message's payload. */
     Status onHeader(final MemorySegment data, final long off, final long len, final int flags) {
         if (!EagerGetHeader.fits(len)) {
-            return worker.dropMalformedControl("EAGER_GET", len);
+            return worker.control.dropMalformed("EAGER_GET", len);
         }
         final long tag = EagerGetHeader.tag(data, off);
         final Endpoint ep = worker.epTable.byId(EagerGetHeader.dstEp(data, off));
@@ -191,7 +191,7 @@ final class EagerGet {
     /** Sender: a slot was read. */
     Status onDone(final MemorySegment data, final long off, final long len, final int flags) {
         if (!ControlMessage.fits(len)) {
-            return worker.dropMalformedControl("EAGER_GET_DONE", len);
+            return worker.control.dropMalformed("EAGER_GET_DONE", len);
         }
         final long token = ControlMessage.id(data, off);
         final int slot = (int) token;

@@ -3,7 +3,6 @@ package weft.ucp;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.uct.IoVector;
-import weft.uct.MemoryHandle;
 import weft.ucp.wire.ControlMessage;
 
 import java.lang.foreign.MemorySegment;
@@ -36,9 +35,10 @@ public final class Endpoint implements AutoCloseable {
     private final LaneSelector.Selection selection;
     long remoteId = -1;
     boolean userOwned;
-    private Status failure;
-    private boolean closed;
-    private ErrorHandler errorHandler;
+    /** The error that failed the endpoint, or null; closed once its lanes are released ({@link EndpointClose}). */
+    Status failure;
+    boolean closed;
+    ErrorHandler errorHandler;
     // sockaddr client: first in the send queue until the server accepts (see Lifecycle)
     Request gate;
     boolean removedNoticeSent;
@@ -86,35 +86,14 @@ public final class Endpoint implements AutoCloseable {
         this.remote = remote;
         this.connSn = connSn;
         this.selection = sel;
-        this.lanes = new Lane[sel.lanes().size()];
-        try {
-            for (int i = 0; i < lanes.length; i++) {
-                final LaneSelector.Candidate c = sel.lanes().get(i);
-                lanes[i] = new Lane(c.local(), c.remote(),
-                    c.local().iface.connect(c.remote().deviceAddress(), c.remote().interfaceAddress()), i);
-            }
-        } catch (final RuntimeException e) {
-            for (final Lane l : lanes) {
-                if (l != null) {
-                    l.uct.close();
-                }
-            }
-            throw e;
-        }
+        this.lanes = LaneSet.connectSelected(sel);
         this.am = lanes[sel.am()];
         this.amEp = am.uct;
         this.rndv = new Lane[sel.rndv().length];
         for (int i = 0; i < rndv.length; i++) {
             rndv[i] = lanes[sel.rndv()[i]];
         }
-        final java.util.List<Lane> zl = new java.util.ArrayList<>();
-        for (final Lane l : rndv) {
-            if (l.local.attrs.has(weft.uct.Capability.AM_ZCOPY)
-                && (l.remote.capabilities() & weft.uct.Capability.AM_ZCOPY) != 0) {
-                zl.add(l);
-            }
-        }
-        this.amRails = zl.toArray(new Lane[0]);
+        this.amRails = LaneSet.amZcopyLanes(rndv);
         this.thresholds = new ProtocolThresholds(worker.context, am, rndv);
         this.ctl = worker.arena().allocate(ControlMessage.PAYLOAD_LENGTH, 8);
         this.laneSet = new LaneSet(this);
@@ -260,9 +239,9 @@ public final class Endpoint implements AutoCloseable {
             worker.checkOpen();
             final Request r = worker.acquire(Request.SEND);
             r.dt = dt;
-            r.iov = iov;
-            r.generic = generic;
-            r.dtState = state;
+            r.data.iov = iov;
+            r.data.generic = generic;
+            r.data.state = state;
             return worker.tagEager.start(this, r, tag, length, sync, callback);
         } finally {
             worker.guard.exit();
@@ -283,7 +262,7 @@ public final class Endpoint implements AutoCloseable {
                     return Request.done(Status.OK);
                 }
                 if (st != Status.NO_RESOURCE) {
-                    Worker.checkRange(buf, offset, length);
+                    Datatypes.checkRange(buf, offset, length);
                     return Request.done(st);
                 }
             }
@@ -308,7 +287,7 @@ public final class Endpoint implements AutoCloseable {
     private Request sendSlow(final long tag, final MemorySegment buf, final long offset, final long length,
                              final boolean sync, final RequestCallback callback) {
         worker.checkOpen();
-        Worker.checkRange(buf, offset, length);
+        Datatypes.checkRange(buf, offset, length);
         final Request r = worker.acquire(Request.SEND);
         r.buffer = buf;
         r.offset = offset;
@@ -437,16 +416,6 @@ public final class Endpoint implements AutoCloseable {
         worker.streams.consume(this, length);
     }
 
-    /** Releases the rendezvous registrations of {@code r}'s data, if any. */
-    void releaseRendezvousResources(final Request r) {
-        final MemoryHandle[] hs = r.handles;
-        r.handles = null;
-        if (hs == null) {
-            return;
-        }
-        rndvCache.releaseHandles(hs);
-    }
-
     // ------------------------------------------------------------------ control and wireup
 
     /** Sends a short control message now, or queues it if the lane is busy. */
@@ -464,17 +433,6 @@ public final class Endpoint implements AutoCloseable {
         worker.control.sendWireup(this, type, dst);
     }
 
-    void onRemoteId(final long rid) {
-        if (remoteId < 0) {
-            remoteId = rid;
-            worker.flow.onWired(this);
-        }
-        if (gate != null && !gate.completed) {
-            worker.lifecycle.accepted(this); // the server's wireup request is its acceptance too
-        }
-        queue.wake();
-    }
-
     // ------------------------------------------------------------------ failure and close
 
     boolean usesUct(final weft.uct.Endpoint u) {
@@ -483,50 +441,12 @@ public final class Endpoint implements AutoCloseable {
 
     /** Fails the endpoint: every queued and in-flight operation completes with {@code st}. */
     void fail(final Status st) {
-        if (failure != null || closed) {
-            return;
-        }
-        failure = st;
-        abortAll(st);
-        if (worker.eagerGet.lent() > 0 && (removedByPeer || amEp.check().isError())) {
-            // the peer is gone, or dropped its endpoint (its answers for slots it read came before the
-            // notice, on the same ordered lane): it will never read (nor give back) the slots still lent
-            worker.eagerGet.reclaim(this);
-        }
-        if (errorHandler != null) {
-            errorHandler.onError(this, st);
-        }
+        EndpointClose.fail(this, st);
     }
 
-    private void abortAll(final Status st) {
-        queue.abort(st);
-        if (rxRequest != null) {
-            final Request r = rxRequest;
-            rxRequest = null;
-            worker.complete(r, st);
-        }
-        if (rxMessage != null) {
-            rxMessage.length = rxMessage.received; // truncated by the failure; deliver what arrived
-            rxMessage = null;
-        }
-        worker.ams.dropRx(this);
-        worker.streams.abort(this, st);
-        worker.inflight.fail(this, st);
-        worker.getPending.fail(this, st);
-        rma.failSoftAmoWaiters(st);
-    }
-
+    /** Closes the endpoint now: outstanding operations complete with {@code st}, the lanes are released. */
     void closeForce(final Status st) {
-        if (closed) {
-            return;
-        }
-        sendRemovedNotice();
-        abortAll(st);
-        closed = true;
-        rndvCache.close();
-        eagerGetPeer.close();
-        laneSet.close();
-        worker.epTable.remove(this);
+        EndpointClose.closeForce(this, st);
     }
 
     /**
@@ -572,25 +492,6 @@ public final class Endpoint implements AutoCloseable {
             return worker.lifecycle.startClose(this);
         } finally {
             worker.guard.exit();
-        }
-    }
-
-    /** Tells the peer (best effort) that this endpoint is going away, so its endpoint fails at once. */
-    void sendRemovedNotice() {
-        if (removedNoticeSent || failure != null || remoteId < 0) {
-            return;
-        }
-        removedNoticeSent = true;
-        ControlMessage.writePayload(ctl, 0L);
-        // NO_RESOURCE: the peer learns it from keepalive
-        amEp.amShort(AmId.EP_REMOVED, remoteId, ctl, 0, ControlMessage.PAYLOAD_LENGTH);
-    }
-
-    /** Tells the peer we are alive (best effort: a busy lane skips one round). */
-    void sendKeepalive() {
-        if (failure == null && !closed && remoteId >= 0) {
-            ControlMessage.writePayload(ctl, 0L);
-            amEp.amShort(AmId.KEEPALIVE, remoteId, ctl, 0, ControlMessage.PAYLOAD_LENGTH);
         }
     }
 

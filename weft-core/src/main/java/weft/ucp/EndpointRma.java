@@ -43,7 +43,7 @@ final class EndpointRma {
             final Request child = ep.flush(null);
             if (!child.isCompleted()) {
                 parent.completion.expect(1);
-                child.parent = parent;
+                child.rma.parent = parent;
                 child.release();
             } else if (child.status().isError()) {
                 parent.completion.expect(1);
@@ -117,13 +117,7 @@ final class EndpointRma {
                     return Status.IN_PROGRESS;
                 }
             }
-            final Request r = Rma.prepare(ep, op, buf, off, len, raddr, rkey, null);
-            if (iov != null) {
-                RmaPieces.attachIov(r, iov);
-            }
-            r.atomicOp = aop;
-            r.value = value;
-            r.compare = compare;
+            final Request r = Rma.prepare(ep, op, buf, off, len, raddr, rkey, aop, value, compare, null, iov);
             r.released = true; // nobody waits for it: recycled on completion
             orderRma(Rails.choose(ep, r));
             if (ep.queue.isEmpty() && Rma.issue(r) == Status.OK) {
@@ -157,13 +151,7 @@ final class EndpointRma {
                     return d;
                 }
             }
-            final Request r = Rma.prepare(ep, op, buf, off, len, raddr, rkey, cb);
-            if (iov != null) {
-                RmaPieces.attachIov(r, iov);
-            }
-            r.atomicOp = aop;
-            r.value = value;
-            r.compare = compare;
+            final Request r = Rma.prepare(ep, op, buf, off, len, raddr, rkey, aop, value, compare, cb, iov);
             orderRma(Rails.choose(ep, r));
             if (!ep.queue.isEmpty() || Rma.issue(r) != Status.OK) {
                 ep.queue.add(r);
@@ -176,7 +164,7 @@ final class EndpointRma {
 
     /** A queued flush, fence or operation, from the send queue. */
     Status progress(final Request r) {
-        if (r.rmaOp == Rma.FENCE) {
+        if (r.rma.op == Rma.FENCE) {
             if (r.sendStage == 0) {
                 if (flushLanes(r) == Status.NO_RESOURCE) {
                     return Status.NO_RESOURCE;
@@ -190,7 +178,7 @@ final class EndpointRma {
             worker.recycle(r);
             return Status.OK;
         }
-        if (r.rmaOp == 0) { // flush
+        if (r.rma.op == 0) { // flush
             if (flushLanes(r) == Status.NO_RESOURCE) {
                 return Status.NO_RESOURCE;
             }
@@ -201,13 +189,13 @@ final class EndpointRma {
     }
 
     /**
-     * Flushes lanes from index r.received on; NO_RESOURCE leaves the rest for a retry. Once every lane
+     * Flushes lanes from index r.moved on; NO_RESOURCE leaves the rest for a retry. Once every lane
      * is flushed, the request also waits for the replies of the emulated atomics sent before it.
      */
     private Status flushLanes(final Request r) {
         final int n = ep.laneSet.count();
-        while (r.received < n) {
-            final int i = (int) r.received;
+        while (r.moved < n) {
+            final int i = (int) r.moved;
             final Lane l = ep.laneSet.at(i);
             r.completion.expect(1);
             final Status st = l.uct.flush(weft.uct.Interface.FLUSH_REMOTE, r.completion);
@@ -218,11 +206,11 @@ final class EndpointRma {
             if (st != Status.IN_PROGRESS) {
                 r.completion.complete(st);
             }
-            r.received++;
+            r.moved++;
         }
         if (softAmoIssued != softAmoDone) {
             r.completion.expect(1);
-            r.value = softAmoIssued; // flush and fence requests carry no value of their own
+            r.rma.softAmoWanted = softAmoIssued;
             softAmoWaiters.add(r);
         } else if (softAmoError != null) {
             r.completion.expect(1);
@@ -240,6 +228,22 @@ final class EndpointRma {
     private Status softAmoError;
     private MemorySegment softAmoBuf;
 
+    /**
+     * Accounts an emulated request (atomic, get or put piece) handed to the lane with {@code st}, whose answer
+     * completes one share of {@code r}: true if it went; false if it failed, and then {@code r} is complete
+     * (the answer's share and our reference both dropped with {@code st}).
+     */
+    boolean softSent(final Request r, final Status st) {
+        if (st.isError()) {
+            r.completion.complete(st); // the answer's share: it will never come
+            r.completion.complete(st); // our reference
+            return false;
+        }
+        softAmoIssued++;
+        used = true;
+        return true;
+    }
+
     /** The payload buffer of this endpoint's SOFT_AMO requests (made on first use). */
     MemorySegment softAmoBuffer() {
         if (softAmoBuf == null) {
@@ -255,7 +259,7 @@ final class EndpointRma {
             softAmoError = st;
         }
         Request w;
-        while ((w = softAmoWaiters.peek()) != null && w.value <= softAmoDone) {
+        while ((w = softAmoWaiters.peek()) != null && w.rma.softAmoWanted <= softAmoDone) {
             softAmoWaiters.poll();
             final Status e = softAmoError;
             softAmoError = null;
@@ -314,7 +318,7 @@ final class EndpointRma {
             } else {
                 final Request r = worker.acquire(Request.RMA);
                 r.ep = ep;
-                r.rmaOp = Rma.FENCE;
+                r.rma.op = Rma.FENCE;
                 r.completion.reset(1);
                 ep.queue.add(r);
                 unflushedLanes = 0; // every lane is flushed before this operation goes

@@ -116,7 +116,7 @@ final class EndpointTable {
      */
     Endpoint named(final MemorySegment data, final long off, final long len, final String what) {
         if (!weft.ucp.wire.ControlMessage.fits(len)) {
-            worker.dropMalformedControl(what, len);
+            worker.control.dropMalformed(what, len);
             return null;
         }
         return byId(weft.ucp.wire.ControlMessage.id(data, off));
@@ -145,10 +145,22 @@ final class EndpointTable {
         }
     }
 
+    /** The peer told {@code ep}'s id there: sends that name it may go (and a sockaddr client is accepted). */
+    private void wired(final Endpoint ep, final long rid) {
+        if (ep.remoteId < 0) {
+            ep.remoteId = rid;
+            worker.flow.onWired(ep);
+        }
+        if (ep.gate != null && !ep.gate.completed) {
+            worker.lifecycle.accepted(ep); // the server's wireup request is its acceptance too
+        }
+        ep.queue.wake();
+    }
+
     /** WIREUP: a peer's request (create or find the paired endpoint, answer with its id) or its reply. */
     Status onWireup(final MemorySegment data, final long off, final long len, final int flags) {
         if (!WireupMessage.fits(len)) {
-            return worker.dropMalformedControl("WIREUP", len);
+            return worker.control.dropMalformed("WIREUP", len);
         }
         final byte type = WireupMessage.type(data, off);
         final long src = WireupMessage.srcEp(data, off);
@@ -157,7 +169,7 @@ final class EndpointTable {
         if (type == WireupMessage.REPLY) {
             final Endpoint ep = byId(dst);
             if (ep != null) {
-                ep.onRemoteId(src);
+                wired(ep, src);
             }
             return Status.OK;
         }
@@ -167,7 +179,7 @@ final class EndpointTable {
         try {
             remote = WorkerAddress.unpack(addr);
         } catch (final WeftException e) {
-            return worker.dropMalformedControl("WIREUP (bad address: " + e.getMessage() + ")", len);
+            return worker.control.dropMalformed("WIREUP (bad address: " + e.getMessage() + ")", len);
         }
         final Peer peer = peers.computeIfAbsent(remote.uuid(), k -> new Peer());
         Endpoint ep = peer.bySn.get(sn);
@@ -180,7 +192,7 @@ final class EndpointTable {
             }
             peer.bySn.put(sn, ep);
         }
-        ep.onRemoteId(src);
+        wired(ep, src);
         try {
             ep.sendWireup(WireupMessage.REPLY, src);
         } catch (final WeftException e) {

@@ -57,7 +57,7 @@ final class InflightTable {
      */
     Request named(final java.lang.foreign.MemorySegment data, final long off, final long len, final String what) {
         if (!weft.ucp.wire.ControlMessage.fits(len)) {
-            worker.dropMalformedControl(what, len);
+            worker.control.dropMalformed(what, len);
             return null;
         }
         return byId(weft.ucp.wire.ControlMessage.id(data, off));

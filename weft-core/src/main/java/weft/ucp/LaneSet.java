@@ -19,6 +19,38 @@ final class LaneSet {
         this.ep = ep;
     }
 
+    /** Connects the lanes {@code sel} chose, in its order; on a failure closes those already connected. */
+    static Lane[] connectSelected(final LaneSelector.Selection sel) {
+        final Lane[] lanes = new Lane[sel.lanes().size()];
+        try {
+            for (int i = 0; i < lanes.length; i++) {
+                final LaneSelector.Candidate c = sel.lanes().get(i);
+                lanes[i] = new Lane(c.local(), c.remote(),
+                    c.local().iface.connect(c.remote().deviceAddress(), c.remote().interfaceAddress()), i);
+            }
+        } catch (final RuntimeException e) {
+            for (final Lane l : lanes) {
+                if (l != null) {
+                    l.uct.close();
+                }
+            }
+            throw e;
+        }
+        return lanes;
+    }
+
+    /** The lanes of {@code rndv} that stream zero-copy AM at both ends: rendezvous over AM is striped over them. */
+    static Lane[] amZcopyLanes(final Lane[] rndv) {
+        final List<Lane> zl = new ArrayList<>();
+        for (final Lane l : rndv) {
+            if (l.local.attrs.has(weft.uct.Capability.AM_ZCOPY)
+                && (l.remote.capabilities() & weft.uct.Capability.AM_ZCOPY) != 0) {
+                zl.add(l);
+            }
+        }
+        return zl.toArray(new Lane[0]);
+    }
+
     /** The lanes and the extra lanes (connected later for remote keys), in index order. */
     int count() {
         return ep.lanes.length + extra.size();

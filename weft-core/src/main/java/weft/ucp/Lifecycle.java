@@ -166,7 +166,7 @@ final class Lifecycle {
                 fail(ep, st);
                 failed++;
             } else {
-                ep.sendKeepalive();
+                EndpointClose.sendKeepalive(ep);
             }
         }
         return failed;
@@ -385,7 +385,7 @@ final class Lifecycle {
                 if (!late && (!ep.queue.isEmpty() || worker.inflight.has(ep) || worker.getPending.has(ep))) {
                     continue; // operations still running
                 }
-                ep.sendRemovedNotice();
+                EndpointClose.sendRemovedNotice(ep);
                 r.completion.reset(1); // our reference
                 for (final Lane l : ep.lanes) {
                     r.completion.expect(1);
@@ -434,7 +434,10 @@ final class Lifecycle {
 
     // ------------------------------------------------------------------ worker close
 
-    /** Worker close: listeners, pending connects and closes, undecided requests (guard held). */
+    /**
+     * Worker close: listeners, pending connects and closes, undecided requests, then every endpoint
+     * (outstanding operations CANCELED), posted receive and unexpected message (guard held).
+     */
     void close() {
         for (final Listener l : new ArrayList<>(listeners)) {
             l.close();
@@ -459,5 +462,11 @@ final class Lifecycle {
         closing.clear();
         failing.clear();
         failingStatus.clear();
+        for (final Endpoint ep : new ArrayList<>(worker.epTable.live())) {
+            ep.closeForce(Status.CANCELED);
+        }
+        worker.matcher.drainExpected(q -> worker.complete(q, Status.CANCELED));
+        worker.matcher.drainUnexpected(worker.unexpected::release);
+        worker.requests.drainDone();
     }
 }

@@ -30,7 +30,7 @@ final class PendingPieces {
         int work = 0;
         for (int i = 0; i < list.size(); ) {
             final Request r = list.get(i);
-            if (worker.protocol(r.kind).resume(r)) {
+            if (worker.protocols.of(r.kind).resume(r)) {
                 list.remove(i);
                 work++;
             } else {

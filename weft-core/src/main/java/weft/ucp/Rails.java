@@ -43,8 +43,8 @@ final class Rails {
      */
     static long choose(final Endpoint ep, final Request r) {
         r.wide = true;
-        final Rkey k = r.rkeyRef;
-        if (r.rmaOp != Rma.PUT && r.rmaOp != Rma.GET) {
+        final Rkey k = r.rma.rkey;
+        if (r.rma.op != Rma.PUT && r.rma.op != Rma.GET) {
             // emulated atomics: the top bit, which no lane fence covers (a fence then flushes, and waits for their replies)
             return k.amoLane != null ? k.amoLane.bit() : k.softAmo ? Long.MIN_VALUE : 0;
         }
@@ -60,7 +60,7 @@ final class Rails {
             return stripe(r, rails, use);
         }
         final int i = n == 1 ? 0 : pick(ep, rails);
-        r.rail = i;
+        r.stripes.rail = i;
         rails[i].outstanding += r.capacity;
         return rails[i].bit();
     }
@@ -92,29 +92,29 @@ final class Rails {
         final long mask = Stripes.plan(r, rails, use, r.capacity);
         long start = 0;
         for (int i = 0; i < use; i++) {
-            rails[i].outstanding += r.railEnd[i] - start;
-            start = r.railEnd[i];
+            rails[i].outstanding += r.stripes.end[i] - start;
+            start = r.stripes.end[i];
         }
         return mask;
     }
 
     /** The request of a put/get completed: its bytes are no longer outstanding on its rails. */
     static void retire(final Request r) {
-        final Rkey k = r.rkeyRef;
-        if (k == null || (r.rmaOp != Rma.PUT && r.rmaOp != Rma.GET) || k.rails.length == 0) {
+        final Rkey k = r.rma.rkey;
+        if (k == null || (r.rma.op != Rma.PUT && r.rma.op != Rma.GET) || k.rails.length == 0) {
             return;
         }
-        if (r.railCount > 1) {
+        if (r.stripes.count > 1) {
             long start = 0;
-            for (int i = 0; i < r.railCount; i++) {
-                k.rails[i].outstanding -= r.railEnd[i] - start;
-                start = r.railEnd[i];
+            for (int i = 0; i < r.stripes.count; i++) {
+                k.rails[i].outstanding -= r.stripes.end[i] - start;
+                start = r.stripes.end[i];
             }
-            r.railCount = 0;
+            r.stripes.count = 0;
         } else {
-            k.rails[r.rail].outstanding -= r.capacity;
+            k.rails[r.stripes.rail].outstanding -= r.capacity;
         }
-        r.rkeyRef = null; // retired once
+        r.rma.rkey = null; // retired once
     }
 
     /**
@@ -125,7 +125,7 @@ final class Rails {
      * completion count), NO_RESOURCE to be called again. Callers check {@link #stripesRendezvous} first.
      */
     static Status sendRndvStriped(final Endpoint ep, final Request r, final Lane[] lanes, final Stripes.Piece data) {
-        if (r.railCount == 0) {
+        if (r.stripes.count == 0) {
             Stripes.plan(r, lanes, use(ep, lanes, r.capacity), r.capacity);
         }
         return finish(r, Stripes.issue(r, lanes, null, ep.worker.context.rndvChunk, data));
@@ -146,7 +146,7 @@ final class Rails {
      * or every unfinished rail is full (NO_RESOURCE: called again from the send queue).
      */
     static Status issueStriped(final Request r, final Rkey k) {
-        return finish(r, Stripes.issue(r, k.rails, k.railKeys, Long.MAX_VALUE, r.rmaOp == Rma.PUT ? Stripes.PUT
+        return finish(r, Stripes.issue(r, k.rails, k.railKeys, Long.MAX_VALUE, r.rma.op == Rma.PUT ? Stripes.PUT
             : Stripes.GET));
     }
 

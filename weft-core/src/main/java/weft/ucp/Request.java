@@ -3,7 +3,6 @@ package weft.ucp;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.uct.Completion;
-import weft.uct.MemoryHandle;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
@@ -95,7 +94,8 @@ public class Request {
     long tag;
     long mask;
     long length;   // received bytes (sender's length on truncation) or bytes sent
-    long received; // bytes of a multi-fragment/rendezvous message written so far
+    /** Bytes of the message moved so far: written into the receive, sent, or issued (RMA pieces). */
+    long moved;
     long sn;       // posting order in the tag matcher
     int bucket = -1;
     TagInfo info;
@@ -106,14 +106,8 @@ public class Request {
     boolean localDone;
     boolean zdata; // rendezvous data streamed zero-copy: completes by its completion count
 
-    // datatype of the user data (Datatypes): contiguous buffer/offset, an iov, or a generic pack/unpack
+    /** Datatype of the user data ({@link Datatypes}): contiguous buffer/offset, or in {@link #data}. */
     byte dt;
-    weft.uct.IoVector iov;
-    GenericDatatype generic;
-    Object dtState;
-    int dtIdx;     // iov cursor: entry index ...
-    long dtBase;   // ... and the message position where that entry starts
-    boolean dtFailed;
 
     // intrusive links: expected queue / worker completion queue / endpoint send queue
     Request prev;
@@ -122,43 +116,24 @@ public class Request {
     Request nextSend;
     boolean queuedDone;
 
-    // rendezvous
-    MemoryHandle[] handles;
-    weft.uct.RemoteKey[] rkeys;
+    // state by protocol: made once per pooled request, reset only when the request went wide
+    final RndvState rndv;
+    final RmaState rma;
+    final StripeState stripes;
+    final AmSendState amSend;
+    final DatatypeState data;
+    final ControlState control;
 
-    // one-sided operations (Rma)
-    byte rmaOp;
-    Rkey rkeyRef;
-    weft.uct.AtomicOp atomicOp;
-    long value;
-    long compare;
-    final weft.uct.IoVector rmaIov = new weft.uct.IoVector(1); // one piece of an RMA op in flight
-    Request parent;
-    // multi-rail put/get (Rails): the one rail chosen, or the striping cursors of railCount rails
-    int rail;
-    int railCount;
-    boolean anyOrder; // rendezvous over AM: the receiver takes the pieces in any order (striping allowed)
-    long[] railPos;
-    long[] railEnd;
+    /** One zero-copy piece in flight (an RMA piece, a rendezvous or eager zcopy fragment). */
+    final weft.uct.IoVector rmaIov = new weft.uct.IoVector(1);
+    /** Counts the pieces in flight; at zero the request's protocol goes on. */
     final Completion completion;
+    /** The peer's address of the data (RMA target, rendezvous source or destination). */
     long remoteAddress;
-    long remoteReqId;
-    // rendezvous by put (RndvPut): receiver's packed keys until RTR_PUT is sent; bytes to move; sender's
-    // lanes that carried puts and still need a flush
-    byte[][] putKeys;
-    long rndvWant;
-    boolean rndvPut;
-    long putLanes;
+    /** Where the protocol stands (the protocol's own stage constants). */
     int sendStage;
-
-    // active messages and streams (ActiveMessages, Streams)
-    boolean am;            // an AM send: the rendezvous RTS carries the AM header
-    int amId;
-    int amFlags;
-    MemorySegment amHeader;
-    long amHeaderOffset;
-    long amHeaderLength;
-    boolean waitAll;       // stream receive: complete only when the buffer is full
+    /** Stream receive: complete only when the buffer is full. */
+    boolean waitAll;
 
     /** A finished request shared by every operation that completed at once with {@code status}. */
     public static Request done(final Status status) {
@@ -170,15 +145,27 @@ public class Request {
         this.status = doneStatus;
         this.completed = true;
         this.completion = null;
+        this.rndv = null;
+        this.rma = null;
+        this.stripes = null;
+        this.amSend = null;
+        this.data = null;
+        this.control = null;
     }
 
     Request(final Worker worker) {
         this.worker = worker;
+        this.rndv = new RndvState();
+        this.rma = new RmaState();
+        this.stripes = new StripeState();
+        this.amSend = new AmSendState();
+        this.data = new DatatypeState();
+        this.control = new ControlState();
         this.completion = new Completion() {
             @Override
             protected void onComplete(final Status st) {
                 // the count reached zero (zero-copy pieces, gets, puts, flushes): the request's protocol goes on
-                worker.protocol(kind).onCompletion(Request.this, st);
+                worker.protocols.of(kind).onCompletion(Request.this, st);
             }
         };
     }
@@ -346,7 +333,7 @@ public class Request {
         released = false;
         callback = null;
         buffer = null;
-        offset = capacity = tag = mask = length = received = sn = 0;
+        offset = capacity = tag = mask = length = moved = sn = 0;
         info = null;
         ep = null;
         bucket = -1;
@@ -361,7 +348,7 @@ public class Request {
         }
     }
 
-    /** The fields only sends, rendezvous, datatypes, one-sided operations and active messages use. */
+    /** The fields and groups only sends, rendezvous, datatypes, one-sided operations and active messages use. */
     private void resetWide() {
         wide = false;
         urgent = false;
@@ -369,46 +356,26 @@ public class Request {
         id = -1;
         acked = zdata = false;
         dt = Datatypes.CONTIG;
-        iov = null;
-        generic = null;
-        dtState = null;
-        dtIdx = 0;
-        dtBase = 0;
-        dtFailed = false;
-        handles = null;
-        putKeys = null;
-        rndvWant = 0;
-        putLanes = 0;
-        rndvPut = false;
-        rkeys = null;
-        remoteReqId = 0;
-        anyOrder = false;
-        rmaOp = 0;
-        rkeyRef = null;
-        rail = railCount = 0;
-        atomicOp = null;
-        value = compare = 0;
+        data.reset();
+        control.reset();
+        rndv.reset();
+        rma.reset();
+        stripes.reset();
+        amSend.reset();
         rmaIov.clear();
-        parent = null;
         remoteAddress = 0;
-        am = waitAll = false;
-        amId = amFlags = 0;
-        amHeader = null;
-        amHeaderOffset = amHeaderLength = 0;
+        waitAll = false;
     }
 
     /** True if every field is at its initial value except {@link #kind} (what {@link #reset} leaves); for tests. */
     boolean isPristine() {
         return !wide && status == Status.OK && !completed && !released && !urgent && callback == null && future == null
-            && buffer == null && offset == 0 && capacity == 0 && tag == 0 && mask == 0 && length == 0 && received == 0
+            && buffer == null && offset == 0 && capacity == 0 && tag == 0 && mask == 0 && length == 0 && moved == 0
             && sn == 0 && bucket == -1 && info == null && ep == null && id == -1 && !sync && !acked && !localDone
-            && !zdata && dt == Datatypes.CONTIG && iov == null && generic == null && dtState == null && dtIdx == 0
-            && dtBase == 0 && !dtFailed && prev == null && next == null && nextDone == null && nextSend == null
-            && !queuedDone && handles == null && rkeys == null && rmaOp == 0 && rkeyRef == null && atomicOp == null
-            && value == 0 && compare == 0 && rmaIov.count() == 0 && parent == null && rail == 0 && railCount == 0
-            && !anyOrder && remoteAddress == 0 && remoteReqId == 0 && putKeys == null && rndvWant == 0 && !rndvPut
-            && putLanes == 0 && sendStage == 0 && !am && amId == 0 && amFlags == 0 && amHeader == null
-            && amHeaderOffset == 0 && amHeaderLength == 0 && !waitAll;
+            && !zdata && dt == Datatypes.CONTIG && data.isPristine() && control.isPristine()
+            && prev == null && next == null && nextDone == null && nextSend == null
+            && !queuedDone && rndv.isPristine() && rma.isPristine() && stripes.isPristine() && amSend.isPristine()
+            && rmaIov.count() == 0 && remoteAddress == 0 && sendStage == 0 && !waitAll;
     }
 
     @Override

@@ -74,18 +74,18 @@ final class RequestPool {
         if (r.completed) {
             return;
         }
-        final Status st = r.dtFailed && !status.isError() ? Status.IO_ERROR : status; // a user pack/unpack threw
+        final Status st = r.wide && r.data.failed && !status.isError() ? Status.IO_ERROR : status; // a user pack/unpack threw
         r.status = st;
         if (r.id >= 0) {
             worker.inflight.release(r);
         }
-        if (r.handles != null) {
-            r.ep.releaseRendezvousResources(r);
+        if (r.wide && r.rndv.handles != null) {
+            r.ep.rndvCache.release(r);
         }
         r.completed = true;
-        if (r.parent != null) {
-            final Request p = r.parent;
-            r.parent = null;
+        if (r.wide && r.rma.parent != null) {
+            final Request p = r.rma.parent;
+            r.rma.parent = null;
             p.completion.complete(st);
         }
         if (r.info != null) {

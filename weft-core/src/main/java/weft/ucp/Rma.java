@@ -67,7 +67,7 @@ final class Rma {
                 lane.countRma(false, len);
                 if (st == Status.IN_PROGRESS) {
                     handOff(ep, spare, op, buf, off, len, raddr, k, aop, value, compare);
-                    spare.received = len; // the one piece is issued
+                    spare.moved = len; // the one piece is issued
                     lane.outstanding += len; // Rails.retire takes it off when the request completes
                     return inProgress(ep, spare, lane);
                 }
@@ -149,17 +149,24 @@ final class Rma {
                                 final long off, final long len, final long raddr, final Rkey k, final AtomicOp aop,
                                 final long value, final long compare) {
         ep.worker.requests.rmaSpareTaken();
+        fill(r, ep, op, buf, off, len, raddr, k, aop, value, compare);
+    }
+
+    private static void fill(final Request r, final Endpoint ep, final byte op, final MemorySegment buf,
+                             final long off, final long len, final long raddr, final Rkey k, final AtomicOp aop,
+                             final long value, final long compare) {
         r.ep = ep;
-        r.rmaOp = op;
         r.buffer = buf;
         r.offset = off;
         r.capacity = len;
         r.length = len;
         r.remoteAddress = raddr;
-        r.rkeyRef = k;
-        r.atomicOp = aop;
-        r.value = value;
-        r.compare = compare;
+        final RmaState s = r.rma;
+        s.op = op;
+        s.rkey = k;
+        s.atomicOp = aop;
+        s.operand = value;
+        s.compare = compare;
     }
 
     private static Request inProgress(final Endpoint ep, final Request r, final Lane lane) {
@@ -168,29 +175,29 @@ final class Rma {
         return r;
     }
 
-    /** Fills a request for an operation; the caller issues it with {@link #issue}. */
+    /**
+     * Fills a request for an operation on {@code buf[off, +len)}, or on {@code iov} when not null; the caller
+     * issues it with {@link #issue}.
+     */
     static Request prepare(final Endpoint ep, final byte op, final MemorySegment buf, final long off, final long len,
-                           final long remoteAddress, final Rkey rkey, final RequestCallback cb) {
+                           final long remoteAddress, final Rkey rkey, final AtomicOp aop, final long value,
+                           final long compare, final RequestCallback cb, final weft.uct.IoVector iov) {
         if (rkey.ep != ep) {
             throw new WeftException(Status.INVALID_RKEY, "remote key was unpacked for another endpoint (" + rkey.ep + ")");
         }
         rkey.checkOpen();
         if (buf != null) {
-            Worker.checkRange(buf, off, len);
+            Datatypes.checkRange(buf, off, len);
         }
         final Request r = ep.worker.acquire(Request.RMA);
-        r.ep = ep;
-        r.rmaOp = op;
-        r.buffer = buf;
-        r.offset = off;
-        r.capacity = len;
-        r.length = len;
-        r.remoteAddress = remoteAddress;
-        r.rkeyRef = rkey;
+        fill(r, ep, op, buf, off, len, remoteAddress, rkey, aop, value, compare);
         r.callback = cb;
         r.completion.reset(1); // our reference, dropped once every piece is issued
         if (buf != null && !buf.isNative() && (op == PUT || op == GET)) {
             RmaBounce.attach(r); // heap memory: no lane can hand it to the kernel or a peer
+        }
+        if (iov != null) {
+            RmaPieces.attachIov(r, iov);
         }
         return r;
     }
@@ -201,22 +208,22 @@ final class Rma {
      * already issued have finished), or NO_RESOURCE if a lane is full (call again later).
      */
     static Status issue(final Request r) {
-        final Rkey k = r.rkeyRef;
+        final Rkey k = r.rma.rkey;
         if (k.isClosed()) {
             return fail(r, Status.INVALID_RKEY);
         }
-        switch (r.rmaOp) {
+        switch (r.rma.op) {
             case PUT, GET -> {
                 if (k.rails.length == 0) {
                     return k.softRma ? SoftRma.issue(r, k) : fail(r, Status.UNSUPPORTED);
                 }
-                if (r.railCount > 1) {
+                if (r.stripes.count > 1) {
                     return Rails.issueStriped(r, k);
                 }
-                final Lane lane = k.rails[r.rail];
-                final weft.uct.RemoteKey key = k.railKeys[r.rail];
+                final Lane lane = k.rails[r.stripes.rail];
+                final weft.uct.RemoteKey key = k.railKeys[r.stripes.rail];
                 final InterfaceAttributes a = lane.local.attrs;
-                final boolean put = r.rmaOp == PUT;
+                final boolean put = r.rma.op == PUT;
                 if (put && r.capacity <= a.putMaxShort() && a.has(Capability.PUT_SHORT) && r.dt == Datatypes.CONTIG) {
                     final Status st = lane.uct.putShort(r.buffer, r.offset, (int) r.capacity, r.remoteAddress, key);
                     if (st != Status.NO_RESOURCE) {
@@ -225,12 +232,12 @@ final class Rma {
                     return done(r, st);
                 }
                 final long max = put ? a.putMaxZcopy() : a.getMaxZcopy();
-                while (r.received < r.capacity) {
+                while (r.moved < r.capacity) {
                     final weft.uct.IoVector v = RmaPieces.next(r, max);
                     final long n = v.totalLength();
                     r.completion.expect(1);
-                    final Status st = put ? lane.uct.putZcopy(v, r.remoteAddress + r.received, key, r.completion)
-                        : lane.uct.getZcopy(v, r.remoteAddress + r.received, key, r.completion);
+                    final Status st = put ? lane.uct.putZcopy(v, r.remoteAddress + r.moved, key, r.completion)
+                        : lane.uct.getZcopy(v, r.remoteAddress + r.moved, key, r.completion);
                     if (st != Status.NO_RESOURCE) {
                         lane.countRma(put, n);
                     }
@@ -245,12 +252,12 @@ final class Rma {
                 if (lane == null && k.softAmo) {
                     return SoftAtomics.issue(r, k);
                 }
-                if (lane == null || !k.supportsAtomic(r.atomicOp, r.capacity == 8)) {
+                if (lane == null || !k.supportsAtomic(r.rma.atomicOp, r.capacity == 8)) {
                     return fail(r, Status.UNSUPPORTED);
                 }
                 final Status st = r.capacity == 8
-                    ? lane.uct.atomic64Post(r.atomicOp, r.value, r.remoteAddress, k.amoKey)
-                    : lane.uct.atomic32Post(r.atomicOp, (int) r.value, r.remoteAddress, k.amoKey);
+                    ? lane.uct.atomic64Post(r.rma.atomicOp, r.rma.operand, r.remoteAddress, k.amoKey)
+                    : lane.uct.atomic32Post(r.rma.atomicOp, (int) r.rma.operand, r.remoteAddress, k.amoKey);
                 if (st != Status.NO_RESOURCE) {
                     lane.counters.increment(weft.ucs.stats.Counter.ATOMICS);
                 }
@@ -262,20 +269,21 @@ final class Rma {
                 if (lane == null && k.softAmo) {
                     return SoftAtomics.issue(r, k);
                 }
-                if (lane == null || !k.supportsAtomic(r.rmaOp == AMO_CSWAP ? AtomicOp.CSWAP : r.atomicOp, is64)) {
+                if (lane == null || !k.supportsAtomic(r.rma.op == AMO_CSWAP ? AtomicOp.CSWAP : r.rma.atomicOp, is64)) {
                     return fail(r, Status.UNSUPPORTED);
                 }
                 r.completion.expect(1);
                 final Status st;
-                if (r.rmaOp == AMO_CSWAP) {
-                    st = is64 ? lane.uct.atomic64Cswap(r.compare, r.value, r.buffer, r.offset, r.remoteAddress, k.amoKey,
+                final RmaState a = r.rma;
+                if (a.op == AMO_CSWAP) {
+                    st = is64 ? lane.uct.atomic64Cswap(a.compare, a.operand, r.buffer, r.offset, r.remoteAddress, k.amoKey,
                         r.completion)
-                        : lane.uct.atomic32Cswap((int) r.compare, (int) r.value, r.buffer, r.offset, r.remoteAddress,
+                        : lane.uct.atomic32Cswap((int) a.compare, (int) a.operand, r.buffer, r.offset, r.remoteAddress,
                             k.amoKey, r.completion);
                 } else {
-                    st = is64 ? lane.uct.atomic64Fetch(r.atomicOp, r.value, r.buffer, r.offset, r.remoteAddress, k.amoKey,
+                    st = is64 ? lane.uct.atomic64Fetch(a.atomicOp, a.operand, r.buffer, r.offset, r.remoteAddress, k.amoKey,
                         r.completion)
-                        : lane.uct.atomic32Fetch(r.atomicOp, (int) r.value, r.buffer, r.offset, r.remoteAddress,
+                        : lane.uct.atomic32Fetch(a.atomicOp, (int) a.operand, r.buffer, r.offset, r.remoteAddress,
                             k.amoKey, r.completion);
                 }
                 if (st != Status.NO_RESOURCE) {
@@ -310,7 +318,7 @@ final class Rma {
             r.completion.complete(st);
             return false;
         }
-        r.received += n;
+        r.moved += n;
         return true;
     }
 

@@ -31,24 +31,24 @@ final class RmaBounce {
     /** Replaces the request's local data by a native copy (filled now for a put). */
     static void attach(final Request r) {
         final MemorySegment b = Arena.ofAuto().allocate(Math.max(1, r.capacity), 64);
-        final IoVector iov = r.dt == Datatypes.IOV ? r.iov : null;
-        if (r.rmaOp == Rma.PUT) {
+        final IoVector iov = r.dt == Datatypes.IOV ? r.data.iov : null;
+        if (r.rma.op == Rma.PUT) {
             Datatypes.pack(r, 0, b, 0, r.capacity);
         }
-        r.dtState = new RmaBounce(r.buffer, r.offset, iov, b);
+        r.data.state = new RmaBounce(r.buffer, r.offset, iov, b);
         r.dt = Datatypes.CONTIG;
-        r.iov = null;
+        r.data.iov = null;
         r.buffer = b;
         r.offset = 0;
     }
 
     /** On completion of a request with a bounce buffer: a successful get copies the data out. */
     static void finish(final Request r, final weft.ucs.Status st) {
-        if (!(r.dtState instanceof RmaBounce b)) {
+        if (!(r.data.state instanceof RmaBounce b)) {
             return;
         }
-        r.dtState = null;
-        if (r.rmaOp != Rma.GET || st != weft.ucs.Status.OK) {
+        r.data.state = null;
+        if (r.rma.op != Rma.GET || st != weft.ucs.Status.OK) {
             return;
         }
         if (b.userIov == null) {

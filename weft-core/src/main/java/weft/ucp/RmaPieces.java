@@ -20,11 +20,11 @@ final class RmaPieces {
     /** Attaches a user iov as the local data of a prepared put/get (length = its total). */
     static void attachIov(final Request r, final IoVector iov) {
         r.dt = Datatypes.IOV;
-        r.iov = iov;
+        r.data.iov = iov;
         r.buffer = null;
         r.offset = 0;
-        r.dtIdx = 0;
-        r.dtBase = 0;
+        r.data.entry = 0;
+        r.data.entryBase = 0;
         for (int i = 0; i < iov.count(); i++) {
             if (!iov.segment(i).isNative()) {
                 RmaBounce.attach(r);
@@ -33,24 +33,24 @@ final class RmaPieces {
         }
     }
 
-    /** The iov of the next piece: local bytes {@code [r.received, +≤max)}; its length is what it covers. */
+    /** The iov of the next piece: local bytes {@code [r.moved, +≤max)}; its length is what it covers. */
     static IoVector next(final Request r, final long max) {
         final IoVector v = r.rmaIov.clear();
-        final long want = Math.min(max, r.capacity - r.received);
+        final long want = Math.min(max, r.capacity - r.moved);
         if (r.dt != Datatypes.IOV) {
-            return v.add(r.buffer, r.offset + r.received, want);
+            return v.add(r.buffer, r.offset + r.moved, want);
         }
-        final IoVector u = r.iov;
+        final IoVector u = r.data.iov;
         final int count = u.count();
-        long pos = r.received;
-        int i = r.dtIdx;
-        long base = r.dtBase;
+        long pos = r.moved;
+        int i = r.data.entry;
+        long base = r.data.entryBase;
         while (i < count && base + u.length(i) <= pos) {
             base += u.length(i);
             i++;
         }
-        r.dtIdx = i;
-        r.dtBase = base;
+        r.data.entry = i;
+        r.data.entryBase = base;
         long left = want;
         while (left > 0 && i < count && v.count() < MAX_IOV) {
             final long in = pos - base;

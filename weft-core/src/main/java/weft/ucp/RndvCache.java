@@ -141,6 +141,15 @@ final class RndvCache {
         return keys;
     }
 
+    /** Releases the rendezvous registrations of {@code r}'s data, if any. */
+    void release(final Request r) {
+        final MemoryHandle[] hs = r.rndv.handles;
+        r.rndv.handles = null;
+        if (hs != null) {
+            releaseHandles(hs);
+        }
+    }
+
     /** Releases handles from {@link #acquireHandles}: a cached entry stays registered, others are deregistered. */
     void releaseHandles(final MemoryHandle[] hs) {
         for (int i = 0; i < SLOTS; i++) {

@@ -34,16 +34,16 @@ final class RndvPut {
     static void requestPut(final Endpoint ep, final Request r, final long want) {
         r.wide = true;
         try {
-            r.handles = ep.rndvCache.acquireHandles(r.buffer, r.offset, want);
-            r.putKeys = ep.rndvCache.packedKeys(r.handles);
+            r.rndv.handles = ep.rndvCache.acquireHandles(r.buffer, r.offset, want);
+            r.rndv.packedKeys = ep.rndvCache.packedKeys(r.rndv.handles);
         } catch (final WeftException e) {
-            ep.releaseRendezvousResources(r);
-            ep.sendControl(AmId.RNDV_ATS, r.remoteReqId, e.status().code());
+            ep.rndvCache.release(r);
+            ep.sendControl(AmId.RNDV_ATS, r.rndv.peerReq, e.status().code());
             ep.worker.complete(r, e.status());
             return;
         }
         r.remoteAddress = r.buffer.address() + r.offset;
-        r.rndvWant = want;
+        r.rndv.want = want;
         ep.worker.inflight.register(r);
         ep.queue.add(r);
         ep.queue.progress();
@@ -58,29 +58,29 @@ final class RndvPut {
         if (n < 0) {
             return Status.ofLength(n);
         }
-        r.putKeys = null;
+        r.rndv.packedKeys = null;
         return Status.OK; // the request waits for ATP (registered in flight)
     }
 
     /** AM handler (sender side): the receiver's buffer is ready; put the data there. */
     static Status onRtrPut(final Worker w, final MemorySegment data, final long off, final long len) {
         if (!RtrPutHeader.fits(len)) {
-            return w.dropMalformedControl("RNDV_RTR_PUT", len);
+            return w.control.dropMalformed("RNDV_RTR_PUT", len);
         }
         final Request r = w.inflight.byId(RtrPutHeader.senderReq(data, off));
         // only a send waiting for its answer: a second RTR_PUT would put (and complete) it twice
         if (r == null || r.kind != Request.RNDV_SEND || r.buffer == null || r.sendStage != RndvSend.ST_WAIT
-            || r.rndvPut) {
+            || r.rndv.byPut) {
             return Status.OK;
         }
         final Endpoint ep = r.ep;
-        r.remoteReqId = RtrPutHeader.recvReq(data, off);
+        r.rndv.peerReq = RtrPutHeader.recvReq(data, off);
         r.remoteAddress = RtrPutHeader.address(data, off);
         final long want = Math.min(RtrPutHeader.length(data, off), r.capacity);
         final int n = RtrPutHeader.keyCount(data, off);
         final Lane[] lanes = ep.rndv;
         if (n != lanes.length || n == 0 || want < 0) { // no put lanes here, or a length no receive has
-            ep.sendControl(AmId.RNDV_ATP, r.remoteReqId, Status.UNSUPPORTED.code());
+            ep.sendControl(AmId.RNDV_ATP, r.rndv.peerReq, Status.UNSUPPORTED.code());
             w.complete(r, Status.UNSUPPORTED);
             return Status.OK;
         }
@@ -92,15 +92,15 @@ final class RndvPut {
             }
             rk = ep.rndvCache.unpack(keys);
         } catch (final WeftException e) {
-            ep.sendControl(AmId.RNDV_ATP, r.remoteReqId, e.status().code());
+            ep.sendControl(AmId.RNDV_ATP, r.rndv.peerReq, e.status().code());
             w.complete(r, e.status());
             return Status.OK;
         }
-        r.rkeys = rk;
-        r.rndvWant = want;
-        r.received = 0;
+        r.rndv.peerKeys = rk;
+        r.rndv.want = want;
+        r.moved = 0;
         r.zdata = true;      // completes by its count: the puts and the flushes of the lanes used
-        r.rndvPut = true;
+        r.rndv.byPut = true;
         r.completion.reset(1); // our reference, dropped once every put and flush is issued
         if (!issuePuts(r)) {
             w.getPending.add(r); // retried from progress (PendingPieces)
@@ -112,11 +112,11 @@ final class RndvPut {
     static boolean issuePuts(final Request r) {
         final Endpoint ep = r.ep;
         final Lane[] lanes = ep.rndv;
-        if (r.railCount == 0) {
-            Stripes.plan(r, lanes, lanes.length, r.rndvWant);
-            r.putLanes = Stripes.lanesWithShare(r); // flushed once every put is issued
+        if (r.stripes.count == 0) {
+            Stripes.plan(r, lanes, lanes.length, r.rndv.want);
+            r.rndv.lanesToFlush = Stripes.lanesWithShare(r); // flushed once every put is issued
         }
-        final Status issued = Stripes.issue(r, lanes, r.rkeys, ep.worker.context.rndvChunk, Stripes.PUT);
+        final Status issued = Stripes.issue(r, lanes, r.rndv.peerKeys, ep.worker.context.rndvChunk, Stripes.PUT);
         if (issued == Status.NO_RESOURCE) {
             return false;
         }
@@ -127,19 +127,19 @@ final class RndvPut {
         // put went over the AM lane and its fence orders them before what follows (tcp: one ordered stream
         // that the target serves in order), the ATP that follows on that lane is enough: a fence instead
         // of a flush round trip (UCX's fenced ATP)
-        if (r.putLanes != 0 && (r.putLanes & (r.putLanes - 1)) == 0
-            && lanes[Long.numberOfTrailingZeros(r.putLanes)] == ep.am && ep.am.uct.fence() == Status.OK) {
-            r.putLanes = 0;
+        if (r.rndv.lanesToFlush != 0 && (r.rndv.lanesToFlush & (r.rndv.lanesToFlush - 1)) == 0
+            && lanes[Long.numberOfTrailingZeros(r.rndv.lanesToFlush)] == ep.am && ep.am.uct.fence() == Status.OK) {
+            r.rndv.lanesToFlush = 0;
         }
-        while (r.putLanes != 0) {
-            final int lane = Long.numberOfTrailingZeros(r.putLanes);
+        while (r.rndv.lanesToFlush != 0) {
+            final int lane = Long.numberOfTrailingZeros(r.rndv.lanesToFlush);
             r.completion.expect(1);
             final Status st = lanes[lane].uct.flush(Interface.FLUSH_REMOTE, r.completion);
             if (st == Status.NO_RESOURCE) {
                 r.completion.expect(-1);
                 return false;
             }
-            r.putLanes &= ~(1L << lane);
+            r.rndv.lanesToFlush &= ~(1L << lane);
             if (st != Status.IN_PROGRESS) {
                 r.completion.complete(st);
             }
@@ -151,13 +151,13 @@ final class RndvPut {
     /** Sender: every put and flush finished; tell the receiver, then complete. */
     static void finishPut(final Worker w, final Request r, final Status st) {
         final Endpoint ep = r.ep;
-        if (r.rkeys != null) {
-            ep.rndvCache.releaseKeys(r.rkeys);
+        if (r.rndv.peerKeys != null) {
+            ep.rndvCache.releaseKeys(r.rndv.peerKeys);
         }
-        r.rkeys = null;
+        r.rndv.peerKeys = null;
         r.rmaIov.clear();
         if (ep.failure() == null) {
-            ep.sendControl(AmId.RNDV_ATP, r.remoteReqId, st.code());
+            ep.sendControl(AmId.RNDV_ATP, r.rndv.peerReq, st.code());
         }
         w.complete(r, st);
     }
@@ -167,7 +167,7 @@ final class RndvPut {
         final Request r = w.inflight.named(data, off, len, "RNDV_ATP");
         if (r != null && r.kind == Request.RNDV_RECV) {
             final Status st = Status.of((int) ControlMessage.value(data, off));
-            r.received = r.rndvWant;
+            r.moved = r.rndv.want;
             w.complete(r, st != Status.OK ? st : r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
         }
         return Status.OK;
@@ -179,8 +179,8 @@ final class RndvPut {
 
         @Override
         public long pack(final MemorySegment d, final long o, final long capacity) {
-            RtrPutHeader.write(d, o, r.remoteReqId, r.id, r.remoteAddress, r.rndvWant, r.putKeys.length);
-            return KeyList.write(d, o + RtrPutHeader.LENGTH, o + capacity, r.putKeys) - o;
+            RtrPutHeader.write(d, o, r.rndv.peerReq, r.id, r.remoteAddress, r.rndv.want, r.rndv.packedKeys.length);
+            return KeyList.write(d, o + RtrPutHeader.LENGTH, o + capacity, r.rndv.packedKeys) - o;
         }
     }
 }

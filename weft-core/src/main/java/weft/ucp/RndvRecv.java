@@ -51,12 +51,12 @@ final class RndvRecv extends SendProtocol {
     @Override
     void onCompletion(final Request r, final Status st) {
         final Endpoint ep = r.ep;
-        if (r.rkeys != null) {
-            ep.rndvCache.releaseKeys(r.rkeys);
-            r.rkeys = null;
+        if (r.rndv.peerKeys != null) {
+            ep.rndvCache.releaseKeys(r.rndv.peerKeys);
+            r.rndv.peerKeys = null;
         }
         r.rmaIov.clear();
-        ep.sendControl(AmId.RNDV_ATS, r.remoteReqId, st.code());
+        ep.sendControl(AmId.RNDV_ATS, r.rndv.peerReq, st.code());
         worker.complete(r, st.isError() ? st : r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
     }
 
@@ -65,9 +65,9 @@ final class RndvRecv extends SendProtocol {
         r.wide = true;
         r.kind = Request.RNDV_RECV;
         r.ep = ep;
-        r.remoteReqId = sreq;
+        r.rndv.peerReq = sreq;
         r.remoteAddress = address;
-        r.received = 0;
+        r.moved = 0;
         final long want = Math.min(r.length, r.capacity);
         if (ep.failure() != null) {
             worker.complete(r, ep.failure());
@@ -99,7 +99,7 @@ final class RndvRecv extends SendProtocol {
             worker.complete(r, e.status());
             return;
         }
-        r.rkeys = rk;
+        r.rndv.peerKeys = rk;
         r.completion.reset(1); // our own reference, dropped when every get is issued
         if (!issueGets(r)) {
             worker.getPending.add(r);
@@ -112,10 +112,10 @@ final class RndvRecv extends SendProtocol {
      */
     private boolean issueGets(final Request r) {
         final Lane[] rndv = r.ep.rndv;
-        if (r.railCount == 0) {
+        if (r.stripes.count == 0) {
             Stripes.plan(r, rndv, rndv.length, Math.min(r.length, r.capacity));
         }
-        final Status st = Stripes.issue(r, rndv, r.rkeys, worker.context.rndvChunk, Stripes.RNDV_GET);
+        final Status st = Stripes.issue(r, rndv, r.rndv.peerKeys, worker.context.rndvChunk, Stripes.RNDV_GET);
         if (st == Status.NO_RESOURCE) {
             return false;
         }
@@ -135,7 +135,7 @@ final class RndvRecv extends SendProtocol {
         final long sreq = RtsHeader.senderReq(data, off);
         final long addr = RtsHeader.address(data, off);
         final int n = RtsHeader.keyCount(data, off);
-        if (ep == null || n < 0 || n > RtsHeader.MAX_KEYS || total < 0) {
+        if (ep == null || !RtsHeader.fieldsValid(data, off)) {
             return worker.tagEager.dropMalformed("RNDV_RTS for an unknown endpoint or with bad fields");
         }
         final byte[][] keys = ep.rndvCache.keys(data, off + RtsHeader.LENGTH, n, off + len); // cached: no copy
@@ -165,7 +165,7 @@ final class RndvRecv extends SendProtocol {
 
     private Status onData(final MemorySegment data, final long off, final long len, final int flags) {
         if (!FragmentHeader.fits(len)) {
-            return worker.dropMalformedControl("RNDV_DATA", len);
+            return worker.control.dropMalformed("RNDV_DATA", len);
         }
         final Request r = worker.inflight.byId(FragmentHeader.id(data, off));
         final long at = FragmentHeader.offset(data, off);
@@ -174,12 +174,12 @@ final class RndvRecv extends SendProtocol {
             return Status.OK;
         }
         if (at < 0 || plen > r.length - at) {
-            return worker.dropMalformedControl("RNDV_DATA at " + at + " (+" + plen + ") of a " + r.length
+            return worker.control.dropMalformed("RNDV_DATA at " + at + " (+" + plen + ") of a " + r.length
                 + "-byte message", len);
         }
         Datatypes.unpack(r, at, data, off + FragmentHeader.LENGTH, plen);
-        r.received += plen;
-        if (r.received >= r.length) {
+        r.moved += plen;
+        if (r.moved >= r.length) {
             worker.complete(r, r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
         }
         return Status.OK;

@@ -54,7 +54,7 @@ final class RndvSend extends SendProtocol {
             if (ep.queue.holdNewMessage()) {
                 return Status.NO_RESOURCE; // the peer is flooded: no new message (FlowControl)
             }
-            return r.am ? worker.ams.sendRts(ep, r) : sendRts(ep, r);
+            return r.amSend.active ? worker.ams.sendRts(ep, r) : sendRts(ep, r);
         }
         if (r.sendStage == ST_DATA) {
             final Status st = sendData(ep, r);
@@ -80,7 +80,7 @@ final class RndvSend extends SendProtocol {
     /** Every put and flush of a put rendezvous, or every zero-copy RNDV_DATA piece, finished. */
     @Override
     void onCompletion(final Request r, final Status st) {
-        if (r.rndvPut) {
+        if (r.rndv.byPut) {
             RndvPut.finishPut(worker, r, st);
         } else if (r.zdata) {
             r.rmaIov.clear();
@@ -93,19 +93,19 @@ final class RndvSend extends SendProtocol {
             return Status.NO_RESOURCE;
         }
         final RndvCache cache = ep.rndvCache;
-        if (r.handles == null) {
+        if (r.rndv.handles == null) {
             // non-contiguous data has no region to register, nor has Java-heap memory (no fixed native
             // address: no transport registers it): the receiver asks for it over AM (RTR)
             final boolean get = ep.thresholds.rndvGet && r.capacity > 0 && r.dt == Datatypes.CONTIG
                 && r.buffer.isNative();
             try {
-                r.handles = get ? cache.acquireHandles(r.buffer, r.offset, r.capacity) : NO_HANDLES;
+                r.rndv.handles = get ? cache.acquireHandles(r.buffer, r.offset, r.capacity) : NO_HANDLES;
             } catch (final WeftException e) {
-                ep.releaseRendezvousResources(r);
+                ep.rndvCache.release(r);
                 return e.status();
             }
         }
-        packer.keys = r.handles.length == 0 ? NO_KEYS : cache.packedKeys(r.handles); // again on a retry
+        packer.keys = r.rndv.handles.length == 0 ? NO_KEYS : cache.packedKeys(r.rndv.handles); // again on a retry
         packer.set(RndvPacker.RTS, r, 0, 0);
         final long n = ep.amEp.amBcopy(AmId.RNDV_RTS, packer);
         packer.keys = null;
@@ -119,7 +119,7 @@ final class RndvSend extends SendProtocol {
     /** The peer asked for the data over AM (no get lane): queue the data fragments. */
     private void startData(final Endpoint ep, final Request r) {
         r.sendStage = ST_DATA;
-        r.received = 0;
+        r.moved = 0;
         // zero-copy needs one off-heap region (a transport writes it with a native iovec); heap data is copied
         final Lane am = ep.am;
         r.zdata = r.dt == Datatypes.CONTIG && r.buffer.isNative() && am.local.attrs.has(weft.uct.Capability.AM_ZCOPY)
@@ -136,14 +136,14 @@ final class RndvSend extends SendProtocol {
             return sendDataZcopy(ep, r);
         }
         final long frag = ep.thresholds.maxBcopy - FragmentHeader.LENGTH;
-        while (r.received < r.capacity) {
-            final long n = Math.min(frag, r.capacity - r.received);
-            packer.set(RndvPacker.DATA, r, r.received, n);
+        while (r.moved < r.capacity) {
+            final long n = Math.min(frag, r.capacity - r.moved);
+            packer.set(RndvPacker.DATA, r, r.moved, n);
             final long st = ep.amEp.amBcopy(AmId.RNDV_DATA, packer);
             if (st < 0) {
                 return Status.ofLength(st);
             }
-            r.received += n;
+            r.moved += n;
         }
         return Status.OK;
     }
@@ -154,21 +154,21 @@ final class RndvSend extends SendProtocol {
      * count), NO_RESOURCE to be called again.
      */
     private Status sendDataZcopy(final Endpoint ep, final Request r) {
-        if (r.anyOrder && Rails.stripesRendezvous(ep, ep.amRails, r.capacity)) {
+        if (r.rndv.anyOrder && Rails.stripesRendezvous(ep, ep.amRails, r.capacity)) {
             return Rails.sendRndvStriped(ep, r, ep.amRails, stripedData);
         }
         final long frag = Math.min(ep.am.local.attrs.amMaxZcopy(), worker.context.rndvChunk);
-        while (r.received < r.capacity) {
-            final long n = Math.min(frag, r.capacity - r.received);
-            FragmentHeader.write(zhdr, 0, r.remoteReqId, r.received);
-            final Status st = zcopyPiece(ep.amEp, AmId.RNDV_DATA, zhdr, FragmentHeader.LENGTH, r, r.received, n);
+        while (r.moved < r.capacity) {
+            final long n = Math.min(frag, r.capacity - r.moved);
+            FragmentHeader.write(zhdr, 0, r.rndv.peerReq, r.moved);
+            final Status st = zcopyPiece(ep.amEp, AmId.RNDV_DATA, zhdr, FragmentHeader.LENGTH, r, r.moved, n);
             if (st == Status.NO_RESOURCE) {
                 return st;
             }
             if (st.isError()) {
                 break;
             }
-            r.received += n;
+            r.moved += n;
         }
         r.completion.complete(Status.OK); // drop our reference: the request completes with the last piece
         return Status.OK;
@@ -188,10 +188,10 @@ final class RndvSend extends SendProtocol {
     private Status onRtr(final MemorySegment data, final long off, final long len, final int flags) {
         final Request r = worker.inflight.named(data, off, len, "RNDV_RTR");
         // only a send waiting for its answer: a second RTR would queue the request twice
-        if (r != null && r.kind == Request.RNDV_SEND && r.sendStage == ST_WAIT && !r.rndvPut) {
+        if (r != null && r.kind == Request.RNDV_SEND && r.sendStage == ST_WAIT && !r.rndv.byPut) {
             final long v = ControlMessage.value(data, off);
-            r.remoteReqId = v & ~AmId.RTR_ANY_ORDER;
-            r.anyOrder = (v & AmId.RTR_ANY_ORDER) != 0;
+            r.rndv.peerReq = v & ~AmId.RTR_ANY_ORDER;
+            r.rndv.anyOrder = (v & AmId.RTR_ANY_ORDER) != 0;
             startData(r.ep, r);
         }
         return Status.OK;
@@ -208,7 +208,7 @@ final class RndvSend extends SendProtocol {
         public long pack(final MemorySegment d, final long o, final long capacity) {
             switch (mode) {
                 case DATA -> {
-                    FragmentHeader.write(d, o, r.remoteReqId, pos);
+                    FragmentHeader.write(d, o, r.rndv.peerReq, pos);
                     Datatypes.pack(r, pos, d, o + FragmentHeader.LENGTH, len);
                     return FragmentHeader.LENGTH + len;
                 }

@@ -6,18 +6,18 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The steps of one protocol that the endpoint's send queue and the transports' completions call back
- * into. Every request kind has one ({@link Worker#protocol(byte)}), so {@link Endpoint} and {@link Worker}
+ * into. Every request kind has one ({@link Protocols#of(byte)}), so {@link Endpoint} and {@link Worker}
  * call the request's protocol instead of switching over kinds.
  *
  * <pre>{@code
  * // Endpoint's queue, for the request at its head:
- * Status st = worker.protocol(r.kind).progressSend(this, r);   // OK: leaves the queue; NO_RESOURCE: retried
+ * Status st = worker.protocols.of(r.kind).progressSend(this, r);   // OK: leaves the queue; NO_RESOURCE: retried
  * // a request's completion count reached zero:
- * worker.protocol(r.kind).onCompletion(r, st);
+ * worker.protocols.of(r.kind).onCompletion(r, st);
  * }</pre>
  */
 abstract class SendProtocol {
-    /** For kinds that never wait in a send queue nor count completions (receives, closes). */
+    /** For kinds that never wait in a send queue nor count completions (closes). */
     static final SendProtocol NONE = new SendProtocol() {
         @Override
         Status progressSend(final Endpoint ep, final Request r) {
@@ -41,6 +41,14 @@ abstract class SendProtocol {
      */
     boolean resume(final Request r) {
         return true;
+    }
+
+    /**
+     * Cancels {@code r}, a request of this protocol not yet completed, if it has not matched yet (it then
+     * completes with CANCELED); false when it is past that point (it completes normally) or cannot be.
+     */
+    boolean cancel(final Request r) {
+        return false;
     }
 
     /**

@@ -56,7 +56,7 @@ final class SendQueue {
             tail.nextSend = r;
         }
         tail = r;
-        if (parked && worker.protocol(r.kind).bypassesFlowStop(r)) {
+        if (parked && worker.protocols.of(r.kind).bypassesFlowStop(r)) {
             // may bypass the stopped head
             parked = false;
             worker.sendPending.add(ep);
@@ -146,7 +146,7 @@ final class SendQueue {
         if (failure != null) {
             return failure;
         }
-        return worker.protocol(r.kind).progressSend(ep, r);
+        return worker.protocols.of(r.kind).progressSend(ep, r);
     }
 
     /**
@@ -161,7 +161,7 @@ final class SendQueue {
         Request r = prev.nextSend;
         while (r != null) {
             final Request next = r.nextSend;
-            if (worker.protocol(r.kind).bypassesFlowStop(r)) {
+            if (worker.protocols.of(r.kind).bypassesFlowStop(r)) {
                 final Status st = progressSend(r);
                 if (st == Status.NO_RESOURCE) {
                     bypassFull = true;

@@ -51,8 +51,8 @@ final class SoftAtomics {
             return Status.NO_RESOURCE; // the request names the peer's endpoint: wait for wireup
         }
         final long size = r.capacity;
-        final AtomicOp op = r.rmaOp == Rma.AMO_CSWAP ? AtomicOp.CSWAP : r.atomicOp;
-        if (op == null || (r.rmaOp == Rma.AMO_POST && op.bit() > AtomicOp.XOR.bit())) {
+        final AtomicOp op = r.rma.op == Rma.AMO_CSWAP ? AtomicOp.CSWAP : r.rma.atomicOp;
+        if (op == null || (r.rma.op == Rma.AMO_POST && op.bit() > AtomicOp.XOR.bit())) {
             r.completion.complete(Status.INVALID_PARAM);
             return Status.OK;
         }
@@ -60,8 +60,8 @@ final class SoftAtomics {
             ep.worker.inflight.register(r); // the reply names the request
         }
         final MemorySegment b = ep.rma.softAmoBuffer();
-        SoftAmoRequest.writePayload(b, ep.remoteId, k.softNonce, k.softMapId, r.remoteAddress, r.value, r.compare,
-            op.ordinal(), (int) size, r.rmaOp == Rma.AMO_POST);
+        SoftAmoRequest.writePayload(b, ep.remoteId, k.softNonce, k.softMapId, r.remoteAddress, r.rma.operand, r.rma.compare,
+            op.ordinal(), (int) size, r.rma.op == Rma.AMO_POST);
         r.completion.expect(1); // the reply's
         final Status st = ep.amEp.amShort(AmId.SOFT_AMO, r.id, b, 0, SoftAmoRequest.PAYLOAD_LENGTH);
         if (st == Status.NO_RESOURCE) {
@@ -69,14 +69,9 @@ final class SoftAtomics {
             return st;
         }
         ep.am.counters.increment(weft.ucs.stats.Counter.ATOMICS);
-        if (st.isError()) {
-            r.completion.complete(st); // the reply's share: it will never come
-            r.completion.complete(st); // our reference
-            return Status.OK;
+        if (ep.rma.softSent(r, st)) {
+            r.completion.complete(Status.OK); // drop our reference: the reply completes the request
         }
-        ep.rma.softAmoIssued++;
-        ep.rma.used = true;
-        r.completion.complete(Status.OK); // drop our reference: the reply completes the request
         return Status.OK;
     }
 
@@ -89,7 +84,7 @@ final class SoftAtomics {
 
     Status onRequest(final MemorySegment data, final long off, final long len, final int flags) {
         if (!SoftAmoRequest.fits(len)) {
-            return worker.dropMalformedControl("SOFT_AMO", len);
+            return worker.control.dropMalformed("SOFT_AMO", len);
         }
         final long reqId = SoftTarget.reqId(data, off);
         final Endpoint ep = worker.epTable.byId(SoftTarget.dstEp(data, off));
@@ -148,7 +143,7 @@ final class SoftAtomics {
         if (r == null || r.kind != Request.RMA) {
             return Status.OK; // completed meanwhile (its endpoint failed)
         }
-        if (r.rmaOp == Rma.AMO_FETCH || r.rmaOp == Rma.AMO_CSWAP) {
+        if (r.rma.op == Rma.AMO_FETCH || r.rma.op == Rma.AMO_CSWAP) {
             final long old = ControlMessage.value(data, off);
             if (r.capacity == 8) {
                 r.buffer.set(ValueLayout.JAVA_LONG_UNALIGNED, r.offset, old);
@@ -174,7 +169,7 @@ final class SoftAtomics {
         }
         final Endpoint ep = r.ep;
         // a refused post reports at the next flush, as does a put or get (emulated: SoftRma) nobody holds (nbi)
-        final boolean nbi = r.rmaOp == Rma.AMO_POST || (r.rmaOp == Rma.PUT || r.rmaOp == Rma.GET) && r.released;
+        final boolean nbi = r.rma.op == Rma.AMO_POST || (r.rma.op == Rma.PUT || r.rma.op == Rma.GET) && r.released;
         r.completion.complete(st);
         ep.rma.softAmoDone(nbi ? st : Status.OK);
         return Status.OK;

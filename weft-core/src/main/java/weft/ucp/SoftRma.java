@@ -55,7 +55,7 @@ final class SoftRma {
     }
 
     /**
-     * Sends what remains of the put or get of {@code r}, piece by piece ({@code r.received}: bytes sent so
+     * Sends what remains of the put or get of {@code r}, piece by piece ({@code r.moved}: bytes sent so
      * far); OK once its fate is in the request's completion count, NO_RESOURCE to retry later.
      */
     static Status issue(final Request r, final Rkey k) {
@@ -75,11 +75,11 @@ final class SoftRma {
         Request after = ep.queue.head() == r ? r : null;
         final boolean direct = ep.queue.isEmpty();
         do {
-            final long at = r.received;
+            final long at = r.moved;
             final long n = Math.min(max, r.capacity - at);
             r.completion.expect(1); // the answer's share
             Status st;
-            if (r.rmaOp == Rma.GET) {
+            if (r.rma.op == Rma.GET) {
                 final MemorySegment b = ep.rma.softAmoBuffer();
                 SoftGetRequest.writePayload(b, ep.remoteId, k.softNonce, k.softMapId, r.remoteAddress + at, n);
                 st = ep.amEp.amShort(AmId.SOFT_GET, r.id, b, 0, SoftGetRequest.PAYLOAD_LENGTH);
@@ -98,15 +98,11 @@ final class SoftRma {
                 }
                 s.release(); // the answer completes the piece: the data has left by then
             }
-            if (st.isError()) {
-                r.completion.complete(st); // the answer's share: it will never come
-                r.completion.complete(st); // our reference
+            if (!ep.rma.softSent(r, st)) {
                 return Status.OK;
             }
-            ep.rma.softAmoIssued++;
-            ep.rma.used = true;
-            r.received = at + n;
-        } while (r.received < r.capacity);
+            r.moved = at + n;
+        } while (r.moved < r.capacity);
         r.completion.complete(Status.OK); // drop our reference
         return Status.OK;
     }
@@ -117,7 +113,7 @@ final class SoftRma {
     private Status onPut(final MemorySegment h, final long hOff, final long hLen, final MemorySegment data,
                          final long dOff, final long dLen, final AmMessage m) {
         if (hLen < SoftRmaHeader.PUT_LENGTH) {
-            worker.dropMalformedControl("SOFT_PUT", hLen);
+            worker.control.dropMalformed("SOFT_PUT", hLen);
             return Status.OK;
         }
         final long reqId = SoftTarget.reqId(h, hOff);
@@ -143,7 +139,7 @@ final class SoftRma {
     /** A get's request: answers with the data or a NAK. */
     private Status onGet(final MemorySegment data, final long off, final long len, final int flags) {
         if (!SoftGetRequest.fits(len)) {
-            return worker.dropMalformedControl("SOFT_GET", len);
+            return worker.control.dropMalformed("SOFT_GET", len);
         }
         final long reqId = SoftTarget.reqId(data, off);
         final Endpoint ep = worker.epTable.byId(SoftTarget.dstEp(data, off));
@@ -201,11 +197,11 @@ final class SoftRma {
     private Status onGetData(final MemorySegment h, final long hOff, final long hLen, final MemorySegment data,
                              final long dOff, final long dLen, final AmMessage m) {
         if (hLen < SoftRmaHeader.GET_DATA_LENGTH) {
-            worker.dropMalformedControl("SOFT_GET_DATA", hLen);
+            worker.control.dropMalformed("SOFT_GET_DATA", hLen);
             return Status.OK;
         }
         final Request r = worker.inflight.byId(SoftRmaHeader.getDataReqId(h, hOff));
-        if (r == null || r.kind != Request.RMA || r.rmaOp != Rma.GET) {
+        if (r == null || r.kind != Request.RMA || r.rma.op != Rma.GET) {
             return Status.OK; // completed meanwhile (its endpoint failed)
         }
         final long at = SoftRmaHeader.getDataAddress(h, hOff) - r.remoteAddress;

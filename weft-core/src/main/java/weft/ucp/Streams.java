@@ -88,7 +88,7 @@ final class Streams extends SendProtocol {
         w.guard.enter();
         try {
             final MemorySegment d = seg == null ? MemorySegment.NULL : seg;
-            Worker.checkRange(d, off, len);
+            Datatypes.checkRange(d, off, len);
             final State s = state(ep);
             if (cb == null && len <= ep.thresholds.maxShort && ep.remoteId >= 0 && ep.queue.isEmpty()
                 && s.sent - s.acked + len <= window && ep.status() == Status.OK) {
@@ -155,20 +155,20 @@ final class Streams extends SendProtocol {
         // a large contiguous send goes in zero-copy fragments of the AM lane's limit (fewer frames, no copy
         // into the transport's buffer) and completes by its completion count once the last one has left
         final long frag = (r.zdata ? ep.thresholds.maxZcopy : ep.thresholds.maxBcopy) - StreamHeader.LENGTH;
-        while (r.received < r.capacity) {
+        while (r.moved < r.capacity) {
             final long room = window - (s.sent - s.acked);
             if (room <= 0) {
                 return Status.NO_RESOURCE; // the receiver has not consumed enough: wait for its ack
             }
-            final long n = Math.min(Math.min(frag, room), r.capacity - r.received);
+            final long n = Math.min(Math.min(frag, room), r.capacity - r.moved);
             final Status st;
             if (r.zdata) {
                 StreamHeader.write(zhdr, 0, ep.remoteId);
-                st = SendProtocol.zcopyPiece(ep.amEp, AmId.STREAM_DATA, zhdr, StreamHeader.LENGTH, r, r.received, n);
+                st = SendProtocol.zcopyPiece(ep.amEp, AmId.STREAM_DATA, zhdr, StreamHeader.LENGTH, r, r.moved, n);
             } else if (n <= ep.thresholds.maxShort) {
-                st = ep.amEp.amShort(AmId.STREAM_DATA, ep.remoteId, r.buffer, r.offset + r.received, (int) n);
+                st = ep.amEp.amShort(AmId.STREAM_DATA, ep.remoteId, r.buffer, r.offset + r.moved, (int) n);
             } else {
-                packer.set(ep.remoteId, r.buffer, r.offset + r.received, n);
+                packer.set(ep.remoteId, r.buffer, r.offset + r.moved, n);
                 st = Status.ofLength(ep.amEp.amBcopy(AmId.STREAM_DATA, packer));
             }
             if (st == Status.NO_RESOURCE || st.isError() && !r.zdata) {
@@ -178,7 +178,7 @@ final class Streams extends SendProtocol {
                 break; // recorded in the completion: the request fails once issued fragments finish
             }
             s.sent += n;
-            r.received += n;
+            r.moved += n;
         }
         if (r.zdata) {
             r.completion.complete(Status.OK); // drop our reference
@@ -219,15 +219,15 @@ final class Streams extends SendProtocol {
         // posted receives exist only while nothing is buffered, so this keeps byte order
         while (n > 0 && s.rqHead != null) {
             final Request r = s.rqHead;
-            final long k = Math.min(n, r.capacity - r.received);
-            MemoryCopy.copy(d, p, r.buffer, r.offset + r.received, k);
-            r.received += k;
+            final long k = Math.min(n, r.capacity - r.moved);
+            MemoryCopy.copy(d, p, r.buffer, r.offset + r.moved, k);
+            r.moved += k;
             s.consumed += k;
             p += k;
             n -= k;
-            if (r.received == r.capacity || !r.waitAll) {
+            if (r.moved == r.capacity || !r.waitAll) {
                 popReceive(s);
-                r.length = r.received;
+                r.length = r.moved;
                 worker.complete(r, Status.OK);
             }
         }
@@ -309,7 +309,7 @@ final class Streams extends SendProtocol {
         w.guard.enter();
         try {
             w.checkOpen();
-            Worker.checkRange(buf, off, len);
+            Datatypes.checkRange(buf, off, len);
             final State s = state(ep);
             final Request r;
             if (ep.status() != Status.OK) {
@@ -333,7 +333,7 @@ final class Streams extends SendProtocol {
             r.buffer = buf;
             r.offset = off;
             r.capacity = len;
-            r.received = got;
+            r.moved = got;
             r.waitAll = waitAll;
             if (got == len || got > 0 && !waitAll) {
                 r.length = got;
@@ -441,6 +441,7 @@ final class Streams extends SendProtocol {
     }
 
     /** Cancels a posted stream receive: it completes CANCELED (with the bytes it already got as length). */
+    @Override
     boolean cancel(final Request r) {
         final State s = r.ep == null ? null : r.ep.stream;
         if (s == null) {
@@ -458,7 +459,7 @@ final class Streams extends SendProtocol {
                     s.rqTail = prev;
                 }
                 r.next = null;
-                r.length = r.received;
+                r.length = r.moved;
                 worker.complete(r, Status.CANCELED);
                 return true;
             }
@@ -475,7 +476,7 @@ final class Streams extends SendProtocol {
         while (s.rqHead != null) {
             final Request r = s.rqHead;
             popReceive(s);
-            r.length = r.received;
+            r.length = r.moved;
             worker.complete(r, st);
         }
         while (s.bufHead != null) {

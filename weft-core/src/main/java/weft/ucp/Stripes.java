@@ -11,8 +11,8 @@ import java.lang.foreign.MemorySegment;
  * ({@link RndvPut}), and rendezvous data streamed over zero-copy active messages ({@link RndvSend}).
  *
  * <p>{@link #plan} cuts {@code [0, total)} into contiguous shares, lane i's proportional to its bandwidth
- * (the last one ends at {@code total}), kept in the pooled request ({@link Request#railPos},
- * {@link Request#railEnd}). {@link #issue} then issues pieces turn by turn, one per lane, so that every
+ * (the last one ends at {@code total}), kept in the pooled request ({@link StripeState#pos},
+ * {@link StripeState#end}). {@link #issue} then issues pieces turn by turn, one per lane, so that every
  * lane is busy at once and a full lane is skipped rather than waited for; what a piece is (put, get, an
  * active message) is the {@link Piece}'s. Every piece is counted in the request's completion.
  *
@@ -79,9 +79,9 @@ final class Stripes {
 
     /** Splits {@code [0, total)} into contiguous bandwidth-weighted shares of the first {@code use} lanes. */
     static long plan(final Request r, final Lane[] lanes, final int use, final long total) {
-        if (r.railPos == null || r.railPos.length < use) {
-            r.railPos = new long[Math.max(use, 4)]; // once per pooled request
-            r.railEnd = new long[r.railPos.length];
+        if (r.stripes.pos == null || r.stripes.pos.length < use) {
+            r.stripes.pos = new long[Math.max(use, 4)]; // once per pooled request
+            r.stripes.end = new long[r.stripes.pos.length];
         }
         double sum = 0;
         for (int i = 0; i < use; i++) {
@@ -93,14 +93,14 @@ final class Stripes {
         for (int i = 0; i < use; i++) {
             w += lanes[i].bandwidth();
             final long end = i == use - 1 ? total : (long) (total * (w / sum));
-            r.railPos[i] = start;
-            r.railEnd[i] = end;
+            r.stripes.pos[i] = start;
+            r.stripes.end[i] = end;
             if (end > start) {
                 mask |= lanes[i].bit();
             }
             start = end;
         }
-        r.railCount = use;
+        r.stripes.count = use;
         r.wide = true;
         return mask;
     }
@@ -108,8 +108,8 @@ final class Stripes {
     /** Bit i set for each lane i (an index into the planned lanes) whose share is not empty. */
     static long lanesWithShare(final Request r) {
         long m = 0;
-        for (int i = 0; i < r.railCount; i++) {
-            if (r.railEnd[i] > r.railPos[i]) {
+        for (int i = 0; i < r.stripes.count; i++) {
+            if (r.stripes.end[i] > r.stripes.pos[i]) {
                 m |= 1L << i;
             }
         }
@@ -118,8 +118,8 @@ final class Stripes {
 
     /** Issues nothing more of {@code r}'s plan (it failed): {@link #issue} then answers OK at once. */
     static void abandon(final Request r) {
-        for (int i = 0; i < r.railCount; i++) {
-            r.railPos[i] = r.railEnd[i];
+        for (int i = 0; i < r.stripes.count; i++) {
+            r.stripes.pos[i] = r.stripes.end[i];
         }
     }
 
@@ -131,18 +131,18 @@ final class Stripes {
      */
     static Status issue(final Request r, final Lane[] lanes, final RemoteKey[] keys, final long chunk,
                         final Piece piece) {
-        final int n = r.railCount;
+        final int n = r.stripes.count;
         long full = 0;
         boolean issued = true;
         while (issued) {
             issued = false;
             for (int i = 0; i < n; i++) {
-                final long pos = r.railPos[i];
-                if (pos >= r.railEnd[i] || (full & (1L << i)) != 0) {
+                final long pos = r.stripes.pos[i];
+                if (pos >= r.stripes.end[i] || (full & (1L << i)) != 0) {
                     continue;
                 }
                 final Lane lane = lanes[i];
-                final long len = Math.min(r.railEnd[i] - pos, Math.min(piece.max(lane), chunk));
+                final long len = Math.min(r.stripes.end[i] - pos, Math.min(piece.max(lane), chunk));
                 r.completion.expect(1);
                 final Status st = SendProtocol.counted(r, piece.issue(r, lane, keys == null ? null : keys[i], pos, len));
                 if (st == Status.NO_RESOURCE) {
@@ -153,13 +153,13 @@ final class Stripes {
                     return st;
                 }
                 piece.count(lane, len);
-                r.railPos[i] = pos + len;
-                r.received += len;
+                r.stripes.pos[i] = pos + len;
+                r.moved += len;
                 issued = true;
             }
         }
         for (int i = 0; i < n; i++) {
-            if (r.railPos[i] < r.railEnd[i]) {
+            if (r.stripes.pos[i] < r.stripes.end[i]) {
                 return Status.NO_RESOURCE;
             }
         }
@@ -182,7 +182,7 @@ final class Stripes {
 
         @Override
         Status issue(final Request r, final Lane lane, final RemoteKey key, final long pos, final long len) {
-            weft.ucp.wire.FragmentHeader.write(hdr, 0, r.remoteReqId, pos);
+            weft.ucp.wire.FragmentHeader.write(hdr, 0, r.rndv.peerReq, pos);
             // the transport copies the vector's entries: rmaIov is reused for the next piece
             return lane.uct.amZcopy(AmId.RNDV_DATA, hdr, 0, weft.ucp.wire.FragmentHeader.LENGTH,
                 r.rmaIov.clear().add(r.buffer, r.offset + pos, len), r.completion);

@@ -138,7 +138,7 @@ final class TagEager extends SendProtocol {
                 final long frag0 = thresholds.maxBcopy - EagerFirstHeader.LENGTH;
                 final long fragN = thresholds.maxBcopy - FragmentHeader.LENGTH;
                 while (true) {
-                    final long pos = r.received;
+                    final long pos = r.moved;
                     final boolean first = r.sendStage == ST_FRAGMENTS;
                     final long n = Math.min(r.capacity - pos, first ? frag0 : fragN);
                     packer.set(first ? EagerPacker.FIRST : EagerPacker.MIDDLE, r, pos, n);
@@ -147,8 +147,8 @@ final class TagEager extends SendProtocol {
                         return Status.ofLength(st);
                     }
                     r.sendStage = ST_MIDDLES;
-                    r.received = pos + n;
-                    if (r.received >= r.capacity) {
+                    r.moved = pos + n;
+                    if (r.moved >= r.capacity) {
                         return Status.OK;
                     }
                 }
@@ -169,8 +169,8 @@ final class TagEager extends SendProtocol {
             return Status.NO_RESOURCE; // fragments name the peer's endpoint: wait for wireup
         }
         final long frag = ep.thresholds.maxZcopy;
-        while (r.received < r.capacity) {
-            final long pos = r.received;
+        while (r.moved < r.capacity) {
+            final long pos = r.moved;
             final boolean first = r.sendStage == ST_FRAGMENTS;
             final long n = Math.min(r.capacity - pos, frag);
             final int hlen;
@@ -189,7 +189,7 @@ final class TagEager extends SendProtocol {
                 break;
             }
             r.sendStage = ST_MIDDLES;
-            r.received = pos + n;
+            r.moved = pos + n;
         }
         r.completion.complete(Status.OK); // drop our reference: the send is locally done with the last piece
         return Status.OK;
@@ -258,7 +258,7 @@ final class TagEager extends SendProtocol {
             r.tag = tag;
             r.length = total;
             Datatypes.unpack(r, 0, data, src, plen);
-            r.received = plen;
+            r.moved = plen;
             if (sync >= 0) {
                 ep.sendControl(AmId.SYNC_ACK, sync, 0);
             }
@@ -307,15 +307,15 @@ final class TagEager extends SendProtocol {
         final Request r = ep.rxRequest;
         if (r != null) {
             // fragments come in order on one lane: each starts where the last ended, within the message
-            if (at != r.received || at + plen > r.length) {
+            if (at != r.moved || at + plen > r.length) {
                 ep.rxRequest = null;
                 worker.complete(r, Status.IO_ERROR); // the message cannot be rebuilt: fail it, never write out of place
                 return dropMalformed("EAGER_MIDDLE at " + at + " (+" + plen + ") of a " + r.length
-                    + "-byte message with " + r.received + " received");
+                    + "-byte message with " + r.moved + " received");
             }
             Datatypes.unpack(r, at, data, off + FragmentHeader.LENGTH, plen);
-            r.received += plen;
-            if (r.received >= r.length) {
+            r.moved += plen;
+            if (r.moved >= r.length) {
                 ep.rxRequest = null;
                 worker.complete(r, r.length > r.capacity ? Status.MESSAGE_TRUNCATED : Status.OK);
             }

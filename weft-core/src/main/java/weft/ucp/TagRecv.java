@@ -12,11 +12,27 @@ import java.lang.foreign.MemorySegment;
  * {@link RndvRecv}), or waits in the {@link TagMatcher} for the eager or rendezvous handlers to match it.
  * The public calls are {@link Worker#recvTag}'s forms.
  */
-final class TagRecv {
+final class TagRecv extends SendProtocol {
     private final Worker worker;
 
     TagRecv(final Worker worker) {
         this.worker = worker;
+    }
+
+    /** A receive never waits in a send queue. */
+    @Override
+    Status progressSend(final Endpoint ep, final Request r) {
+        return Status.INVALID_PARAM;
+    }
+
+    /** A receive still in the expected queue (not matched) completes CANCELED. */
+    @Override
+    boolean cancel(final Request r) {
+        if (!worker.matcher.removeExpected(r)) {
+            return false;
+        }
+        worker.complete(r, Status.CANCELED);
+        return true;
     }
 
     /**
@@ -26,7 +42,7 @@ final class TagRecv {
     Request recv(final MemorySegment buf, final long offset, final long length, final long tag, final long mask,
                  final TagInfo info, final RequestCallback callback) {
         worker.checkOpen();
-        Worker.checkRange(buf, offset, length);
+        Datatypes.checkRange(buf, offset, length);
         if (callback == null && info != null) { // a whole eager message already here: copy it out, no request
             final TagMessage m = worker.matcher.matchUnexpectedComplete(tag, mask);
             if (m != null) {
@@ -50,7 +66,7 @@ final class TagRecv {
         final Request r = worker.acquire(Request.RECV);
         r.wide = true;
         r.dt = Datatypes.IOV;
-        r.iov = iov;
+        r.data.iov = iov;
         r.capacity = iov.totalLength();
         return post(r, tag, mask, info, callback);
     }
@@ -66,8 +82,8 @@ final class TagRecv {
         final Request r = worker.acquire(Request.RECV);
         r.wide = true;
         r.dt = Datatypes.GENERIC;
-        r.generic = datatype;
-        r.dtState = state;
+        r.data.generic = datatype;
+        r.data.state = state;
         r.capacity = capacity;
         return post(r, tag, mask, info, callback);
     }
@@ -86,7 +102,7 @@ final class TagRecv {
     Request recvProbed(final TagMessage message, final MemorySegment buf, final long offset, final long length,
                        final TagInfo info, final RequestCallback callback) {
         worker.checkOpen();
-        Worker.checkRange(buf, offset, length);
+        Datatypes.checkRange(buf, offset, length);
         if (!message.probedOut) {
             throw new WeftException(Status.INVALID_PARAM, "message was not removed by probeTag(..., true) "
                 + "or was already received");
@@ -134,7 +150,7 @@ final class TagRecv {
             worker.rndvRecv.start(ep, r, sreq, addr, keys);
         } else {
             Datatypes.unpack(r, 0, m.data, 0, m.received);
-            r.received = m.received;
+            r.moved = m.received;
             if (m.syncReqId >= 0 && m.ep != null) {
                 m.ep.sendControl(AmId.SYNC_ACK, m.syncReqId, 0);
             }

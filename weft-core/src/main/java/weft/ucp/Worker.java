@@ -1,20 +1,15 @@
 package weft.ucp;
 
-import weft.ucs.LogLimit;
 import weft.ucs.BlockedProgress;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.stats.Counters;
 import weft.uct.Capability;
-import weft.uct.Interface;
 import weft.uct.InterfaceParams;
 import weft.uct.UctWorker;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -33,7 +28,6 @@ import java.util.Map;
  * <p>Thread safety follows the {@link ThreadMode} given at creation, and is enforced.
  */
 public final class Worker implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(Worker.class.getName());
     /**
      * Loaded with this class: C2 never inlines a method whose signature names a class that is not loaded
      * yet ("unloaded signature classes"), so a program that never passes a callback or a TagInfo kept
@@ -47,6 +41,7 @@ public final class Worker implements AutoCloseable {
     /** Unpacked remote keys shared by this worker's Rkeys (symmetric keys: one copy for every PE). */
     final SharedRemoteKeys remoteKeys = new SharedRemoteKeys();
     private final UctWorker uct = new UctWorker();
+    final IfaceSet ifaceSet;
     final WorkerIface[] ifaces;
     final long uuid;
     private final byte[] address;
@@ -61,8 +56,8 @@ public final class Worker implements AutoCloseable {
     final RndvSend rndvSend;
     final RndvRecv rndvRecv;
     final ControlSend control = new ControlSend(this);
-    /** The protocol of each request kind ({@link #protocol(byte)}). */
-    private final SendProtocol[] protocols = new SendProtocol[Request.KINDS];
+    /** The protocol of each request kind, and the AM handlers of them all. */
+    final Protocols protocols;
     final EagerGet eagerGet;
     final FlowControl flow;
     private final Arena arena = Arena.ofShared();
@@ -85,8 +80,6 @@ public final class Worker implements AutoCloseable {
     // every Lifecycle.SERVICE_EVERY calls, so the fast path pays one decrement and compare
     final Lifecycle lifecycle;
     int serviceCountdown;
-    /** Counts progress calls; idle interfaces get their turn when its low bits are zero. */
-    private int progressTick;
 
     Worker(final Context context, final ThreadMode mode) {
         this.context = context;
@@ -104,27 +97,16 @@ public final class Worker implements AutoCloseable {
         this.tagEager = new TagEager(this);
         this.rndvSend = new RndvSend(this);
         this.rndvRecv = new RndvRecv(this);
-        Arrays.fill(protocols, SendProtocol.NONE);
-        protocols[Request.SEND] = tagEager;
-        protocols[Request.RNDV_SEND] = rndvSend;
-        protocols[Request.RNDV_RECV] = rndvRecv;
-        protocols[Request.AM_SEND] = ams;
-        protocols[Request.STREAM_SEND] = streams;
-        protocols[Request.RMA] = EndpointRma.PROTOCOL;
-        protocols[Request.CONTROL] = control;
-        protocols[Request.CONNECT] = control;
-        this.ifaces = WorkerIface.openAll(context, uct, InterfaceParams.defaults().withConfig(context.config())
+        this.protocols = new Protocols(this);
+        this.ifaceSet = new IfaceSet(context, uct, InterfaceParams.defaults().withConfig(context.config())
             .withErrorHandler((u, st) -> lifecycle.onTransportError(u, st)));
+        this.ifaces = ifaceSet.all;
         for (final WorkerIface wi : ifaces) {
             if (wi.attrs.has(Capability.AM_BCOPY)) {
-                registerAmHandlers(wi.iface);
+                protocols.register(wi.iface);
             }
         }
-        final List<WorkerAddress.Entry> entries = new ArrayList<>();
-        for (final WorkerIface wi : ifaces) {
-            entries.add(wi.addressEntry());
-        }
-        this.address = new WorkerAddress(uuid, entries).pack();
+        this.address = new WorkerAddress(uuid, ifaceSet.addressEntries()).pack();
         this.wakeup = context.features().contains(Feature.WAKEUP) ? new WorkerWakeup(this) : null;
         BlockedProgress.add(blockedProgress);
     }
@@ -137,27 +119,6 @@ public final class Worker implements AutoCloseable {
             return 0;
         }
         return progress();
-    }
-
-    /** Installs the protocol's active-message handlers on {@code i} (the fuzz tests call it on a recorder). */
-    void registerAmHandlers(final Interface i) {
-        i.setAmHandler(AmId.WIREUP, epTable::onWireup);
-        tagEager.register(i);
-        rndvSend.register(i);
-        rndvRecv.register(i);
-        ams.register(i);
-        streams.register(i);
-        i.setAmHandler(AmId.FLOW, flow::onFlow);
-        i.setAmHandler(AmId.EP_REMOVED, lifecycle::onEpRemoved);
-        softAtomics.register(i);
-        softRma.register(i);
-        eagerGet.register(i);
-        i.setAmHandler(AmId.KEEPALIVE, lifecycle::onKeepalive);
-    }
-
-    /** The protocol that drives requests of {@code kind} (see {@link SendProtocol}). */
-    SendProtocol protocol(final byte kind) {
-        return protocols[kind];
     }
 
     /** The context this worker belongs to. */
@@ -186,11 +147,7 @@ public final class Worker implements AutoCloseable {
 
     /** Names of the opened resources, e.g. {@code [self/self, shm/memory, tcp/lo]}. */
     public List<String> resources() {
-        final List<String> l = new ArrayList<>();
-        for (final WorkerIface wi : ifaces) {
-            l.add(wi.name());
-        }
-        return l;
+        return ifaceSet.names();
     }
 
     /**
@@ -199,11 +156,7 @@ public final class Worker implements AutoCloseable {
      * {@code NO_RESOURCE} count says the peer's receive queue was full, so the receiver set the pace).
      */
     public Map<String, Counters> interfaceCounters() {
-        final Map<String, Counters> m = new LinkedHashMap<>();
-        for (final WorkerIface wi : ifaces) {
-            m.put(wi.name(), wi.iface.counters().copy());
-        }
-        return m;
+        return ifaceSet.counters();
     }
 
     /**
@@ -435,17 +388,11 @@ public final class Worker implements AutoCloseable {
     public boolean cancel(final Request r) {
         guard.enter();
         try {
-            if (r.worker == this) {
-                r.checkLive(); // a released handle: it may not name the receive its request serves next
-            }
-            if (r.worker == this && !r.completed && r.kind == Request.STREAM_RECV) {
-                return streams.cancel(r);
-            }
-            if (r.worker != this || r.completed || r.kind != Request.RECV || !matcher.removeExpected(r)) {
+            if (r.worker != this) {
                 return false;
             }
-            complete(r, Status.CANCELED);
-            return true;
+            r.checkLive(); // a released handle: it may not name the receive its request serves next
+            return !r.completed && protocols.of(r.kind).cancel(r);
         } finally {
             guard.exit();
         }
@@ -542,7 +489,7 @@ public final class Worker implements AutoCloseable {
      * outside its message, flow control, keepalive, endpoint removal, emulated atomics, eager-get control.
      */
     public long controlMalformedCount() {
-        return controlMalformed;
+        return control.malformed();
     }
 
     /**
@@ -577,7 +524,7 @@ public final class Worker implements AutoCloseable {
                 serviceCountdown = Lifecycle.SERVICE_EVERY;
                 work += lifecycle.service();
             }
-            work += progressInterfaces();
+            work += ifaceSet.progress();
             if (!sendPending.isEmpty()) {
                 work += sendPending.progress();
             }
@@ -591,33 +538,6 @@ public final class Worker implements AutoCloseable {
             guard.exit();
         }
     }
-
-    /**
-     * Adaptive progress (UCX's idea): interfaces that carry a lane of some endpoint are progressed on
-     * every call; idle ones (no lane: e.g. tcp when every peer is reached over shm, whose progress is an
-     * epoll_wait syscall) once every {@link #IDLE_PERIOD} calls, which is enough to notice a peer's
-     * first message (wireup, a connection). An idle interface that did work stays "hot", progressed on
-     * every call, for {@link #HOT_CALLS} calls, so that traffic on it is never throttled for long.
-     */
-    private int progressInterfaces() {
-        final boolean idleTurn = (++progressTick & (IDLE_PERIOD - 1)) == 0;
-        int work = 0;
-        for (final WorkerIface wi : ifaces) {
-            if (wi.lanes > 0) {
-                work += wi.iface.progress();
-            } else if (idleTurn || wi.hot > 0) {
-                final int n = wi.iface.progress();
-                wi.hot = n > 0 ? HOT_CALLS : wi.hot - (wi.hot > 0 ? 1 : 0);
-                work += n;
-            }
-        }
-        return work;
-    }
-
-    /** An idle interface is progressed once in this many calls (a power of two). */
-    static final int IDLE_PERIOD = 32;
-    /** Calls for which an idle interface that did work is progressed every time. */
-    static final int HOT_CALLS = 4096;
 
     /** Progresses until {@code r} completes. */
     void await(final Request r) {
@@ -660,10 +580,7 @@ public final class Worker implements AutoCloseable {
      * @return true if woken by an event (call {@link #progress()}), false on timeout
      */
     public boolean waitForEvents(final int timeoutMs) {
-        if (wakeup == null) {
-            throw new WeftException(Status.UNSUPPORTED, "waitForEvents needs Feature.WAKEUP in the context");
-        }
-        return wakeup.await(timeoutMs);
+        return wakeup("waitForEvents").await(timeoutMs);
     }
 
     /**
@@ -674,10 +591,7 @@ public final class Worker implements AutoCloseable {
      * {@link #waitForEvents} does, so that dead peers are still noticed.
      */
     public int eventFd() {
-        if (wakeup == null) {
-            throw new WeftException(Status.UNSUPPORTED, "eventFd needs Feature.WAKEUP in the context");
-        }
-        return wakeup.fd();
+        return wakeup("eventFd").fd();
     }
 
     /**
@@ -693,12 +607,10 @@ public final class Worker implements AutoCloseable {
      * }</pre>
      */
     public Status arm() {
-        if (wakeup == null) {
-            throw new WeftException(Status.UNSUPPORTED, "arm needs Feature.WAKEUP in the context");
-        }
+        final WorkerWakeup wk = wakeup("arm");
         guard.enter();
         try {
-            return wakeup.arm();
+            return wk.arm();
         } finally {
             guard.exit();
         }
@@ -709,24 +621,23 @@ public final class Worker implements AutoCloseable {
      * (a quarter of the smallest bcopy limit of its interfaces, as {@code Endpoint.sendAm} checks).
      */
     public long maxAmHeaderSize() {
-        long min = Long.MAX_VALUE;
-        for (final WorkerIface wi : ifaces) {
-            if (wi.iface.attributes().has(weft.uct.Capability.AM_BCOPY)) {
-                min = Math.min(min, wi.iface.attributes().amMaxBcopy() / 4);
-            }
-        }
-        return min == Long.MAX_VALUE ? 0 : min;
+        return ifaceSet.maxAmHeaderSize();
     }
 
     /** Wakes a thread blocked in {@link #waitForEvents}; callable from any thread. */
     public void signal() {
-        if (wakeup == null) {
-            throw new WeftException(Status.UNSUPPORTED, "signal needs Feature.WAKEUP in the context");
-        }
+        final WorkerWakeup wk = wakeup("signal");
         if (closed) {
             throw new WeftException(Status.CLOSED, "worker is closed");
         }
-        wakeup.signal();
+        wk.signal();
+    }
+
+    private WorkerWakeup wakeup(final String call) {
+        if (wakeup == null) {
+            throw new WeftException(Status.UNSUPPORTED, call + " needs Feature.WAKEUP in the context");
+        }
+        return wakeup;
     }
 
     /** True if this worker can sleep in {@link #waitForEvents} (its context has {@link Feature#WAKEUP}). */
@@ -747,18 +658,6 @@ public final class Worker implements AutoCloseable {
     /** Completes {@code r}: callbacks and futures run from progress, never from the caller's call. */
     void complete(final Request r, final Status status) {
         requests.complete(r, status);
-    }
-
-    /** Protocol control messages (wireup, acks, rendezvous control, keepalive...) dropped as malformed. */
-    private long controlMalformed;
-
-    /** Drops a control message too short for its fields or naming bytes outside its message. */
-    Status dropMalformedControl(final String what, final long len) {
-        if (LogLimit.due(++controlMalformed)) {
-            LOG.log(System.Logger.Level.WARNING, "dropping a malformed " + what + " message (" + len + " bytes; "
-                + controlMalformed + " so far: Worker.controlMalformedCount())");
-        }
-        return Status.OK;
     }
 
     // ------------------------------------------------------------------ one-sided ordering
@@ -817,13 +716,6 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    static void checkRange(final MemorySegment buf, final long offset, final long length) {
-        if (offset < 0 || length < 0 || length > buf.byteSize() - offset) {
-            throw new WeftException(Status.INVALID_PARAM, "buffer range [" + offset + ", +" + length
-                + ") is outside a segment of " + buf.byteSize() + " bytes");
-        }
-    }
-
     /**
      * Closes every endpoint (outstanding operations complete with CANCELED), every interface, and frees
      * the worker's memory. Callbacks of canceled operations run before this returns, on the calling
@@ -844,13 +736,7 @@ public final class Worker implements AutoCloseable {
             if (closed) {
                 return;
             }
-            lifecycle.close();
-            for (final Endpoint ep : new ArrayList<>(epTable.live())) {
-                ep.closeForce(Status.CANCELED);
-            }
-            matcher.drainExpected(r -> complete(r, Status.CANCELED));
-            matcher.drainUnexpected(unexpected::release);
-            requests.drainDone();
+            lifecycle.close(); // and every endpoint, receive and unexpected message
             closed = true;
             eagerGet.close();
             uct.close();

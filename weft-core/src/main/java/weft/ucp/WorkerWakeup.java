@@ -54,9 +54,7 @@ final class WorkerWakeup {
             if (n > 0) {
                 worker.guard.enter();
                 try {
-                    for (final WorkerIface wi : worker.ifaces) {
-                        wi.hot = Worker.HOT_CALLS; // the event may be on an idle interface: progress it at once
-                    }
+                    worker.ifaceSet.heatAll(); // the event may be on an idle interface: progress it at once
                 } finally {
                     worker.guard.exit();
                 }

@@ -16,19 +16,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link Request#reset} restores only the plain-receive fields unless the request was marked
- * {@link Request#wide}: every field, set alone to something else, must come back when the request is
- * wide, and {@link Request#isPristine} must notice it first (a field added to Request without both fails
- * here). The fields a plain receive writes come back without the mark. The rest of the contract (every
- * step that widens a receive sets the mark) is checked by the assertion in {@code Worker.acquire}, which
- * every test run with assertions enabled exercises.
+ * {@link Request#wide}: every field, of the request or of one of its protocol groups ({@link RndvState} ...),
+ * set alone to something else, must come back when the request is wide, and {@link Request#isPristine} must
+ * notice it first (a field added to Request or to a group without both fails here). The fields a plain
+ * receive writes come back without the mark. The rest of the contract (every step that widens a receive
+ * sets the mark) is checked by the assertion in {@code Worker.acquire}, which every test run with
+ * assertions enabled exercises.
  */
 class RequestResetTest {
     /**
      * Fields reset() deliberately keeps: identity, the pool generation (it counts across uses), the pooled
      * completion, and reusable striping arrays.
      */
-    private static final List<String> KEPT = List.of("worker", "generation", "completion", "rmaIov", "railPos",
-        "railEnd", "kind");
+    private static final List<String> KEPT = List.of("worker", "generation", "completion", "rmaIov",
+        "StripeState.pos", "StripeState.end", "kind");
+    /** The protocol groups: made once per pooled request (kept), their fields checked one by one. */
+    private static final List<Class<?>> GROUPS = List.of(RndvState.class, RmaState.class, StripeState.class,
+        AmSendState.class, DatatypeState.class, ControlState.class);
 
     @Test
     void everyFieldComesBackAlone() throws Exception {
@@ -40,15 +44,17 @@ class RequestResetTest {
                 if (Modifier.isStatic(f.getModifiers()) || KEPT.contains(f.getName())) {
                     continue;
                 }
-                final Request r = w.acquire(Request.RECV);
-                assertTrue(r.isPristine(), "fresh from the pool");
-                f.setAccessible(true);
-                f.set(r, dirty(f.getType(), f.get(r), seg, w));
-                assertTrue(!r.isPristine(), "isPristine misses a dirty " + f.getName());
-                r.wide = true;
-                r.reset();
-                assertTrue(r.isPristine(), "reset leaves " + f.getName() + " dirty");
-                checked.add(f.getName());
+                if (!GROUPS.contains(f.getType())) {
+                    checkAlone(w, seg, null, f, checked);
+                    continue;
+                }
+                assertTrue(Modifier.isFinal(f.getModifiers()), f.getName() + ": a group is made once per request");
+                for (final Field g : f.getType().getDeclaredFields()) {
+                    if (!Modifier.isStatic(g.getModifiers())
+                        && !KEPT.contains(f.getType().getSimpleName() + "." + g.getName())) {
+                        checkAlone(w, seg, f, g, checked);
+                    }
+                }
             }
             // the one piece of an RMA operation lives in a reused IoVector: reset must empty it
             final Request r = w.acquire(Request.RMA);
@@ -72,7 +78,7 @@ class RequestResetTest {
             r.tag = 5;
             r.mask = -1;
             r.length = 7;
-            r.received = 7;
+            r.moved = 7;
             r.sn = 9;
             r.bucket = 3;
             r.info = new TagInfo();
@@ -88,6 +94,25 @@ class RequestResetTest {
             assertTrue(w.acquire(Request.RNDV_SEND).wide, "every other kind starts wide");
             assertTrue(w.acquire(Request.AM_SEND).wide, "every other kind starts wide");
         }
+    }
+
+    /** Dirties field {@code f} (of the group in request field {@code group}, or of the request) and resets. */
+    private static void checkAlone(final Worker w, final MemorySegment seg, final Field group, final Field f,
+                                   final List<String> checked) throws ReflectiveOperationException {
+        final Request r = w.acquire(Request.RECV);
+        assertTrue(r.isPristine(), "fresh from the pool");
+        final String name = group == null ? f.getName() : group.getName() + "." + f.getName();
+        if (group != null) {
+            group.setAccessible(true);
+        }
+        final Object holder = group == null ? r : group.get(r);
+        f.setAccessible(true);
+        f.set(holder, dirty(f.getType(), f.get(holder), seg, w));
+        assertTrue(!r.isPristine(), "isPristine misses a dirty " + name);
+        r.wide = true;
+        r.reset();
+        assertTrue(r.isPristine(), "reset leaves " + name + " dirty");
+        checked.add(name);
     }
 
     private static Object dirty(final Class<?> t, final Object current, final MemorySegment seg, final Worker w) {

@@ -85,7 +85,7 @@ class WorkerAmFuzzTest {
                     return m.getReturnType() == boolean.class ? Boolean.FALSE
                         : m.getReturnType() == int.class ? 0 : null;
                 });
-            b.registerAmHandlers(recorder);
+            b.protocols.register(recorder);
             // user AM ids: 0 drops, 1 keeps (released later), 2 receives the data (rendezvous: a get or RTR)
             b.setAmHandler(0, (hd, ho, hl, d, dOff, dLen, m) -> Status.OK, 0);
             b.setAmHandler(1, (hd, ho, hl, d, dOff, dLen, m) -> {

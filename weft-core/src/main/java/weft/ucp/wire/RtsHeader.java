@@ -43,6 +43,15 @@ public final class RtsHeader {
         return len >= LENGTH;
     }
 
+    /**
+     * True if the header's counts are possible (a key count in [0, MAX_KEYS], a total length not negative);
+     * the key list itself is checked against the message where it is read.
+     */
+    public static boolean fieldsValid(final MemorySegment m, final long o) {
+        final int n = keyCount(m, o);
+        return n >= 0 && n <= MAX_KEYS && total(m, o) >= 0;
+    }
+
     public static long tag(final MemorySegment m, final long o) {
         return EagerFirstHeader.tag(m, o);
     }
