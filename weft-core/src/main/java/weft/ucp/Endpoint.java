@@ -359,6 +359,25 @@ public final class Endpoint implements AutoCloseable {
     }
 
     /**
+     * Sends the bytes of {@code iov}, entry after entry, on this endpoint's stream (gather): the peer receives
+     * them as if one contiguous buffer had been sent. Completes when every entry may be reused.
+     *
+     * @param callback called from progress on completion (may be null)
+     */
+    public Request sendStream(final IoVector iov, final RequestCallback callback) {
+        return worker.streams.sendIov(this, iov, callback);
+    }
+
+    /**
+     * Receives the next stream bytes scattered over {@code iov} (entry after entry); as
+     * {@link #recvStream(MemorySegment, long, long, boolean, RequestCallback)}, with the iov's total length as
+     * the buffer's. Returns a pooled request (release it) whose {@link Request#length()} is the bytes received.
+     */
+    public Request recvStream(final IoVector iov, final boolean waitAll, final RequestCallback callback) {
+        return worker.streams.recvIov(this, iov, waitAll, callback);
+    }
+
+    /**
      * Receives stream bytes into {@code buf[offset, offset+length)}; see
      * {@link #recvStream(MemorySegment, long, long, boolean, RequestCallback)}.
      */

@@ -1,6 +1,7 @@
 package weft.ucp;
 
 import weft.ucs.Status;
+import weft.ucs.WeftException;
 import weft.ucs.config.ConfigRegistry;
 import weft.ucs.config.ConfigType;
 import weft.ucs.config.ConfigVar;
@@ -8,6 +9,7 @@ import weft.ucs.memory.MemoryCopy;
 import weft.ucp.wire.ControlMessage;
 import weft.ucp.wire.StreamHeader;
 import weft.uct.Interface;
+import weft.uct.IoVector;
 import weft.uct.Packer;
 
 import java.lang.foreign.MemorySegment;
@@ -133,6 +135,37 @@ final class Streams extends SendProtocol {
         return worker.finishImmediate(r);
     }
 
+    /** Sends the bytes of {@code iov}, in order, as one stream send (packed into the transport's buffers). */
+    Request sendIov(final Endpoint ep, final IoVector iov, final RequestCallback cb) {
+        final Worker w = worker;
+        w.guard.enter();
+        try {
+            if (iov == null) {
+                throw new WeftException(Status.INVALID_PARAM, "null IoVector");
+            }
+            w.checkOpen();
+            state(ep);
+            final Request r = w.acquire(Request.STREAM_SEND);
+            r.ep = ep;
+            r.callback = cb;
+            r.dt = Datatypes.IOV;
+            r.data.iov = iov;
+            r.capacity = iov.totalLength();
+            r.length = r.capacity;
+            if (ep.status() != Status.OK) {
+                w.complete(r, ep.status());
+            } else if (r.capacity == 0) {
+                w.complete(r, Status.OK);
+            } else {
+                ep.queue.add(r);
+                ep.queue.progress();
+            }
+            return w.finishImmediate(r);
+        } finally {
+            w.guard.exit();
+        }
+    }
+
     /** Every zero-copy fragment of a stream send has left the user's buffer. */
     @Override
     void onCompletion(final Request r, final Status st) {
@@ -165,10 +198,10 @@ final class Streams extends SendProtocol {
             if (r.zdata) {
                 StreamHeader.write(zhdr, 0, ep.remoteId);
                 st = SendProtocol.zcopyPiece(ep.amEp, AmId.STREAM_DATA, zhdr, StreamHeader.LENGTH, r, r.moved, n);
-            } else if (n <= ep.thresholds.maxShort) {
+            } else if (n <= ep.thresholds.maxShort && r.dt == Datatypes.CONTIG) {
                 st = ep.amEp.amShort(AmId.STREAM_DATA, ep.remoteId, r.buffer, r.offset + r.moved, (int) n);
             } else {
-                packer.set(ep.remoteId, r.buffer, r.offset + r.moved, n);
+                packer.set(ep.remoteId, r, n);
                 st = Status.ofLength(ep.amEp.amBcopy(AmId.STREAM_DATA, packer));
             }
             if (st == Status.NO_RESOURCE || st.isError() && !r.zdata) {
@@ -220,7 +253,7 @@ final class Streams extends SendProtocol {
         while (n > 0 && s.rqHead != null) {
             final Request r = s.rqHead;
             final long k = Math.min(n, r.capacity - r.moved);
-            MemoryCopy.copy(d, p, r.buffer, r.offset + r.moved, k);
+            Datatypes.unpack(r, r.moved, d, p, k);
             r.moved += k;
             s.consumed += k;
             p += k;
@@ -352,6 +385,48 @@ final class Streams extends SendProtocol {
         }
     }
 
+    /** Receives the next stream bytes scattered over {@code iov} (see {@link #recv}); always a pooled request. */
+    Request recvIov(final Endpoint ep, final IoVector iov, final boolean waitAll, final RequestCallback cb) {
+        final Worker w = worker;
+        w.guard.enter();
+        try {
+            if (iov == null) {
+                throw new WeftException(Status.INVALID_PARAM, "null IoVector");
+            }
+            w.checkOpen();
+            final State s = state(ep);
+            final Request r = w.acquire(Request.STREAM_RECV);
+            r.ep = ep;
+            r.callback = cb;
+            r.dt = Datatypes.IOV;
+            r.data.iov = iov;
+            r.capacity = iov.totalLength();
+            r.waitAll = waitAll;
+            if (ep.status() != Status.OK) {
+                w.complete(r, ep.status());
+                return w.finishImmediate(r);
+            }
+            if (s.rqHead == null && s.buffered > 0) {
+                drainInto(s, r);
+                maybeAck(ep, s);
+            }
+            if (r.moved == r.capacity || r.moved > 0 && !waitAll) {
+                r.length = r.moved;
+                w.complete(r, Status.OK);
+                return r; // the request carries the length: not turned into the shared done(OK)
+            }
+            if (s.rqTail == null) {
+                s.rqHead = r;
+            } else {
+                s.rqTail.next = r;
+            }
+            s.rqTail = r;
+            return r;
+        } finally {
+            w.guard.exit();
+        }
+    }
+
     /**
      * Zero-copy receive: the unread bytes of the oldest buffered chunk, as a read-only view of the worker's
      * memory, or null when nothing is buffered or a receive is posted (posted receives take bytes first).
@@ -413,6 +488,28 @@ final class Streams extends SendProtocol {
         s.buffered -= got;
         s.consumed += got;
         return got;
+    }
+
+    /** Moves buffered bytes into receive {@code r} (any datatype) until it is full or nothing is buffered. */
+    private void drainInto(final State s, final Request r) {
+        long got = 0;
+        while (r.moved < r.capacity && s.bufHead != null) {
+            final TagMessage c = s.bufHead;
+            final long k = Math.min(c.length - c.received, r.capacity - r.moved);
+            Datatypes.unpack(r, r.moved, c.data, c.received, k);
+            r.moved += k;
+            c.received += k;
+            got += k;
+            if (c.received == c.length) {
+                s.bufHead = c.anext;
+                if (s.bufHead == null) {
+                    s.bufTail = null;
+                }
+                worker.unexpected.release(c);
+            }
+        }
+        s.buffered -= got;
+        s.consumed += got;
     }
 
     /**
@@ -496,24 +593,25 @@ final class Streams extends SendProtocol {
         s.ready = false;
     }
 
-    /** Writes one STREAM_DATA bcopy message; one per worker, set right before each call. */
+    /**
+     * Writes one STREAM_DATA bcopy message: the next {@code n} bytes of a send request, whatever its datatype;
+     * one per worker, set right before each call.
+     */
     private static final class StreamPacker implements Packer {
         private long dst;
-        private MemorySegment src;
-        private long at;
+        private Request req;
         private long len;
 
-        void set(final long dstEp, final MemorySegment s, final long from, final long n) {
+        void set(final long dstEp, final Request r, final long n) {
             dst = dstEp;
-            src = s;
-            at = from;
+            req = r;
             len = n;
         }
 
         @Override
         public long pack(final MemorySegment d, final long o, final long capacity) {
             StreamHeader.write(d, o, dst);
-            MemoryCopy.copy(src, at, d, o + StreamHeader.LENGTH, len);
+            Datatypes.pack(req, req.moved, d, o + StreamHeader.LENGTH, len);
             return StreamHeader.LENGTH + len;
         }
     }

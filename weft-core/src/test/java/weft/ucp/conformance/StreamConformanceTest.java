@@ -33,4 +33,10 @@ class StreamConformanceTest {
     void zeroCopyReceiveViewsAndRelease(final String tls, final ScenarioRunner.Mode mode) throws Exception {
         ScenarioRunner.run(StreamScenarios.ZeroCopyReceive.class, tls, mode, 90);
     }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("sets")
+    void gatherSendsAndScatterReceives(final String tls, final ScenarioRunner.Mode mode) throws Exception {
+        ScenarioRunner.run(StreamScenarios.Iov.class, tls, mode, 90);
+    }
 }

@@ -190,4 +190,89 @@ public final class StreamScenarios {
             pe.barrier();
         }
     }
+
+    /** {@code seg[0, n)} as uneven iov entries (an empty one included), cut differently for {@code other}. */
+    static weft.uct.IoVector cut(final MemorySegment seg, final long n, final boolean other) {
+        final weft.uct.IoVector v = new weft.uct.IoVector(4);
+        final long a = Math.min(n, other ? 3 : n / 3);
+        final long b = Math.min(n - a, other ? n / 2 : 7);
+        return v.add(seg, 0, a).add(seg, a, 0).add(seg, a, b).add(seg, a + b, n - a - b);
+    }
+
+    /**
+     * Gather sends and scatter receives ({@code IoVector}) of 1 B to several windows, expected (receive posted
+     * first) and unexpected (bytes buffered first), against contiguous peers, cut differently on each side;
+     * a partial scatter receive. Byte order is checked everywhere.
+     */
+    public static final class Iov implements Scenario {
+        private static final long[] SIZES = {1, 40, 5000, 70_000, (2L << 20) + 3};
+        /**
+         * Below the default stream window (1 MiB): such a send completes before any receive. A larger one waits
+         * for the receiver in the endpoint's ordered send queue, and so does anything sent after it.
+         */
+        private static final long WITHIN_WINDOW = 512 << 10;
+
+        @Override
+        public void run(final Pe pe) {
+            final Endpoint ep = pe.ep();
+            for (int round = 0; round < 2; round++) {
+                final boolean expected = round == 0;
+                for (int i = 0; i < SIZES.length; i++) {
+                    final long n = SIZES[i];
+                    if (!expected && n > WITHIN_WINDOW) {
+                        continue; // beyond a window the send waits for the receive, and the barrier behind it
+                    }
+                    final int seed = 60 + 10 * round + i;
+                    if (pe.rank() == 0) {
+                        // expected: the receive is posted before the data leaves; unexpected: the data (up to
+                        // a window) waits at the receiver before the receive is posted
+                        if (expected) {
+                            pe.barrier();
+                        }
+                        final MemorySegment src = pe.pattern(n, seed);
+                        final Request q = i % 2 == 0 ? ep.sendStream(cut(src, n, false), null)
+                            : ep.sendStream(src, 0, n);
+                        if (!expected) {
+                            assertEquals(Status.OK, pe.await(q), "iov send of " + n + " before the receive");
+                            pe.barrier();
+                        }
+                        assertEquals(Status.OK, pe.await(q), "iov send of " + n);
+                        q.release();
+                    } else {
+                        final MemorySegment dst = pe.arena().allocate(n, 64);
+                        if (!expected) {
+                            pe.barrier();
+                        }
+                        final Request q = ep.recvStream(cut(dst, n, true), true, null);
+                        if (expected) {
+                            pe.barrier();
+                        }
+                        assertEquals(Status.OK, pe.await(q), "iov receive of " + n);
+                        assertEquals(n, q.length(), "iov receive length");
+                        q.release();
+                        Pe.checkPattern(dst, n, seed, (expected ? "expected" : "unexpected") + " iov " + n);
+                    }
+                    pe.barrier();
+                }
+            }
+            // a partial scatter receive: 100 bytes sent, a 1000-byte iov without wait-all gets them
+            if (pe.rank() == 0) {
+                final Request q = ep.sendStream(pe.pattern(100, 99), 0, 100);
+                assertEquals(Status.OK, pe.await(q));
+                q.release();
+            } else {
+                final MemorySegment dst = pe.arena().allocate(1000, 64);
+                long got = 0;
+                while (got < 100) {
+                    final Request q = ep.recvStream(weft.uct.IoVector.of(dst, got, 1000 - got), false, null);
+                    assertEquals(Status.OK, pe.await(q));
+                    assertTrue(q.length() > 0 && q.length() <= 100 - got, "partial iov length " + q.length());
+                    got += q.length();
+                    q.release();
+                }
+                Pe.checkPattern(dst, 100, 99, "partial iov receive");
+            }
+            pe.barrier();
+        }
+    }
 }

@@ -93,25 +93,21 @@ final class Jucx {
             final Status st = failOrStatus(r);
             return cb == null && st == Status.OK ? UcpRequest.DONE : UcpRequest.completed(code(st), 0, 0, cb);
         }
-        return new UcpRequest(r, cb, null);
+        return new UcpRequest(r, cb);
     }
 
     /**
      * As {@link #track} for a receive: {@code doneLength} is the length of a receive that finished inside its
-     * call (-1: a tag receive, whose length and tag are in {@link #info()}); {@code scatter} (may be null)
-     * copies a bounce buffer out before the request shows complete.
+     * call (-1: a tag receive, whose length and tag are in {@link #info()}).
      */
-    static UcpRequest trackRecv(final Request r, final UcxCallback cb, final long doneLength, final Scatter scatter) {
+    static UcpRequest trackRecv(final Request r, final UcxCallback cb, final long doneLength) {
         if (r == Request.done(r.status())) {
             final Status st = failOrStatus(r);
             final TagInfo i = doneLength < 0 ? info() : null;
             final long n = i != null ? i.length() : doneLength;
-            if (scatter != null) {
-                scatter.run(n);
-            }
             return UcpRequest.completed(code(st), n, i != null ? i.senderTag() : 0, cb);
         }
-        return new UcpRequest(r, cb, scatter);
+        return new UcpRequest(r, cb);
     }
 
     private static Status failOrStatus(final Request r) {
@@ -122,54 +118,17 @@ final class Jucx {
         return st;
     }
 
-    /** The bounce buffer of a scatter receive and the buffers it fills, in order. */
-    static final class Scatter {
-        final MemorySegment bounce;
-        private final long[] addresses;
-        private final long[] sizes;
-
-        Scatter(final long[] addresses, final long[] sizes) {
-            org.openucx.jucx.UcxParams.checkArraySizes(addresses, sizes);
-            long total = 0;
-            for (final long n : sizes) {
-                if (n < 0) {
-                    throw new UcxException("negative size " + n, UcsConstants.STATUS.UCS_ERR_INVALID_PARAM);
-                }
-                total += n;
-            }
-            this.bounce = java.lang.foreign.Arena.ofAuto().allocate(Math.max(1, total), 8);
-            this.addresses = addresses.clone();
-            this.sizes = sizes.clone();
-        }
-
-        long total() {
-            long t = 0;
-            for (final long n : sizes) {
-                t += n;
-            }
-            return t;
-        }
-
-        /** Copies the first {@code n} received bytes out to the buffers. */
-        void run(final long n) {
-            long at = 0;
-            for (int i = 0; i < sizes.length && at < n; i++) {
-                final long k = Math.min(sizes[i], n - at);
-                MemorySegment.copy(bounce, at, ALL, addresses[i], k);
-                at += k;
-            }
-        }
-    }
-
-    /** A gather list copied into one native buffer (for stream sends). */
-    static MemorySegment gather(final long[] addresses, final long[] sizes) {
-        final Scatter s = new Scatter(addresses, sizes);
-        long at = 0;
+    /** A gather or scatter list of raw addresses as a core {@link weft.uct.IoVector} (no copy). */
+    static weft.uct.IoVector iov(final long[] addresses, final long[] sizes) {
+        org.openucx.jucx.UcxParams.checkArraySizes(addresses, sizes);
+        final weft.uct.IoVector v = new weft.uct.IoVector(Math.max(1, sizes.length));
         for (int i = 0; i < sizes.length; i++) {
-            MemorySegment.copy(ALL, addresses[i], s.bounce, at, sizes[i]);
-            at += sizes[i];
+            if (sizes[i] < 0) {
+                throw new UcxException("negative size " + sizes[i], UcsConstants.STATUS.UCS_ERR_INVALID_PARAM);
+            }
+            v.add(ALL, addresses[i], sizes[i]);
         }
-        return s.bounce.asSlice(0, at);
+        return v;
     }
 
     /** A request for an operation refused before it started (completed with the error; callback run now). */
@@ -209,12 +168,4 @@ final class Jucx {
         return b;
     }
 
-    static weft.uct.IoVector iov(final long[] addresses, final long[] sizes) {
-        org.openucx.jucx.UcxParams.checkArraySizes(addresses, sizes);
-        final weft.uct.IoVector v = new weft.uct.IoVector(addresses.length);
-        for (int i = 0; i < addresses.length; i++) {
-            v.add(ALL, addresses[i], sizes[i]);
-        }
-        return v;
-    }
 }

@@ -344,9 +344,9 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
         if (weft == null) {
             return notConnected(callback);
         }
-        final MemorySegment g = Jucx.gather(localAddresses, sizes); // the stream carries the bytes in order
+        final weft.uct.IoVector g = Jucx.iov(localAddresses, sizes); // the stream carries the bytes in order
         try {
-            return Jucx.track(weft.sendStream(g, 0, g.byteSize(), null), callback);
+            return Jucx.track(weft.sendStream(g, null), callback);
         } catch (final WeftException e) {
             throw Jucx.error(e);
         }
@@ -415,11 +415,10 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
         if (weft == null) {
             return notConnected(callback);
         }
-        final Jucx.Scatter sc = new Jucx.Scatter(localAddresses, sizes); // received whole, then scattered
-        final long total = sc.total();
+        final weft.uct.IoVector sc = Jucx.iov(localAddresses, sizes); // scattered as the bytes arrive
         try {
-            return Jucx.trackRecv(weft.recvStream(sc.bounce, 0, total,
-                (flags & UcpConstants.UCP_STREAM_RECV_FLAG_WAITALL) != 0, null), callback, total, sc);
+            return Jucx.trackRecv(weft.recvStream(sc, (flags & UcpConstants.UCP_STREAM_RECV_FLAG_WAITALL) != 0, null),
+                callback, sc.totalLength());
         } catch (final WeftException e) {
             throw Jucx.error(e);
         }
@@ -437,7 +436,7 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
         }
         try {
             return Jucx.trackRecv(weft.recvStream(s, off, size,
-                (flags & UcpConstants.UCP_STREAM_RECV_FLAG_WAITALL) != 0, null), cb, size, null);
+                (flags & UcpConstants.UCP_STREAM_RECV_FLAG_WAITALL) != 0, null), cb, size);
         } catch (final WeftException e) {
             throw Jucx.error(e);
         }

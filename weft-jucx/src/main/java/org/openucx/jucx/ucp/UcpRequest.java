@@ -20,18 +20,16 @@ public class UcpRequest extends UcxNativeStruct {
     private UcxCallback callback;
     /** The Weft request while in progress, for cancel; null once completed. */
     Request weft;
-    private Jucx.Scatter scatter;
 
     private UcpRequest(final int status) {
         this.status = status;
     }
 
     /** A request in progress on {@code r}; {@code cb} runs from progress when it completes. */
-    UcpRequest(final Request r, final UcxCallback cb, final Jucx.Scatter scatter) {
+    UcpRequest(final Request r, final UcxCallback cb) {
         this.status = UcsConstants.STATUS.UCS_INPROGRESS;
         this.weft = r;
         this.callback = cb;
-        this.scatter = scatter;
         r.whenComplete(this::onWeftComplete);
     }
 
@@ -71,10 +69,6 @@ public class UcpRequest extends UcxNativeStruct {
         final int st = Jucx.code(r.status());
         weft = null;
         r.release();
-        if (scatter != null) {
-            scatter.run(recvSize); // before the request shows complete
-            scatter = null;
-        }
         status = st;
         notifyCallback();
     }

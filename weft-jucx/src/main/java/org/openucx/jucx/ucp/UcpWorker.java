@@ -179,7 +179,7 @@ public class UcpWorker extends UcxNativeStruct implements Closeable {
         }
         final long n = Math.min(size, m.dataLength()); // what a receive that ends inside the call got
         try {
-            return Jucx.trackRecv(weft.recvAmData(m, Jucx.ALL, address, size), cb, n, null);
+            return Jucx.trackRecv(weft.recvAmData(m, Jucx.ALL, address, size), cb, n);
         } catch (final WeftException e) {
             throw Jucx.error(e);
         }
@@ -270,7 +270,7 @@ public class UcpWorker extends UcxNativeStruct implements Closeable {
     public UcpRequest recvTaggedNonBlocking(ByteBuffer recvBuffer, long tag, long tagMask, UcxCallback callback) {
         final MemorySegment s = Jucx.segment(recvBuffer);
         try {
-            return Jucx.trackRecv(weft.recvTag(s, 0, s.byteSize(), tag, tagMask, Jucx.info(), null), callback, -1, null);
+            return Jucx.trackRecv(weft.recvTag(s, 0, s.byteSize(), tag, tagMask, Jucx.info(), null), callback, -1);
         } catch (final WeftException e) {
             throw Jucx.error(e);
         }
@@ -280,7 +280,7 @@ public class UcpWorker extends UcxNativeStruct implements Closeable {
                                             UcxCallback callback) {
         try {
             return Jucx.trackRecv(weft.recvTag(Jucx.ALL, localAddress, size, tag, tagMask, Jucx.info(), null), callback,
-                -1, null);
+                -1);
         } catch (final WeftException e) {
             throw Jucx.error(e);
         }
@@ -308,7 +308,7 @@ public class UcpWorker extends UcxNativeStruct implements Closeable {
                                             UcxCallback callback) {
         try {
             return Jucx.trackRecv(weft.recvTag(Jucx.iov(localAddresses, sizes), tag, tagMask, Jucx.info(), null),
-                callback, -1, null);
+                callback, -1);
         } catch (final WeftException e) {
             throw Jucx.error(e);
         }
@@ -362,7 +362,7 @@ public class UcpWorker extends UcxNativeStruct implements Closeable {
     private UcpRequest recvMessage(final MemorySegment s, final long off, final long size, final UcpTagMessage m,
                                    final UcxCallback cb) {
         try {
-            return Jucx.trackRecv(weft.recvTag(m.weft, s, off, size, Jucx.info(), null), cb, -1, null);
+            return Jucx.trackRecv(weft.recvTag(m.weft, s, off, size, Jucx.info(), null), cb, -1);
         } catch (final WeftException e) {
             throw Jucx.error(e);
         }
