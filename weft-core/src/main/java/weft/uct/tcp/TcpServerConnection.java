@@ -173,11 +173,11 @@ final class TcpServerConnection {
         if (r == null) {
             return Status.INVALID_RKEY;
         }
-        if (len < 0 || address < r.address || address - r.address > r.length - len) {
+        if (len < 0 || address < r.address() || address - r.address() > r.length() - len) {
             return Status.OUT_OF_RANGE;
         }
         target = r.global;
-        targetOff = address - r.address;
+        targetOff = address - r.address();
         return Status.OK;
     }
 
