@@ -64,7 +64,7 @@ final class SelfEndpoint extends MappedEndpoint {
         }
         final MemorySegment buf = iface.enter();
         if (buf == null) {
-            iface.countersInternal().increment(Counter.NO_RESOURCE);
+            iface.counters().increment(Counter.NO_RESOURCE);
             return Status.NO_RESOURCE;
         }
         try {
@@ -78,8 +78,8 @@ final class SelfEndpoint extends MappedEndpoint {
     }
 
     private void count(final long bytes) {
-        iface.countersInternal().increment(Counter.TX_MESSAGES);
-        iface.countersInternal().add(Counter.TX_BYTES, bytes);
+        iface.counters().increment(Counter.TX_MESSAGES);
+        iface.counters().add(Counter.TX_BYTES, bytes);
     }
 
     @Override
@@ -90,7 +90,7 @@ final class SelfEndpoint extends MappedEndpoint {
         }
         final MemorySegment buf = iface.enter();
         if (buf == null) {
-            iface.countersInternal().increment(Counter.NO_RESOURCE);
+            iface.counters().increment(Counter.NO_RESOURCE);
             return Status.NO_RESOURCE.code();
         }
         try {
@@ -119,7 +119,7 @@ final class SelfEndpoint extends MappedEndpoint {
         }
         final MemorySegment buf = iface.enter();
         if (buf == null) {
-            iface.countersInternal().increment(Counter.NO_RESOURCE);
+            iface.counters().increment(Counter.NO_RESOURCE);
             return Status.NO_RESOURCE;
         }
         try {
@@ -149,7 +149,7 @@ final class SelfEndpoint extends MappedEndpoint {
         }
         final Status r = MemoryAtomics.checkRange(rkey, address, len);
         if (r != Status.OK) {
-            iface.countersInternal().increment(Counter.ERRORS);
+            iface.counters().increment(Counter.ERRORS);
             lastError = r;
             return null;
         }
@@ -164,7 +164,7 @@ final class SelfEndpoint extends MappedEndpoint {
             return lastError;
         }
         MemoryCopy.copy(src, offset, mem, remoteAddress - rkey.base(), length);
-        iface.countersInternal().increment(Counter.PUTS);
+        iface.counters().increment(Counter.PUTS);
         return Status.OK;
     }
 
@@ -181,7 +181,7 @@ final class SelfEndpoint extends MappedEndpoint {
                 return lastError.code();
             }
             MemoryCopy.copy(buf, 0, mem, remoteAddress - rkey.base(), len);
-            iface.countersInternal().increment(Counter.PUTS);
+            iface.counters().increment(Counter.PUTS);
             return len;
         } finally {
             iface.leave();
@@ -197,7 +197,7 @@ final class SelfEndpoint extends MappedEndpoint {
             return lastError;
         }
         iov.gather(mem, remoteAddress - rkey.base());
-        iface.countersInternal().increment(Counter.PUTS);
+        iface.counters().increment(Counter.PUTS);
         return Status.OK;
     }
 
@@ -209,7 +209,7 @@ final class SelfEndpoint extends MappedEndpoint {
             return lastError;
         }
         unpacker.unpack(mem, remoteAddress - rkey.base(), length);
-        iface.countersInternal().increment(Counter.GETS);
+        iface.counters().increment(Counter.GETS);
         return Status.OK;
     }
 
@@ -222,13 +222,13 @@ final class SelfEndpoint extends MappedEndpoint {
             return lastError;
         }
         iov.scatter(mem, remoteAddress - rkey.base(), len);
-        iface.countersInternal().increment(Counter.GETS);
+        iface.counters().increment(Counter.GETS);
         return Status.OK;
     }
 
     @Override
     protected void countAtomic() {
-        iface.countersInternal().increment(Counter.ATOMICS);
+        iface.counters().increment(Counter.ATOMICS);
     }
 
     @Override
@@ -248,6 +248,6 @@ final class SelfEndpoint extends MappedEndpoint {
         }
         closed = true;
         pending.purge(PendingRequest::dispatch);
-        iface.removeEndpoint(this);
+        iface.endpointClosed(this);
     }
 }

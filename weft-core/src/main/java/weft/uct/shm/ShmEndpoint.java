@@ -70,7 +70,7 @@ final class ShmEndpoint extends MappedEndpoint {
                 final ShmMemoryDomain.Attachment descAttachment) {
         this.iface = iface;
         this.md = iface.md;
-        this.counters = iface.countersInternal();
+        this.counters = iface.counters();
         this.fifoAttachment = fifoAttachment;
         this.descAttachment = descAttachment;
         this.fifo = fifoAttachment.segment();
@@ -426,7 +426,7 @@ final class ShmEndpoint extends MappedEndpoint {
         LOG.log(System.Logger.Level.DEBUG, "shm: endpoint failed: {0}{1}",
             st, why == null || why.isEmpty() ? "" : " (" + why + ")");
         pending.purge(PendingRequest::dispatch);
-        iface.failed(this);
+        iface.endpointFailed(this);
     }
 
     @Override
@@ -439,7 +439,7 @@ final class ShmEndpoint extends MappedEndpoint {
         if (!wasFailed) {
             pending.purge(PendingRequest::dispatch);
         }
-        iface.removeEndpoint(this);
+        iface.endpointClosed(this);
         iface.md.detach(descAttachment);
         iface.md.detach(fifoAttachment);
         arena.close();

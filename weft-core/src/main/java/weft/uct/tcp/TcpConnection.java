@@ -815,7 +815,7 @@ final class TcpConnection implements TcpChannel.Owner {
     /** True if a broken socket would be replaced rather than fail the connection. */
     boolean resumable() {
         if (connId == 0 || ch.log == null || closed || draining || !helloDone || !acceptDone
-            || iface.isClosedInternal()) {
+            || iface.isClosed()) {
             return false;
         }
         final TcpEndpoint ep = requester;

@@ -195,7 +195,7 @@ final class TcpEndpoint extends AbstractEndpoint {
     // ---------------------------------------------------------------- send helpers
 
     private Status noResource() {
-        iface.countersInternal().increment(Counter.NO_RESOURCE);
+        iface.counters().increment(Counter.NO_RESOURCE);
         return Status.NO_RESOURCE;
     }
 
@@ -216,8 +216,8 @@ final class TcpEndpoint extends AbstractEndpoint {
     }
 
     private void countTx(final long bytes) {
-        iface.countersInternal().increment(Counter.TX_MESSAGES);
-        iface.countersInternal().add(Counter.TX_BYTES, bytes);
+        iface.counters().increment(Counter.TX_MESSAGES);
+        iface.counters().add(Counter.TX_BYTES, bytes);
     }
 
     /** Status for a key/range, or null when the access may go out. */
@@ -232,7 +232,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             return Status.INVALID_PARAM;
         }
         if (!rkey.contains(address, len)) {
-            iface.countersInternal().increment(Counter.ERRORS);
+            iface.counters().increment(Counter.ERRORS);
             return Status.OUT_OF_RANGE;
         }
         return null;
@@ -389,8 +389,8 @@ final class TcpEndpoint extends AbstractEndpoint {
         tx.set(I32, off + 8, (int) ++putSeq);
         tx.set(I32, off + 12, 0);
         rmaFields(tx, off, address, k);
-        iface.countersInternal().increment(Counter.PUTS);
-        iface.countersInternal().add(Counter.TX_BYTES, length);
+        iface.counters().increment(Counter.PUTS);
+        iface.counters().add(Counter.TX_BYTES, length);
     }
 
     @Override
@@ -410,7 +410,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             return Status.INVALID_PARAM.code();
         }
         if (!rkey.contains(remoteAddress, len)) {
-            iface.countersInternal().increment(Counter.ERRORS);
+            iface.counters().increment(Counter.ERRORS);
             return Status.OUT_OF_RANGE.code();
         }
         putHeader(off, len, remoteAddress, (TcpMemoryDomain.Key) rkey);
@@ -518,7 +518,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         tx.set(I32, off + 8, (int) n);
         tx.set(I32, off + 12, (int) len);
         rmaFields(tx, off, address, k);
-        iface.countersInternal().increment(Counter.GETS);
+        iface.counters().increment(Counter.GETS);
         return commit(off, total) ? slot : -2;
     }
 
@@ -555,7 +555,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         rmaFields(tx, off, address, k);
         tx.set(I64, off + 40, value);
         tx.set(I64, off + 48, compare);
-        iface.countersInternal().increment(Counter.ATOMICS);
+        iface.counters().increment(Counter.ATOMICS);
     }
 
     private Status atomicFetch(final AtomicOp op, final int size, final long value, final long compare,
@@ -804,7 +804,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             return 0;
         }
         final int n = pending.dispatch();
-        iface.countersInternal().add(Counter.PENDING_DISPATCHED, n);
+        iface.counters().add(Counter.PENDING_DISPATCHED, n);
         return n;
     }
 
@@ -1040,7 +1040,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         if (whole && avail < fixed + data) {
             return more(fixed + (int) data);
         }
-        iface.countersInternal().add(Counter.RX_BYTES, data);
+        iface.counters().add(Counter.RX_BYTES, data);
         if (whole) {
             c.rxHead = h + fixed + (int) data;
             if (st == Status.OK) {
@@ -1138,7 +1138,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         opReplyBytes -= reply;
         opsDone++;
         if (st != Status.OK) {
-            iface.countersInternal().increment(Counter.ERRORS);
+            iface.counters().increment(Counter.ERRORS);
         }
         if (c != null) {
             c.complete(st);
@@ -1148,7 +1148,7 @@ final class TcpEndpoint extends AbstractEndpoint {
 
     /** A put (or post atomic) was refused by the target. */
     private void putFailed(final long seq, final Status st) {
-        iface.countersInternal().increment(Counter.ERRORS);
+        iface.counters().increment(Counter.ERRORS);
         if (putError == null) {
             putError = st;
         }
@@ -1237,7 +1237,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         }
         failureNotified = true;
         drain(failStatus);
-        iface.countersInternal().increment(Counter.ERRORS);
+        iface.counters().increment(Counter.ERRORS);
         iface.endpointFailed(this, failStatus);
     }
 
@@ -1290,6 +1290,6 @@ final class TcpEndpoint extends AbstractEndpoint {
         conn.detach(this); // closes the socket unless the peer may still use it
         closed = true;
         drain(Status.CANCELED);
-        iface.removeEndpoint(this);
+        iface.endpointClosed(this);
     }
 }
