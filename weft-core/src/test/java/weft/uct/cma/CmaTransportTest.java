@@ -66,7 +66,7 @@ class CmaTransportTest {
     void open() {
         transport = new CmaTransport(Config.global());
         assertNull(transport.unavailableReason(), "cma must work on this machine (root, no Yama)");
-        md = (CmaMemoryDomain) transport.memoryDomain();
+        md = transport.memoryDomain();
         worker = new UctWorker();
         a = transport.openInterface(worker, transport.devices().get(0), InterfaceParams.defaults());
         b = transport.openInterface(worker, transport.devices().get(0), InterfaceParams.defaults());
