@@ -32,6 +32,8 @@ public abstract class AbstractInterface<E extends Endpoint> implements Interface
     private final List<E> failed = new ArrayList<>();
     private E[] endpoints;
     private InterfaceAttributes attrs;
+    private byte[] deviceAddress;
+    private byte[] ifaceAddress;
     private boolean closed;
 
     /**
@@ -46,9 +48,14 @@ public abstract class AbstractInterface<E extends Endpoint> implements Interface
         this.endpoints = none;
     }
 
-    /** Sets the attributes (once, at the end of the subclass's constructor) and attaches to the worker. */
-    protected final void open(final InterfaceAttributes attributes) {
+    /**
+     * Sets the attributes and addresses (once, at the end of the subclass's constructor) and attaches to
+     * the worker.
+     */
+    protected final void open(final InterfaceAttributes attributes, final byte[] device, final byte[] iface) {
         this.attrs = attributes;
+        this.deviceAddress = device.clone();
+        this.ifaceAddress = iface.clone();
         worker.attach(this);
     }
 
@@ -65,6 +72,16 @@ public abstract class AbstractInterface<E extends Endpoint> implements Interface
     @Override
     public final InterfaceAttributes attributes() {
         return attrs;
+    }
+
+    @Override
+    public final byte[] deviceAddress() {
+        return deviceAddress.clone();
+    }
+
+    @Override
+    public final byte[] interfaceAddress() {
+        return ifaceAddress.clone();
     }
 
     @Override

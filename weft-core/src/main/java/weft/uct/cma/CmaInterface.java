@@ -61,7 +61,6 @@ final class CmaInterface extends AbstractInterface<CmaEndpoint> {
     private long head;
     private long tail;
     private final byte[] deviceAddress;
-    private final byte[] ifaceAddress;
     /** Some endpoint may have pending requests (set when one is queued; cleared by a dispatch that empties them). */
     private boolean maybePending;
 
@@ -79,7 +78,7 @@ final class CmaInterface extends AbstractInterface<CmaEndpoint> {
         localIov = iovs.address();
         remoteIov = iovs.address() + REMOTE_IOV_OFFSET;
         deviceAddress = transport.deviceAddress();
-        ifaceAddress = ByteBuffer.allocate(IFACE_ADDRESS_LENGTH).order(ByteOrder.LITTLE_ENDIAN)
+        final byte[] ifaceAddress = ByteBuffer.allocate(IFACE_ADDRESS_LENGTH).order(ByteOrder.LITTLE_ENDIAN)
             .putInt(transport.pid()).putLong(transport.startTime()).array();
         final long caps = Capability.PUT_ZCOPY | Capability.GET_ZCOPY | Capability.PENDING
             | Capability.CONNECT_TO_IFACE | Capability.EP_CHECK | Capability.ERRHANDLE_PEER_FAILURE;
@@ -87,7 +86,7 @@ final class CmaInterface extends AbstractInterface<CmaEndpoint> {
         open(new InterfaceAttributes(caps, 0, 0,
             0, 0, 0, 0, MAX_IOV,
             0, 0, Long.MAX_VALUE, 0, Long.MAX_VALUE,
-            80, 1000, 11.0e9, 0));
+            80, 1000, 11.0e9, 0), deviceAddress, ifaceAddress);
     }
 
     // ---- data path ----
@@ -383,16 +382,6 @@ final class CmaInterface extends AbstractInterface<CmaEndpoint> {
     }
 
     // ---- addresses and connection ----
-
-    @Override
-    public byte[] deviceAddress() {
-        return deviceAddress.clone();
-    }
-
-    @Override
-    public byte[] interfaceAddress() {
-        return ifaceAddress.clone();
-    }
 
     @Override
     public boolean isReachable(final byte[] devAddr, final byte[] ifAddr) {

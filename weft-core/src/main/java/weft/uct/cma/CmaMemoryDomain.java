@@ -4,6 +4,7 @@ import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.sys.LibC;
 import weft.uct.AbstractMemoryDomain;
+import weft.uct.AbstractRemoteKey;
 import weft.uct.MemoryDomainAttributes;
 import weft.uct.MemoryHandle;
 import weft.uct.RemoteKey;
@@ -12,6 +13,7 @@ import weft.uct.RkeyCodec;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Comparator;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -44,28 +46,19 @@ final class CmaMemoryDomain extends AbstractMemoryDomain<AbstractMemoryDomain.Re
     }
 
     /** An unpacked key: which process, which range. Immutable apart from {@link #close()}. */
-    static final class Key implements RemoteKey {
+    static final class Key extends AbstractRemoteKey {
+        /** Keys in a total order: interchangeable keys compare equal. */
+        static final Comparator<Key> ORDER = Comparator.<Key>comparingInt(k -> k.pid)
+            .thenComparing(Key::base, Long::compareUnsigned).thenComparingLong(Key::length)
+            .thenComparingLong(k -> k.id);
         final int pid;
-        final long base;
-        final long length;
         final long id;
         private volatile boolean closed;
 
         Key(final int pid, final long base, final long length, final long id) {
+            super(base, length);
             this.pid = pid;
-            this.base = base;
-            this.length = length;
             this.id = id;
-        }
-
-        @Override
-        public long base() {
-            return base;
-        }
-
-        @Override
-        public long length() {
-            return length;
         }
 
         boolean isClosed() {
@@ -121,17 +114,7 @@ final class CmaMemoryDomain extends AbstractMemoryDomain<AbstractMemoryDomain.Re
         if (!(a instanceof Key x) || !(b instanceof Key y)) {
             throw new WeftException(Status.INVALID_RKEY, "cma: can only compare cma remote keys");
         }
-        int c = Integer.compare(x.pid, y.pid);
-        if (c == 0) {
-            c = Long.compareUnsigned(x.base, y.base);
-        }
-        if (c == 0) {
-            c = Long.compare(x.length, y.length);
-        }
-        if (c == 0) {
-            c = Long.compare(x.id, y.id);
-        }
-        return Integer.signum(c);
+        return Integer.signum(Key.ORDER.compare(x, y));
     }
 
     @Override

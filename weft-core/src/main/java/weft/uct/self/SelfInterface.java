@@ -54,7 +54,9 @@ final class SelfInterface extends AbstractInterface<SelfEndpoint> {
         open(new InterfaceAttributes(caps, AtomicOp.ALL_OPS, AtomicOp.ALL_OPS,
             MAX_SHORT, segSize, segSize - MAX_HEADER, MAX_HEADER, 16,
             MAX_SHORT, segSize, Long.MAX_VALUE, segSize, Long.MAX_VALUE,
-            0, 10, 19360.0 * (1 << 20), 0));
+            0, 10, 19360.0 * (1 << 20), 0),
+            ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(PID).array(),
+            ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(id).array());
     }
 
     MemorySegment enter() {
@@ -71,16 +73,6 @@ final class SelfInterface extends AbstractInterface<SelfEndpoint> {
     /** Delivers a message in {@code buf[0, len)} to the handler of {@code id}: OK, or NO_ELEMENT if it has none. */
     Status deliver(final int id, final MemorySegment buf, final long len) {
         return deliver(id, buf, 0, len, 0) == Status.NO_ELEMENT ? Status.NO_ELEMENT : Status.OK;
-    }
-
-    @Override
-    public byte[] deviceAddress() {
-        return ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(PID).array();
-    }
-
-    @Override
-    public byte[] interfaceAddress() {
-        return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(id).array();
     }
 
     @Override

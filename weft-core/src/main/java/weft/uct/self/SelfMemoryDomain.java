@@ -4,6 +4,7 @@ import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.sys.LibC;
 import weft.uct.AbstractMemoryDomain;
+import weft.uct.AbstractRemoteKey;
 import weft.uct.MemoryDomainAttributes;
 import weft.uct.MemoryHandle;
 import weft.uct.RemoteKey;
@@ -12,6 +13,7 @@ import weft.uct.RkeyCodec;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -47,25 +49,17 @@ final class SelfMemoryDomain extends AbstractMemoryDomain<SelfMemoryDomain.Regio
     }
 
     /** An unpacked key: a view of the key's range of the region. */
-    static final class Key implements RemoteKey {
+    static final class Key extends AbstractRemoteKey {
+        /** Keys in a total order: interchangeable keys compare equal. */
+        static final Comparator<Key> ORDER = Comparator.<Key>comparingLong(k -> k.region.id())
+            .thenComparingLong(Key::base).thenComparingLong(Key::length);
         final Region region;
-        final long base;
         final MemorySegment view;
 
         Key(final Region region, final long base, final long length) {
+            super(base, length);
             this.region = region;
-            this.base = base;
             this.view = region.segment.asSlice(base - region.segment.address(), length);
-        }
-
-        @Override
-        public long base() {
-            return base;
-        }
-
-        @Override
-        public long length() {
-            return view.byteSize();
         }
 
         /** The key's memory, or null if the region is gone. */
@@ -82,7 +76,7 @@ final class SelfMemoryDomain extends AbstractMemoryDomain<SelfMemoryDomain.Regio
                 throw new WeftException(Status.OUT_OF_RANGE, "self: [" + Long.toHexString(address) + ", +" + len
                     + ") is outside the region of the key");
             }
-            return view.asSlice(address - base, len);
+            return view.asSlice(address - base(), len);
         }
 
         @Override
@@ -140,15 +134,6 @@ final class SelfMemoryDomain extends AbstractMemoryDomain<SelfMemoryDomain.Regio
 
     @Override
     public int compareRkeys(final RemoteKey a, final RemoteKey b) {
-        final Key x = (Key) a;
-        final Key y = (Key) b;
-        int c = Long.compare(x.region.id(), y.region.id());
-        if (c == 0) {
-            c = Long.compare(x.base, y.base);
-        }
-        if (c == 0) {
-            c = Long.compare(x.length(), y.length());
-        }
-        return Integer.signum(c);
+        return Integer.signum(Key.ORDER.compare((Key) a, (Key) b));
     }
 }

@@ -251,7 +251,7 @@ final class ShmEndpoint extends MappedEndpoint {
             || !ShmRegionDescriptor.isLive(k.state)) { // closed here, or unmapped by the owner
             return Status.INVALID_RKEY;
         }
-        if (len < 0 || address < k.base || address - k.base > k.length - len) {
+        if (len < 0 || address < k.base() || address - k.base() > k.length() - len) {
             counters.increment(Counter.ERRORS);
             return len < 0 ? Status.INVALID_PARAM : Status.OUT_OF_RANGE;
         }

@@ -74,7 +74,6 @@ final class ShmInterface extends AbstractInterface<ShmEndpoint> implements FifoC
     final MemorySegment signalByte;
     /** Scratch buffer for liveness reads. */
     final MemorySegment statBuffer;
-    private final byte[] ifaceAddress;
 
     /** When peers' liveness is checked: soon after an endpoint appears, then every interval. */
     private final KeepaliveRamp keepaliveRamp;
@@ -160,7 +159,7 @@ final class ShmInterface extends AbstractInterface<ShmEndpoint> implements FifoC
         }
         signalByte = arena.allocate(1);
         statBuffer = ProcessLiveness.newBuffer(arena);
-        ifaceAddress = new ShmAddress.Iface(ShmMemoryDomain.PID, ShmMemoryDomain.START_TIME, f.fd(),
+        final byte[] ifaceAddress = new ShmAddress.Iface(ShmMemoryDomain.PID, ShmMemoryDomain.START_TIME, f.fd(),
             ShmMemoryDomain.fileId(f), f.size(), d.fd(), ShmMemoryDomain.fileId(d), d.size(), descCount, descStride,
             segSize, w.name()).encode();
 
@@ -173,7 +172,7 @@ final class ShmInterface extends AbstractInterface<ShmEndpoint> implements FifoC
         open(new InterfaceAttributes(caps, AtomicOp.ALL_OPS, AtomicOp.ALL_OPS,
             maxShort, segSize, 0, 0, 1,
             Integer.MAX_VALUE, segSize, Long.MAX_VALUE, segSize, Long.MAX_VALUE,
-            80, 10, 15360.0 * (1 << 20), 10));
+            80, 10, 15360.0 * (1 << 20), 10), ShmAddress.DEVICE_ADDRESS, ifaceAddress);
     }
 
     // ---- receive ----
@@ -371,16 +370,6 @@ final class ShmInterface extends AbstractInterface<ShmEndpoint> implements FifoC
     }
 
     // ---- the rest of the Interface contract ----
-
-    @Override
-    public byte[] deviceAddress() {
-        return ShmAddress.DEVICE_ADDRESS.clone();
-    }
-
-    @Override
-    public byte[] interfaceAddress() {
-        return ifaceAddress.clone();
-    }
 
     @Override
     public Status flush(final int flags, final Completion completion) {

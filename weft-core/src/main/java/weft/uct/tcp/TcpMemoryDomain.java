@@ -4,6 +4,7 @@ import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.memory.RegistrationCache;
 import weft.uct.AbstractMemoryDomain;
+import weft.uct.AbstractRemoteKey;
 import weft.uct.MemoryDomainAttributes;
 import weft.uct.MemoryHandle;
 import weft.uct.RemoteKey;
@@ -13,6 +14,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.security.SecureRandom;
+import java.util.Comparator;
 
 /**
  * Memory domain of the tcp transport: any native memory can be registered; the target's progress
@@ -80,28 +82,18 @@ final class TcpMemoryDomain extends AbstractMemoryDomain<TcpMemoryDomain.Region>
     }
 
     /** An unpacked key: the identity of a region on the peer. */
-    static final class Key implements RemoteKey {
+    static final class Key extends AbstractRemoteKey {
+        /** Keys in a total order: interchangeable keys compare equal. */
+        static final Comparator<Key> ORDER = Comparator.<Key>comparingLong(k -> k.incarnation)
+            .thenComparingLong(k -> k.regionId).thenComparingLong(Key::base).thenComparingLong(Key::length);
         /** The stamp: the owner's incarnation (private) or the symmetric stamp. */
         final long incarnation;
         final long regionId;
-        final long base;
-        final long length;
 
         Key(final long incarnation, final long regionId, final long base, final long length) {
+            super(base, length);
             this.incarnation = incarnation;
             this.regionId = regionId;
-            this.base = base;
-            this.length = length;
-        }
-
-        @Override
-        public long base() {
-            return base;
-        }
-
-        @Override
-        public long length() {
-            return length;
         }
 
         @Override
@@ -295,19 +287,7 @@ final class TcpMemoryDomain extends AbstractMemoryDomain<TcpMemoryDomain.Region>
 
     @Override
     public int compareRkeys(final RemoteKey a, final RemoteKey b) {
-        final Key x = (Key) a;
-        final Key y = (Key) b;
-        int c = Long.compare(x.incarnation, y.incarnation);
-        if (c == 0) {
-            c = Long.compare(x.regionId, y.regionId);
-        }
-        if (c == 0) {
-            c = Long.compare(x.base, y.base);
-        }
-        if (c == 0) {
-            c = Long.compare(x.length, y.length);
-        }
-        return Integer.signum(c);
+        return Integer.signum(Key.ORDER.compare((Key) a, (Key) b));
     }
 
     /** Releases every region (they are process-wide: only for process teardown); the domain stays usable. */

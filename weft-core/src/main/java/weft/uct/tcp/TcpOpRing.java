@@ -134,42 +134,17 @@ final class TcpOpRing {
         if (cap == CAP) {
             return false;
         }
-        final int m = 2 * cap - 1;
-        final byte[] nKind = new byte[2 * cap];
-        final Completion[] nComp = new Completion[2 * cap];
-        final IoVector[] nIov = new IoVector[2 * cap];
-        final IoVector[] nKept = new IoVector[2 * cap];
-        final Unpacker[] nUnp = new Unpacker[2 * cap];
-        final long[] nLen = new long[2 * cap];
-        final MemorySegment[] nRes = new MemorySegment[2 * cap];
-        final long[] nResOff = new long[2 * cap];
-        final byte[] nSize = new byte[2 * cap];
-        final int[] nReply = new int[2 * cap];
-        for (long n = done; n < issued; n++) { // slots follow the sequence number: re-place each
-            final int o = (int) (n & mask);
-            final int i = (int) (n & m);
-            nKind[i] = kind[o];
-            nComp[i] = comp[o];
-            nIov[i] = iov[o];
-            nKept[i] = iovKept[o];
-            nUnp[i] = unpacker[o];
-            nLen[i] = len[o];
-            nRes[i] = result[o];
-            nResOff[i] = resultOff[o];
-            nSize[i] = size[o];
-            nReply[i] = reply[o];
-        }
-        kind = nKind;
-        comp = nComp;
-        iov = nIov;
-        iovKept = nKept;
-        unpacker = nUnp;
-        len = nLen;
-        result = nRes;
-        resultOff = nResOff;
-        size = nSize;
-        reply = nReply;
-        mask = m;
+        kind = RingArrays.doubled(kind, done, issued, 0);
+        comp = RingArrays.doubled(comp, done, issued, 0);
+        iov = RingArrays.doubled(iov, done, issued, 0);
+        iovKept = RingArrays.doubled(iovKept, done, issued, 0);
+        unpacker = RingArrays.doubled(unpacker, done, issued, 0);
+        len = RingArrays.doubled(len, done, issued, 0);
+        result = RingArrays.doubled(result, done, issued, 0);
+        resultOff = RingArrays.doubled(resultOff, done, issued, 0);
+        size = RingArrays.doubled(size, done, issued, 0);
+        reply = RingArrays.doubled(reply, done, issued, 0);
+        mask = 2 * cap - 1;
         return true;
     }
 }

@@ -107,30 +107,13 @@ final class TcpWaiters {
         if (cap == CAP) {
             return false;
         }
-        final int m = 2 * cap - 1;
-        final byte[] nKind = new byte[2 * cap];
-        final long[] nTx = new long[2 * cap];
-        final long[] nPut = new long[2 * cap];
-        final long[] nOps = new long[2 * cap];
-        final Status[] nSt = new Status[2 * cap];
-        final Completion[] nComp = new Completion[2 * cap];
-        for (long w = head; w < tail; w++) {
-            final int o = (int) (w & mask);
-            final int i = (int) (w & m);
-            nKind[i] = kind[o];
-            nTx[i] = tx[o];
-            nPut[i] = put[o];
-            nOps[i] = ops[o];
-            nSt[i] = status[o];
-            nComp[i] = comp[o];
-        }
-        kind = nKind;
-        tx = nTx;
-        put = nPut;
-        ops = nOps;
-        status = nSt;
-        comp = nComp;
-        mask = m;
+        kind = RingArrays.doubled(kind, head, tail, 0);
+        tx = RingArrays.doubled(tx, head, tail, 0);
+        put = RingArrays.doubled(put, head, tail, 0);
+        ops = RingArrays.doubled(ops, head, tail, 0);
+        status = RingArrays.doubled(status, head, tail, 0);
+        comp = RingArrays.doubled(comp, head, tail, 0);
+        mask = 2 * cap - 1;
         return true;
     }
 }
