@@ -64,7 +64,6 @@ final class SelfEndpoint extends MappedEndpoint {
         }
         final MemorySegment buf = iface.enter();
         if (buf == null) {
-            iface.counters().increment(Counter.NO_RESOURCE);
             return Status.NO_RESOURCE;
         }
         try {
@@ -90,7 +89,6 @@ final class SelfEndpoint extends MappedEndpoint {
         }
         final MemorySegment buf = iface.enter();
         if (buf == null) {
-            iface.counters().increment(Counter.NO_RESOURCE);
             return Status.NO_RESOURCE.code();
         }
         try {
@@ -119,7 +117,6 @@ final class SelfEndpoint extends MappedEndpoint {
         }
         final MemorySegment buf = iface.enter();
         if (buf == null) {
-            iface.counters().increment(Counter.NO_RESOURCE);
             return Status.NO_RESOURCE;
         }
         try {

@@ -2,6 +2,7 @@ package weft.uct.self;
 
 import weft.ucs.Status;
 import weft.ucs.WeftException;
+import weft.ucs.stats.Counter;
 import weft.ucs.sys.LibC;
 import weft.uct.AbstractInterface;
 import weft.uct.AtomicOp;
@@ -59,8 +60,10 @@ final class SelfInterface extends AbstractInterface<SelfEndpoint> {
             ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(id).array());
     }
 
+    /** The scratch buffer of the next delivery depth, or null (counted as NO_RESOURCE) when handlers nest too deep. */
     MemorySegment enter() {
         if (depth == MAX_DEPTH) {
+            counters().increment(Counter.NO_RESOURCE);
             return null;
         }
         return scratch[depth++];
