@@ -191,22 +191,6 @@ final class TcpEndpoint extends AbstractEndpoint {
         return null;
     }
 
-    private static void rmaFields(final MemorySegment tx, final int off, final long address,
-                                  final TcpMemoryDomain.Key k) {
-        tx.set(I64, off + 16, address);
-        tx.set(I64, off + 24, k.regionId);
-        tx.set(I64, off + 32, k.incarnation);
-    }
-
-    private static boolean nativeIov(final IoVector iov) {
-        for (int i = 0; i < iov.count(); i++) {
-            if (!iov.segment(i).isNative()) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     // ---------------------------------------------------------------- active messages
 
     @Override
@@ -261,7 +245,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         }
         final long data = iov.totalLength();
         if (id < 0 || id >= Interface.AM_ID_COUNT || headerLength < 0 || headerLength > TcpFrame.MAX_AM_HEADER
-            || data > TcpFrame.MAX_AM_ZCOPY || iov.count() > TcpInterface.MAX_IOV || !nativeIov(iov)) {
+            || data > TcpFrame.MAX_AM_ZCOPY || iov.count() > TcpInterface.MAX_IOV || !iov.isNative()) {
             return Status.INVALID_PARAM;
         }
         final int off = reserveReq(TcpFrame.HEADER + headerLength, 0);
@@ -331,7 +315,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         TcpFrame.header(tx, off, TcpFrame.PUT_REQ, 0, 0, (int) (TcpFrame.PUT_REQ_FIXED + length));
         tx.set(I32, off + 8, (int) ++putSeq);
         tx.set(I32, off + 12, 0);
-        rmaFields(tx, off, address, k);
+        TcpFrame.rmaTarget(tx, off, address, k.regionId, k.incarnation);
         iface.counters().increment(Counter.PUTS);
         iface.counters().add(Counter.TX_BYTES, length);
     }
@@ -368,7 +352,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         if (bad != null) {
             return bad;
         }
-        if (len > TcpFrame.MAX_RMA || iov.count() > TcpInterface.MAX_IOV || !nativeIov(iov)) {
+        if (len > TcpFrame.MAX_RMA || iov.count() > TcpInterface.MAX_IOV || !iov.isNative()) {
             return Status.INVALID_PARAM;
         }
         final int fixed = TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED;
@@ -408,7 +392,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         if (bad != null) {
             return bad;
         }
-        if (len > TcpFrame.MAX_RMA || !nativeIov(iov)) {
+        if (len > TcpFrame.MAX_RMA || !iov.isNative()) {
             return Status.INVALID_PARAM;
         }
         final int slot = getRequest(len, remoteAddress, (TcpMemoryDomain.Key) rkey, TcpOpRing.GET_ZCOPY, completion);
@@ -436,7 +420,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         TcpFrame.header(tx, off, TcpFrame.GET_REQ, 0, 0, TcpFrame.GET_REQ_LEN);
         tx.set(I32, off + 8, (int) n);
         tx.set(I32, off + 12, (int) len);
-        rmaFields(tx, off, address, k);
+        TcpFrame.rmaTarget(tx, off, address, k.regionId, k.incarnation);
         iface.counters().increment(Counter.GETS);
         return commit(off, total) ? slot : -2;
     }
@@ -471,7 +455,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             (size == 8 ? TcpFrame.FLAG_64 : 0) | (post ? TcpFrame.FLAG_POST : 0), TcpFrame.ATOMIC_REQ_LEN);
         tx.set(I32, off + 8, id);
         tx.set(I32, off + 12, 0);
-        rmaFields(tx, off, address, k);
+        TcpFrame.rmaTarget(tx, off, address, k.regionId, k.incarnation);
         tx.set(I64, off + 40, value);
         tx.set(I64, off + 48, compare);
         iface.counters().increment(Counter.ATOMICS);
