@@ -67,6 +67,16 @@ public final class IoVector {
         return lengths[i];
     }
 
+    /** True if every entry is native (off-heap) memory, which has an address the kernel can use. */
+    public boolean isNative() {
+        for (int i = 0; i < count; i++) {
+            if (!segments[i].isNative()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     public long totalLength() {
         long t = 0;
         for (int i = 0; i < count; i++) {

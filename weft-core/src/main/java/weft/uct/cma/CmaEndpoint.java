@@ -121,6 +121,6 @@ final class CmaEndpoint extends AbstractEndpoint {
         iface.cancel(this, Status.CANCELED);
         closed = true;
         pending.purge(PendingRequest::dispatch); // each request sees CLOSED and can release its resources
-        iface.removeEndpoint(this);
+        iface.endpointClosed(this);
     }
 }

@@ -3,29 +3,23 @@ package weft.uct.cma;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.stats.Counter;
-import weft.ucs.stats.Counters;
 import weft.ucs.sys.LibC;
-import weft.uct.AmHandler;
+import weft.uct.AbstractInterface;
 import weft.uct.Capability;
 import weft.uct.Completion;
 import weft.uct.Device;
 import weft.uct.Endpoint;
-import weft.uct.ErrorHandler;
-import weft.uct.Interface;
 import weft.uct.InterfaceAttributes;
 import weft.uct.InterfaceParams;
 import weft.uct.IoVector;
 import weft.uct.RemoteKey;
-import weft.uct.Transport;
 import weft.uct.UctWorker;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -49,17 +43,13 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * </pre>
  * Single threaded, like every interface.
  */
-final class CmaInterface implements Interface {
+final class CmaInterface extends AbstractInterface<CmaEndpoint> {
     static final int MAX_IOV = 16;
     static final int DEVICE_ADDRESS_LENGTH = 16 + 8 + 8;
     static final int IFACE_ADDRESS_LENGTH = 4 + 8;
     private static final long IOVEC_SIZE = 16;
     private static final long REMOTE_IOV_OFFSET = IOVEC_SIZE * MAX_IOV;
 
-    private final CmaTransport transport;
-    private final UctWorker worker;
-    private final Device device;
-    private final ErrorHandler errorHandler;
     final long segSize;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment iovs;
@@ -70,22 +60,13 @@ final class CmaInterface implements Interface {
     private final CmaOp inlineOp = new CmaOp(MAX_IOV);
     private long head;
     private long tail;
-    private final Counters counters = new Counters();
-    private final List<CmaEndpoint> endpoints = new ArrayList<>();
-    private final List<CmaEndpoint> failed = new ArrayList<>();
-    private final InterfaceAttributes attrs;
     private final byte[] deviceAddress;
-    private final byte[] ifaceAddress;
-    private boolean closed;
     /** Some endpoint may have pending requests (set when one is queued; cleared by a dispatch that empties them). */
     private boolean maybePending;
 
     CmaInterface(final CmaTransport transport, final UctWorker worker, final Device device,
                  final InterfaceParams params) {
-        this.transport = transport;
-        this.worker = worker;
-        this.device = device;
-        this.errorHandler = params.errorHandler();
+        super(transport, worker, device, params, new CmaEndpoint[0]);
         this.segSize = Math.max(1, params.config().get(CmaTransport.SEG_SIZE));
         final int queueLen = params.config().get(CmaTransport.TX_QUEUE_LEN);
         ring = new CmaOp[queueLen];
@@ -97,16 +78,15 @@ final class CmaInterface implements Interface {
         localIov = iovs.address();
         remoteIov = iovs.address() + REMOTE_IOV_OFFSET;
         deviceAddress = transport.deviceAddress();
-        ifaceAddress = ByteBuffer.allocate(IFACE_ADDRESS_LENGTH).order(ByteOrder.LITTLE_ENDIAN)
+        final byte[] ifaceAddress = ByteBuffer.allocate(IFACE_ADDRESS_LENGTH).order(ByteOrder.LITTLE_ENDIAN)
             .putInt(transport.pid()).putLong(transport.startTime()).array();
         final long caps = Capability.PUT_ZCOPY | Capability.GET_ZCOPY | Capability.PENDING
             | Capability.CONNECT_TO_IFACE | Capability.EP_CHECK | Capability.ERRHANDLE_PEER_FAILURE;
         // no AM and no bcopy: amMaxIov carries the zcopy iov limit (the SPI has one iov field)
-        attrs = new InterfaceAttributes(caps, 0, 0,
+        open(new InterfaceAttributes(caps, 0, 0,
             0, 0, 0, 0, MAX_IOV,
             0, 0, Long.MAX_VALUE, 0, Long.MAX_VALUE,
-            80, 1000, 11.0e9, 0);
-        worker.attach(this);
+            80, 1000, 11.0e9, 0), deviceAddress, ifaceAddress);
     }
 
     // ---- data path ----
@@ -124,7 +104,7 @@ final class CmaInterface implements Interface {
             return ep.failure;
         }
         if (!(rkey instanceof CmaMemoryDomain.Key k) || k.pid != ep.peerPid || k.isClosed()) {
-            counters.increment(Counter.ERRORS);
+            counters().increment(Counter.ERRORS);
             return Status.INVALID_RKEY;
         }
         final int n = iov.count();
@@ -139,7 +119,7 @@ final class CmaInterface implements Interface {
             total += iov.length(i);
         }
         if (!k.contains(remoteAddress, total)) {
-            counters.increment(Counter.ERRORS);
+            counters().increment(Counter.ERRORS);
             return Status.OUT_OF_RANGE;
         }
         if (total == 0) {
@@ -151,7 +131,7 @@ final class CmaInterface implements Interface {
             return runInline(inlineOp);
         }
         if (tail - head == ring.length) {
-            counters.increment(Counter.NO_RESOURCE);
+            counters().increment(Counter.NO_RESOURCE);
             return Status.NO_RESOURCE;
         }
         count(kind, total);
@@ -163,11 +143,11 @@ final class CmaInterface implements Interface {
 
     private void count(final int kind, final long bytes) {
         if (kind == CmaOp.PUT) {
-            counters.increment(Counter.PUTS);
-            counters.add(Counter.TX_BYTES, bytes);
+            counters().increment(Counter.PUTS);
+            counters().add(Counter.TX_BYTES, bytes);
         } else {
-            counters.increment(Counter.GETS);
-            counters.add(Counter.RX_BYTES, bytes);
+            counters().increment(Counter.GETS);
+            counters().add(Counter.RX_BYTES, bytes);
         }
     }
 
@@ -204,7 +184,7 @@ final class CmaInterface implements Interface {
             }
             if (r == 0 && ++idle > 3) {
                 op.clear();
-                counters.increment(Counter.ERRORS);
+                counters().increment(Counter.ERRORS);
                 return Status.INVALID_ADDRESS;
             }
         }
@@ -250,7 +230,7 @@ final class CmaInterface implements Interface {
 
     /** Maps a failed transfer's errno to a status; a vanished peer also fails its endpoint. */
     private Status failure(final CmaEndpoint ep, final int errno) {
-        counters.increment(Counter.ERRORS);
+        counters().increment(Counter.ERRORS);
         return switch (errno) {
             case LibC.ESRCH -> {
                 failEndpoint(ep, Status.CONNECTION_RESET);
@@ -268,14 +248,14 @@ final class CmaInterface implements Interface {
     void failEndpoint(final CmaEndpoint ep, final Status status) {
         if (ep.failure == null) {
             ep.failure = status;
-            failed.add(ep);
+            failed(ep);
         }
     }
 
     /** Queues a flush marker. */
     Status enqueueFlush(final CmaEndpoint ep, final Completion completion) {
         if (tail - head == ring.length) {
-            counters.increment(Counter.NO_RESOURCE);
+            counters().increment(Counter.NO_RESOURCE);
             return Status.NO_RESOURCE;
         }
         final CmaOp op = ring[(int) tail & mask];
@@ -311,11 +291,11 @@ final class CmaInterface implements Interface {
 
     @Override
     public int progress() {
-        if (closed) {
+        if (isClosed()) {
             return 0;
         }
         int work = 0;
-        if (!failed.isEmpty()) {
+        if (hasFailures()) {
             work += reportFailures();
         }
         if (head != tail) {
@@ -379,12 +359,11 @@ final class CmaInterface implements Interface {
     private int dispatchPending() {
         maybePending = false; // set again below, or by an endpoint that queues while we dispatch
         int work = 0;
-        for (int i = 0; i < endpoints.size(); i++) {
-            final CmaEndpoint ep = endpoints.get(i);
+        for (final CmaEndpoint ep : endpoints()) {
             if (hasRoom()) {
                 final int n = ep.dispatchPending();
                 if (n > 0) {
-                    counters.add(Counter.PENDING_DISPATCHED, n);
+                    counters().add(Counter.PENDING_DISPATCHED, n);
                     work += n;
                 }
             }
@@ -395,28 +374,14 @@ final class CmaInterface implements Interface {
         return work;
     }
 
-    private int reportFailures() {
-        final CmaEndpoint[] eps = failed.toArray(new CmaEndpoint[0]);
-        failed.clear();
-        for (final CmaEndpoint ep : eps) {
-            if (errorHandler != null && !ep.closed) {
-                errorHandler.onError(ep, ep.failure);
-            }
+    @Override
+    protected void reportFailure(final CmaEndpoint ep) {
+        if (!ep.closed) {
+            notifyError(ep, ep.failure);
         }
-        return eps.length;
     }
 
     // ---- addresses and connection ----
-
-    @Override
-    public byte[] deviceAddress() {
-        return deviceAddress.clone();
-    }
-
-    @Override
-    public byte[] interfaceAddress() {
-        return ifaceAddress.clone();
-    }
 
     @Override
     public boolean isReachable(final byte[] devAddr, final byte[] ifAddr) {
@@ -430,58 +395,27 @@ final class CmaInterface implements Interface {
 
     @Override
     public Endpoint connect(final byte[] devAddr, final byte[] ifAddr) {
-        if (closed) {
-            throw new WeftException(Status.CLOSED, "cma: interface is closed");
-        }
+        checkOpen();
         if (!isReachable(devAddr, ifAddr)) {
             throw new WeftException(Status.UNREACHABLE,
                 "cma: peer is on another node or in another pid namespace (or the address is malformed)");
         }
         final ByteBuffer b = ByteBuffer.wrap(ifAddr).order(ByteOrder.LITTLE_ENDIAN);
         final CmaEndpoint ep = new CmaEndpoint(this, b.getInt(), b.getLong());
-        endpoints.add(ep);
+        addEndpoint(ep);
         return ep;
     }
 
-    void removeEndpoint(final CmaEndpoint ep) {
-        endpoints.remove(ep);
-        failed.remove(ep);
+    void endpointClosed(final CmaEndpoint ep) {
+        removeEndpoint(ep);
     }
 
     // ---- the rest of the interface contract ----
 
-    @Override
-    public Transport transport() {
-        return transport;
-    }
-
-    @Override
-    public Device device() {
-        return device;
-    }
-
-    @Override
-    public InterfaceAttributes attributes() {
-        return attrs;
-    }
-
-    /** Accepted for uniformity, never called: cma carries no active messages. */
-    @Override
-    public void setAmHandler(final int id, final AmHandler handler) {
-        if (id < 0 || id >= AM_ID_COUNT) {
-            throw new WeftException(Status.INVALID_PARAM, "AM id " + id + " is outside 0.." + (AM_ID_COUNT - 1));
-        }
-    }
-
-    @Override
-    public void releaseDescriptor(final MemorySegment data, final long offset) {
-        // no active messages, no descriptors
-    }
-
     /** Nothing arrives unannounced on cma: BUSY while local work is queued, else OK. */
     @Override
     public Status arm() {
-        return head != tail || !failed.isEmpty() ? Status.BUSY : Status.OK;
+        return head != tail || hasFailures() ? Status.BUSY : Status.OK;
     }
 
     @Override
@@ -491,17 +425,17 @@ final class CmaInterface implements Interface {
 
     @Override
     public Status flush(final int flags, final Completion completion) {
-        if (closed) {
+        if (isClosed()) {
             return Status.CLOSED;
         }
         if ((flags & FLUSH_CANCEL) != 0) {
-            for (int i = 0; i < endpoints.size(); i++) {
-                cancel(endpoints.get(i), Status.CANCELED);
+            for (final CmaEndpoint ep : endpoints()) {
+                cancel(ep, Status.CANCELED);
             }
             return Status.OK;
         }
-        for (int i = 0; i < endpoints.size(); i++) {
-            if (endpoints.get(i).hasPending()) {
+        for (final CmaEndpoint ep : endpoints()) {
+            if (ep.hasPending()) {
                 return Status.NO_RESOURCE;
             }
         }
@@ -514,12 +448,7 @@ final class CmaInterface implements Interface {
     /** The ring executes in order, and inline transfers run only when it is empty. */
     @Override
     public Status fence() {
-        return closed ? Status.CLOSED : Status.OK;
-    }
-
-    @Override
-    public Counters counters() {
-        return counters;
+        return isClosed() ? Status.CLOSED : Status.OK;
     }
 
     /** Slots in use (queued transfers, flush markers and holes), for tests. */
@@ -528,17 +457,8 @@ final class CmaInterface implements Interface {
     }
 
     @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        for (final CmaEndpoint ep : new ArrayList<>(endpoints)) {
-            ep.close();
-        }
-        closed = true;
-        failed.clear();
+    protected void release() {
         head = tail = 0;
-        worker.detach(this);
         arena.close();
     }
 }

@@ -2,18 +2,18 @@ package weft.uct.cma;
 
 import weft.ucs.Status;
 import weft.ucs.WeftException;
-import weft.ucs.memory.RegistrationCache;
 import weft.ucs.sys.LibC;
-import weft.uct.MemoryDomain;
+import weft.uct.AbstractMemoryDomain;
+import weft.uct.AbstractRemoteKey;
 import weft.uct.MemoryDomainAttributes;
 import weft.uct.MemoryHandle;
 import weft.uct.RemoteKey;
 import weft.uct.RkeyCodec;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Comparator;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -33,86 +33,32 @@ import java.util.concurrent.atomic.AtomicLong;
  * revoke access, so a peer must not use a key after the owner deregistered (as in UCX). Keys are not
  * symmetric (no {@link weft.uct.MemoryDomainAttributes#SYMMETRIC_RKEY}): they name the owner's pid.
  */
-final class CmaMemoryDomain implements MemoryDomain {
+final class CmaMemoryDomain extends AbstractMemoryDomain<AbstractMemoryDomain.Region> {
     static final String NAME = "cma";
     static final int BODY = 4 + 8 + 8 + 8;
     private static final int PID = LibC.getpid();
 
     private final AtomicLong ids = new AtomicLong();
-    private final RegistrationCache<Registration> cache =
-        new RegistrationCache<>(this::newRegistration, r -> r.live = false);
-    // handles that own memory, freed on close() if the user did not deregister them
-    private final java.util.Set<Handle> owned = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private volatile boolean closed;
 
-    /** One cached registration; several handles may share it. */
-    static final class Registration {
-        final long id;
-        final long base;
-        final long length;
-        volatile boolean live = true;
-
-        Registration(final long id, final long base, final long length) {
-            this.id = id;
-            this.base = base;
-            this.length = length;
-        }
-    }
-
-    /** What {@link #register}/{@link #allocate} return: the caller's range and its registration. */
-    static final class Handle implements MemoryHandle {
-        final CmaMemoryDomain md;
-        final Registration reg;
-        final MemorySegment segment;
-        final Arena arena; // owned memory (allocate) or null (registered user memory)
-        boolean released;
-
-        Handle(final CmaMemoryDomain md, final Registration reg, final MemorySegment segment, final Arena arena) {
-            this.md = md;
-            this.reg = reg;
-            this.segment = segment;
-            this.arena = arena;
-        }
-
-        @Override
-        public MemorySegment segment() {
-            return segment;
-        }
-
-        @Override
-        public MemoryDomain domain() {
-            return md;
-        }
-
-        /** Id of the shared registration (equal ids mean the cache answered). */
-        long registrationId() {
-            return reg.id;
-        }
+    CmaMemoryDomain() {
+        super(NAME);
+        newCache(seg -> new Region(ids.incrementAndGet(), seg));
     }
 
     /** An unpacked key: which process, which range. Immutable apart from {@link #close()}. */
-    static final class Key implements RemoteKey {
+    static final class Key extends AbstractRemoteKey {
+        /** Keys in a total order: interchangeable keys compare equal. */
+        static final Comparator<Key> ORDER = Comparator.<Key>comparingInt(k -> k.pid)
+            .thenComparing(Key::base, Long::compareUnsigned).thenComparingLong(Key::length)
+            .thenComparingLong(k -> k.id);
         final int pid;
-        final long base;
-        final long length;
         final long id;
         private volatile boolean closed;
 
         Key(final int pid, final long base, final long length, final long id) {
+            super(base, length);
             this.pid = pid;
-            this.base = base;
-            this.length = length;
             this.id = id;
-        }
-
-        @Override
-        public long base() {
-            return base;
-        }
-
-        @Override
-        public long length() {
-            return length;
         }
 
         boolean isClosed() {
@@ -130,15 +76,6 @@ final class CmaMemoryDomain implements MemoryDomain {
         }
     }
 
-    private Registration newRegistration(final MemorySegment seg) {
-        return new Registration(ids.incrementAndGet(), seg.address(), seg.byteSize());
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
     @Override
     public MemoryDomainAttributes attributes() {
         return new MemoryDomainAttributes(MemoryDomainAttributes.ALLOC | MemoryDomainAttributes.REG
@@ -147,61 +84,10 @@ final class CmaMemoryDomain implements MemoryDomain {
     }
 
     @Override
-    public MemoryHandle allocate(final long length) {
-        checkOpen();
-        if (length < 0) {
-            throw new WeftException(Status.INVALID_PARAM, "cma: negative allocation length " + length);
-        }
-        final Arena arena = Arena.ofShared();
-        try {
-            final MemorySegment seg = arena.allocate(Math.max(1, length), 64).asSlice(0, length);
-            final Handle h = new Handle(this, cache.register(seg), seg, arena);
-            owned.add(h);
-            return h;
-        } catch (final RuntimeException | OutOfMemoryError e) {
-            arena.close();
-            throw new WeftException(Status.NO_MEMORY, "cma: cannot allocate " + length + " bytes", e);
-        }
-    }
-
-    @Override
-    public MemoryHandle register(final MemorySegment segment) {
-        checkOpen();
-        if (!segment.isNative()) {
-            throw new WeftException(Status.INVALID_PARAM, "cma: only native (off-heap) memory can be registered");
-        }
-        return new Handle(this, cache.register(segment), segment, null);
-    }
-
-    @Override
-    public void deregister(final MemoryHandle handle) {
-        if (!(handle instanceof Handle h) || h.md != this) {
-            throw new WeftException(Status.INVALID_PARAM, "cma: handle does not belong to this domain");
-        }
-        synchronized (h) {
-            if (h.released) {
-                return;
-            }
-            h.released = true;
-        }
-        if (h.reg.live) {
-            cache.release(h.reg);
-        }
-        if (h.arena != null) {
-            // the memory goes away: no other handle may keep a registration inside it
-            cache.invalidate(h.segment.address(), h.segment.byteSize());
-            owned.remove(h);
-            h.arena.close();
-        }
-    }
-
-    @Override
     public byte[] packRkey(final MemoryHandle handle) {
-        if (!(handle instanceof Handle h) || h.md != this || h.released || !h.reg.live) {
-            throw new WeftException(Status.INVALID_PARAM, "cma: cannot pack a key for a foreign or released handle");
-        }
+        final Handle<Region> h = packable(handle);
         final ByteBuffer b = ByteBuffer.allocate(BODY).order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt(PID).putLong(h.segment.address()).putLong(h.segment.byteSize()).putLong(h.reg.id);
+        b.putInt(PID).putLong(h.segment().address()).putLong(h.segment().byteSize()).putLong(h.region().id());
         return RkeyCodec.pack(NAME, b.array());
     }
 
@@ -228,41 +114,11 @@ final class CmaMemoryDomain implements MemoryDomain {
         if (!(a instanceof Key x) || !(b instanceof Key y)) {
             throw new WeftException(Status.INVALID_RKEY, "cma: can only compare cma remote keys");
         }
-        int c = Integer.compare(x.pid, y.pid);
-        if (c == 0) {
-            c = Long.compareUnsigned(x.base, y.base);
-        }
-        if (c == 0) {
-            c = Long.compare(x.length, y.length);
-        }
-        if (c == 0) {
-            c = Long.compare(x.id, y.id);
-        }
-        return Integer.signum(c);
-    }
-
-    /** Registrations currently cached (for tests and tools). */
-    int cachedRegistrations() {
-        return cache.size();
-    }
-
-    /** Times a registration was answered from the cache. */
-    long cacheHits() {
-        return cache.hits();
-    }
-
-    private void checkOpen() {
-        if (closed) {
-            throw new WeftException(Status.CLOSED, "cma: memory domain is closed");
-        }
+        return Integer.signum(Key.ORDER.compare(x, y));
     }
 
     @Override
-    public void close() {
-        closed = true;
-        for (final Handle h : owned) {
-            deregister(h);
-        }
-        cache.clear();
+    protected void revoked(final Region r) {
+        r.revoke();
     }
 }

@@ -9,11 +9,10 @@ import weft.ucs.config.ConfigRegistry;
 import weft.ucs.config.ConfigType;
 import weft.ucs.config.ConfigVar;
 import weft.ucs.sys.LibC;
+import weft.uct.AbstractTransport;
 import weft.uct.Device;
 import weft.uct.Interface;
 import weft.uct.InterfaceParams;
-import weft.uct.MemoryDomain;
-import weft.uct.Transport;
 import weft.uct.UctWorker;
 
 import java.nio.ByteBuffer;
@@ -25,7 +24,7 @@ import java.util.List;
  * seccomp) is decided once by a start-up probe; when it refuses, {@link #devices()} is empty and
  * {@link #unavailableReason()} says why.
  */
-public final class CmaTransport implements Transport {
+public final class CmaTransport extends AbstractTransport<CmaMemoryDomain> {
     static final ConfigVar<Long> SEG_SIZE = ConfigRegistry.register("CMA_SEG_SIZE", ConfigType.SIZE, "4m",
         "Largest cma transfer done inside the call, and the bytes moved per progress for larger ones (4m, a "
             + "rendezvous chunk: 1 MiB tag_bw over shm measured 1.7x faster than with 512k, whose second half "
@@ -35,12 +34,7 @@ public final class CmaTransport implements Transport {
     static final ConfigVar<Boolean> FORCE_UNAVAILABLE = ConfigRegistry.register("CMA_FORCE_UNAVAILABLE",
         ConfigType.BOOL, "n", "Treat cross-memory attach as refused by the kernel (disables the cma transport).");
 
-    private static final Device DEVICE = new Device("cma", "memory", Device.Type.SHM);
-
     private final Config config;
-    private volatile String reason;
-    private volatile boolean probed;
-    private volatile CmaMemoryDomain md;
     private final int pid = LibC.getpid();
     private volatile long startTime = -2;
     private volatile byte[] deviceAddress;
@@ -52,54 +46,28 @@ public final class CmaTransport implements Transport {
 
     /** A transport whose start-up probe reads {@code config} (tests force the refused outcome). */
     CmaTransport(final Config config) {
+        super("cma", new Device("cma", "memory", Device.Type.SHM));
         this.config = config;
     }
 
+    /** Asks the kernel once whether it allows cross-memory attach here. */
     @Override
-    public String name() {
-        return "cma";
-    }
-
-    @Override
-    public List<Device> devices() {
-        return unavailableReason() == null ? List.of(DEVICE) : List.of();
-    }
-
-    @Override
-    public String unavailableReason() {
-        if (!probed) {
-            synchronized (this) {
-                if (!probed) {
-                    String r;
-                    try {
-                        r = CmaProbe.probe(config.get(FORCE_UNAVAILABLE));
-                    } catch (final WeftException e) {
-                        r = e.getMessage();
-                    }
-                    reason = r;
-                    probed = true;
-                    if (r != null) {
-                        System.getLogger("weft.uct.cma").log(System.Logger.Level.INFO, "cma is unusable here: {0}", r);
-                    }
-                }
-            }
+    protected String probe() {
+        String r;
+        try {
+            r = CmaProbe.probe(config.get(FORCE_UNAVAILABLE));
+        } catch (final WeftException e) {
+            r = e.getMessage();
         }
-        return reason;
+        if (r != null) {
+            System.getLogger("weft.uct.cma").log(System.Logger.Level.INFO, "cma is unusable here: {0}", r);
+        }
+        return r;
     }
 
     @Override
-    public MemoryDomain memoryDomain() {
-        CmaMemoryDomain m = md;
-        if (m == null) {
-            synchronized (this) {
-                m = md;
-                if (m == null) {
-                    m = new CmaMemoryDomain();
-                    md = m;
-                }
-            }
-        }
-        return m;
+    protected CmaMemoryDomain newMemoryDomain() {
+        return new CmaMemoryDomain();
     }
 
     @Override
@@ -108,7 +76,7 @@ public final class CmaTransport implements Transport {
         if (why != null) {
             throw new WeftException(Status.UNSUPPORTED, "cma is unavailable: " + why);
         }
-        if (!DEVICE.equals(device)) {
+        if (!device().equals(device)) {
             throw new WeftException(Status.INVALID_PARAM, "cma has no device " + device);
         }
         return new CmaInterface(this, worker, device, params);

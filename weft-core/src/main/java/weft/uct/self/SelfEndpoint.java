@@ -3,6 +3,7 @@ package weft.uct.self;
 import weft.ucs.Status;
 import weft.ucs.memory.MemoryCopy;
 import weft.ucs.stats.Counter;
+import weft.ucs.stats.Counters;
 import weft.uct.Completion;
 import weft.uct.Interface;
 import weft.uct.IoVector;
@@ -11,7 +12,6 @@ import weft.uct.MemoryAtomics;
 import weft.uct.Packer;
 import weft.uct.PendingRequest;
 import weft.uct.RemoteKey;
-import weft.uct.Unpacker;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -64,7 +64,6 @@ final class SelfEndpoint extends MappedEndpoint {
         }
         final MemorySegment buf = iface.enter();
         if (buf == null) {
-            iface.countersInternal().increment(Counter.NO_RESOURCE);
             return Status.NO_RESOURCE;
         }
         try {
@@ -78,8 +77,8 @@ final class SelfEndpoint extends MappedEndpoint {
     }
 
     private void count(final long bytes) {
-        iface.countersInternal().increment(Counter.TX_MESSAGES);
-        iface.countersInternal().add(Counter.TX_BYTES, bytes);
+        iface.counters().increment(Counter.TX_MESSAGES);
+        iface.counters().add(Counter.TX_BYTES, bytes);
     }
 
     @Override
@@ -90,7 +89,6 @@ final class SelfEndpoint extends MappedEndpoint {
         }
         final MemorySegment buf = iface.enter();
         if (buf == null) {
-            iface.countersInternal().increment(Counter.NO_RESOURCE);
             return Status.NO_RESOURCE.code();
         }
         try {
@@ -119,7 +117,6 @@ final class SelfEndpoint extends MappedEndpoint {
         }
         final MemorySegment buf = iface.enter();
         if (buf == null) {
-            iface.countersInternal().increment(Counter.NO_RESOURCE);
             return Status.NO_RESOURCE;
         }
         try {
@@ -133,38 +130,39 @@ final class SelfEndpoint extends MappedEndpoint {
     }
 
     @Override
-    protected MemorySegment target(final RemoteKey rkey, final long address, final long len) {
+    protected Status access(final RemoteKey rkey, final long address, final long len) {
         if (closed) {
-            lastError = Status.CLOSED;
-            return null;
+            return Status.CLOSED;
         }
-        if (!(rkey instanceof SelfMemoryDomain.Key k) || k.region.md != iface.md) {
-            lastError = Status.INVALID_RKEY;
-            return null;
-        }
-        final MemorySegment mem = k.memory();
-        if (mem == null) {
-            lastError = Status.INVALID_RKEY;
-            return null;
+        if (!(rkey instanceof SelfMemoryDomain.Key k) || k.region.md != iface.md || k.memory() == null) {
+            return Status.INVALID_RKEY;
         }
         final Status r = MemoryAtomics.checkRange(rkey, address, len);
         if (r != Status.OK) {
-            iface.countersInternal().increment(Counter.ERRORS);
-            lastError = r;
-            return null;
+            iface.counters().increment(Counter.ERRORS);
         }
-        return mem;
+        return r;
+    }
+
+    @Override
+    protected MemorySegment mapped(final RemoteKey rkey) {
+        return ((SelfMemoryDomain.Key) rkey).view;
+    }
+
+    @Override
+    protected Counters counters() {
+        return iface.counters();
     }
 
     @Override
     public Status putShort(final MemorySegment src, final long offset, final int length, final long remoteAddress,
                            final RemoteKey rkey) {
-        final MemorySegment mem = target(rkey, remoteAddress, length);
-        if (mem == null) {
-            return lastError;
+        final Status st = access(rkey, remoteAddress, length);
+        if (st != Status.OK) {
+            return st;
         }
-        MemoryCopy.copy(src, offset, mem, remoteAddress - rkey.base(), length);
-        iface.countersInternal().increment(Counter.PUTS);
+        MemoryCopy.copy(src, offset, mapped(rkey), remoteAddress - rkey.base(), length);
+        iface.counters().increment(Counter.PUTS);
         return Status.OK;
     }
 
@@ -176,59 +174,16 @@ final class SelfEndpoint extends MappedEndpoint {
         }
         try {
             final long len = packer.pack(buf, 0, iface.segSize);
-            final MemorySegment mem = target(rkey, remoteAddress, len);
-            if (mem == null) {
-                return lastError.code();
+            final Status st = access(rkey, remoteAddress, len);
+            if (st != Status.OK) {
+                return st.code();
             }
-            MemoryCopy.copy(buf, 0, mem, remoteAddress - rkey.base(), len);
-            iface.countersInternal().increment(Counter.PUTS);
+            MemoryCopy.copy(buf, 0, mapped(rkey), remoteAddress - rkey.base(), len);
+            iface.counters().increment(Counter.PUTS);
             return len;
         } finally {
             iface.leave();
         }
-    }
-
-    @Override
-    public Status putZcopy(final IoVector iov, final long remoteAddress, final RemoteKey rkey,
-                           final Completion completion) {
-        final long len = iov.totalLength();
-        final MemorySegment mem = target(rkey, remoteAddress, len);
-        if (mem == null) {
-            return lastError;
-        }
-        iov.gather(mem, remoteAddress - rkey.base());
-        iface.countersInternal().increment(Counter.PUTS);
-        return Status.OK;
-    }
-
-    @Override
-    public Status getBcopy(final Unpacker unpacker, final long length, final long remoteAddress,
-                           final RemoteKey rkey, final Completion completion) {
-        final MemorySegment mem = target(rkey, remoteAddress, length);
-        if (mem == null) {
-            return lastError;
-        }
-        unpacker.unpack(mem, remoteAddress - rkey.base(), length);
-        iface.countersInternal().increment(Counter.GETS);
-        return Status.OK;
-    }
-
-    @Override
-    public Status getZcopy(final IoVector iov, final long remoteAddress, final RemoteKey rkey,
-                           final Completion completion) {
-        final long len = iov.totalLength();
-        final MemorySegment mem = target(rkey, remoteAddress, len);
-        if (mem == null) {
-            return lastError;
-        }
-        iov.scatter(mem, remoteAddress - rkey.base(), len);
-        iface.countersInternal().increment(Counter.GETS);
-        return Status.OK;
-    }
-
-    @Override
-    protected void countAtomic() {
-        iface.countersInternal().increment(Counter.ATOMICS);
     }
 
     @Override
@@ -248,6 +203,6 @@ final class SelfEndpoint extends MappedEndpoint {
         }
         closed = true;
         pending.purge(PendingRequest::dispatch);
-        iface.removeEndpoint(this);
+        iface.endpointClosed(this);
     }
 }

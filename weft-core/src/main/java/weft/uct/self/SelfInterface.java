@@ -3,26 +3,21 @@ package weft.uct.self;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.stats.Counter;
-import weft.ucs.stats.Counters;
 import weft.ucs.sys.LibC;
-import weft.uct.AmHandler;
+import weft.uct.AbstractInterface;
 import weft.uct.AtomicOp;
 import weft.uct.Capability;
 import weft.uct.Completion;
 import weft.uct.Device;
 import weft.uct.Endpoint;
-import weft.uct.Interface;
 import weft.uct.InterfaceAttributes;
 import weft.uct.InterfaceParams;
-import weft.uct.Transport;
 import weft.uct.UctWorker;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -30,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * delivered synchronously, as UCX's self transport does, through a per-depth scratch buffer so
  * that a handler may send again.
  */
-final class SelfInterface implements Interface {
+final class SelfInterface extends AbstractInterface<SelfEndpoint> {
     private static final AtomicLong IDS = new AtomicLong();
     private static final int PID = LibC.getpid();
     private static final int MAX_DEPTH = 8;
@@ -38,26 +33,16 @@ final class SelfInterface implements Interface {
     /** Largest AM zcopy header; header + iov share one segment, so amMaxZcopy = segSize - this. */
     static final int MAX_HEADER = 128;
 
-    private final SelfTransport transport;
-    private final UctWorker worker;
-    private final Device device;
     final SelfMemoryDomain md;
     private final long id = IDS.incrementAndGet();
     private final Arena arena = Arena.ofShared();
     private final MemorySegment[] scratch = new MemorySegment[MAX_DEPTH];
-    private final AmHandler[] handlers = new AmHandler[AM_ID_COUNT];
-    private final Counters counters = new Counters();
-    private final List<SelfEndpoint> endpoints = new ArrayList<>();
-    private final InterfaceAttributes attrs;
     final long segSize;
     private int depth;
-    private boolean closed;
 
     SelfInterface(final SelfTransport transport, final UctWorker worker, final Device device,
                   final SelfMemoryDomain md, final InterfaceParams params) {
-        this.transport = transport;
-        this.worker = worker;
-        this.device = device;
+        super(transport, worker, device, params, new SelfEndpoint[0]);
         this.md = md;
         this.segSize = params.config().get(SelfTransport.SEG_SIZE);
         for (int i = 0; i < MAX_DEPTH; i++) {
@@ -67,15 +52,18 @@ final class SelfInterface implements Interface {
             | Capability.PUT_SHORT | Capability.PUT_BCOPY | Capability.PUT_ZCOPY
             | Capability.GET_BCOPY | Capability.GET_ZCOPY | Capability.ATOMIC32 | Capability.ATOMIC64
             | Capability.ATOMIC_CPU | Capability.CONNECT_TO_IFACE | Capability.EP_CHECK;
-        attrs = new InterfaceAttributes(caps, AtomicOp.ALL_OPS, AtomicOp.ALL_OPS,
+        open(new InterfaceAttributes(caps, AtomicOp.ALL_OPS, AtomicOp.ALL_OPS,
             MAX_SHORT, segSize, segSize - MAX_HEADER, MAX_HEADER, 16,
             MAX_SHORT, segSize, Long.MAX_VALUE, segSize, Long.MAX_VALUE,
-            0, 10, 19360.0 * (1 << 20), 0);
-        worker.attach(this);
+            0, 10, 19360.0 * (1 << 20), 0),
+            ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(PID).array(),
+            ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(id).array());
     }
 
+    /** The scratch buffer of the next delivery depth, or null (counted as NO_RESOURCE) when handlers nest too deep. */
     MemorySegment enter() {
         if (depth == MAX_DEPTH) {
+            counters().increment(Counter.NO_RESOURCE);
             return null;
         }
         return scratch[depth++];
@@ -85,46 +73,9 @@ final class SelfInterface implements Interface {
         depth--;
     }
 
-    /** Delivers a message in {@code buf[0, len)} to the handler of {@code id}. */
+    /** Delivers a message in {@code buf[0, len)} to the handler of {@code id}: OK, or NO_ELEMENT if it has none. */
     Status deliver(final int id, final MemorySegment buf, final long len) {
-        final AmHandler h = handlers[id];
-        counters.increment(Counter.RX_MESSAGES);
-        counters.add(Counter.RX_BYTES, len);
-        if (h == null) {
-            counters.increment(Counter.ERRORS);
-            return Status.NO_ELEMENT;
-        }
-        h.onReceive(buf, 0, len, 0);
-        return Status.OK;
-    }
-
-    Counters countersInternal() {
-        return counters;
-    }
-
-    @Override
-    public Transport transport() {
-        return transport;
-    }
-
-    @Override
-    public Device device() {
-        return device;
-    }
-
-    @Override
-    public InterfaceAttributes attributes() {
-        return attrs;
-    }
-
-    @Override
-    public byte[] deviceAddress() {
-        return ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(PID).array();
-    }
-
-    @Override
-    public byte[] interfaceAddress() {
-        return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(id).array();
+        return deliver(id, buf, 0, len, 0) == Status.NO_ELEMENT ? Status.NO_ELEMENT : Status.OK;
     }
 
     @Override
@@ -142,32 +93,19 @@ final class SelfInterface implements Interface {
             throw new WeftException(Status.UNREACHABLE, "self: an endpoint can only connect to its own interface");
         }
         final SelfEndpoint ep = new SelfEndpoint(this);
-        endpoints.add(ep);
+        addEndpoint(ep);
         return ep;
     }
 
-    void removeEndpoint(final SelfEndpoint ep) {
-        endpoints.remove(ep);
-    }
-
-    @Override
-    public void setAmHandler(final int id, final AmHandler handler) {
-        if (id < 0 || id >= AM_ID_COUNT) {
-            throw new WeftException(Status.INVALID_PARAM, "AM id " + id + " is outside 0.." + (AM_ID_COUNT - 1));
-        }
-        handlers[id] = handler;
-    }
-
-    @Override
-    public void releaseDescriptor(final MemorySegment data, final long offset) {
-        // self never hands out descriptors (FLAG_DESC is never set)
+    void endpointClosed(final SelfEndpoint ep) {
+        removeEndpoint(ep);
     }
 
     @Override
     public int progress() {
         int work = 0;
-        for (int i = 0; i < endpoints.size(); i++) {
-            work += endpoints.get(i).dispatchPending();
+        for (final SelfEndpoint ep : endpoints()) {
+            work += ep.dispatchPending();
         }
         return work;
     }
@@ -194,30 +132,12 @@ final class SelfInterface implements Interface {
     }
 
     @Override
-    public Counters counters() {
-        return counters;
-    }
-
-    void checkOpen() {
-        if (closed) {
-            throw new WeftException(Status.CLOSED, "self interface is closed");
-        }
-    }
-
-    boolean isClosed() {
-        return closed;
+    protected void reportFailure(final SelfEndpoint ep) {
+        // a self endpoint never fails
     }
 
     @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        for (final SelfEndpoint ep : new ArrayList<>(endpoints)) {
-            ep.close();
-        }
-        worker.detach(this);
+    protected void release() {
         arena.close();
     }
 }

@@ -10,13 +10,11 @@ import weft.ucs.stats.Counters;
 import weft.ucs.sys.ProcessLiveness;
 import weft.uct.Completion;
 import weft.uct.Interface;
-import weft.uct.IoVector;
 import weft.uct.MappedEndpoint;
 import weft.uct.MemoryAtomics;
 import weft.uct.Packer;
 import weft.uct.PendingRequest;
 import weft.uct.RemoteKey;
-import weft.uct.Unpacker;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -70,7 +68,7 @@ final class ShmEndpoint extends MappedEndpoint {
                 final ShmMemoryDomain.Attachment descAttachment) {
         this.iface = iface;
         this.md = iface.md;
-        this.counters = iface.countersInternal();
+        this.counters = iface.counters();
         this.fifoAttachment = fifoAttachment;
         this.descAttachment = descAttachment;
         this.fifo = fifoAttachment.segment();
@@ -244,38 +242,40 @@ final class ShmEndpoint extends MappedEndpoint {
 
     // ---- RMA: direct access to the mapped region of the key ----
 
-    /** The key's mapped region if the access is valid (failure set: the endpoint is failed). */
     @Override
-    protected MemorySegment target(final RemoteKey rkey, final long address, final long len) {
+    protected Status access(final RemoteKey rkey, final long address, final long len) {
         if (failure != null) {
-            lastError = failure;
-            return null;
+            return failure;
         }
-        if (!(rkey instanceof ShmMemoryDomain.Key k) || k.md != md) {
-            lastError = Status.INVALID_RKEY;
-            return null;
+        if (!(rkey instanceof ShmMemoryDomain.Key k) || k.md != md || k.view == null
+            || !ShmRegionDescriptor.isLive(k.state)) { // closed here, or unmapped by the owner
+            return Status.INVALID_RKEY;
         }
-        final MemorySegment view = k.view;
-        if (view == null || !ShmRegionDescriptor.isLive(k.state)) { // closed here, or unmapped by the owner
-            lastError = Status.INVALID_RKEY;
-            return null;
-        }
-        if (len < 0 || address < k.base || address - k.base > k.length - len) {
+        if (len < 0 || address < k.base() || address - k.base() > k.length() - len) {
             counters.increment(Counter.ERRORS);
-            lastError = len < 0 ? Status.INVALID_PARAM : Status.OUT_OF_RANGE;
-            return null;
+            return len < 0 ? Status.INVALID_PARAM : Status.OUT_OF_RANGE;
         }
-        return view;
+        return Status.OK;
+    }
+
+    @Override
+    protected MemorySegment mapped(final RemoteKey rkey) {
+        return ((ShmMemoryDomain.Key) rkey).view;
+    }
+
+    @Override
+    protected Counters counters() {
+        return counters;
     }
 
     @Override
     public Status putShort(final MemorySegment src, final long offset, final int length, final long remoteAddress,
                            final RemoteKey rkey) {
-        final MemorySegment mem = target(rkey, remoteAddress, length);
-        if (mem == null) {
-            return lastError;
+        final Status st = access(rkey, remoteAddress, length);
+        if (st != Status.OK) {
+            return st;
         }
-        MemorySegment.copy(src, offset, mem, remoteAddress - rkey.base(), length);
+        MemorySegment.copy(src, offset, mapped(rkey), remoteAddress - rkey.base(), length);
         counters.increment(Counter.PUTS);
         counters.add(Counter.TX_BYTES, length);
         return Status.OK;
@@ -283,10 +283,11 @@ final class ShmEndpoint extends MappedEndpoint {
 
     @Override
     public long putBcopy(final Packer packer, final long remoteAddress, final RemoteKey rkey) {
-        final MemorySegment mem = target(rkey, remoteAddress, 0);
-        if (mem == null) {
-            return lastError.code();
+        final Status st = access(rkey, remoteAddress, 0);
+        if (st != Status.OK) {
+            return st.code();
         }
+        final MemorySegment mem = mapped(rkey);
         final long off = remoteAddress - rkey.base();
         final long len;
         if (mem.byteSize() - off >= iface.segSize) {
@@ -321,56 +322,6 @@ final class ShmEndpoint extends MappedEndpoint {
         }
         MemoryCopy.copy(bounce, 0, mem, remoteAddress - rkey.base(), len);
         return len;
-    }
-
-    @Override
-    public Status putZcopy(final IoVector iov, final long remoteAddress, final RemoteKey rkey,
-                           final Completion completion) {
-        final MemorySegment mem = target(rkey, remoteAddress, iov.totalLength());
-        if (mem == null) {
-            return lastError;
-        }
-        final long n = iov.gather(mem, remoteAddress - rkey.base());
-        counters.increment(Counter.PUTS);
-        counters.add(Counter.TX_BYTES, n);
-        return Status.OK;
-    }
-
-    @Override
-    public Status getBcopy(final Unpacker unpacker, final long length, final long remoteAddress,
-                           final RemoteKey rkey, final Completion completion) {
-        final MemorySegment mem = target(rkey, remoteAddress, length);
-        if (mem == null) {
-            return lastError;
-        }
-        unpacker.unpack(mem, remoteAddress - rkey.base(), length);
-        counters.increment(Counter.GETS);
-        return Status.OK;
-    }
-
-    @Override
-    public Status getZcopy(final IoVector iov, final long remoteAddress, final RemoteKey rkey,
-                           final Completion completion) {
-        final boolean one = iov.count() == 1; // the usual case: one buffer, copied without the list walk
-        final long len = one ? iov.length(0) : iov.totalLength();
-        final MemorySegment mem = target(rkey, remoteAddress, len);
-        if (mem == null) {
-            return lastError;
-        }
-        if (one) {
-            MemoryCopy.copy(mem, remoteAddress - rkey.base(), iov.segment(0), iov.offset(0), len);
-        } else {
-            iov.scatter(mem, remoteAddress - rkey.base(), len);
-        }
-        counters.increment(Counter.GETS);
-        return Status.OK;
-    }
-
-    // ---- atomics: CPU atomics on the shared mapping, coherent with the target's own ----
-
-    @Override
-    protected void countAtomic() {
-        counters.increment(Counter.ATOMICS);
     }
 
     // ---- ordering, liveness, close ----
@@ -426,7 +377,7 @@ final class ShmEndpoint extends MappedEndpoint {
         LOG.log(System.Logger.Level.DEBUG, "shm: endpoint failed: {0}{1}",
             st, why == null || why.isEmpty() ? "" : " (" + why + ")");
         pending.purge(PendingRequest::dispatch);
-        iface.failed(this);
+        iface.endpointFailed(this);
     }
 
     @Override
@@ -439,7 +390,7 @@ final class ShmEndpoint extends MappedEndpoint {
         if (!wasFailed) {
             pending.purge(PendingRequest::dispatch);
         }
-        iface.removeEndpoint(this);
+        iface.endpointClosed(this);
         iface.md.detach(descAttachment);
         iface.md.detach(fifoAttachment);
         arena.close();

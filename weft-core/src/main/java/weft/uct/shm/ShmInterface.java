@@ -8,28 +8,22 @@ import weft.ucs.memory.SharedMemory;
 import weft.ucs.queue.FifoConsumer;
 import weft.ucs.queue.FifoDescriptor;
 import weft.ucs.stats.Counter;
-import weft.ucs.stats.Counters;
 import weft.ucs.sys.LibC;
 import weft.ucs.sys.ProcessLiveness;
+import weft.uct.AbstractInterface;
 import weft.uct.AmHandler;
 import weft.uct.AtomicOp;
 import weft.uct.Capability;
 import weft.uct.Completion;
 import weft.uct.Device;
 import weft.uct.Endpoint;
-import weft.uct.ErrorHandler;
-import weft.uct.Interface;
 import weft.uct.InterfaceAttributes;
 import weft.uct.InterfaceParams;
-import weft.uct.Transport;
 import weft.uct.UctWorker;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static weft.ucs.queue.FifoDescriptor.ELEMENT_DESC_OFFSET;
@@ -46,18 +40,11 @@ import static weft.ucs.queue.FifoDescriptor.FLAG_DESC;
  * further until {@link #releaseDescriptor} returns one, and senders see NO_RESOURCE: memory is
  * bounded and nothing is lost.
  */
-final class ShmInterface implements Interface, FifoConsumer.Handler {
+final class ShmInterface extends AbstractInterface<ShmEndpoint> implements FifoConsumer.Handler {
     private static final AtomicLong IDS = new AtomicLong();
     private static final int AM_HEADER = 8;
 
-    private final ShmTransport transport;
-    private final UctWorker worker;
-    private final Device device;
     final ShmMemoryDomain md;
-    private final ErrorHandler errorHandler;
-    private final Counters counters = new Counters();
-    private final InterfaceAttributes attrs;
-    private final AmHandler[] handlers = new AmHandler[AM_ID_COUNT];
     private final Arena arena = Arena.ofShared();
 
     private final SharedMemory fifoMemory;
@@ -87,24 +74,17 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
     final MemorySegment signalByte;
     /** Scratch buffer for liveness reads. */
     final MemorySegment statBuffer;
-    private final byte[] ifaceAddress;
 
-    private ShmEndpoint[] endpoints = new ShmEndpoint[0];
-    private final List<ShmEndpoint> failed = new ArrayList<>();
     /** When peers' liveness is checked: soon after an endpoint appears, then every interval. */
     private final KeepaliveRamp keepaliveRamp;
     private int progressCalls;
-    private boolean closed;
     /** Some endpoint may have pending requests (set when one is queued; cleared by a dispatch that empties them). */
     private boolean maybePending;
 
     ShmInterface(final ShmTransport transport, final UctWorker worker, final Device device,
                  final ShmMemoryDomain md, final InterfaceParams params) {
-        this.transport = transport;
-        this.worker = worker;
-        this.device = device;
+        super(transport, worker, device, params, new ShmEndpoint[0]);
         this.md = md;
-        this.errorHandler = params.errorHandler();
         final Config cfg = params.config();
         final int fifoSize = cfg.get(ShmTransport.FIFO_SIZE);
         final long elemSize = cfg.get(ShmTransport.FIFO_ELEM_SIZE);
@@ -179,7 +159,7 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
         }
         signalByte = arena.allocate(1);
         statBuffer = ProcessLiveness.newBuffer(arena);
-        ifaceAddress = new ShmAddress.Iface(ShmMemoryDomain.PID, ShmMemoryDomain.START_TIME, f.fd(),
+        final byte[] ifaceAddress = new ShmAddress.Iface(ShmMemoryDomain.PID, ShmMemoryDomain.START_TIME, f.fd(),
             ShmMemoryDomain.fileId(f), f.size(), d.fd(), ShmMemoryDomain.fileId(d), d.size(), descCount, descStride,
             segSize, w.name()).encode();
 
@@ -188,16 +168,11 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
             | Capability.ATOMIC64 | Capability.ATOMIC_CPU | Capability.PENDING | Capability.CB_SYNC
             | Capability.CONNECT_TO_IFACE | Capability.EP_CHECK | Capability.ERRHANDLE_PEER_FAILURE
             | Capability.EVENT_RECV;
-        attrs = new InterfaceAttributes(caps, AtomicOp.ALL_OPS, AtomicOp.ALL_OPS,
+        keepaliveRamp = new KeepaliveRamp(keepaliveNs, System.nanoTime());
+        open(new InterfaceAttributes(caps, AtomicOp.ALL_OPS, AtomicOp.ALL_OPS,
             maxShort, segSize, 0, 0, 1,
             Integer.MAX_VALUE, segSize, Long.MAX_VALUE, segSize, Long.MAX_VALUE,
-            80, 10, 15360.0 * (1 << 20), 10);
-        keepaliveRamp = new KeepaliveRamp(keepaliveNs, System.nanoTime());
-        worker.attach(this);
-    }
-
-    Counters countersInternal() {
-        return counters;
+            80, 10, 15360.0 * (1 << 20), 10), ShmAddress.DEVICE_ADDRESS, ifaceAddress);
     }
 
     // ---- receive ----
@@ -214,7 +189,7 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
             final int cell = (int) (consumer.readIndex() & cellMask);
             final int d = cellDesc[cell];
             if (length < 0 || length > segSize) {
-                counters.increment(Counter.ERRORS);
+                counters().increment(Counter.ERRORS);
                 return true;
             }
             if (deliver(id, descPool, (long) d * descStride, length, AmHandler.FLAG_DESC) == Status.IN_PROGRESS) {
@@ -230,25 +205,12 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
             }
         } else {
             if (length < AM_HEADER || length > maxShort + AM_HEADER) {
-                counters.increment(Counter.ERRORS);
+                counters().increment(Counter.ERRORS);
                 return true;
             }
             deliver(id, f, e + ELEMENT_HEADER_LENGTH, length, 0);
         }
         return true;
-    }
-
-    private Status deliver(final int id, final MemorySegment data, final long offset, final int length,
-                           final int flags) {
-        counters.increment(Counter.RX_MESSAGES);
-        counters.add(Counter.RX_BYTES, length);
-        final AmHandler h = handlers[id];
-        if (h == null) {
-            counters.increment(Counter.ERRORS);
-            return Status.OK;
-        }
-        final Status st = h.onReceive(data, offset, length, flags);
-        return flags == 0 ? Status.OK : st;
     }
 
     @Override
@@ -267,7 +229,7 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
 
     @Override
     public int progress() {
-        if (closed) {
+        if (isClosed()) {
             return 0;
         }
         int work = consumer.poll(this, maxPoll);
@@ -277,7 +239,7 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
         if ((++progressCalls & 127) == 0) {
             keepalive();
         }
-        if (!failed.isEmpty()) {
+        if (hasFailures()) {
             work += reportFailures();
         }
         return work;
@@ -291,7 +253,7 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
     private int dispatchPending() {
         maybePending = false; // set again below, or by an endpoint that queues while we dispatch
         int work = 0;
-        for (final ShmEndpoint ep : endpoints) {
+        for (final ShmEndpoint ep : endpoints()) {
             if (ep.hasPending()) {
                 work += ep.dispatchPending();
                 if (ep.hasPending()) {
@@ -307,12 +269,12 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
         if (!keepaliveRamp.due(System.nanoTime())) {
             return;
         }
-        for (final ShmEndpoint ep : endpoints) {
+        for (final ShmEndpoint ep : endpoints()) {
             ep.check();
         }
         final long readIndex = consumer.readIndex();
         if (readIndex == readIndexAtLastKeepalive && consumer.skipAbandoned(ShmInterface::isAlive)) {
-            counters.increment(Counter.ERRORS); // a sender died in the middle of a send
+            counters().increment(Counter.ERRORS); // a sender died in the middle of a send
         }
         readIndexAtLastKeepalive = readIndex;
     }
@@ -322,34 +284,28 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
     }
 
     /** Called by an endpoint that failed: its error handler call is due at the next progress. */
-    void failed(final ShmEndpoint ep) {
-        failed.add(ep);
+    void endpointFailed(final ShmEndpoint ep) {
+        failed(ep);
     }
 
-    private int reportFailures() {
-        final ShmEndpoint[] eps = failed.toArray(new ShmEndpoint[0]);
-        failed.clear();
-        for (final ShmEndpoint ep : eps) {
-            counters.increment(Counter.ERRORS);
-            if (errorHandler != null) {
-                errorHandler.onError(ep, ep.failure());
-            }
-        }
-        return eps.length;
+    @Override
+    protected void reportFailure(final ShmEndpoint ep) {
+        counters().increment(Counter.ERRORS);
+        notifyError(ep, ep.failure());
     }
 
     // ---- wakeup ----
 
     @Override
     public Status arm() {
-        if (closed) {
+        if (isClosed()) {
             return Status.CLOSED;
         }
         wakeup.drain();
-        if (!failed.isEmpty() || consumer.hasUnread() || consumer.isReady()) {
+        if (hasFailures() || consumer.hasUnread() || consumer.isReady()) {
             return Status.BUSY;
         }
-        for (final ShmEndpoint ep : endpoints) {
+        for (final ShmEndpoint ep : endpoints()) {
             if (ep.hasPending()) {
                 return Status.BUSY;
             }
@@ -359,7 +315,7 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
 
     @Override
     public int eventFd() {
-        return closed ? -1 : wakeup.fd();
+        return isClosed() ? -1 : wakeup.fd();
     }
 
     // ---- endpoints ----
@@ -404,62 +360,24 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
             md.detach(f);
             throw e;
         }
-        final ShmEndpoint[] n = Arrays.copyOf(endpoints, endpoints.length + 1);
-        n[endpoints.length] = ep;
-        endpoints = n; // copy-on-write: progress walks a plain array
+        addEndpoint(ep);
         keepaliveRamp.restart(); // check the new peer soon (see KeepaliveRamp)
         return ep;
     }
 
-    void removeEndpoint(final ShmEndpoint ep) {
-        final List<ShmEndpoint> l = new ArrayList<>(Arrays.asList(endpoints));
-        l.remove(ep);
-        endpoints = l.toArray(new ShmEndpoint[0]);
-        failed.remove(ep);
+    void endpointClosed(final ShmEndpoint ep) {
+        removeEndpoint(ep);
     }
 
     // ---- the rest of the Interface contract ----
 
     @Override
-    public Transport transport() {
-        return transport;
-    }
-
-    @Override
-    public Device device() {
-        return device;
-    }
-
-    @Override
-    public InterfaceAttributes attributes() {
-        return attrs;
-    }
-
-    @Override
-    public byte[] deviceAddress() {
-        return ShmAddress.DEVICE_ADDRESS.clone();
-    }
-
-    @Override
-    public byte[] interfaceAddress() {
-        return ifaceAddress.clone();
-    }
-
-    @Override
-    public void setAmHandler(final int id, final AmHandler handler) {
-        if (id < 0 || id >= AM_ID_COUNT) {
-            throw new WeftException(Status.INVALID_PARAM, "AM id " + id + " is outside 0.." + (AM_ID_COUNT - 1));
-        }
-        handlers[id] = handler;
-    }
-
-    @Override
     public Status flush(final int flags, final Completion completion) {
-        if (closed) {
+        if (isClosed()) {
             return Status.CLOSED;
         }
         Status result = Status.OK;
-        for (final ShmEndpoint ep : endpoints) {
+        for (final ShmEndpoint ep : endpoints()) {
             final Status st = ep.flush(flags, completion);
             if (st == Status.NO_RESOURCE) {
                 result = st;
@@ -474,11 +392,6 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
         return Status.OK;
     }
 
-    @Override
-    public Counters counters() {
-        return counters;
-    }
-
     /** The receive FIFO (tests). */
     MemorySegment fifoSegment() {
         return fifo;
@@ -489,27 +402,9 @@ final class ShmInterface implements Interface, FifoConsumer.Handler {
         return freeCount;
     }
 
-    boolean isClosed() {
-        return closed;
-    }
-
-    private void checkOpen() {
-        if (closed) {
-            throw new WeftException(Status.CLOSED, "shm interface is closed");
-        }
-    }
-
     @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
+    protected void release() {
         FifoDescriptor.markClosed(fifo); // senders stop with CONNECTION_RESET instead of filling it forever
-        for (final ShmEndpoint ep : endpoints.clone()) {
-            ep.close();
-        }
-        worker.detach(this);
         wakeup.close();
         LibC.close(signalFd);
         descMemory.close();

@@ -5,6 +5,7 @@ import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.memory.SharedMemory;
 import weft.ucs.sys.LibC;
+import weft.uct.AbstractRemoteKey;
 import weft.uct.MemoryDomain;
 import weft.uct.MemoryDomainAttributes;
 import weft.uct.MemoryHandle;
@@ -15,6 +16,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -153,13 +155,14 @@ final class ShmMemoryDomain implements MemoryDomain {
     }
 
     /** An unpacked key: a local mapping of the peer's region. */
-    static final class Key implements RemoteKey {
+    static final class Key extends AbstractRemoteKey {
+        /** Keys in a total order: interchangeable keys compare equal. */
+        static final Comparator<Key> ORDER = Comparator.<Key>comparingInt(k -> k.pid).thenComparingInt(k -> k.fd)
+            .thenComparingLong(Key::base).thenComparingLong(Key::length).thenComparingLong(k -> k.fileId);
         final ShmMemoryDomain md;
         final int pid;
         final int fd;
         final long fileId;
-        final long base;
-        final long length;
         private Attachment attachment;
         /** The mapped region; null once closed (accesses then answer INVALID_RKEY). */
         MemorySegment view;
@@ -168,25 +171,14 @@ final class ShmMemoryDomain implements MemoryDomain {
 
         Key(final ShmMemoryDomain md, final int pid, final int fd, final long fileId, final long base,
             final long length, final Attachment attachment) {
+            super(base, length);
             this.md = md;
             this.pid = pid;
             this.fd = fd;
             this.fileId = fileId;
-            this.base = base;
-            this.length = length;
             this.attachment = attachment;
             this.view = attachment.segment().asSlice(0, length);
             this.state = ShmRegionDescriptor.state(attachment.segment(), length);
-        }
-
-        @Override
-        public long base() {
-            return base;
-        }
-
-        @Override
-        public long length() {
-            return length;
         }
 
         @Override
@@ -200,9 +192,9 @@ final class ShmMemoryDomain implements MemoryDomain {
             }
             if (!contains(address, len)) {
                 throw new WeftException(Status.OUT_OF_RANGE, "shm: [0x" + Long.toHexString(address) + ", +" + len
-                    + ") is outside the region [0x" + Long.toHexString(base) + ", +" + length + ")");
+                    + ") is outside the region [0x" + Long.toHexString(base()) + ", +" + length() + ")");
             }
-            return v.asSlice(address - base, len);
+            return v.asSlice(address - base(), len);
         }
 
         @Override
@@ -328,20 +320,7 @@ final class ShmMemoryDomain implements MemoryDomain {
         if (!(a instanceof Key x) || !(b instanceof Key y)) {
             throw new WeftException(Status.INVALID_RKEY, "shm: compareRkeys needs two shm keys");
         }
-        int c = Integer.compare(x.pid, y.pid);
-        if (c == 0) {
-            c = Integer.compare(x.fd, y.fd);
-        }
-        if (c == 0) {
-            c = Long.compare(x.base, y.base);
-        }
-        if (c == 0) {
-            c = Long.compare(x.length, y.length);
-        }
-        if (c == 0) {
-            c = Long.compare(x.fileId, y.fileId);
-        }
-        return Integer.signum(c);
+        return Integer.signum(Key.ORDER.compare(x, y));
     }
 
     /** Number of peer files mapped now (tests). */

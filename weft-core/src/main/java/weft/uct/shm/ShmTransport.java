@@ -4,11 +4,10 @@ import weft.ucs.config.ConfigRegistry;
 import weft.ucs.config.ConfigType;
 import weft.ucs.config.ConfigVar;
 import weft.ucs.memory.SharedMemory;
+import weft.uct.AbstractTransport;
 import weft.uct.Device;
 import weft.uct.Interface;
 import weft.uct.InterfaceParams;
-import weft.uct.MemoryDomain;
-import weft.uct.Transport;
 import weft.uct.UctWorker;
 
 import java.util.List;
@@ -20,7 +19,7 @@ import java.util.List;
  * mapped by peers, so put, get and atomics are plain loads, stores and CPU atomics with no work
  * by the target. Nothing is created in a file system (memfd + {@code /proc/<pid>/fd}).
  */
-public final class ShmTransport implements Transport {
+public final class ShmTransport extends AbstractTransport<ShmMemoryDomain> {
     static final ConfigVar<Integer> FIFO_SIZE = ConfigRegistry.register("SHM_FIFO_SIZE", ConfigType.POW2, "64",
         "Number of cells of the receive FIFO of an shm interface (a power of two).");
     static final ConfigVar<Long> FIFO_ELEM_SIZE = ConfigRegistry.register("SHM_FIFO_ELEM_SIZE", ConfigType.SIZE,
@@ -37,67 +36,30 @@ public final class ShmTransport implements Transport {
     static final ConfigVar<Long> KEEPALIVE_INTERVAL = ConfigRegistry.register("SHM_KEEPALIVE_INTERVAL",
         ConfigType.TIME, "200ms", "How often progress checks that the peers of the endpoints are alive.");
 
-    private static final Device DEVICE = new Device("shm", "memory", Device.Type.SHM);
-    private volatile ShmMemoryDomain md;
-    private volatile String unavailable;
-    private volatile boolean probed;
-
-    @Override
-    public String name() {
-        return "shm";
+    /** The transport as {@link java.util.ServiceLoader} creates it. */
+    public ShmTransport() {
+        super("shm", new Device("shm", "memory", Device.Type.SHM));
     }
 
+    /** Checks that sealed memory files can be created and mapped here. */
     @Override
-    public List<Device> devices() {
-        probe();
-        return unavailable == null ? List.of(DEVICE) : List.of();
-    }
-
-    @Override
-    public String unavailableReason() {
-        probe();
-        return unavailable;
-    }
-
-    /** Checks once that sealed memory files can be created and mapped here. */
-    private void probe() {
-        if (probed) {
-            return;
-        }
-        synchronized (this) {
-            if (!probed) {
-                try (SharedMemory m = ShmMemoryDomain.createFile(1)) {
-                    m.segment().set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) 1);
-                } catch (final RuntimeException | LinkageError e) {
-                    unavailable = "cannot create shared memory files: " + e.getMessage();
-                }
-                probed = true;
-            }
+    protected String probe() {
+        try (SharedMemory m = ShmMemoryDomain.createFile(1)) {
+            m.segment().set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) 1);
+            return null;
+        } catch (final RuntimeException | LinkageError e) {
+            return "cannot create shared memory files: " + e.getMessage();
         }
     }
 
     @Override
-    public MemoryDomain memoryDomain() {
-        return domain();
-    }
-
-    ShmMemoryDomain domain() {
-        ShmMemoryDomain m = md;
-        if (m == null) {
-            synchronized (this) {
-                m = md;
-                if (m == null) {
-                    m = new ShmMemoryDomain();
-                    md = m;
-                }
-            }
-        }
-        return m;
+    protected ShmMemoryDomain newMemoryDomain() {
+        return new ShmMemoryDomain();
     }
 
     @Override
     public Interface openInterface(final UctWorker worker, final Device device, final InterfaceParams params) {
-        return new ShmInterface(this, worker, device, domain(), params);
+        return new ShmInterface(this, worker, device, memoryDomain(), params);
     }
 
     @Override

@@ -376,7 +376,7 @@ final class TcpChannel {
         }
         bytesWritten += s;
         pipeBytes -= s;
-        iface.countersInternal().add(Counter.TX_SPLICED, s);
+        iface.counters().add(Counter.TX_SPLICED, s);
         if (pipeBytes > 0) {
             setWantOut(true); // the socket is full
             return 0;

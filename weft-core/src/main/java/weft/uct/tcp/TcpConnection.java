@@ -1,15 +1,9 @@
 package weft.uct.tcp;
 
 import weft.ucs.Status;
-import weft.ucs.WeftException;
 import weft.ucs.sys.LibC;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.security.MessageDigest;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static weft.uct.tcp.TcpFrame.I32;
 import static weft.uct.tcp.TcpFrame.I64;
 
 /**
@@ -24,7 +18,7 @@ import static weft.uct.tcp.TcpFrame.I64;
  * an interface accepts a shared-capable socket from the peer interface that one of its own
  * endpoints is also connected to, the socket opened by the smaller interface address (ip, port)
  * carries both directions: the side with the larger address moves its endpoint onto the accepted
- * socket (see {@link TcpEndpoint#beginSwitch}); the other side keeps its socket. A connect that
+ * socket (see {@link TcpSocketSwitch}); the other side keeps its socket. A connect that
  * finds an accepted shared socket from the target interface uses it at once.
  *
  * <p>Authentication is mutual before a socket carries requests both ways: the connector proves
@@ -84,7 +78,8 @@ final class TcpConnection implements TcpChannel.Owner {
     final boolean shareOffered;
     /** Both sides agreed: each may be requester and server on this socket. */
     boolean shared;
-    private final byte[] expectAccept;
+    /** Connector: the digest the acceptor's ACCEPT frame must carry. */
+    final byte[] expectAccept;
     /** The local requester, or null. */
     TcpEndpoint requester;
     boolean hadRequester;
@@ -123,7 +118,8 @@ final class TcpConnection implements TcpChannel.Owner {
         this.acceptDone = false;
     }
 
-    private TcpConnection(final TcpInterface iface, final TcpChannel c, final int ip, final int port,
+    /** Opened socket (see {@link TcpHandshake#connect}). */
+    TcpConnection(final TcpInterface iface, final TcpChannel c, final int ip, final int port,
                           final byte[] expectAccept, final byte[] helloDigest) {
         this.iface = iface;
         this.connector = true;
@@ -136,62 +132,6 @@ final class TcpConnection implements TcpChannel.Owner {
         this.shareOffered = iface.shareEnabled;
         this.expectAccept = expectAccept;
         this.helloDigest = helloDigest;
-    }
-
-    /**
-     * Opens a socket to {@code ip:port} for {@code ep} and queues the hello; operations queue
-     * behind it until the connection completes.
-     */
-    static TcpConnection connect(final TcpInterface iface, final TcpEndpoint ep, final int ip, final int port,
-                                 final byte[] secretDigest, final byte[] acceptDigest) {
-        final int fd = LibC.socket(LibC.AF_INET, LibC.SOCK_STREAM | LibC.SOCK_NONBLOCK | LibC.SOCK_CLOEXEC, 0);
-        if (fd < 0) {
-            throw new WeftException(Status.NO_RESOURCE, "tcp: socket: " + LibC.strerror(-fd));
-        }
-        TcpChannel c = null;
-        final TcpConnection conn;
-        try {
-            iface.configureSocket(fd);
-            c = new TcpChannel(iface, null, fd, iface.rxBufSize, iface.txBufSize);
-            conn = new TcpConnection(iface, c, ip, port, acceptDigest, secretDigest);
-            c.owner = conn;
-            final int r;
-            try (Arena a = Arena.ofConfined()) {
-                final MemorySegment sa = TcpInterface.sockaddr(a, ip, port);
-                r = LibC.connect(fd, sa, (int) LibC.SOCKADDR_IN_SIZE);
-            }
-            if (r < 0 && r != -LibC.EINPROGRESS) {
-                throw new WeftException(Status.UNREACHABLE, "tcp: connect to " + TcpAddress.ipString(ip) + ":"
-                    + port + ": " + LibC.strerror(-r));
-            }
-            c.connected = r == 0;
-            iface.register(c);
-        } catch (final RuntimeException e) {
-            if (c != null) {
-                c.close();
-            } else {
-                LibC.close(fd);
-            }
-            throw e;
-        }
-        conn.requester = ep;
-        conn.hadRequester = true;
-        iface.addConnection(conn);
-        // the hello is the first thing in the stream; operations queue behind it
-        final byte[] own = iface.helloAddress();
-        final int len = TcpFrame.HANDSHAKE_FIXED + own.length;
-        final int off = c.reserve(len);
-        conn.connId = iface.faultTimeoutNs > 0 ? iface.newConnectionId() : 0;
-        TcpFrame.hello(c.tx, off, conn.shareOffered ? TcpFrame.HELLO_SHARE : 0, secretDigest, conn.connId, 0, own);
-        if (c.commit(off, len) < 0) {
-            conn.requester = null; // the endpoint fails itself (deferred) when it sees the closed connection
-            conn.closeNow();
-            return conn;
-        }
-        if (conn.connId != 0) {
-            c.startLog(iface.replayMax); // requests queue behind the hello: logged from here
-        }
-        return conn;
     }
 
     /** True if {@code ip:port}'s requester may attach here now (an accepted, shared, unused socket). */
@@ -359,8 +299,8 @@ final class TcpConnection implements TcpChannel.Owner {
             }
         } else if (stream == S_EP) {
             final TcpEndpoint ep = requester;
-            r = ep.streamIn();
-            if (!ep.streaming()) {
+            r = ep.replies.streamIn();
+            if (!ep.replies.streaming()) {
                 stream = S_NONE;
                 ch.afterStream();
             }
@@ -396,7 +336,7 @@ final class TcpConnection implements TcpChannel.Owner {
             }
             final int avail = c.rxTail - c.rxHead;
             if (!helloDone) {
-                final int h = hello(avail);
+                final int h = TcpHandshake.hello(this, avail);
                 if (h != CONT) {
                     return h;
                 }
@@ -413,7 +353,7 @@ final class TcpConnection implements TcpChannel.Owner {
                 if (type != TcpFrame.ACCEPT) {
                     return malformed();
                 }
-                r = accept(avail, hdr);
+                r = TcpHandshake.accept(this, avail, hdr);
             } else if (type == TcpFrame.ACK) {
                 r = ack(avail, hdr);
             } else if (TcpFrame.isRequest(type)) {
@@ -439,7 +379,7 @@ final class TcpConnection implements TcpChannel.Owner {
             } else if (type == TcpFrame.ACCEPT) {
                 return malformed(); // only once, only from the acceptor
             } else if (requester != null && requester.conn == this) {
-                r = requester.reply(avail, hdr);
+                r = requester.replies.reply(avail, hdr);
                 if (r == STREAM) {
                     stream = S_EP;
                 }
@@ -483,110 +423,7 @@ final class TcpConnection implements TcpChannel.Owner {
         return STREAM;
     }
 
-    /** Checks the hello (acceptor side); CONT when accepted (continue parsing), else a parse result. */
-    private int hello(final int avail) {
-        final TcpChannel c = ch;
-        if (avail < TcpFrame.HANDSHAKE_FIXED) {
-            c.need(TcpFrame.HANDSHAKE_FIXED);
-            return MORE;
-        }
-        final long magic = c.rx.get(I64, c.rxHead);
-        final int ver = c.rx.get(TcpFrame.I16, c.rxHead + 8) & 0xFFFF;
-        final int alen = c.rx.get(TcpFrame.I16, c.rxHead + 10) & 0xFFFF;
-        final int flags = c.rx.get(I32, c.rxHead + 12);
-        if (magic != TcpFrame.MAGIC || ver != TcpFrame.VERSION || alen > TcpFrame.MAX_ADDR
-            || (flags & ~(TcpFrame.HELLO_SHARE | TcpFrame.HELLO_RESUME)) != 0) {
-            return reject();
-        }
-        if (avail < TcpFrame.HANDSHAKE_FIXED + alen) {
-            c.need(TcpFrame.HANDSHAKE_FIXED + alen);
-            return MORE;
-        }
-        final byte[] digest = c.rx.asSlice(c.rxHead + 16, 32).toArray(JAVA_BYTE);
-        if (!MessageDigest.isEqual(digest, iface.secretDigest)) { // constant time
-            return reject();
-        }
-        TcpAddress.Iface from = null; // optional: without it the socket is not shared
-        if (alen > 0) {
-            try {
-                from = TcpAddress.parseIface(c.rx.asSlice(c.rxHead + TcpFrame.HANDSHAKE_FIXED, alen)
-                    .toArray(JAVA_BYTE));
-            } catch (final WeftException e) {
-                return reject();
-            }
-        }
-        final long id = c.rx.get(I64, c.rxHead + TcpFrame.HELLO_ID);
-        final long peerRx = c.rx.get(I64, c.rxHead + TcpFrame.HELLO_RX);
-        c.rxHead += TcpFrame.HANDSHAKE_FIXED + alen;
-        helloDone = true;
-        if (from != null) {
-            peerIp = from.ip();
-            peerPort = from.port();
-        }
-        shared = shareOffered && from != null && (flags & TcpFrame.HELLO_SHARE) != 0;
-        iface.handshakeDone();
-        if ((flags & TcpFrame.HELLO_RESUME) != 0) {
-            return TcpResume.resumeHello(this, id, peerRx);
-        }
-        // our proof first: the connector serves nothing of ours before it checked out
-        final int off = c.reserve(TcpFrame.HEADER + TcpFrame.ACCEPT_LEN);
-        TcpFrame.accept(c.tx, off, shared ? TcpFrame.HELLO_SHARE : 0, iface.acceptDigest, 0);
-        acceptDone = true;
-        if (c.commit(off, TcpFrame.HEADER + TcpFrame.ACCEPT_LEN) < 0) {
-            fail(Status.CONNECTION_RESET, true);
-            return DEAD;
-        }
-        c.markRx(0);
-        connId = id;
-        if (id != 0 && iface.faultTimeoutNs > 0) {
-            c.startLog(iface.replayMax);
-        }
-        if (shared) {
-            iface.sharedHello(this);
-        }
-        return closed ? DEAD : CONT;
-    }
-
-    /** The acceptor's ACCEPT frame (connector side). */
-    private int accept(final int avail, final long hdr) {
-        final int flags = TcpFrame.flags(hdr);
-        if (TcpFrame.length(hdr) != TcpFrame.ACCEPT_LEN || TcpFrame.op(hdr) != 0
-            || (flags & ~(TcpFrame.HELLO_SHARE | TcpFrame.ACCEPT_REFUSED)) != 0) {
-            return malformed();
-        }
-        if (avail < TcpFrame.HEADER + TcpFrame.ACCEPT_LEN) {
-            ch.need(TcpFrame.HEADER + TcpFrame.ACCEPT_LEN);
-            return MORE;
-        }
-        final byte[] digest = ch.rx.asSlice(ch.rxHead + TcpFrame.HEADER, 32).toArray(JAVA_BYTE);
-        if (!MessageDigest.isEqual(digest, expectAccept)) {
-            return reject(); // the acceptor does not know the secret: serve it nothing
-        }
-        final long peerRx = ch.rx.get(I64, ch.rxHead + TcpFrame.HEADER + 32);
-        ch.rxHead += TcpFrame.HEADER + TcpFrame.ACCEPT_LEN;
-        if (resume != null) {
-            if ((flags & TcpFrame.ACCEPT_REFUSED) != 0) {
-                giveUp("the peer no longer knows the connection, or lost what it had not acknowledged");
-                return DEAD;
-            }
-            ch.markRx(resume.announcedRx);
-            TcpResume.resumed(this, peerRx);
-            return closed ? DEAD : CONT;
-        }
-        if ((flags & TcpFrame.ACCEPT_REFUSED) != 0) {
-            return malformed(); // only an answer to a resume
-        }
-        ch.markRx(0);
-        acceptDone = true;
-        shared = shareOffered && (flags & TcpFrame.HELLO_SHARE) != 0;
-        final TcpEndpoint ep = requester;
-        if (ep != null && ep.conn == this) {
-            ep.accepted();
-        }
-        return CONT;
-    }
-
-    private int reject() {
+    int reject() {
         iface.countRejected();
         fail(Status.CONNECTION_RESET, true);
         return DEAD;
@@ -613,7 +450,7 @@ final class TcpConnection implements TcpChannel.Owner {
             return;
         }
         if (stream == S_EP) {
-            skipLeft = ep.streamRemaining(); // the rest of its get reply is read and dropped
+            skipLeft = ep.replies.streamRemaining(); // the rest of its get reply is read and dropped
             stream = skipLeft > 0 ? S_SKIP : S_NONE;
         }
         final boolean peerMayUse = connector ? shareOffered && (!acceptDone || shared) : shared;
@@ -815,7 +652,7 @@ final class TcpConnection implements TcpChannel.Owner {
     /** True if a broken socket would be replaced rather than fail the connection. */
     boolean resumable() {
         if (connId == 0 || ch.log == null || closed || draining || !helloDone || !acceptDone
-            || iface.isClosedInternal()) {
+            || iface.isClosed()) {
             return false;
         }
         final TcpEndpoint ep = requester;

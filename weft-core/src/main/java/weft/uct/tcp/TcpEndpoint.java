@@ -3,7 +3,6 @@ package weft.uct.tcp;
 import weft.ucs.Status;
 import weft.ucs.memory.MemoryCopy;
 import weft.ucs.stats.Counter;
-import weft.ucs.sys.LibC;
 import weft.uct.AbstractEndpoint;
 import weft.uct.AtomicOp;
 import weft.uct.Completion;
@@ -15,7 +14,6 @@ import weft.uct.RemoteKey;
 import weft.uct.Unpacker;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 import static weft.uct.tcp.TcpFrame.I32;
 import static weft.uct.tcp.TcpFrame.I64;
@@ -24,7 +22,7 @@ import static weft.uct.tcp.TcpFrame.I64;
  * The requester role towards one peer interface: requests and active messages go out on one
  * {@link TcpConnection}; replies (put acks, get data, atomic results, keepalive acks) come back on
  * it in request order. The connection is the socket this endpoint opened, or, with one socket
- * per peer pair, a socket the peer opened (at connect, or by a switch: {@link #beginSwitch}).
+ * per peer pair, a socket the peer opened (at connect, or by a switch: {@link TcpSocketSwitch}).
  *
  * <p>On a shared socket the peer's server answers on the same socket as its own requester
  * sends, so both sides must be able to queue every reply they owe at any time, or two saturated
@@ -44,18 +42,6 @@ import static weft.uct.tcp.TcpFrame.I64;
 final class TcpEndpoint extends AbstractEndpoint {
     private static final System.Logger LOG = System.getLogger("weft.uct.tcp");
 
-    /** Most ops (gets, fetching atomics) and waiters in flight; the rings start small and double up to it. */
-    private static final int OPS_CAP = 1024;
-    private static final int WAIT_CAP = 1024;
-    /** First ring size: an endpoint to a peer it rarely uses costs a few hundred bytes of heap, not 80 KB. */
-    private static final int RING_INIT = 16;
-    private static final byte OP_GET_BCOPY = 1;
-    private static final byte OP_GET_ZCOPY = 2;
-    private static final byte OP_ATOMIC = 3;
-    private static final byte W_TX = 0;
-    private static final byte W_PUT = 1;
-    private static final byte W_FLUSH = 2;
-
     /** Reply bytes a requester may cause at the peer's server at once (shared sockets). */
     static final int REPLY_BUDGET = 32 * 1024;
     /** Tx bytes a requester leaves to its own side's replies on a shared socket (wrap slack included). */
@@ -63,72 +49,39 @@ final class TcpEndpoint extends AbstractEndpoint {
     /** Iovec entries a requester leaves to replies on a shared socket. */
     static final int IOV_RESERVE = 160 + TcpInterface.MAX_IOV + 1;
 
-    private final TcpInterface iface;
+    final TcpInterface iface;
     /** The socket this endpoint's requests go to (changes once at most, by a switch). */
     TcpConnection conn;
     TcpChannel ch;
     final int targetIp;
     final int targetPort;
     /** The socket requests go to is shared: they go through {@link #reserveGated}. */
-    private boolean gate;
-    /** The accepted socket this endpoint moves to, or null. */
-    private TcpConnection switchTo;
-    /** 0 none, 1 waiting for the old tx queue to drain, 2 new requests held on the new socket. */
-    private int switchPhase;
-    private long switchKa;
-    private long opsAtSwitch;
-    private long putAtSwitch;
-    private long kaSent;
-    private long kaAcked;
+    boolean gate;
+    /** Moving to a socket the peer opened (one socket per peer pair). */
+    private final TcpSocketSwitch move = new TcpSocketSwitch(this);
+    long kaSent;
+    long kaAcked;
     /** A request went out on this endpoint's current socket (beyond the hello). */
-    private boolean sentAny;
+    boolean sentAny;
     /** Stream position after this endpoint's last frame: what a flush waits to see written. */
-    private long ownTx;
-    /** Reply bytes the outstanding gets and atomics will cause (credits, see the class comment). */
-    private long opReplyBytes;
-    /** Outstanding gets larger than the peer copies (sent alone on shared sockets). */
-    private int bigGets;
+    long ownTx;
 
     /** null while usable; the error every operation returns once failed or closed. */
     private Status failStatus;
     private boolean closed;
     boolean failureNotified;
 
-    private long putSeq;
-    private long ackedSeq;
+    long putSeq;
+    long ackedSeq;
     private Status putError;
 
-    private long opsIssued;
-    private long opsDone;
-    private byte[] opKind = new byte[RING_INIT];
-    private Completion[] opComp = new Completion[RING_INIT];
-    private IoVector[] opIov = new IoVector[RING_INIT];
-    private IoVector[] opIovKept = new IoVector[RING_INIT]; // getZcopy's copies of the caller's iovs
-    private Unpacker[] opUnpacker = new Unpacker[RING_INIT];
-    private long[] opLen = new long[RING_INIT];
-    private MemorySegment[] opResult = new MemorySegment[RING_INIT];
-    private long[] opResultOff = new long[RING_INIT];
-    private byte[] opSize = new byte[RING_INIT];
-    /** Reply bytes of the op; negative for a large get. */
-    private int[] opReply = new int[RING_INIT];
+    /** Gets and fetching atomics waiting for their replies, with the reply credits they hold. */
+    final TcpOpRing ops = new TcpOpRing();
+    /** Completions waiting for bytes written, puts acknowledged or replies received. */
+    final TcpWaiters waits = new TcpWaiters();
 
-    private int opsMask = RING_INIT - 1;
-
-    private long waitHead;
-    private long waitTail;
-    private byte[] wKind = new byte[RING_INIT];
-    private long[] wTx = new long[RING_INIT];
-    private long[] wPut = new long[RING_INIT];
-    private long[] wOps = new long[RING_INIT];
-    private Status[] wStatus = new Status[RING_INIT];
-    private Completion[] wComp = new Completion[RING_INIT];
-    private int waitMask = RING_INIT - 1;
-
-    /** Streaming GET_REP into the iov of the head op. */
-    private boolean streaming;
-    private long streamLeft;
-    private int streamEntry;
-    private long streamEntryOff;
+    /** Decodes the replies to this endpoint's requests (and streams large get data in place). */
+    final TcpReplyReader replies = new TcpReplyReader(this);
 
     /** An endpoint on a socket of its own (queues the hello; operations queue behind it). */
     TcpEndpoint(final TcpInterface iface, final int ip, final int port, final byte[] secretDigest,
@@ -136,7 +89,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         this.iface = iface;
         this.targetIp = ip;
         this.targetPort = port;
-        this.conn = TcpConnection.connect(iface, this, ip, port, secretDigest, acceptDigest);
+        this.conn = TcpHandshake.connect(iface, this, ip, port, secretDigest, acceptDigest);
         this.ch = conn.ch;
         if (conn.closed) {
             connectionLost(Status.CONNECTION_RESET, false);
@@ -165,12 +118,12 @@ final class TcpEndpoint extends AbstractEndpoint {
         if (failStatus != null) {
             return true;
         }
-        if (gate && (bigGets != 0 || !replyRoom(64))) {
+        if (gate && (ops.bigGets != 0 || !replyRoom(64))) {
             return false;
         }
         final int reserve = gate ? REPLY_RESERVE : 0;
         return ch.txFree() > iface.segSize + 64 + reserve && ch.iovFree() > 16 + (gate ? IOV_RESERVE : 0)
-            && opsIssued - opsDone < OPS_CAP && waitTail - waitHead < WAIT_CAP;
+            && ops.issued - ops.done < TcpOpRing.CAP && waits.size() < TcpWaiters.CAP;
     }
 
     /** Reserves tx room for a request frame ({@link TcpChannel#reserve}) within the sharing rules. */
@@ -180,7 +133,7 @@ final class TcpEndpoint extends AbstractEndpoint {
 
     /** The sharing rules of the class comment. */
     private int reserveGated(final int len, final int replyBytes) {
-        if (bigGets != 0 || ch.txFree() < len + REPLY_RESERVE || ch.iovFree() < IOV_RESERVE
+        if (ops.bigGets != 0 || ch.txFree() < len + REPLY_RESERVE || ch.iovFree() < IOV_RESERVE
             || !replyRoom(replyBytes)) {
             return -1;
         }
@@ -189,13 +142,13 @@ final class TcpEndpoint extends AbstractEndpoint {
 
     /** True if the peer can owe {@code bytes} more reply bytes within the budget. */
     private boolean replyRoom(final int bytes) {
-        return opReplyBytes + 16 * (putSeq - ackedSeq) + 8 * (kaSent - kaAcked) + bytes <= REPLY_BUDGET;
+        return ops.replyBytes + 16 * (putSeq - ackedSeq) + 8 * (kaSent - kaAcked) + bytes <= REPLY_BUDGET;
     }
 
     // ---------------------------------------------------------------- send helpers
 
     private Status noResource() {
-        iface.countersInternal().increment(Counter.NO_RESOURCE);
+        iface.counters().increment(Counter.NO_RESOURCE);
         return Status.NO_RESOURCE;
     }
 
@@ -216,8 +169,8 @@ final class TcpEndpoint extends AbstractEndpoint {
     }
 
     private void countTx(final long bytes) {
-        iface.countersInternal().increment(Counter.TX_MESSAGES);
-        iface.countersInternal().add(Counter.TX_BYTES, bytes);
+        iface.counters().increment(Counter.TX_MESSAGES);
+        iface.counters().add(Counter.TX_BYTES, bytes);
     }
 
     /** Status for a key/range, or null when the access may go out. */
@@ -232,26 +185,10 @@ final class TcpEndpoint extends AbstractEndpoint {
             return Status.INVALID_PARAM;
         }
         if (!rkey.contains(address, len)) {
-            iface.countersInternal().increment(Counter.ERRORS);
+            iface.counters().increment(Counter.ERRORS);
             return Status.OUT_OF_RANGE;
         }
         return null;
-    }
-
-    private static void rmaFields(final MemorySegment tx, final int off, final long address,
-                                  final TcpMemoryDomain.Key k) {
-        tx.set(I64, off + 16, address);
-        tx.set(I64, off + 24, k.regionId);
-        tx.set(I64, off + 32, k.incarnation);
-    }
-
-    private static boolean nativeIov(final IoVector iov) {
-        for (int i = 0; i < iov.count(); i++) {
-            if (!iov.segment(i).isNative()) {
-                return false;
-            }
-        }
-        return true;
     }
 
     // ---------------------------------------------------------------- active messages
@@ -308,17 +245,17 @@ final class TcpEndpoint extends AbstractEndpoint {
         }
         final long data = iov.totalLength();
         if (id < 0 || id >= Interface.AM_ID_COUNT || headerLength < 0 || headerLength > TcpFrame.MAX_AM_HEADER
-            || data > TcpFrame.MAX_AM_ZCOPY || iov.count() > TcpInterface.MAX_IOV || !nativeIov(iov)) {
+            || data > TcpFrame.MAX_AM_ZCOPY || iov.count() > TcpInterface.MAX_IOV || !iov.isNative()) {
             return Status.INVALID_PARAM;
         }
         final int off = reserveReq(TcpFrame.HEADER + headerLength, 0);
-        if (off < 0 || ch.iovFree() < iov.count() + 1 || !waitRoom()) {
+        if (off < 0 || ch.iovFree() < iov.count() + 1 || !waits.room()) {
             return noResource();
         }
         TcpFrame.header(ch.tx, off, TcpFrame.AM, id, 0, (int) (headerLength + data));
         MemoryCopy.copy(header, headerOffset, ch.tx, off + TcpFrame.HEADER, headerLength);
         countTx(headerLength + data);
-        return sendWithIov(off, TcpFrame.HEADER + headerLength, iov, W_TX, 0, completion);
+        return sendWithIov(off, TcpFrame.HEADER + headerLength, iov, TcpWaiters.TX, 0, completion);
     }
 
     /**
@@ -335,7 +272,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             // a put's memory stays as it is until the target's acknowledgement (it may be spliced,
             // and the replay log refers to it); an AM's only until written (the log copies it)
             ch.appendUser(iov.segment(i).address() + iov.offset(i), iov.length(i),
-                kind == W_PUT ? TcpReplayLog.REF : TcpReplayLog.COPY);
+                kind == TcpWaiters.PUT ? TcpReplayLog.REF : TcpReplayLog.COPY);
         }
         ownTx = ch.bytesQueued;
         if (wasEmpty && ch.flushTx() < 0) {
@@ -344,21 +281,11 @@ final class TcpEndpoint extends AbstractEndpoint {
                 return failStatus;
             }
         }
-        if (kind == W_TX && ch.bytesWritten >= ch.bytesQueued) {
+        if (kind == TcpWaiters.TX && ch.bytesWritten >= ch.bytesQueued) {
             return Status.OK;
         }
-        addWaiter(kind, ch.bytesQueued, kind == W_PUT ? seq : 0, 0, completion);
+        waits.add(kind, ch.bytesQueued, kind == TcpWaiters.PUT ? seq : 0, 0, completion);
         return Status.IN_PROGRESS;
-    }
-
-    private void addWaiter(final byte kind, final long tx, final long put, final long ops, final Completion c) {
-        final int i = (int) (waitTail++ & waitMask);
-        wKind[i] = kind;
-        wTx[i] = tx;
-        wPut[i] = put;
-        wOps[i] = ops;
-        wStatus[i] = Status.OK;
-        wComp[i] = c;
     }
 
     // ---------------------------------------------------------------- put
@@ -388,9 +315,9 @@ final class TcpEndpoint extends AbstractEndpoint {
         TcpFrame.header(tx, off, TcpFrame.PUT_REQ, 0, 0, (int) (TcpFrame.PUT_REQ_FIXED + length));
         tx.set(I32, off + 8, (int) ++putSeq);
         tx.set(I32, off + 12, 0);
-        rmaFields(tx, off, address, k);
-        iface.countersInternal().increment(Counter.PUTS);
-        iface.countersInternal().add(Counter.TX_BYTES, length);
+        TcpFrame.rmaTarget(tx, off, address, k.regionId, k.incarnation);
+        iface.counters().increment(Counter.PUTS);
+        iface.counters().add(Counter.TX_BYTES, length);
     }
 
     @Override
@@ -410,7 +337,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             return Status.INVALID_PARAM.code();
         }
         if (!rkey.contains(remoteAddress, len)) {
-            iface.countersInternal().increment(Counter.ERRORS);
+            iface.counters().increment(Counter.ERRORS);
             return Status.OUT_OF_RANGE.code();
         }
         putHeader(off, len, remoteAddress, (TcpMemoryDomain.Key) rkey);
@@ -425,16 +352,16 @@ final class TcpEndpoint extends AbstractEndpoint {
         if (bad != null) {
             return bad;
         }
-        if (len > TcpFrame.MAX_RMA || iov.count() > TcpInterface.MAX_IOV || !nativeIov(iov)) {
+        if (len > TcpFrame.MAX_RMA || iov.count() > TcpInterface.MAX_IOV || !iov.isNative()) {
             return Status.INVALID_PARAM;
         }
         final int fixed = TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED;
         final int off = reserveReq(fixed, 16);
-        if (off < 0 || ch.iovFree() < iov.count() + 1 || !waitRoom()) {
+        if (off < 0 || ch.iovFree() < iov.count() + 1 || !waits.room()) {
             return noResource();
         }
         putHeader(off, len, remoteAddress, (TcpMemoryDomain.Key) rkey);
-        return sendWithIov(off, fixed, iov, W_PUT, putSeq, completion);
+        return sendWithIov(off, fixed, iov, TcpWaiters.PUT, putSeq, completion);
     }
 
     // ---------------------------------------------------------------- get
@@ -449,11 +376,11 @@ final class TcpEndpoint extends AbstractEndpoint {
         if (length > iface.segSize) {
             return Status.INVALID_PARAM;
         }
-        final int slot = getRequest(length, remoteAddress, (TcpMemoryDomain.Key) rkey, OP_GET_BCOPY, completion);
+        final int slot = getRequest(length, remoteAddress, (TcpMemoryDomain.Key) rkey, TcpOpRing.GET_BCOPY, completion);
         if (slot < 0) {
             return slot == -1 ? noResource() : failStatus;
         }
-        opUnpacker[slot] = unpacker;
+        ops.unpacker[slot] = unpacker;
         return Status.IN_PROGRESS;
     }
 
@@ -465,32 +392,15 @@ final class TcpEndpoint extends AbstractEndpoint {
         if (bad != null) {
             return bad;
         }
-        if (len > TcpFrame.MAX_RMA || !nativeIov(iov)) {
+        if (len > TcpFrame.MAX_RMA || !iov.isNative()) {
             return Status.INVALID_PARAM;
         }
-        final int slot = getRequest(len, remoteAddress, (TcpMemoryDomain.Key) rkey, OP_GET_ZCOPY, completion);
+        final int slot = getRequest(len, remoteAddress, (TcpMemoryDomain.Key) rkey, TcpOpRing.GET_ZCOPY, completion);
         if (slot < 0) {
             return slot == -1 ? noResource() : failStatus;
         }
-        opIov[slot] = keepIov(slot, iov);
+        ops.iov[slot] = ops.keepIov(slot, iov);
         return Status.IN_PROGRESS;
-    }
-
-    /**
-     * A copy of {@code iov}'s entries in the slot's own reusable iov: the caller may reuse its iov at once
-     * (one iov per request for every chunk of a rendezvous) and nothing is allocated in steady state.
-     */
-    private IoVector keepIov(final int slot, final IoVector iov) {
-        IoVector kept = opIovKept[slot];
-        if (kept == null) {
-            kept = new IoVector(Math.max(1, iov.count()));
-            opIovKept[slot] = kept;
-        }
-        kept.clear();
-        for (int i = 0; i < iov.count(); i++) {
-            kept.add(iov.segment(i), iov.offset(i), iov.length(i));
-        }
-        return kept;
     }
 
     /** Sends GET_REQ; the op slot, -1 for no resource, -2 if the endpoint failed. */
@@ -500,25 +410,18 @@ final class TcpEndpoint extends AbstractEndpoint {
         final boolean big = len > TcpServerConnection.GET_COPY_MAX;
         final int reply = TcpFrame.HEADER + TcpFrame.GET_REP_FIXED + (big ? 0 : (int) len);
         final int off = reserveReq(total, reply);
-        if (off < 0 || !opsRoom()) {
+        if (off < 0 || !ops.room()) {
             return -1;
         }
-        final long n = opsIssued++;
-        final int slot = (int) (n & opsMask);
-        opKind[slot] = kind;
-        opReply[slot] = big ? -reply : reply;
-        opReplyBytes += reply;
-        if (big) {
-            bigGets++;
-        }
-        opComp[slot] = completion;
-        opLen[slot] = len;
+        final long n = ops.issued;
+        final int slot = ops.issue(kind, reply, big, completion);
+        ops.len[slot] = len;
         final MemorySegment tx = ch.tx;
         TcpFrame.header(tx, off, TcpFrame.GET_REQ, 0, 0, TcpFrame.GET_REQ_LEN);
         tx.set(I32, off + 8, (int) n);
         tx.set(I32, off + 12, (int) len);
-        rmaFields(tx, off, address, k);
-        iface.countersInternal().increment(Counter.GETS);
+        TcpFrame.rmaTarget(tx, off, address, k.regionId, k.incarnation);
+        iface.counters().increment(Counter.GETS);
         return commit(off, total) ? slot : -2;
     }
 
@@ -552,10 +455,10 @@ final class TcpEndpoint extends AbstractEndpoint {
             (size == 8 ? TcpFrame.FLAG_64 : 0) | (post ? TcpFrame.FLAG_POST : 0), TcpFrame.ATOMIC_REQ_LEN);
         tx.set(I32, off + 8, id);
         tx.set(I32, off + 12, 0);
-        rmaFields(tx, off, address, k);
+        TcpFrame.rmaTarget(tx, off, address, k.regionId, k.incarnation);
         tx.set(I64, off + 40, value);
         tx.set(I64, off + 48, compare);
-        iface.countersInternal().increment(Counter.ATOMICS);
+        iface.counters().increment(Counter.ATOMICS);
     }
 
     private Status atomicFetch(final AtomicOp op, final int size, final long value, final long compare,
@@ -571,18 +474,14 @@ final class TcpEndpoint extends AbstractEndpoint {
         final int total = TcpFrame.HEADER + TcpFrame.ATOMIC_REQ_LEN;
         final int reply = TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN;
         final int off = reserveReq(total, reply);
-        if (off < 0 || !opsRoom()) {
+        if (off < 0 || !ops.room()) {
             return noResource();
         }
-        final long n = opsIssued++;
-        final int slot = (int) (n & opsMask);
-        opKind[slot] = OP_ATOMIC;
-        opReply[slot] = reply;
-        opReplyBytes += reply;
-        opComp[slot] = completion;
-        opResult[slot] = result;
-        opResultOff[slot] = resultOffset;
-        opSize[slot] = (byte) size;
+        final long n = ops.issued;
+        final int slot = ops.issue(TcpOpRing.ATOMIC, reply, false, completion);
+        ops.result[slot] = result;
+        ops.resultOff[slot] = resultOffset;
+        ops.size[slot] = (byte) size;
         atomicFrame(off, op, size, false, (int) n, value, compare, address, (TcpMemoryDomain.Key) rkey);
         return commit(off, total) ? Status.IN_PROGRESS : failStatus;
     }
@@ -631,90 +530,6 @@ final class TcpEndpoint extends AbstractEndpoint {
         return atomicFetch(AtomicOp.CSWAP, 4, swap, compare, result, resultOffset, remoteAddress, rkey, completion);
     }
 
-    /** True if one more op fits, doubling the op ring (up to {@link #OPS_CAP}) when it is full. */
-    private boolean opsRoom() {
-        final int cap = opsMask + 1;
-        if (opsIssued - opsDone < cap) {
-            return true;
-        }
-        if (cap == OPS_CAP) {
-            return false;
-        }
-        final int m = 2 * cap - 1;
-        final byte[] kind = new byte[2 * cap];
-        final Completion[] comp = new Completion[2 * cap];
-        final IoVector[] iov = new IoVector[2 * cap];
-        final IoVector[] kept = new IoVector[2 * cap];
-        final Unpacker[] unp = new Unpacker[2 * cap];
-        final long[] len = new long[2 * cap];
-        final MemorySegment[] res = new MemorySegment[2 * cap];
-        final long[] resOff = new long[2 * cap];
-        final byte[] size = new byte[2 * cap];
-        final int[] reply = new int[2 * cap];
-        for (long n = opsDone; n < opsIssued; n++) { // slots follow the sequence number: re-place each
-            final int o = (int) (n & opsMask);
-            final int i = (int) (n & m);
-            kind[i] = opKind[o];
-            comp[i] = opComp[o];
-            iov[i] = opIov[o];
-            kept[i] = opIovKept[o];
-            unp[i] = opUnpacker[o];
-            len[i] = opLen[o];
-            res[i] = opResult[o];
-            resOff[i] = opResultOff[o];
-            size[i] = opSize[o];
-            reply[i] = opReply[o];
-        }
-        opKind = kind;
-        opComp = comp;
-        opIov = iov;
-        opIovKept = kept;
-        opUnpacker = unp;
-        opLen = len;
-        opResult = res;
-        opResultOff = resOff;
-        opSize = size;
-        opReply = reply;
-        opsMask = m;
-        return true;
-    }
-
-    /** True if one more waiter fits, doubling the waiter ring (up to {@link #WAIT_CAP}) when it is full. */
-    private boolean waitRoom() {
-        final int cap = waitMask + 1;
-        if (waitTail - waitHead < cap) {
-            return true;
-        }
-        if (cap == WAIT_CAP) {
-            return false;
-        }
-        final int m = 2 * cap - 1;
-        final byte[] kind = new byte[2 * cap];
-        final long[] tx = new long[2 * cap];
-        final long[] put = new long[2 * cap];
-        final long[] ops = new long[2 * cap];
-        final Status[] st = new Status[2 * cap];
-        final Completion[] comp = new Completion[2 * cap];
-        for (long w = waitHead; w < waitTail; w++) {
-            final int o = (int) (w & waitMask);
-            final int i = (int) (w & m);
-            kind[i] = wKind[o];
-            tx[i] = wTx[o];
-            put[i] = wPut[o];
-            ops[i] = wOps[o];
-            st[i] = wStatus[o];
-            comp[i] = wComp[o];
-        }
-        wKind = kind;
-        wTx = tx;
-        wPut = put;
-        wOps = ops;
-        wStatus = st;
-        wComp = comp;
-        waitMask = m;
-        return true;
-    }
-
     // ---------------------------------------------------------------- flush, fence, check
 
     /**
@@ -735,15 +550,15 @@ final class TcpEndpoint extends AbstractEndpoint {
         if (!pending.isEmpty()) {
             return noResource();
         }
-        if (ch.bytesWritten >= ownTx && ackedSeq == putSeq && opsDone == opsIssued && waitHead == waitTail) {
+        if (ch.bytesWritten >= ownTx && ackedSeq == putSeq && ops.isEmpty() && waits.isEmpty()) {
             final Status e = putError;
             putError = null;
             return e == null ? Status.OK : e;
         }
-        if (!waitRoom()) {
+        if (!waits.room()) {
             return noResource();
         }
-        addWaiter(W_FLUSH, ownTx, putSeq, opsIssued, completion);
+        waits.add(TcpWaiters.FLUSH, ownTx, putSeq, ops.issued, completion);
         return Status.IN_PROGRESS;
     }
 
@@ -779,21 +594,19 @@ final class TcpEndpoint extends AbstractEndpoint {
             return;
         }
         completeWaiters();
-        if (switchTo != null) {
-            maybeSwitch(true);
-        }
+        move.advance(true);
     }
 
     /** The connection handled a batch of frames (progress). */
     void afterRead() {
-        if (switchTo != null && failStatus == null) {
-            maybeSwitch(true);
+        if (failStatus == null) {
+            move.advance(true);
         }
     }
 
     /** The connection's ACCEPT frame checked out: the socket may now be shared. */
     void accepted() {
-        if (switchPhase != 2) {
+        if (!move.holding()) {
             gate = conn.shared;
         }
     }
@@ -804,7 +617,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             return 0;
         }
         final int n = pending.dispatch();
-        iface.countersInternal().add(Counter.PENDING_DISPATCHED, n);
+        iface.counters().add(Counter.PENDING_DISPATCHED, n);
         return n;
     }
 
@@ -812,333 +625,48 @@ final class TcpEndpoint extends AbstractEndpoint {
         return !pending.isEmpty();
     }
 
-    // ---------------------------------------------------------------- switching sockets
+    // ---------------------------------------------------------------- switching sockets (TcpSocketSwitch)
 
-    /**
-     * Moves this endpoint from the socket it opened to {@code target}, a shared socket the peer
-     * interface opened (the peer's address is the smaller: its socket carries both directions).
-     * The peer reads its two sockets in whatever order epoll reports them, so a request sent on
-     * the new socket could overtake one still in flight on the old one. Hence, without ever
-     * refusing an operation:
-     * <ol>
-     * <li>requests go on as before until the old socket's tx queue is empty (so that every
-     * completion waiting for "bytes written" is due: none refers to the old stream after);</li>
-     * <li>a KEEPALIVE goes out on the old socket, and later requests are queued on the new
-     * socket, which holds its transmission ({@link TcpChannel#held});</li>
-     * <li>once that KEEPALIVE's ack and every reply owed on the old socket are in (the peer
-     * serves each socket in order: the ack proves that everything before it was served), the
-     * new socket transmits and the old one is left (DETACH).</li>
-     * </ol>
-     * Replies keep their order: those of the old socket all arrive before any request on the
-     * new one leaves. An endpoint that sent nothing yet moves at once.
-     */
+    /** Moves this endpoint to {@code target}, a shared socket the peer opened (see {@link TcpSocketSwitch}). */
     void beginSwitch(final TcpConnection target) {
-        switchTo = target;
-        switchPhase = 1;
-        target.requester = this; // claimed: no other endpoint attaches to it meanwhile
-        target.hadRequester = true;
-        maybeSwitch(true);
+        move.begin(target);
     }
 
-    private void maybeSwitch(final boolean fromProgress) {
-        final TcpConnection t = switchTo;
-        if (t.closed) {
-            switchTargetLost(t, fromProgress);
-            return;
-        }
-        if (switchPhase == 1) {
-            if (!sentAny && waitHead == waitTail && opsDone == opsIssued && ackedSeq == putSeq && !streaming) {
-                final TcpConnection old = conn;
-                conn = t;
-                ch = t.ch;
-                ownTx = 0;
-                endSwitch(old);
-                return;
-            }
-            if (!ch.txEmpty() || bigGets != 0) {
-                return; // retried when the old socket drained (a large get: when it completed)
-            }
-            final int off = ch.reserve(TcpFrame.HEADER);
-            if (off < 0) {
-                return;
-            }
-            TcpFrame.header(ch.tx, off, TcpFrame.KEEPALIVE, 0, 0, 0);
-            switchKa = ++kaSent;
-            if (ch.commit(off, TcpFrame.HEADER) < 0) {
-                conn.writeFailed(fromProgress);
-                return;
-            }
-            // the old tx queue was empty before the KEEPALIVE: every "bytes written" wait is due
-            for (long w = waitHead; w < waitTail; w++) {
-                wTx[(int) (w & waitMask)] = 0;
-            }
-            opsAtSwitch = opsIssued;
-            putAtSwitch = putSeq;
-            t.ch.held = true;
-            ch = t.ch;
-            ownTx = 0;
-            sentAny = false;
-            gate = t.shared;
-            switchPhase = 2;
-        }
-        if (kaAcked < switchKa || opsDone < opsAtSwitch || ackedSeq < putAtSwitch || streaming) {
-            return;
-        }
-        final TcpConnection old = conn;
-        conn = t;
-        t.ch.held = false;
-        if (t.ch.flushTx() < 0) {
-            endSwitch(old);
-            t.writeFailed(fromProgress);
-            return;
-        }
-        endSwitch(old);
-        completeWaiters();
-    }
-
-    private void endSwitch(final TcpConnection old) {
-        switchTo = null;
-        switchPhase = 0;
-        gate = conn.shared;
-        iface.countSwitch();
-        old.detach(this);
-    }
-
-    /**
-     * The socket this endpoint was moving to closed before the switch: stay where it is, or
-     * fail if requests were already queued on it.
-     */
+    /** The socket this endpoint was moving to closed before the switch. */
     void switchTargetLost(final TcpConnection t, final boolean fromProgress) {
-        if (switchTo != t) {
-            return;
-        }
-        final boolean queued = switchPhase == 2;
-        switchTo = null;
-        switchPhase = 0;
-        if (queued) {
-            ch = conn.ch;
-            connectionLost(Status.CONNECTION_RESET, fromProgress);
-        } else {
-            gate = conn.shared;
-        }
+        move.targetLost(t, fromProgress);
     }
 
     /** True while moving to another socket. */
     boolean switching() {
-        return switchTo != null;
+        return move.active();
     }
 
-    // ---------------------------------------------------------------- replies
+    // ---------------------------------------------------------------- replies (decoded by TcpReplyReader)
 
-    /** Handles the reply frame at rxHead: CONT, MORE, DEAD or STREAM (GET_REP larger than rx). */
-    int reply(final int avail, final long hdr) {
-        final TcpChannel c = conn.ch;
-        final int h = c.rxHead;
-        final int type = TcpFrame.type(hdr);
-        final long len = TcpFrame.length(hdr);
-        if (TcpFrame.op(hdr) != 0 || TcpFrame.flags(hdr) != 0) {
-            return conn.malformed();
-        }
-        switch (type) {
-            case TcpFrame.PUT_ACK -> {
-                if (len != TcpFrame.PUT_ACK_LEN) {
-                    return conn.malformed();
-                }
-                if (avail < TcpFrame.HEADER + TcpFrame.PUT_ACK_LEN) {
-                    return more(TcpFrame.HEADER + TcpFrame.PUT_ACK_LEN);
-                }
-                final long seq = ackedSeq + ((c.rx.get(I32, h + 8) - (int) ackedSeq) & 0xFFFFFFFFL);
-                final Status st = Status.of(c.rx.get(I32, h + 12));
-                if (seq > putSeq || !isReplyStatus(st)) {
-                    return conn.malformed();
-                }
-                c.rxHead = h + TcpFrame.HEADER + TcpFrame.PUT_ACK_LEN;
-                ackedSeq = seq;
-                if (st != Status.OK) {
-                    putFailed(seq, st);
-                }
-                completeWaiters();
-            }
-            case TcpFrame.GET_REP -> {
-                if (len < TcpFrame.GET_REP_FIXED) {
-                    return conn.malformed();
-                }
-                if (avail < TcpFrame.HEADER + TcpFrame.GET_REP_FIXED) {
-                    return more(TcpFrame.HEADER + TcpFrame.GET_REP_FIXED);
-                }
-                final int r = getReply(avail, len - TcpFrame.GET_REP_FIXED);
-                if (r != TcpConnection.CONT) {
-                    return r;
-                }
-            }
-            case TcpFrame.ATOMIC_REP -> {
-                if (len != TcpFrame.ATOMIC_REP_LEN) {
-                    return conn.malformed();
-                }
-                if (avail < TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN) {
-                    return more(TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN);
-                }
-                final int slot = (int) (opsDone & opsMask);
-                if (opsDone == opsIssued || opKind[slot] != OP_ATOMIC || c.rx.get(I32, h + 8) != (int) opsDone) {
-                    return conn.malformed();
-                }
-                final Status st = Status.of(c.rx.get(I32, h + 12));
-                if (!isReplyStatus(st)) {
-                    return conn.malformed();
-                }
-                if (st == Status.OK) {
-                    final long old = c.rx.get(I64, h + 16);
-                    if (opSize[slot] == 8) {
-                        opResult[slot].set(ValueLayout.JAVA_LONG_UNALIGNED, opResultOff[slot], old);
-                    } else {
-                        opResult[slot].set(ValueLayout.JAVA_INT_UNALIGNED, opResultOff[slot], (int) old);
-                    }
-                }
-                c.rxHead = h + TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN;
-                completeOp(slot, st);
-            }
-            case TcpFrame.KEEPALIVE_ACK -> {
-                if (len != 0 || kaAcked == kaSent) {
-                    return conn.malformed();
-                }
-                c.rxHead = h + TcpFrame.HEADER;
-                kaAcked++;
-            }
-            default -> {
-                return conn.malformed();
-            }
-        }
-        return conn.closed ? TcpConnection.DEAD : TcpConnection.CONT;
-    }
-
-    /** A reply carries OK or an error, never IN_PROGRESS / NO_RESOURCE / BUSY. */
-    private static boolean isReplyStatus(final Status st) {
-        return st == Status.OK || st.isError();
-    }
-
-    private int more(final int need) {
-        conn.ch.need(need);
-        return TcpConnection.MORE;
-    }
-
-    /** GET_REP at rxHead: CONT when handled, MORE when incomplete, STREAM, or DEAD (malformed). */
-    private int getReply(final int avail, final long data) {
-        final TcpChannel c = conn.ch;
-        final int h = c.rxHead;
-        final int slot = (int) (opsDone & opsMask);
-        final byte kind = opKind[slot];
-        if (opsDone == opsIssued || (kind != OP_GET_BCOPY && kind != OP_GET_ZCOPY)
-            || c.rx.get(I32, h + 8) != (int) opsDone) {
-            return conn.malformed();
-        }
-        final Status st = Status.of(c.rx.get(I32, h + 12));
-        if (!isReplyStatus(st) || (st == Status.OK ? data != opLen[slot] : data != 0)) {
-            return conn.malformed();
-        }
-        final int fixed = TcpFrame.HEADER + TcpFrame.GET_REP_FIXED;
-        final boolean whole = fixed + data <= c.rxCap;
-        if (whole && avail < fixed + data) {
-            return more(fixed + (int) data);
-        }
-        iface.countersInternal().add(Counter.RX_BYTES, data);
-        if (whole) {
-            c.rxHead = h + fixed + (int) data;
-            if (st == Status.OK) {
-                if (kind == OP_GET_BCOPY) {
-                    opUnpacker[slot].unpack(c.rx, h + fixed, data);
-                } else {
-                    opIov[slot].scatter(c.rx, h + fixed, data);
-                }
-            }
-            completeOp(slot, st);
-            return TcpConnection.CONT;
-        }
-        // only zcopy gets exceed the rx buffer: scatter what is here, receive the rest in place
-        final int take = avail - fixed;
-        c.rxHead = c.rxTail;
-        streaming = true;
-        streamLeft = data;
-        streamEntry = 0;
-        streamEntryOff = 0;
-        scatterStream(c.rxBase + h + fixed, take);
-        return streaming ? TcpConnection.STREAM : TcpConnection.CONT;
-    }
-
-    boolean streaming() {
-        return streaming;
-    }
-
-    /** Bytes of the streamed GET_REP still to come (when the endpoint leaves mid-stream). */
-    long streamRemaining() {
-        return streaming ? streamLeft : 0;
-    }
-
-    /** Copies {@code n} bytes at {@code address} into the iov of the head op at the stream cursor. */
-    private void scatterStream(final long address, final long n) {
-        final IoVector iov = opIov[(int) (opsDone & opsMask)];
-        long done = 0;
-        while (done < n) {
-            final long room = iov.length(streamEntry) - streamEntryOff;
-            if (room == 0) {
-                streamEntry++;
-                streamEntryOff = 0;
-                continue;
-            }
-            final long k = Math.min(room, n - done);
-            MemoryCopy.copy(TcpInterface.ALL, address + done, iov.segment(streamEntry),
-                iov.offset(streamEntry) + streamEntryOff, k);
-            streamEntryOff += k;
-            done += k;
-        }
-        streamAdvance(n);
-    }
-
-    private void streamAdvance(final long n) {
-        streamLeft -= n;
-        if (streamLeft == 0) {
-            streaming = false;
-            conn.ch.rxHead = 0;
-            conn.ch.rxTail = 0;
-            completeOp((int) (opsDone & opsMask), Status.OK);
-        }
-    }
-
-    /** Receives streamed get data straight into the user's iov: 1 progress, 0 none, -1 failed. */
-    int streamIn() {
-        final IoVector iov = opIov[(int) (opsDone & opsMask)];
-        while (iov.length(streamEntry) == streamEntryOff) {
-            streamEntry++;
-            streamEntryOff = 0;
-        }
-        final long room = Math.min(iov.length(streamEntry) - streamEntryOff, streamLeft);
-        final long n = conn.ch.recv(iov.segment(streamEntry).address() + iov.offset(streamEntry) + streamEntryOff, room);
-        if (n == -LibC.EAGAIN) {
-            return 0;
-        }
-        if (n <= 0) {
-            conn.ioFailed(Status.CONNECTION_RESET);
-            return -1;
-        }
-        streamEntryOff += n;
-        streamAdvance(n);
-        return failStatus == null ? 1 : -1;
-    }
-
-    private void completeOp(final int slot, final Status st) {
-        final Completion c = opComp[slot];
-        opComp[slot] = null;
-        opIov[slot] = null; // the kept copy (opIovKept) is cleared at its next use
-        opUnpacker[slot] = null;
-        opResult[slot] = null;
-        int reply = opReply[slot];
-        if (reply < 0) {
-            bigGets--;
-            reply = -reply;
-        }
-        opReplyBytes -= reply;
-        opsDone++;
+    /** A PUT_ACK: puts up to {@code seq} are acknowledged; {@code st} is not OK if the last one was refused. */
+    void acked(final long seq, final Status st) {
+        ackedSeq = seq;
         if (st != Status.OK) {
-            iface.countersInternal().increment(Counter.ERRORS);
+            putFailed(seq, st);
+        }
+        completeWaiters();
+    }
+
+    /** A KEEPALIVE_ACK; false if none was owed (malformed). */
+    boolean keepaliveAcked() {
+        if (kaAcked == kaSent) {
+            return false;
+        }
+        kaAcked++;
+        return true;
+    }
+
+    /** The head op's reply is in: retire it and complete it, and the waiters now due. */
+    void completeOp(final Status st) {
+        final Completion c = ops.retireHead();
+        if (st != Status.OK) {
+            iface.counters().increment(Counter.ERRORS);
         }
         if (c != null) {
             c.complete(st);
@@ -1148,30 +676,20 @@ final class TcpEndpoint extends AbstractEndpoint {
 
     /** A put (or post atomic) was refused by the target. */
     private void putFailed(final long seq, final Status st) {
-        iface.countersInternal().increment(Counter.ERRORS);
+        iface.counters().increment(Counter.ERRORS);
         if (putError == null) {
             putError = st;
         }
-        for (long w = waitHead; w < waitTail; w++) {
-            final int i = (int) (w & waitMask);
-            if (wKind[i] == W_PUT && wPut[i] == seq) {
-                wStatus[i] = st;
-            }
-        }
+        waits.putFailed(seq, st);
     }
 
     /** Completes the waiters whose conditions hold, in order. */
-    private void completeWaiters() {
-        while (waitHead != waitTail) {
-            final int i = (int) (waitHead & waitMask);
-            if (ch.bytesWritten < wTx[i] || ackedSeq < wPut[i] || opsDone < wOps[i]) {
-                return;
-            }
-            waitHead++;
-            final Completion c = wComp[i];
-            wComp[i] = null;
-            Status st = wStatus[i];
-            if (wKind[i] == W_FLUSH && putError != null) {
+    void completeWaiters() {
+        while (waits.headDue(ch.bytesWritten, ackedSeq, ops.done)) {
+            Status st = waits.headStatus();
+            final boolean flush = waits.headIsFlush();
+            final Completion c = waits.pop();
+            if (flush && putError != null) {
                 st = putError;
                 putError = null;
             }
@@ -1197,7 +715,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         }
         failStatus = st;
         LOG.log(System.Logger.Level.DEBUG, "tcp: endpoint failed: {0}", st); // the error handler tells the user
-        leaveSwitchTarget();
+        move.leave();
         if (fromProgress) {
             notifyFailure();
         } else {
@@ -1211,23 +729,9 @@ final class TcpEndpoint extends AbstractEndpoint {
             return;
         }
         failStatus = Status.CANCELED;
-        leaveSwitchTarget();
+        move.leave();
         conn.detach(this);
         iface.deferFailure(this);
-    }
-
-    private void leaveSwitchTarget() {
-        final TcpConnection t = switchTo;
-        if (t != null) {
-            switchTo = null;
-            if (switchPhase == 2) {
-                ch = conn.ch;
-                t.ch.held = false; // what was queued there goes out; its replies are dropped
-                t.ch.flushTx();
-            }
-            switchPhase = 0;
-            t.detach(this);
-        }
     }
 
     /** Completes everything outstanding with the failure and tells the error handler (progress only). */
@@ -1237,34 +741,14 @@ final class TcpEndpoint extends AbstractEndpoint {
         }
         failureNotified = true;
         drain(failStatus);
-        iface.countersInternal().increment(Counter.ERRORS);
+        iface.counters().increment(Counter.ERRORS);
         iface.endpointFailed(this, failStatus);
     }
 
     private void drain(final Status st) {
-        streaming = false;
-        bigGets = 0;
-        opReplyBytes = 0;
-        while (opsDone != opsIssued) {
-            final int slot = (int) (opsDone & opsMask);
-            final Completion c = opComp[slot];
-            opComp[slot] = null;
-            opIov[slot] = null;
-            opUnpacker[slot] = null;
-            opResult[slot] = null;
-            opsDone++;
-            if (c != null) {
-                c.complete(st);
-            }
-        }
-        while (waitHead != waitTail) {
-            final int i = (int) (waitHead++ & waitMask);
-            final Completion c = wComp[i];
-            wComp[i] = null;
-            if (c != null) {
-                c.complete(st);
-            }
-        }
+        replies.stop();
+        ops.drain(st);
+        waits.drain(st);
         // pending requests retry now and see the error status
         pending.purge(PendingRequest::dispatch);
     }
@@ -1286,10 +770,10 @@ final class TcpEndpoint extends AbstractEndpoint {
         if (failStatus == null) {
             failStatus = Status.CLOSED;
         }
-        leaveSwitchTarget();
+        move.leave();
         conn.detach(this); // closes the socket unless the peer may still use it
         closed = true;
         drain(Status.CANCELED);
-        iface.removeEndpoint(this);
+        iface.endpointClosed(this);
     }
 }

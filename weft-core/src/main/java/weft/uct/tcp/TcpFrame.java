@@ -139,6 +139,14 @@ final class TcpFrame {
         s.set(I64, off, (type & 0xFFL) | (op & 0xFFL) << 8 | (flags & 0xFFFFL) << 16 | (length & 0xFFFFFFFFL) << 32);
     }
 
+    /** The target fields every RMA request (PUT_REQ, GET_REQ, ATOMIC_REQ) has at 16, 24 and 32. */
+    static void rmaTarget(final MemorySegment s, final long off, final long address, final long region,
+                          final long incarnation) {
+        s.set(I64, off + 16, address);
+        s.set(I64, off + 24, region);
+        s.set(I64, off + 32, incarnation);
+    }
+
     /**
      * Writes a hello at {@code off} of {@code s}: {@link #HANDSHAKE_FIXED} bytes plus {@code addr}.
      *

@@ -4,20 +4,16 @@ import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.config.Config;
 import weft.ucs.stats.Counter;
-import weft.ucs.stats.Counters;
 import weft.ucs.sys.LibC;
 import weft.ucs.wakeup.EventSet;
-import weft.uct.AmHandler;
+import weft.uct.AbstractInterface;
 import weft.uct.AtomicOp;
 import weft.uct.Capability;
 import weft.uct.Completion;
 import weft.uct.Device;
 import weft.uct.Endpoint;
-import weft.uct.ErrorHandler;
-import weft.uct.Interface;
 import weft.uct.InterfaceAttributes;
 import weft.uct.InterfaceParams;
-import weft.uct.Transport;
 import weft.uct.UctWorker;
 
 import java.lang.foreign.Arena;
@@ -47,7 +43,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  *
  * <p>Single threaded: every method runs on the owning worker's thread.
  */
-final class TcpInterface implements Interface {
+final class TcpInterface extends AbstractInterface<TcpEndpoint> {
     /** Absolute-address view for copies from raw buffer addresses. */
     @SuppressWarnings("restricted") // raw buffer addresses taken from live segments, never from the wire
     static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
@@ -55,9 +51,6 @@ final class TcpInterface implements Interface {
     private static final long LISTEN_DATA = -1L;
     private static final int MAX_EVENTS = 64;
 
-    private final TcpTransport transport;
-    private final UctWorker worker;
-    private final Device device;
     private final int ip;
     private final TcpRoutes routes = TcpRoutes.load();
     private final EventSet events;
@@ -82,9 +75,6 @@ final class TcpInterface implements Interface {
     /** This interface takes part in one socket per peer pair. */
     final boolean shareEnabled;
     private final byte[] helloAddress;
-    private final byte[] ifaceAddress;
-    private final byte[] deviceAddress;
-    private final ErrorHandler errorHandler;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment scratch;
 
@@ -115,31 +105,21 @@ final class TcpInterface implements Interface {
     private final List<TcpConnection> resuming = new ArrayList<>();
     private long resumes;
 
-    private final AmHandler[] handlers = new AmHandler[AM_ID_COUNT];
-    private final Counters counters = new Counters();
-    private final InterfaceAttributes attrs;
 
-    private final List<TcpEndpoint> endpointList = new ArrayList<>();
-    private TcpEndpoint[] endpoints = new TcpEndpoint[0];
     private final List<TcpConnection> conns = new ArrayList<>();
     private long switches;
     private TcpChannel[] slots = new TcpChannel[16];
     private int[] slotGen = new int[16];
-    private final List<TcpEndpoint> deferred = new ArrayList<>();
     private final List<TcpConnection> draining = new ArrayList<>();
     private int handshaking;
     private static final System.Logger LOG = System.getLogger("weft.uct.tcp");
     private long rejected;
     private long malformed;
-    private boolean closed;
 
     TcpInterface(final TcpTransport transport, final UctWorker worker, final Device device, final int ip,
                  final InterfaceParams params) {
-        this.transport = transport;
-        this.worker = worker;
-        this.device = device;
+        super(transport, worker, device, params, new TcpEndpoint[0]);
         this.ip = ip;
-        this.errorHandler = params.errorHandler();
         final Config cfg = params.config();
         this.segSize = (int) Math.min(TcpFrame.MAX_AM_ZCOPY, Math.max(256, cfg.get(TcpTransport.SEG_SIZE)));
         this.amMaxShort = TcpTransport.MAX_SHORT;
@@ -201,8 +181,6 @@ final class TcpInterface implements Interface {
                 + TcpAddress.ipString(ip) + "): " + e.getMessage(), e);
         }
         this.listenFd = fd;
-        this.deviceAddress = TcpAddress.device(ip);
-        this.ifaceAddress = TcpAddress.iface(ip, port, token);
         this.helloAddress = TcpAddress.iface(ip, port, null); // no token: see TcpFrame
         final long caps = Capability.AM_SHORT | Capability.AM_BCOPY | Capability.AM_ZCOPY | Capability.PENDING
             | Capability.PUT_SHORT | Capability.PUT_BCOPY | Capability.PUT_ZCOPY
@@ -211,11 +189,11 @@ final class TcpInterface implements Interface {
             | Capability.EP_KEEPALIVE | Capability.ERRHANDLE_PEER_FAILURE | Capability.INTER_NODE
             | Capability.EVENT_RECV;
         final boolean lo = TcpAddress.isLoopback(ip);
-        attrs = new InterfaceAttributes(caps, AtomicOp.ALL_OPS, AtomicOp.ALL_OPS,
+        open(new InterfaceAttributes(caps, AtomicOp.ALL_OPS, AtomicOp.ALL_OPS,
             amMaxShort, segSize, TcpFrame.MAX_AM_ZCOPY, TcpFrame.MAX_AM_HEADER, MAX_IOV,
             amMaxShort, segSize, TcpFrame.MAX_RMA, segSize, TcpFrame.MAX_RMA,
-            lo ? 10_000 : 25_000, 1000, lo ? 2.0e9 : 1.1e9, 0); // measured: ~10 us one-way on loopback
-        worker.attach(this);
+            lo ? 10_000 : 25_000, 1000, lo ? 2.0e9 : 1.1e9, 0), // measured: ~10 us one-way on loopback
+            TcpAddress.device(ip), TcpAddress.iface(ip, port, token));
     }
 
     static byte[] digest(final byte[] secret) {
@@ -301,31 +279,6 @@ final class TcpInterface implements Interface {
     // ---------------------------------------------------------------- Interface
 
     @Override
-    public Transport transport() {
-        return transport;
-    }
-
-    @Override
-    public Device device() {
-        return device;
-    }
-
-    @Override
-    public InterfaceAttributes attributes() {
-        return attrs;
-    }
-
-    @Override
-    public byte[] deviceAddress() {
-        return deviceAddress.clone();
-    }
-
-    @Override
-    public byte[] interfaceAddress() {
-        return ifaceAddress.clone();
-    }
-
-    @Override
     public boolean isReachable(final byte[] deviceAddress, final byte[] interfaceAddress) {
         if (!TcpAddress.reachable(ip, deviceAddress) || reach(deviceAddress) == TcpRoutes.Reach.UNREACHABLE) {
             return false;
@@ -346,14 +299,14 @@ final class TcpInterface implements Interface {
     /** Loopback pairs are always direct; otherwise the route table decides. */
     private TcpRoutes.Reach reach(final byte[] deviceAddress) {
         return TcpAddress.isLoopback(ip) ? TcpRoutes.Reach.DIRECT
-            : routes.reach(device.name(), TcpAddress.deviceIp(deviceAddress));
+            : routes.reach(device().name(), TcpAddress.deviceIp(deviceAddress));
     }
 
     @Override
     public Endpoint connect(final byte[] deviceAddress, final byte[] interfaceAddress) {
         checkOpen();
         if (!TcpAddress.reachable(ip, deviceAddress)) {
-            throw new WeftException(Status.UNREACHABLE, "tcp: device " + device.name() + " ("
+            throw new WeftException(Status.UNREACHABLE, "tcp: device " + device().name() + " ("
                 + TcpAddress.ipString(ip) + ") cannot reach that device address");
         }
         final TcpAddress.Iface a = TcpAddress.parseIface(interfaceAddress);
@@ -381,15 +334,12 @@ final class TcpInterface implements Interface {
         if (ep == null) {
             ep = new TcpEndpoint(this, a.ip(), a.port(), digest, accept);
         }
-        endpointList.add(ep);
-        endpoints = endpointList.toArray(new TcpEndpoint[0]);
+        addEndpoint(ep);
         return ep;
     }
 
-    void removeEndpoint(final TcpEndpoint ep) {
-        if (endpointList.remove(ep)) {
-            endpoints = endpointList.toArray(new TcpEndpoint[0]);
-        }
+    void endpointClosed(final TcpEndpoint ep) {
+        removeEndpoint(ep);
     }
 
     void addConnection(final TcpConnection c) {
@@ -418,7 +368,7 @@ final class TcpInterface implements Interface {
         if (peer >= self) {
             return;
         }
-        for (final TcpEndpoint ep : endpoints) {
+        for (final TcpEndpoint ep : endpoints()) {
             final TcpConnection own = ep.conn;
             if (ep.targetIp == c.peerIp && ep.targetPort == c.peerPort && own.connector && own.requester == ep
                 && !ep.switching() && ep.failStatus() == null) {
@@ -442,37 +392,17 @@ final class TcpInterface implements Interface {
         return conns.size();
     }
 
-    @Override
-    public void setAmHandler(final int id, final AmHandler handler) {
-        if (id < 0 || id >= AM_ID_COUNT) {
-            throw new WeftException(Status.INVALID_PARAM, "AM id " + id + " is outside 0.." + (AM_ID_COUNT - 1));
-        }
-        handlers[id] = handler;
-    }
-
-    @Override
-    public void releaseDescriptor(final MemorySegment data, final long offset) {
-        // tcp never hands out descriptors (FLAG_DESC is never set)
-    }
-
     void deliver(final int id, final MemorySegment buf, final long off, final long len) {
-        counters.increment(Counter.RX_MESSAGES);
-        counters.add(Counter.RX_BYTES, len);
-        final AmHandler h = handlers[id];
-        if (h == null) {
-            counters.increment(Counter.ERRORS);
-            return;
-        }
-        h.onReceive(buf, off, len, 0);
+        deliver(id, buf, off, len, 0);
     }
 
     @Override
     public int progress() {
-        if (closed) {
+        if (isClosed()) {
             return 0;
         }
         int work = 0;
-        if (!deferred.isEmpty() || !draining.isEmpty() || !resuming.isEmpty()) {
+        if (hasFailures() || !draining.isEmpty() || !resuming.isEmpty()) {
             work += processDeferred();
         }
         final TcpChannel h = hot;
@@ -488,10 +418,10 @@ final class TcpInterface implements Interface {
         } else {
             work += pollEvents();
         }
-        if (closed) {
+        if (isClosed()) {
             return work;
         }
-        final TcpEndpoint[] eps = endpoints;
+        final TcpEndpoint[] eps = endpoints();
         for (final TcpEndpoint ep : eps) {
             if (ep.hasPending()) {
                 work += ep.dispatchPending();
@@ -508,7 +438,7 @@ final class TcpInterface implements Interface {
         int work = 0;
         final EventSet ev = events;
         final int n = ev.await(0);
-        for (int i = 0; i < n && !closed; i++) {
+        for (int i = 0; i < n && !isClosed(); i++) {
             final long data = ev.readyData(i);
             final int mask = ev.readyMask(i);
             work++;
@@ -585,7 +515,7 @@ final class TcpInterface implements Interface {
 
     void countRejected() {
         rejected++;
-        counters.increment(Counter.ERRORS);
+        counters().increment(Counter.ERRORS);
         // security relevant: worth a line, never on the data path; a flood logs at 1, 2, 4, 8 ... refusals
         if (Long.bitCount(rejected) == 1) {
             LOG.log(System.Logger.Level.WARNING, "tcp: refused a connection at the handshake (bad magic, wrong "
@@ -595,7 +525,7 @@ final class TcpInterface implements Interface {
 
     void countMalformed() {
         malformed++;
-        counters.increment(Counter.ERRORS);
+        counters().increment(Counter.ERRORS);
         if (Long.bitCount(malformed) == 1) { // 1, 2, 4, 8 ...: a hostile peer cannot flood the log
             LOG.log(System.Logger.Level.WARNING, "tcp: closed a connection that sent a malformed frame; {0} so far",
                 malformed);
@@ -685,8 +615,9 @@ final class TcpInterface implements Interface {
         return n;
     }
 
+    /** {@code ep} failed: its error handler call is due at the next progress. */
     void deferFailure(final TcpEndpoint ep) {
-        deferred.add(ep);
+        failed(ep);
     }
 
     /** A connection whose write failed: read to its end at the next progress (TcpConnection.writeFailed). */
@@ -708,33 +639,27 @@ final class TcpInterface implements Interface {
                 c.finishDrain();
             }
         }
-        final TcpEndpoint[] eps = deferred.toArray(new TcpEndpoint[0]);
-        deferred.clear();
-        for (final TcpEndpoint ep : eps) {
-            ep.notifyFailure();
-        }
-        return eps.length;
+        return reportFailures();
+    }
+
+    @Override
+    protected void reportFailure(final TcpEndpoint ep) {
+        ep.notifyFailure();
     }
 
     void endpointFailed(final TcpEndpoint ep, final Status st) {
-        if (errorHandler != null) {
-            errorHandler.onError(ep, st);
-        }
-    }
-
-    Counters countersInternal() {
-        return counters;
+        notifyError(ep, st);
     }
 
     @Override
     public Status arm() {
-        if (closed) {
+        if (isClosed()) {
             return Status.CLOSED;
         }
-        if (!deferred.isEmpty() || !draining.isEmpty() || !resuming.isEmpty()) {
+        if (hasFailures() || !draining.isEmpty() || !resuming.isEmpty()) {
             return Status.BUSY; // a broken connection's attempts run from progress
         }
-        for (final TcpEndpoint ep : endpoints) {
+        for (final TcpEndpoint ep : endpoints()) {
             if (ep.hasPending()) {
                 return Status.BUSY;
             }
@@ -751,10 +676,10 @@ final class TcpInterface implements Interface {
 
     @Override
     public Status flush(final int flags, final Completion completion) {
-        if (closed) {
+        if (isClosed()) {
             return Status.CLOSED;
         }
-        final TcpEndpoint[] eps = endpoints;
+        final TcpEndpoint[] eps = endpoints();
         final Completion agg = new Completion(st -> {
             if (completion != null) {
                 completion.complete(st);
@@ -789,38 +714,14 @@ final class TcpInterface implements Interface {
     }
 
     @Override
-    public Counters counters() {
-        return counters;
-    }
-
-    private void checkOpen() {
-        if (closed) {
-            throw new WeftException(Status.CLOSED, "tcp interface is closed");
-        }
-    }
-
-    boolean isClosedInternal() {
-        return closed;
-    }
-
-    @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        for (final TcpEndpoint ep : endpointList.toArray(new TcpEndpoint[0])) {
-            ep.close();
-        }
+    protected void release() {
         for (final TcpConnection c : conns.toArray(new TcpConnection[0])) {
             c.closeNow();
         }
-        deferred.clear();
         draining.clear();
         resuming.clear();
         LibC.close(listenFd);
         events.close();
         arena.close();
-        worker.detach(this);
     }
 }

@@ -3,17 +3,18 @@ package weft.uct.tcp;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.memory.RegistrationCache;
-import weft.uct.MemoryDomain;
+import weft.uct.AbstractMemoryDomain;
+import weft.uct.AbstractRemoteKey;
 import weft.uct.MemoryDomainAttributes;
 import weft.uct.MemoryHandle;
 import weft.uct.RemoteKey;
 import weft.uct.RkeyCodec;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.security.SecureRandom;
+import java.util.Comparator;
 
 /**
  * Memory domain of the tcp transport: any native memory can be registered; the target's progress
@@ -46,7 +47,7 @@ import java.security.SecureRandom;
  * symmetric table are published by volatile writes and a region's {@code live} flag is volatile.
  * Deregistering memory while a remote operation on it is being served is the caller's race (as with UCX).
  */
-final class TcpMemoryDomain implements MemoryDomain {
+final class TcpMemoryDomain extends AbstractMemoryDomain<TcpMemoryDomain.Region> {
     /** Random per process, odd (never a symmetric stamp). */
     static final long INCARNATION = new SecureRandom().nextLong() | 1L;
     /** Stamp of symmetric keys: even, non-zero, equal in every process of a job. */
@@ -62,82 +63,37 @@ final class TcpMemoryDomain implements MemoryDomain {
     private volatile Region[] symmetric = new Region[16];
     private int symmetricCount;
     private long symmetricSeq;
-    private final RegistrationCache<Region> privateCache =
-        new RegistrationCache<>(seg -> add(seg, null, false), this::remove);
-    private final RegistrationCache<Region> symmetricCache =
-        new RegistrationCache<>(seg -> add(seg, null, true), this::remove);
+    // the first cache is the default of allocate and register
+    private final RegistrationCache<Region> privateCache = newCache(seg -> add(seg, false));
+    private final RegistrationCache<Region> symmetricCache = newCache(seg -> add(seg, true));
 
     /** A registered region. */
-    static final class Region {
-        final long id;
+    static final class Region extends AbstractMemoryDomain.Region {
         final long stamp;
-        final long address;
-        final long length;
         /** Global-scope view of the memory, usable from any progress thread. */
         final MemorySegment global;
-        final Arena arena;
-        volatile boolean live = true;
 
         @SuppressWarnings("restricted") // a global view of registered user memory: served only within [address, +length)
-        Region(final long id, final long stamp, final MemorySegment user, final Arena arena) {
-            this.id = id;
+        Region(final long id, final long stamp, final MemorySegment user) {
+            super(id, user);
             this.stamp = stamp;
-            this.arena = arena;
-            this.address = user.address();
-            this.length = user.byteSize();
-            this.global = MemorySegment.ofAddress(address).reinterpret(length);
-        }
-    }
-
-    /** What {@link #register}/{@link #allocate} return: the caller's range and its (shared) region. */
-    static final class Handle implements MemoryHandle {
-        final Region region;
-        final MemorySegment segment;
-        final boolean symmetric;
-        final Arena arena; // memory allocate() owns, or null
-        boolean released;
-
-        Handle(final Region region, final MemorySegment segment, final boolean symmetric, final Arena arena) {
-            this.region = region;
-            this.segment = segment;
-            this.symmetric = symmetric;
-            this.arena = arena;
-        }
-
-        @Override
-        public MemorySegment segment() {
-            return segment;
-        }
-
-        @Override
-        public MemoryDomain domain() {
-            return INSTANCE;
+            this.global = MemorySegment.ofAddress(user.address()).reinterpret(user.byteSize());
         }
     }
 
     /** An unpacked key: the identity of a region on the peer. */
-    static final class Key implements RemoteKey {
+    static final class Key extends AbstractRemoteKey {
+        /** Keys in a total order: interchangeable keys compare equal. */
+        static final Comparator<Key> ORDER = Comparator.<Key>comparingLong(k -> k.incarnation)
+            .thenComparingLong(k -> k.regionId).thenComparingLong(Key::base).thenComparingLong(Key::length);
         /** The stamp: the owner's incarnation (private) or the symmetric stamp. */
         final long incarnation;
         final long regionId;
-        final long base;
-        final long length;
 
         Key(final long incarnation, final long regionId, final long base, final long length) {
+            super(base, length);
             this.incarnation = incarnation;
             this.regionId = regionId;
-            this.base = base;
-            this.length = length;
-        }
-
-        @Override
-        public long base() {
-            return base;
-        }
-
-        @Override
-        public long length() {
-            return length;
         }
 
         @Override
@@ -152,6 +108,7 @@ final class TcpMemoryDomain implements MemoryDomain {
     }
 
     private TcpMemoryDomain() {
+        super("tcp");
     }
 
     /** Even, non-zero, a function of the job id only. */
@@ -182,8 +139,8 @@ final class TcpMemoryDomain implements MemoryDomain {
             if (r == null) {
                 return null;
             }
-            if (r.id == id) {
-                return r.live ? r : null;
+            if (r.id() == id) {
+                return r.isLive() ? r : null;
             }
         }
         return null;
@@ -197,12 +154,7 @@ final class TcpMemoryDomain implements MemoryDomain {
             return null;
         }
         final Region r = s[slot];
-        return r != null && r.id == id && r.live ? r : null;
-    }
-
-    @Override
-    public String name() {
-        return "tcp";
+        return r != null && r.id() == id && r.isLive() ? r : null;
     }
 
     @Override
@@ -213,44 +165,19 @@ final class TcpMemoryDomain implements MemoryDomain {
     }
 
     @Override
-    public MemoryHandle allocate(final long length) {
-        if (length < 0) {
-            throw new WeftException(Status.INVALID_PARAM, "tcp: negative allocation length " + length);
-        }
-        final Arena arena = Arena.ofShared();
-        try {
-            final MemorySegment seg = arena.allocate(Math.max(1, length), 64).asSlice(0, length);
-            // cached, so that registering a buffer inside it (a rendezvous send) is a lookup
-            return new Handle(privateCache.register(seg), seg, false, arena);
-        } catch (final RuntimeException | OutOfMemoryError e) {
-            arena.close();
-            throw new WeftException(Status.NO_MEMORY, "tcp: cannot allocate " + length + " bytes", e);
-        }
-    }
-
-    @Override
-    public MemoryHandle register(final MemorySegment segment) {
-        return register(segment, 0);
-    }
-
-    @Override
     public MemoryHandle register(final MemorySegment segment, final int flags) {
-        if (!segment.isNative()) {
-            throw new WeftException(Status.INVALID_PARAM, "tcp: only off-heap (native) memory can be registered");
-        }
-        final boolean sym = (flags & REG_SYMMETRIC) != 0;
-        return new Handle((sym ? symmetricCache : privateCache).register(segment), segment, sym, null);
+        return register((flags & REG_SYMMETRIC) != 0 ? symmetricCache : privateCache, segment);
     }
 
     /** Registrar of the caches: a new region in the table. */
-    private synchronized Region add(final MemorySegment seg, final Arena arena, final boolean sym) {
+    private synchronized Region add(final MemorySegment seg, final boolean sym) {
         if (sym) {
             if (symmetricSeq == 0x7FFF_FFFFL) {
                 throw new WeftException(Status.NO_MEMORY, "tcp: symmetric registration sequence exhausted");
             }
             final long seq = ++symmetricSeq;
             final long hash = mix(SYMMETRIC_STAMP ^ mix(seg.address() ^ mix(seg.byteSize()))) & 0xFFFF_FFFFL;
-            final Region r = new Region(SYMMETRIC_BIT | seq << 32 | hash, SYMMETRIC_STAMP, seg, arena);
+            final Region r = new Region(SYMMETRIC_BIT | seq << 32 | hash, SYMMETRIC_STAMP, seg);
             putSymmetric(r);
             return r;
         }
@@ -275,7 +202,7 @@ final class TcpMemoryDomain implements MemoryDomain {
         }
         nextFree = slot + 1;
         final long id = (long) (++generations[slot] & 0x7FFFFFFF) << 32 | slot;
-        final Region r = new Region(id, INCARNATION, seg, arena);
+        final Region r = new Region(id, INCARNATION, seg);
         s[slot] = r;
         slots = s; // volatile write publishes the region to lock-free readers
         return r;
@@ -307,7 +234,7 @@ final class TcpMemoryDomain implements MemoryDomain {
 
     private static void insert(final Region[] t, final Region r) {
         final int mask = t.length - 1;
-        int i = (int) mix(r.id) & mask;
+        int i = (int) mix(r.id()) & mask;
         while (t[i] != null) {
             i = (i + 1) & mask;
         }
@@ -315,17 +242,17 @@ final class TcpMemoryDomain implements MemoryDomain {
     }
 
     /** Deregistrar of the caches: revokes the region (its keys answer INVALID_RKEY from now on). */
-    private synchronized void remove(final Region r) {
-        if (!r.live) {
+    @Override
+    protected synchronized void revoked(final Region r) {
+        if (!r.revoke()) {
             return;
         }
-        r.live = false;
         if (r.stamp == SYMMETRIC_STAMP) {
             rebuildSymmetric(symmetric.length, null, r);
             symmetricCount--;
         } else {
             final Region[] s = slots.clone();
-            final int slot = (int) r.id;
+            final int slot = (int) r.id();
             if (s[slot] == r) {
                 s[slot] = null;
             }
@@ -334,34 +261,10 @@ final class TcpMemoryDomain implements MemoryDomain {
     }
 
     @Override
-    public void deregister(final MemoryHandle handle) {
-        if (!(handle instanceof Handle h)) {
-            throw new WeftException(Status.INVALID_PARAM, "tcp: handle does not belong to this domain");
-        }
-        synchronized (h) {
-            if (h.released) {
-                return;
-            }
-            h.released = true;
-        }
-        if (h.region.live) {
-            (h.symmetric ? symmetricCache : privateCache).release(h.region);
-        }
-        if (h.arena != null) {
-            // the memory goes away: no registration may outlive it
-            privateCache.invalidate(h.segment.address(), Math.max(1, h.segment.byteSize()));
-            symmetricCache.invalidate(h.segment.address(), Math.max(1, h.segment.byteSize()));
-            h.arena.close();
-        }
-    }
-
-    @Override
     public byte[] packRkey(final MemoryHandle handle) {
-        if (!(handle instanceof Handle h) || h.released || !h.region.live) {
-            throw new WeftException(Status.INVALID_PARAM, "tcp: cannot pack a key for a foreign or released handle");
-        }
+        final Region r = packable(handle).region();
         final ByteBuffer b = ByteBuffer.allocate(BODY).order(ByteOrder.LITTLE_ENDIAN);
-        b.putLong(h.region.stamp).putLong(h.region.id).putLong(h.segment.address()).putLong(h.segment.byteSize());
+        b.putLong(r.stamp).putLong(r.id()).putLong(handle.segment().address()).putLong(handle.segment().byteSize());
         return RkeyCodec.pack("tcp", b.array());
     }
 
@@ -382,37 +285,14 @@ final class TcpMemoryDomain implements MemoryDomain {
         });
     }
 
-    /** Registrations answered from the caches (tests, benchmarks). */
-    long cacheHits() {
-        return privateCache.hits() + symmetricCache.hits();
-    }
-
-    /** Live regions in the caches (tests). */
-    int cachedRegions() {
-        return privateCache.size() + symmetricCache.size();
-    }
-
     @Override
     public int compareRkeys(final RemoteKey a, final RemoteKey b) {
-        final Key x = (Key) a;
-        final Key y = (Key) b;
-        int c = Long.compare(x.incarnation, y.incarnation);
-        if (c == 0) {
-            c = Long.compare(x.regionId, y.regionId);
-        }
-        if (c == 0) {
-            c = Long.compare(x.base, y.base);
-        }
-        if (c == 0) {
-            c = Long.compare(x.length, y.length);
-        }
-        return Integer.signum(c);
+        return Integer.signum(Key.ORDER.compare((Key) a, (Key) b));
     }
 
-    /** Releases every region (they are process-wide: only for process teardown). */
+    /** Releases every region (they are process-wide: only for process teardown); the domain stays usable. */
     @Override
     public void close() {
-        privateCache.clear();
-        symmetricCache.clear();
+        releaseAll();
     }
 }

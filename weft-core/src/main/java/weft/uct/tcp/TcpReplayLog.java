@@ -307,24 +307,14 @@ final class TcpReplayLog {
     }
 
     private void growEntries() {
-        final int n = eCap * 2;
-        final long[] p = new long[n];
-        final long[] a = new long[n];
-        final long[] l = new long[n];
-        final byte[] k = new byte[n];
-        for (int j = 0; j < eCount; j++) {
-            final int i = (eHead + j) & (eCap - 1);
-            p[j] = ePos[i];
-            a[j] = eAddr[i];
-            l[j] = eLen[i];
-            k[j] = eKind[i];
-        }
-        ePos = p;
-        eAddr = a;
-        eLen = l;
-        eKind = k;
+        final long from = eHead;
+        final long to = from + eCount;
+        ePos = RingArrays.doubled(ePos, from, to, from);
+        eAddr = RingArrays.doubled(eAddr, from, to, from);
+        eLen = RingArrays.doubled(eLen, from, to, from);
+        eKind = RingArrays.doubled(eKind, from, to, from);
         eHead = 0;
-        eCap = n;
+        eCap *= 2;
     }
 
     /** Copied bytes kept (for tests and counters). */

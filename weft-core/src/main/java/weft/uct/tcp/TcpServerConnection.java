@@ -161,7 +161,7 @@ final class TcpServerConnection {
         final int off = c.rxHead + TcpFrame.HEADER;
         c.rxHead = off + len; // consumed before the handler runs: it may re-enter the transport
         iface.deliver(id, c.rx, off, len);
-        return c.closed || conn.closed || iface.isClosedInternal() ? DEAD : CONT;
+        return c.closed || conn.closed || iface.isClosed() ? DEAD : CONT;
     }
 
     /**
@@ -173,11 +173,11 @@ final class TcpServerConnection {
         if (r == null) {
             return Status.INVALID_RKEY;
         }
-        if (len < 0 || address < r.address || address - r.address > r.length - len) {
+        if (len < 0 || address < r.address() || address - r.address() > r.length() - len) {
             return Status.OUT_OF_RANGE;
         }
         target = r.global;
-        targetOff = address - r.address;
+        targetOff = address - r.address();
         return Status.OK;
     }
 
@@ -198,12 +198,12 @@ final class TcpServerConnection {
             if (c.reserve(4 * TcpFrame.HEADER) < 0) {
                 return BLOCKED;
             }
-            iface.countersInternal().increment(Counter.ERRORS);
+            iface.counters().increment(Counter.ERRORS);
             if (!flushAck() || !emitAck(seq, st)) {
                 return c.closed ? DEAD : BLOCKED;
             }
         }
-        iface.countersInternal().add(Counter.RX_BYTES, payload);
+        iface.counters().add(Counter.RX_BYTES, payload);
         if (whole) {
             if (st == Status.OK) {
                 MemoryCopy.copy(c.rx, h + fixed, target, targetOff, payload);
@@ -276,7 +276,7 @@ final class TcpServerConnection {
         c.tx.set(I32, off + 12, st.code());
         c.rxHead = h + TcpFrame.HEADER + TcpFrame.GET_REQ_LEN;
         if (st != Status.OK) {
-            iface.countersInternal().increment(Counter.ERRORS);
+            iface.counters().increment(Counter.ERRORS);
         }
         if (copy) {
             if (data > 0) {
@@ -324,7 +324,7 @@ final class TcpServerConnection {
                     : MemoryAtomics.fetch32(op, target, targetOff, (int) value);
             }
         } else {
-            iface.countersInternal().increment(Counter.ERRORS);
+            iface.counters().increment(Counter.ERRORS);
         }
         c.rxHead = h + TcpFrame.HEADER + TcpFrame.ATOMIC_REQ_LEN;
         if (post) {

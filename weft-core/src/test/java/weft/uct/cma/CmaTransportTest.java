@@ -1,5 +1,6 @@
 package weft.uct.cma;
 
+import weft.uct.AbstractMemoryDomain;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -65,7 +66,7 @@ class CmaTransportTest {
     void open() {
         transport = new CmaTransport(Config.global());
         assertNull(transport.unavailableReason(), "cma must work on this machine (root, no Yama)");
-        md = (CmaMemoryDomain) transport.memoryDomain();
+        md = transport.memoryDomain();
         worker = new UctWorker();
         a = transport.openInterface(worker, transport.devices().get(0), InterfaceParams.defaults());
         b = transport.openInterface(worker, transport.devices().get(0), InterfaceParams.defaults());
@@ -275,15 +276,15 @@ class CmaTransportTest {
     @Test
     void shouldAnswerRegistrationFromTheCache() {
         final MemorySegment mem = arena.allocate(4096, 64);
-        final int before = md.cachedRegistrations();
+        final int before = md.cachedRegions();
         final long hits = md.cacheHits();
-        final CmaMemoryDomain.Handle h1 = (CmaMemoryDomain.Handle) md.register(mem);
-        final CmaMemoryDomain.Handle h2 = (CmaMemoryDomain.Handle) md.register(mem);
-        final CmaMemoryDomain.Handle h3 = (CmaMemoryDomain.Handle) md.register(mem.asSlice(100, 200));
-        assertEquals(h1.registrationId(), h2.registrationId());
-        assertEquals(h1.registrationId(), h3.registrationId(), "a contained region is a hit");
+        final AbstractMemoryDomain.Handle<?> h1 = (AbstractMemoryDomain.Handle<?>) md.register(mem);
+        final AbstractMemoryDomain.Handle<?> h2 = (AbstractMemoryDomain.Handle<?>) md.register(mem);
+        final AbstractMemoryDomain.Handle<?> h3 = (AbstractMemoryDomain.Handle<?>) md.register(mem.asSlice(100, 200));
+        assertEquals(h1.region().id(), h2.region().id());
+        assertEquals(h1.region().id(), h3.region().id(), "a contained region is a hit");
         assertEquals(hits + 2, md.cacheHits());
-        assertEquals(before + 1, md.cachedRegistrations());
+        assertEquals(before + 1, md.cachedRegions());
         assertEquals(200, h3.length(), "the handle keeps the caller's range");
         final RemoteKey k3 = md.unpackRkey(md.packRkey(h3));
         assertEquals(mem.address() + 100, k3.base());
@@ -291,9 +292,9 @@ class CmaTransportTest {
         md.deregister(h1);
         md.deregister(h1); // idempotent
         md.deregister(h2);
-        assertEquals(before + 1, md.cachedRegistrations(), "still referenced by h3");
+        assertEquals(before + 1, md.cachedRegions(), "still referenced by h3");
         md.deregister(h3);
-        assertEquals(before, md.cachedRegistrations());
+        assertEquals(before, md.cachedRegions());
         assertThrows(WeftException.class, () -> md.register(MemorySegment.ofArray(new byte[8])));
         final MemoryDomainAttributes attrs = md.attributes();
         assertTrue(attrs.has(MemoryDomainAttributes.REG | MemoryDomainAttributes.ALLOC | MemoryDomainAttributes.NEED_RKEY));

@@ -1,5 +1,6 @@
 package weft.uct.tcp;
 
+import weft.uct.AbstractMemoryDomain;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -305,7 +306,7 @@ class TcpRmaTest {
         // a forged key that claims a larger region: the target refuses
         final RemoteKey forged = md.unpackRkey(RkeyCodec.pack("tcp", ByteBuffer.allocate(32)
             .order(ByteOrder.LITTLE_ENDIAN).putLong(TcpMemoryDomain.INCARNATION)
-            .putLong(((TcpMemoryDomain.Handle) target).region.id).putLong(base).putLong(REGION * 2L).array()));
+            .putLong(((AbstractMemoryDomain.Handle<?>) target).region().id()).putLong(base).putLong(REGION * 2L).array()));
         final MemorySegment before = arena.allocate(64);
         MemorySegment.copy(t, REGION - 64, before, 0, 64);
         assertEquals(Status.OK, ep.putShort(src, 0, 64, base + REGION + 8, rkey == null ? null : forged));
@@ -323,7 +324,7 @@ class TcpRmaTest {
         // a key of another process incarnation and a key of a deregistered region: INVALID_RKEY
         final RemoteKey foreign = md.unpackRkey(RkeyCodec.pack("tcp", ByteBuffer.allocate(32)
             .order(ByteOrder.LITTLE_ENDIAN).putLong(TcpMemoryDomain.INCARNATION + 2)
-            .putLong(((TcpMemoryDomain.Handle) target).region.id).putLong(base).putLong(REGION).array()));
+            .putLong(((AbstractMemoryDomain.Handle<?>) target).region().id()).putLong(base).putLong(REGION).array()));
         c.reset(1);
         assertEquals(Status.INVALID_RKEY, await(c, ep.getZcopy(IoVector.of(res, 0, 8), base, foreign, c)));
         final MemoryHandle gone = md.allocate(4096);

@@ -1,5 +1,6 @@
 package weft.uct.tcp;
 
+import weft.uct.AbstractMemoryDomain;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -97,7 +98,7 @@ class TcpSymmetricKeyTest {
             final ByteBuffer p = body(md.packRkey(priv));
             assertEquals(TcpMemoryDomain.INCARNATION, p.getLong(0));
             assertTrue(p.getLong(8) >= 0);
-            assertNotSame(((TcpMemoryDomain.Handle) sym).region, ((TcpMemoryDomain.Handle) priv).region,
+            assertNotSame(((AbstractMemoryDomain.Handle<?>) sym).region(), ((AbstractMemoryDomain.Handle<?>) priv).region(),
                 "a private registration never answers a symmetric one (or the reverse)");
             // the stamp is a function of the job id only
             assertEquals(TcpMemoryDomain.symmetricStamp("job-7"), TcpMemoryDomain.symmetricStamp("job-7"));
@@ -145,8 +146,8 @@ class TcpSymmetricKeyTest {
         final MemoryHandle h2 = md.register(seg);
         final MemoryHandle sub = md.register(seg.asSlice(4096, 100));
         assertEquals(hits + 2, tmd.cacheHits(), "same memory and a range inside it: lookups");
-        assertSame(((TcpMemoryDomain.Handle) h1).region, ((TcpMemoryDomain.Handle) h2).region);
-        assertSame(((TcpMemoryDomain.Handle) h1).region, ((TcpMemoryDomain.Handle) sub).region);
+        assertSame(((AbstractMemoryDomain.Handle<?>) h1).region(), ((AbstractMemoryDomain.Handle<?>) h2).region());
+        assertSame(((AbstractMemoryDomain.Handle<?>) h1).region(), ((AbstractMemoryDomain.Handle<?>) sub).region());
         // the sub-range key carries the caller's range: the initiator confines it
         final RemoteKey subKey = md.unpackRkey(md.packRkey(sub));
         assertEquals(seg.address() + 4096, subKey.base());
@@ -163,7 +164,7 @@ class TcpSymmetricKeyTest {
         // memory allocate() owns is cached too, and its registrations die with it
         final MemoryHandle owned = md.allocate(8192);
         final MemoryHandle inside = md.register(owned.segment().asSlice(0, 64));
-        assertSame(((TcpMemoryDomain.Handle) owned).region, ((TcpMemoryDomain.Handle) inside).region);
+        assertSame(((AbstractMemoryDomain.Handle<?>) owned).region(), ((AbstractMemoryDomain.Handle<?>) inside).region());
         final RemoteKey insideKey = md.unpackRkey(md.packRkey(inside));
         md.deregister(owned);
         assertEquals(Status.INVALID_RKEY, put8(8, insideKey.base(), insideKey), "freed memory is revoked at once");
