@@ -4,6 +4,7 @@ import weft.job.JobWorker;
 import weft.ucp.ThreadMode;
 import weft.ucs.WeftException;
 
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.CharBuffer;
@@ -423,6 +424,20 @@ public final class MPI {
     /** A direct double buffer of {@code capacity} doubles. */
     public static DoubleBuffer newDoubleBuffer(final int capacity) {
         return newByteBuffer(Math.multiplyExact(capacity, 8)).asDoubleBuffer();
+    }
+
+    /**
+     * The absolute address of element 0 of a direct buffer (its position ignored, as everywhere in these
+     * bindings; use {@link #slice} for an offset), as MPI_Get_address gives it: the target displacement
+     * that names this memory in a dynamic window ({@link Win#attach}). Weft's addition: Open MPI's Java
+     * bindings have no call that names an address.
+     */
+    public static long getAddress(final Buffer buf) throws MPIException {
+        check();
+        if (buf == null || !buf.isDirect()) {
+            throw new IllegalArgumentException("The buffer must be direct.");
+        }
+        return java.lang.foreign.MemorySegment.ofBuffer(buf.duplicate().clear()).address();
     }
 
     // ------------------------------------------------------------------ slices: buffers starting at an offset

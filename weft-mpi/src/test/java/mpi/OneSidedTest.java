@@ -19,4 +19,15 @@ class OneSidedTest {
             assertTrue(r.output()[rank].contains("OK rma rank " + rank), r.describe());
         }
     }
+
+    @ParameterizedTest(name = "np {0} over {1}")
+    @CsvSource({"2, shm", "4, shm", "3, tcp"})
+    void dynamicWindowsWork(final int np, final String tls) throws Exception {
+        final MpiJob.Result r = MpiJob.run(np, Map.of("WEFT_TLS", tls), DynamicWinRanks.class);
+        System.out.println(r.describe());
+        assertTrue(r.allZero(), r.describe());
+        for (int rank = 0; rank < np; rank++) {
+            assertTrue(r.output()[rank].contains("OK dynwin rank " + rank), r.describe());
+        }
+    }
 }
