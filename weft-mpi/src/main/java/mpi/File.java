@@ -152,7 +152,7 @@ public final class File {
     /** Stores hints (collective); they are reported by {@link #getInfo} and otherwise ignored. */
     public void setInfo(final Info info) throws MPIException {
         live();
-        this.info = info.dup();
+        this.info = info == null ? new Info() : info.dup();
     }
 
     /** A copy of the hints given. */

@@ -86,6 +86,14 @@ public final class MPI {
     public static final int ERR_UNSUPPORTED_DATAREP = 51;
     public static final int ERR_UNSUPPORTED_OPERATION = 52;
     public static final int ERR_WIN = 53;
+    /** Target memory is not in the window (a dynamic window: not attached). Open MPI's value; not in its Java API. */
+    public static final int ERR_RMA_RANGE = 68;
+    /** Memory cannot be attached to a dynamic window. Open MPI's value; not in its Java API. */
+    public static final int ERR_RMA_ATTACH = 69;
+    /** The window's flavor does not allow the call (attach to a window with memory). Open MPI's value. */
+    public static final int ERR_RMA_FLAVOR = 70;
+    /** Memory cannot be shared. Open MPI's value; not in its Java API. */
+    public static final int ERR_RMA_SHARED = 71;
     public static final int ERR_SYSRESOURCE = -2;
     public static final int ERR_LASTCODE = 92;
 

@@ -503,7 +503,7 @@ public final class Win implements Freeable {
 
     private WinRegions dynamicOnly(final String what) throws MPIException {
         if (regions == null) {
-            throw new MPIException(MPI.ERR_WIN, what + " on a window that is not dynamic");
+            throw new MPIException(MPI.ERR_RMA_FLAVOR, what + " on a window that is not dynamic");
         }
         return regions;
     }

@@ -57,20 +57,19 @@ final class WinAccess {
     private Target target(final int rank, final long disp, final int count, final Datatype type)
         throws MPIException {
         final long at = regions == null ? disp * peers.dispUnit(rank) : disp;
-        long first = at;
-        long end = at;
-        if (count > 0 && type.size > 0) {
-            first = at + Math.min(type.trueLb, type.trueLb + (count - 1) * type.extent());
-            end = at + Math.max(type.trueUb, type.trueUb + (count - 1) * type.extent());
+        if (count == 0 || type.size == 0) {
+            return new Target(regions == null ? peers.base(rank) + at : at, null); // no data: nothing to reach
         }
+        final long first = at + Math.min(type.trueLb, type.trueLb + (count - 1) * type.extent());
+        final long end = at + Math.max(type.trueUb, type.trueUb + (count - 1) * type.extent());
         if (regions != null) {
-            return new Target(at, regions.key(peers, rank, first, Math.max(end, first + 1), () -> backOff(0)));
+            return new Target(at, regions.key(peers, rank, first, end, () -> backOff(0)));
         }
         if (first < 0 || end > peers.size(rank)) {
             throw new MPIException(MPI.ERR_DISP, "bytes [" + first + ", " + end + ") are outside rank " + rank
                 + "'s window of " + peers.size(rank) + " B");
         }
-        return new Target(peers.base(rank) + at, count == 0 || type.size == 0 ? null : peers.dataKey(rank));
+        return new Target(peers.base(rank) + at, peers.dataKey(rank));
     }
 
     /** Writes packed data to the target's blocks of {@code count} elements of {@code type}. */

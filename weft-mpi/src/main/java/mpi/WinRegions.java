@@ -66,15 +66,15 @@ final class WinRegions {
         }
         for (final Local l : attached) {
             if (at < l.address + l.length && l.address < at + len) {
-                throw new MPIException(MPI.ERR_ARG, "region [" + Long.toHexString(at) + ", +" + len + ") overlaps an "
-                    + "attached one");
+                throw new MPIException(MPI.ERR_RMA_ATTACH, "region [0x" + Long.toHexString(at) + ", +" + len
+                    + ") overlaps an attached one");
             }
         }
         final MemoryMap map;
         try {
             map = ctx.memMap(memory, 0);
         } catch (final WeftException e) {
-            throw new MPIException(MPI.ERR_OTHER, "cannot register the region: " + e.getMessage(), e);
+            throw new MPIException(MPI.ERR_RMA_ATTACH, "cannot register the region: " + e.getMessage(), e);
         }
         attached.add(new Local(at, len, map, map.packRkey()));
         try {
@@ -95,7 +95,7 @@ final class WinRegions {
                 return;
             }
         }
-        throw new MPIException(MPI.ERR_ARG, "no region is attached at 0x" + Long.toHexString(address));
+        throw new MPIException(MPI.ERR_RMA_RANGE, "no region is attached at 0x" + Long.toHexString(address));
     }
 
     private void publish() throws MPIException {
@@ -104,7 +104,7 @@ final class WinRegions {
             need += 24 + pad(l.key.length);
         }
         if (need > TABLE) {
-            throw new MPIException(MPI.ERR_NO_MEM, "too many regions attached to a dynamic window (" + attached.size()
+            throw new MPIException(MPI.ERR_RMA_ATTACH, "too many regions attached to a dynamic window (" + attached.size()
                 + "): the region table holds " + TABLE + " B");
         }
         final long seq = (long) WORD.getVolatile(table, 0L);
@@ -129,7 +129,7 @@ final class WinRegions {
 
     /**
      * The key of {@code rank}'s region that holds bytes {@code [first, end)}: from the cache, else read from
-     * the rank's table. ERR_DISP when no attached region holds them.
+     * the rank's table. ERR_RMA_RANGE when no attached region holds them.
      */
     Rkey key(final WinPeers peers, final int rank, final long first, final long end, final Runnable backOff)
         throws MPIException {
@@ -150,7 +150,7 @@ final class WinRegions {
             }
             at += 24 + pad(keyLength);
         }
-        throw new MPIException(MPI.ERR_DISP, "bytes [0x" + Long.toHexString(first) + ", 0x" + Long.toHexString(end)
+        throw new MPIException(MPI.ERR_RMA_RANGE, "bytes [0x" + Long.toHexString(first) + ", 0x" + Long.toHexString(end)
             + ") are in no region attached to rank " + rank + "'s dynamic window");
     }
 

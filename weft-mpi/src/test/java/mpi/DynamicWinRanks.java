@@ -91,19 +91,19 @@ public final class DynamicWinRanks {
         win.fence(0);
         c.that(ints.get(0) == left * 10 && ints.get(2) == left * 10 + 1 && ints.get(6) == left * 10 + 3
             && ints.get(1) == 0, "put through a vector type into the second region");
-        c.fails(MPI.ERR_DISP, "an address in no region", () -> win.put(one, 1, MPI.LONG, right, intAddrs[right]
+        c.fails(MPI.ERR_RMA_RANGE, "an address in no region", () -> win.put(one, 1, MPI.LONG, right, intAddrs[right]
             + 32, 1, MPI.LONG));
-        c.fails(MPI.ERR_DISP, "data reaching past a region", () -> win.put(four, 4, MPI.INT, right,
+        c.fails(MPI.ERR_RMA_RANGE, "data reaching past a region", () -> win.put(four, 4, MPI.INT, right,
             intAddrs[right] + 20, 4, MPI.INT));
 
         // detach: the address is unreachable once the origin synchronized after it
         win.fence(0);
         win.detach(ints);
         w.barrier();
-        c.fails(MPI.ERR_DISP, "a detached region", () -> win.get(four, 1, MPI.INT, right, intAddrs[right], 1,
+        c.fails(MPI.ERR_RMA_RANGE, "a detached region", () -> win.get(four, 1, MPI.INT, right, intAddrs[right], 1,
             MPI.INT));
-        c.fails(MPI.ERR_ARG, "detaching what is not attached", () -> win.detach(ints));
-        c.fails(MPI.ERR_ARG, "an overlapping attach", () -> win.attach(MPI.slice(mem, 4), 2));
+        c.fails(MPI.ERR_RMA_RANGE, "detaching what is not attached", () -> win.detach(ints));
+        c.fails(MPI.ERR_RMA_ATTACH, "an overlapping attach", () -> win.attach(MPI.slice(mem, 4), 2));
         win.fence(0);
         // the first region still works after the second went
         win.put(one, 1, MPI.LONG, right, addrs[right] + 8L * 12, 1, MPI.LONG);
@@ -114,7 +114,7 @@ public final class DynamicWinRanks {
 
         final Win fixed = new Win(MPI.newIntBuffer(4), 4, 1, MPI.INFO_NULL, w);
         fixed.setErrhandler(MPI.ERRORS_RETURN);
-        c.fails(MPI.ERR_WIN, "attach to a window with memory", () -> fixed.attach(MPI.newIntBuffer(2), 2));
+        c.fails(MPI.ERR_RMA_FLAVOR, "attach to a window with memory", () -> fixed.attach(MPI.newIntBuffer(2), 2));
         fixed.free();
         c.done();
         MPI.Finalize();
