@@ -213,6 +213,32 @@ public final class FileRanks {
         }
         c.fails(MPI.ERR_REQUEST, "an end without a begin", () -> f.readAllEnd(got));
 
+        // the non-blocking collective forms, at offsets and at the individual pointer
+        final IntBuffer two = MPI.newIntBuffer(2);
+        two.put(0, 5000 + rank).put(1, 6000 + rank);
+        final long at2 = size * 11L + rank * 2L;
+        c.equal(2, f.iWriteAtAll(at2, two, 2, MPI.INT).waitStatus().getCount(MPI.INT), "iWriteAtAll");
+        w.barrier();
+        final IntBuffer back2 = MPI.newIntBuffer(2);
+        final int other = (rank + size - 1) % size;
+        f.iReadAtAll(size * 11L + other * 2L, back2, 2, MPI.INT).waitFor();
+        c.equal(6000 + other, back2.get(1), "iReadAtAll reads another rank's ints");
+        f.seek(at2, MPI.SEEK_SET);
+        two.put(0, 7000 + rank);
+        f.iWriteAll(two, 1, MPI.INT).waitFor();
+        f.seek(at2, MPI.SEEK_SET);
+        f.iReadAll(back2, 2, MPI.INT).waitFor();
+        c.that(back2.get(0) == 7000 + rank && back2.get(1) == 6000 + rank, "iWriteAll then iReadAll");
+        f.seek(at2, MPI.SEEK_SET);
+        final int[] viaBegin = new int[2];
+        f.readAllBegin(viaBegin, 2, MPI.INT);
+        c.equal(2, f.readAllEnd(viaBegin).getCount(MPI.INT), "readAllEnd's status");
+        c.equal(7000 + rank, viaBegin[0], "readAllBegin read");
+        final Info more = new Info();
+        more.set("striping_factor", "4");
+        f.setInfo(more);
+        c.that("4".equals(f.getInfo().get("striping_factor")), "setInfo");
+
         // atomic mode: every rank writes its rank over the same 64 ints, many times; a read never sees a mix
         // (a view of every other int makes each access 64 separate writes or reads of the file)
         c.that(!f.getAtomicity(), "non-atomic by default");
