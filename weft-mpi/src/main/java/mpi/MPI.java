@@ -4,6 +4,7 @@ import weft.job.JobWorker;
 import weft.ucp.ThreadMode;
 import weft.ucs.WeftException;
 
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.CharBuffer;
@@ -85,6 +86,14 @@ public final class MPI {
     public static final int ERR_UNSUPPORTED_DATAREP = 51;
     public static final int ERR_UNSUPPORTED_OPERATION = 52;
     public static final int ERR_WIN = 53;
+    /** Target memory is not in the window (a dynamic window: not attached). Open MPI's value; not in its Java API. */
+    public static final int ERR_RMA_RANGE = 68;
+    /** Memory cannot be attached to a dynamic window. Open MPI's value; not in its Java API. */
+    public static final int ERR_RMA_ATTACH = 69;
+    /** The window's flavor does not allow the call (attach to a window with memory). Open MPI's value. */
+    public static final int ERR_RMA_FLAVOR = 70;
+    /** Memory cannot be shared. Open MPI's value; not in its Java API. */
+    public static final int ERR_RMA_SHARED = 71;
     public static final int ERR_SYSRESOURCE = -2;
     public static final int ERR_LASTCODE = 92;
 
@@ -423,6 +432,20 @@ public final class MPI {
     /** A direct double buffer of {@code capacity} doubles. */
     public static DoubleBuffer newDoubleBuffer(final int capacity) {
         return newByteBuffer(Math.multiplyExact(capacity, 8)).asDoubleBuffer();
+    }
+
+    /**
+     * The absolute address of element 0 of a direct buffer (its position ignored, as everywhere in these
+     * bindings; use {@link #slice} for an offset), as MPI_Get_address gives it: the target displacement
+     * that names this memory in a dynamic window ({@link Win#attach}). Weft's addition: Open MPI's Java
+     * bindings have no call that names an address.
+     */
+    public static long getAddress(final Buffer buf) throws MPIException {
+        check();
+        if (buf == null || !buf.isDirect()) {
+            throw new IllegalArgumentException("The buffer must be direct.");
+        }
+        return java.lang.foreign.MemorySegment.ofBuffer(buf.duplicate().clear()).address();
     }
 
     // ------------------------------------------------------------------ slices: buffers starting at an offset

@@ -66,6 +66,16 @@ final class TypeCursor {
         new TypeCursor(span, count, type).copy(0, src, offset, count * type.size, false);
     }
 
+    /** Unpacks only the first {@code length} bytes of {@code count} elements (a short read ends mid-way). */
+    static void unpackPrefix(final MemorySegment src, final Span span, final int count, final Datatype type,
+                             final long length) {
+        if (type.contiguous) {
+            MemorySegment.copy(src, 0, span.segment, span.origin, length);
+            return;
+        }
+        new TypeCursor(span, count, type).copy(0, src, 0, length, false);
+    }
+
     private void copy(final long pos, final MemorySegment msg, final long msgOffset, final long length,
                       final boolean pack) {
         if (pos != position) {

@@ -13,6 +13,11 @@ import java.util.Map;
  * {@link #getAccumulate}, {@link #fetchAndOp}, {@link #compareAndSwap}) runs under the target's accumulate
  * mutex, so accumulates to the same location are atomic with respect to each other, as MPI requires.
  *
+ * <p>A dynamic window ({@link #Win(Info, Comm)}) has no memory of its own: each rank {@link #attach}es and
+ * {@link #detach}es regions of direct buffers, and origins name target data by absolute address
+ * ({@link MPI#getAddress} at the target), passed as the {@code long} displacement of the data calls (Weft's
+ * overloads: Open MPI's bindings take {@code int} displacements, too small for an address).
+ *
  * <p>As for all of Weft's one-sided operations over tcp, a target serves remote operations when it calls
  * into MPI (any call that progresses its worker).
  *
@@ -33,6 +38,9 @@ public final class Win implements Freeable {
     /** The window's own communicator (a dup: its synchronization messages never meet the program's). */
     private final Comm comm;
     private final WinPeers peers;
+    private final WinAccess access;
+    /** A dynamic window's attached regions, else null. */
+    private final WinRegions regions;
     /** Passive-target locks this rank holds: target rank → shared (false) or exclusive (true). */
     private final Map<Integer, Boolean> locks = new HashMap<>();
     private Group startGroup;
@@ -67,6 +75,8 @@ public final class Win implements Freeable {
         } catch (final MPIException | RuntimeException e) {
             throw comm.fail(e);
         }
+        this.regions = null;
+        this.access = new WinAccess(this.comm, peers, null);
         this.errhandler = comm.errhandler;
     }
 
@@ -87,22 +97,45 @@ public final class Win implements Freeable {
         return base;
     }
 
-    /** Dynamic windows are not supported: ERR_UNSUPPORTED_OPERATION. */
+    /**
+     * A dynamic window (MPI_Win_create_dynamic, collective over {@code comm}): no memory until each rank
+     * {@link #attach}es some. Operations on it name target memory by absolute address: the target's
+     * {@link MPI#getAddress} of the data, told to the origin by a message, passed as the {@code long}
+     * displacement of {@link #put(Buffer, int, Datatype, int, long, int, Datatype)} and the other data calls.
+     */
     public Win(final Info info, final Comm comm) throws MPIException {
-        throw comm.fail(new MPIException(MPI.ERR_UNSUPPORTED_OPERATION, "dynamic windows (MPI_Win_create_dynamic) "
-            + "are not supported yet"));
+        comm.checkLive();
+        this.comm = comm.dup();
+        this.regions = new WinRegions(comm.size);
+        try {
+            this.peers = WinPeers.create(this.comm, regions.table(), 1);
+        } catch (final MPIException | RuntimeException e) {
+            regions.close();
+            throw comm.fail(e);
+        }
+        this.access = new WinAccess(this.comm, peers, regions);
+        this.base = 0;
+        this.errhandler = comm.errhandler;
     }
 
     // ------------------------------------------------------------------ data
+    // Each call has an int displacement form (Open MPI's) and a long one (Weft's: a dynamic window's absolute
+    // addresses do not fit an int); on a window with memory both count displacement units.
 
     /** Writes {@code orgCount} elements of {@code origin} to {@code targetRank}'s window at {@code targetDisp}. */
     public void put(final Buffer origin, final int orgCount, final Datatype orgType, final int targetRank,
                     final int targetDisp, final int targetCount, final Datatype targetType) throws MPIException {
+        put(origin, orgCount, orgType, targetRank, (long) targetDisp, targetCount, targetType);
+    }
+
+    /** {@link #put} at a long displacement (a dynamic window's absolute address, see {@link MPI#getAddress}). */
+    public void put(final Buffer origin, final int orgCount, final Datatype orgType, final int targetRank,
+                    final long targetDisp, final int targetCount, final Datatype targetType) throws MPIException {
         final Span o = Span.ofDirect(origin, "origin");
         run(() -> {
-            final MemorySegment packed = originData(o, orgCount, orgType, targetRank, targetCount, targetType);
+            final MemorySegment packed = access.originData(o, orgCount, orgType, targetRank, targetCount, targetType);
             if (targetRank != MPI.PROC_NULL) {
-                write(targetRank, targetDisp, targetCount, targetType, packed);
+                access.write(targetRank, targetDisp, targetCount, targetType, packed);
             }
         });
     }
@@ -110,11 +143,17 @@ public final class Win implements Freeable {
     /** Reads {@code targetCount} elements at {@code targetDisp} of {@code targetRank}'s window into {@code origin}. */
     public void get(final Buffer origin, final int orgCount, final Datatype orgType, final int targetRank,
                     final int targetDisp, final int targetCount, final Datatype targetType) throws MPIException {
+        get(origin, orgCount, orgType, targetRank, (long) targetDisp, targetCount, targetType);
+    }
+
+    /** {@link #get} at a long displacement (a dynamic window's absolute address). */
+    public void get(final Buffer origin, final int orgCount, final Datatype orgType, final int targetRank,
+                    final long targetDisp, final int targetCount, final Datatype targetType) throws MPIException {
         final Span o = Span.ofDirect(origin, "origin");
         run(() -> {
-            checkMatch(o, orgCount, orgType, targetRank, targetCount, targetType);
+            access.checkMatch(o, orgCount, orgType, targetRank, targetCount, targetType);
             if (targetRank != MPI.PROC_NULL) {
-                final MemorySegment packed = read(targetRank, targetDisp, targetCount, targetType);
+                final MemorySegment packed = access.read(targetRank, targetDisp, targetCount, targetType);
                 TypeCursor.unpack(packed, 0, o, orgCount, orgType);
             }
         });
@@ -124,12 +163,19 @@ public final class Win implements Freeable {
     public void accumulate(final Buffer origin, final int orgCount, final Datatype orgType, final int targetRank,
                            final int targetDisp, final int targetCount, final Datatype targetType, final Op op)
         throws MPIException {
+        accumulate(origin, orgCount, orgType, targetRank, (long) targetDisp, targetCount, targetType, op);
+    }
+
+    /** {@link #accumulate} at a long displacement (a dynamic window's absolute address). */
+    public void accumulate(final Buffer origin, final int orgCount, final Datatype orgType, final int targetRank,
+                           final long targetDisp, final int targetCount, final Datatype targetType, final Op op)
+        throws MPIException {
         final Span o = Span.ofDirect(origin, "origin");
         run(() -> {
             Args.checkOp(op, targetType);
-            final MemorySegment in = originData(o, orgCount, orgType, targetRank, targetCount, targetType);
+            final MemorySegment in = access.originData(o, orgCount, orgType, targetRank, targetCount, targetType);
             if (targetRank != MPI.PROC_NULL) {
-                readModifyWrite(targetRank, targetDisp, targetCount, targetType, in, op, null, 0, null);
+                access.readModifyWrite(targetRank, targetDisp, targetCount, targetType, in, op, null, 0, null);
             }
         });
     }
@@ -139,14 +185,23 @@ public final class Win implements Freeable {
                               final Buffer resultAddr, final int resultCount, final Datatype resultType,
                               final int targetRank, final int targetDisp, final int targetCount,
                               final Datatype targetType, final Op op) throws MPIException {
+        getAccumulate(origin, orgCount, orgType, resultAddr, resultCount, resultType, targetRank, (long) targetDisp,
+            targetCount, targetType, op);
+    }
+
+    /** {@link #getAccumulate} at a long displacement (a dynamic window's absolute address). */
+    public void getAccumulate(final Buffer origin, final int orgCount, final Datatype orgType,
+                              final Buffer resultAddr, final int resultCount, final Datatype resultType,
+                              final int targetRank, final long targetDisp, final int targetCount,
+                              final Datatype targetType, final Op op) throws MPIException {
         final Span o = Span.ofDirect(origin, "origin");
         final Span res = Span.ofDirect(resultAddr, "result buffer");
         run(() -> {
             Args.checkOp(op, targetType);
-            final MemorySegment in = originData(o, orgCount, orgType, targetRank, targetCount, targetType);
+            final MemorySegment in = access.originData(o, orgCount, orgType, targetRank, targetCount, targetType);
             Args.data(resultAddr, resultCount, resultType);
             if (targetRank != MPI.PROC_NULL) {
-                readModifyWrite(targetRank, targetDisp, targetCount, targetType, in, op, res, resultCount,
+                access.readModifyWrite(targetRank, targetDisp, targetCount, targetType, in, op, res, resultCount,
                     resultType);
             }
         });
@@ -155,6 +210,12 @@ public final class Win implements Freeable {
     /** One element: the target's old value goes to {@code resultAddr}, then {@code target = origin op target}. */
     public void fetchAndOp(final Buffer origin, final Buffer resultAddr, final Datatype dataType,
                            final int targetRank, final int targetDisp, final Op op) throws MPIException {
+        fetchAndOp(origin, resultAddr, dataType, targetRank, (long) targetDisp, op);
+    }
+
+    /** {@link #fetchAndOp} at a long displacement (a dynamic window's absolute address). */
+    public void fetchAndOp(final Buffer origin, final Buffer resultAddr, final Datatype dataType,
+                           final int targetRank, final long targetDisp, final Op op) throws MPIException {
         getAccumulate(origin, 1, dataType, resultAddr, 1, dataType, targetRank, targetDisp, 1, dataType, op);
     }
 
@@ -165,25 +226,22 @@ public final class Win implements Freeable {
     public void compareAndSwap(final Buffer origin, final Buffer compareAddr, final Buffer resultAddr,
                                final Datatype targetType, final int targetRank, final int targetDisp)
         throws MPIException {
+        compareAndSwap(origin, compareAddr, resultAddr, targetType, targetRank, (long) targetDisp);
+    }
+
+    /** {@link #compareAndSwap} at a long displacement (a dynamic window's absolute address). */
+    public void compareAndSwap(final Buffer origin, final Buffer compareAddr, final Buffer resultAddr,
+                               final Datatype targetType, final int targetRank, final long targetDisp)
+        throws MPIException {
         final Span o = Span.ofDirect(origin, "origin");
         final Span cmp = Span.ofDirect(compareAddr, "compare buffer");
         final Span res = Span.ofDirect(resultAddr, "result buffer");
         run(() -> {
-            final MemorySegment swap = originData(o, 1, targetType, targetRank, 1, targetType);
+            final MemorySegment swap = access.originData(o, 1, targetType, targetRank, 1, targetType);
             final MemorySegment expected = Coll.packed(Args.data(compareAddr, 1, targetType), 1, targetType);
             Args.data(resultAddr, 1, targetType);
-            if (targetRank == MPI.PROC_NULL) {
-                return;
-            }
-            lockMutex(targetRank);
-            try {
-                final MemorySegment old = read(targetRank, targetDisp, 1, targetType);
-                TypeCursor.unpack(old, 0, res, 1, targetType);
-                if (old.mismatch(expected) < 0) {
-                    write(targetRank, targetDisp, 1, targetType, swap);
-                }
-            } finally {
-                unlockMutex(targetRank);
+            if (targetRank != MPI.PROC_NULL) {
+                access.compareAndSwap(targetRank, targetDisp, targetType, swap, expected, res);
             }
         });
     }
@@ -191,6 +249,12 @@ public final class Win implements Freeable {
     /** {@link #put} returning a request (complete: the data is at the target when it returns). */
     public Request rPut(final Buffer origin, final int orgCount, final Datatype orgType, final int targetRank,
                         final int targetDisp, final int targetCount, final Datatype targetType) throws MPIException {
+        return rPut(origin, orgCount, orgType, targetRank, (long) targetDisp, targetCount, targetType);
+    }
+
+    /** {@link #rPut} at a long displacement (a dynamic window's absolute address). */
+    public Request rPut(final Buffer origin, final int orgCount, final Datatype orgType, final int targetRank,
+                        final long targetDisp, final int targetCount, final Datatype targetType) throws MPIException {
         put(origin, orgCount, orgType, targetRank, targetDisp, targetCount, targetType);
         return Request.completed(comm, Status.empty());
     }
@@ -198,6 +262,12 @@ public final class Win implements Freeable {
     /** {@link #get} returning a request (complete when it returns). */
     public Request rGet(final Buffer origin, final int orgCount, final Datatype orgType, final int targetRank,
                         final int targetDisp, final int targetCount, final Datatype targetType) throws MPIException {
+        return rGet(origin, orgCount, orgType, targetRank, (long) targetDisp, targetCount, targetType);
+    }
+
+    /** {@link #rGet} at a long displacement (a dynamic window's absolute address). */
+    public Request rGet(final Buffer origin, final int orgCount, final Datatype orgType, final int targetRank,
+                        final long targetDisp, final int targetCount, final Datatype targetType) throws MPIException {
         get(origin, orgCount, orgType, targetRank, targetDisp, targetCount, targetType);
         return Request.completed(comm, Status.empty());
     }
@@ -205,6 +275,13 @@ public final class Win implements Freeable {
     /** {@link #accumulate} returning a request (complete when it returns). */
     public Request rAccumulate(final Buffer origin, final int orgCount, final Datatype orgType, final int targetRank,
                                final int targetDisp, final int targetCount, final Datatype targetType, final Op op)
+        throws MPIException {
+        return rAccumulate(origin, orgCount, orgType, targetRank, (long) targetDisp, targetCount, targetType, op);
+    }
+
+    /** {@link #rAccumulate} at a long displacement (a dynamic window's absolute address). */
+    public Request rAccumulate(final Buffer origin, final int orgCount, final Datatype orgType, final int targetRank,
+                               final long targetDisp, final int targetCount, final Datatype targetType, final Op op)
         throws MPIException {
         accumulate(origin, orgCount, orgType, targetRank, targetDisp, targetCount, targetType, op);
         return Request.completed(comm, Status.empty());
@@ -214,6 +291,15 @@ public final class Win implements Freeable {
     public Request rGetAccumulate(final Buffer origin, final int orgCount, final Datatype orgType,
                                   final Buffer resultAddr, final int resultCount, final Datatype resultType,
                                   final int targetRank, final int targetDisp, final int targetCount,
+                                  final Datatype targetType, final Op op) throws MPIException {
+        return rGetAccumulate(origin, orgCount, orgType, resultAddr, resultCount, resultType, targetRank,
+            (long) targetDisp, targetCount, targetType, op);
+    }
+
+    /** {@link #rGetAccumulate} at a long displacement (a dynamic window's absolute address). */
+    public Request rGetAccumulate(final Buffer origin, final int orgCount, final Datatype orgType,
+                                  final Buffer resultAddr, final int resultCount, final Datatype resultType,
+                                  final int targetRank, final long targetDisp, final int targetCount,
                                   final Datatype targetType, final Op op) throws MPIException {
         getAccumulate(origin, orgCount, orgType, resultAddr, resultCount, resultType, targetRank, targetDisp,
             targetCount, targetType, op);
@@ -225,6 +311,7 @@ public final class Win implements Freeable {
     /** Ends an access and exposure epoch on every rank: collective over the window's group. */
     public void fence(final int assertion) throws MPIException {
         run(() -> {
+            access.dropKeys();
             peers.flush(-1);
             Collectives.barrier(comm).run();
         });
@@ -247,6 +334,7 @@ public final class Win implements Freeable {
             if (startGroup == null) {
                 throw new MPIException(MPI.ERR_RMA_SYNC, "complete() without start()");
             }
+            access.dropKeys();
             peers.flush(-1);
             for (final int t : ranksOf(startGroup)) {
                 comm.send(new byte[0], 0, MPI.BYTE, t, 2);
@@ -301,7 +389,7 @@ public final class Win implements Freeable {
             if (lockType != MPI.LOCK_SHARED && lockType != MPI.LOCK_EXCLUSIVE) {
                 throw new MPIException(MPI.ERR_LOCKTYPE, "unknown lock type " + lockType);
             }
-            checkRank(rank);
+            access.checkRank(rank);
             if (locks.containsKey(rank)) {
                 throw new MPIException(MPI.ERR_RMA_SYNC, "rank " + rank + " is already locked by this rank");
             }
@@ -311,7 +399,7 @@ public final class Win implements Freeable {
                     : tryShared(rank)) {
                     break;
                 }
-                backOff(spins);
+                access.backOff(spins);
             }
             locks.put(rank, exclusive);
         });
@@ -332,6 +420,7 @@ public final class Win implements Freeable {
             if (exclusive == null) {
                 throw new MPIException(MPI.ERR_RMA_SYNC, "rank " + rank + " is not locked by this rank");
             }
+            access.dropKeys();
             peers.flush(rank);
             peers.fetchAdd(rank, WinPeers.LOCK_WORD, exclusive ? -WinPeers.EXCLUSIVE : -1);
         });
@@ -354,14 +443,18 @@ public final class Win implements Freeable {
     /** Completes every operation of this rank at {@code targetRank}. */
     public void flush(final int targetRank) throws MPIException {
         run(() -> {
-            checkRank(targetRank);
+            access.checkRank(targetRank);
+            access.dropKeys();
             peers.flush(targetRank);
         });
     }
 
     /** Completes every operation of this rank. */
     public void flushAll() throws MPIException {
-        run(() -> peers.flush(-1));
+        run(() -> {
+            access.dropKeys();
+            peers.flush(-1);
+        });
     }
 
     /** Local completion at {@code targetRank}: operations are complete when they return. */
@@ -379,14 +472,40 @@ public final class Win implements Freeable {
         comm.checkLive();
     }
 
-    /** Dynamic windows are not supported: ERR_UNSUPPORTED_OPERATION. */
+    /**
+     * Attaches {@code size} elements of the direct buffer {@code base} to this rank's part of a dynamic
+     * window (not collective): other ranks reach them at the addresses {@link MPI#getAddress} gives here.
+     */
     public void attach(final Buffer base, final int size) throws MPIException {
-        throw fail(new MPIException(MPI.ERR_UNSUPPORTED_OPERATION, "dynamic windows are not supported yet"));
+        final MemorySegment memory = region(base);
+        run(() -> {
+            if (size < 0 || (long) size > base.capacity()) {
+                throw new MPIException(MPI.ERR_SIZE, "attach of " + size + " elements of a buffer of "
+                    + base.capacity());
+            }
+            dynamicOnly("attach").attach(comm.session.job.context(), memory.asSlice(0,
+                (long) size * Span.scale(base)));
+        });
     }
 
-    /** Dynamic windows are not supported: ERR_UNSUPPORTED_OPERATION. */
+    /** Detaches the region attached at {@code base} (not collective): other ranks must not reach it any more. */
     public void detach(final Buffer base) throws MPIException {
-        throw fail(new MPIException(MPI.ERR_UNSUPPORTED_OPERATION, "dynamic windows are not supported yet"));
+        final MemorySegment memory = region(base);
+        run(() -> dynamicOnly("detach").detach(memory.address()));
+    }
+
+    private static MemorySegment region(final Buffer base) {
+        if (base == null || !base.isDirect()) {
+            throw new IllegalArgumentException("The buffer must be direct.");
+        }
+        return MemorySegment.ofBuffer(base.duplicate().clear());
+    }
+
+    private WinRegions dynamicOnly(final String what) throws MPIException {
+        if (regions == null) {
+            throw new MPIException(MPI.ERR_RMA_FLAVOR, what + " on a window that is not dynamic");
+        }
+        return regions;
     }
 
     // ------------------------------------------------------------------ the window object
@@ -407,6 +526,9 @@ public final class Win implements Freeable {
             Collectives.barrier(comm).run();
             freed = true;
             peers.close();
+            if (regions != null) {
+                regions.close();
+            }
             comm.free();
         });
     }
@@ -452,7 +574,7 @@ public final class Win implements Freeable {
         final Object[] v = new Object[1];
         run(() -> v[0] = switch (keyval) {
             case MPI.WIN_BASE -> base;
-            case MPI.WIN_SIZE -> (int) peers.size(comm.rank);
+            case MPI.WIN_SIZE -> regions != null ? 0 : (int) peers.size(comm.rank);
             case MPI.WIN_DISP_UNIT -> peers.dispUnit(comm.rank);
             default -> attributes.getUser(keyval);
         });
@@ -508,12 +630,6 @@ public final class Win implements Freeable {
         }
     }
 
-    private void checkRank(final int rank) throws MPIException {
-        if (rank < 0 || rank >= comm.size) {
-            throw new MPIException(MPI.ERR_RANK, "target rank " + rank + " outside [0, " + comm.size + ")");
-        }
-    }
-
     private int[] ranksOf(final Group g) throws MPIException {
         final int[] r = new int[g.members.length];
         for (int i = 0; i < r.length; i++) {
@@ -523,104 +639,5 @@ public final class Win implements Freeable {
             }
         }
         return r;
-    }
-
-    /** Checks the origin against the target and packs it. */
-    private MemorySegment originData(final Span o, final int orgCount, final Datatype orgType, final int targetRank,
-                                     final int targetCount, final Datatype targetType) throws MPIException {
-        checkMatch(o, orgCount, orgType, targetRank, targetCount, targetType);
-        return Coll.packed(o, orgCount, orgType);
-    }
-
-    private void checkMatch(final Span o, final int orgCount, final Datatype orgType, final int targetRank,
-                            final int targetCount, final Datatype targetType) throws MPIException {
-        Args.checkData(orgCount, orgType);
-        Args.checkData(targetCount, targetType);
-        o.check(orgCount, orgType);
-        if (targetRank != MPI.PROC_NULL) {
-            checkRank(targetRank);
-        }
-        if (orgCount * orgType.size != targetCount * targetType.size) {
-            throw new MPIException(MPI.ERR_COUNT, "the origin holds " + orgCount * orgType.size + " B and the target "
-                + targetCount * targetType.size + " B");
-        }
-    }
-
-    /** The byte offset of {@code targetDisp} at {@code rank}, checked against its window. */
-    private long targetOffset(final int rank, final int disp, final int count, final Datatype type)
-        throws MPIException {
-        final long at = (long) disp * peers.dispUnit(rank);
-        if (count == 0 || type.size == 0) {
-            return at;
-        }
-        final long first = at + Math.min(type.trueLb, type.trueLb + (count - 1) * type.extent());
-        final long end = at + Math.max(type.trueUb, type.trueUb + (count - 1) * type.extent());
-        if (first < 0 || end > peers.size(rank)) {
-            throw new MPIException(MPI.ERR_DISP, "bytes [" + first + ", " + end + ") are outside rank " + rank
-                + "'s window of " + peers.size(rank) + " B");
-        }
-        return at;
-    }
-
-    /** Writes packed data to the target's blocks of {@code count} elements of {@code type}. */
-    private void write(final int rank, final int disp, final int count, final Datatype type,
-                       final MemorySegment packed) throws MPIException {
-        final long at = targetOffset(rank, disp, count, type);
-        long pos = 0;
-        for (int i = 0; i < count; i++) {
-            for (int b = 0; b < type.offsets.length; b++) {
-                peers.put(rank, packed, pos, type.lengths[b], at + i * type.extent() + type.offsets[b]);
-                pos += type.lengths[b];
-            }
-        }
-    }
-
-    /** Reads the target's blocks of {@code count} elements of {@code type}, packed. */
-    private MemorySegment read(final int rank, final int disp, final int count, final Datatype type)
-        throws MPIException {
-        final long at = targetOffset(rank, disp, count, type);
-        final MemorySegment packed = Coll.scratch(count * type.size);
-        long pos = 0;
-        for (int i = 0; i < count; i++) {
-            for (int b = 0; b < type.offsets.length; b++) {
-                peers.get(rank, packed, pos, type.lengths[b], at + i * type.extent() + type.offsets[b]);
-                pos += type.lengths[b];
-            }
-        }
-        return packed;
-    }
-
-    /** Under the target's accumulate mutex: old content to {@code result}, then {@code target = in op target}. */
-    private void readModifyWrite(final int rank, final int disp, final int count, final Datatype type,
-                                 final MemorySegment in, final Op op, final Span result, final int resultCount,
-                                 final Datatype resultType) throws MPIException {
-        lockMutex(rank);
-        try {
-            final MemorySegment target = read(rank, disp, count, type);
-            if (result != null) {
-                TypeCursor.unpack(target, 0, result, resultCount, resultType);
-            }
-            if (op.code != Reductions.NO_OP) {
-                op.apply(in, 0, target, 0, count, type);
-                write(rank, disp, count, type, target);
-            }
-        } finally {
-            unlockMutex(rank);
-        }
-    }
-
-    private void lockMutex(final int rank) throws MPIException {
-        for (int spins = 0; peers.compareSwap(rank, WinPeers.ACC_MUTEX, 0, 1) != 0; spins++) {
-            backOff(spins);
-        }
-    }
-
-    private void unlockMutex(final int rank) throws MPIException {
-        peers.flush(rank);
-        peers.fetchAdd(rank, WinPeers.ACC_MUTEX, -1);
-    }
-
-    private void backOff(final int spins) {
-        Progress.step(comm.session.worker, spins > 16 ? Integer.MAX_VALUE : 0);
     }
 }

@@ -116,7 +116,16 @@ final class WinPeers {
         return comm.endpoint(rank);
     }
 
-    private Rkey dataKey(final int rank) throws MPIException {
+    /** The address of {@code rank}'s window memory (for a dynamic window: its table of attached regions). */
+    long base(final int rank) {
+        return bases[rank];
+    }
+
+    Endpoint endpoint(final int rank) {
+        return ep(rank);
+    }
+
+    Rkey dataKey(final int rank) throws MPIException {
         if (dataKeys[rank].length == 0) {
             throw new MPIException(MPI.ERR_RMA_CONFLICT, "rank " + rank + " exposes no memory in this window");
         }
@@ -133,16 +142,22 @@ final class WinPeers {
         return controlRkeys[rank];
     }
 
-    /** Writes {@code len} bytes of {@code src} at byte {@code offset} of {@code rank}'s window. */
-    void put(final int rank, final MemorySegment src, final long srcOff, final long len, final long offset)
-        throws MPIException {
-        await(ep(rank).put(src, srcOff, len, bases[rank] + offset, dataKey(rank)), "put");
-    }
-
     /** Reads {@code len} bytes at byte {@code offset} of {@code rank}'s window into {@code dst}. */
     void get(final int rank, final MemorySegment dst, final long dstOff, final long len, final long offset)
         throws MPIException {
-        await(ep(rank).get(dst, dstOff, len, bases[rank] + offset, dataKey(rank)), "get");
+        get(rank, dst, dstOff, len, bases[rank] + offset, dataKey(rank));
+    }
+
+    /** Writes {@code len} bytes of {@code src} at {@code address} of {@code rank}, reached with {@code key}. */
+    void put(final int rank, final MemorySegment src, final long srcOff, final long len, final long address,
+             final Rkey key) throws MPIException {
+        await(ep(rank).put(src, srcOff, len, address, key), "put");
+    }
+
+    /** Reads {@code len} bytes at {@code address} of {@code rank}, reached with {@code key}, into {@code dst}. */
+    void get(final int rank, final MemorySegment dst, final long dstOff, final long len, final long address,
+             final Rkey key) throws MPIException {
+        await(ep(rank).get(dst, dstOff, len, address, key), "get");
     }
 
     /** Atomically adds {@code value} to a control word of {@code rank}; returns the old value. */

@@ -1,0 +1,144 @@
+package mpi;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+
+/**
+ * The local file under an MPI {@link File}: positional reads and writes of packed data through a view
+ * ({@link FileLayout}), run by run, on a {@link FileChannel} (pread/pwrite: no shared channel position, so
+ * threads and ranks never disturb each other's offsets). The ranks of a job run on one machine and open the
+ * same file, so the file system itself is what they share. In atomic mode an access holds an operating
+ * system lock on the byte range it touches (exclusive to write, shared to read) for its whole duration, so
+ * overlapping accesses from different ranks (processes) do not interleave.
+ */
+final class FileIo {
+    private final FileChannel channel;
+
+    FileIo(final FileChannel channel) {
+        this.channel = channel;
+    }
+
+    /** Writes {@code len} bytes of {@code packed} at view position {@code data}; returns {@code len}. */
+    long write(final FileLayout view, final long data, final MemorySegment packed, final long len,
+               final boolean atomic) throws MPIException {
+        return move(true, view, data, packed, len, atomic);
+    }
+
+    /** Reads up to {@code len} bytes at view position {@code data} into {@code packed}; fewer at end of file. */
+    long read(final FileLayout view, final long data, final MemorySegment packed, final long len,
+              final boolean atomic) throws MPIException {
+        return move(false, view, data, packed, len, atomic);
+    }
+
+    private long move(final boolean write, final FileLayout view, final long data, final MemorySegment packed,
+                      final long len, final boolean atomic) throws MPIException {
+        if (len == 0) {
+            return 0;
+        }
+        final ByteBuffer bytes = packed.asByteBuffer();
+        try {
+            if (!atomic) {
+                return runs(write, view, data, bytes, len);
+            }
+            final long first = view.fileOffset(data);
+            final long last = view.fileOffset(data + len - 1);
+            synchronized (this) { // one JVM may hold one lock per range: threads of a rank take turns
+                try (FileLock ignored = channel.lock(first, last + 1 - first, !write)) {
+                    return runs(write, view, data, bytes, len);
+                }
+            }
+        } catch (final IOException e) {
+            throw error(e, write ? "write" : "read");
+        }
+    }
+
+    private long runs(final boolean write, final FileLayout view, final long data, final ByteBuffer bytes,
+                      final long len) throws IOException {
+        long done = 0;
+        while (done < len) {
+            final int n = (int) Math.min(view.run(data + done, len - done), Integer.MAX_VALUE);
+            final long at = view.fileOffset(data + done);
+            final ByteBuffer part = bytes.slice((int) done, n);
+            final int moved = write ? writeFully(part, at) : readFully(part, at);
+            done += moved;
+            if (moved < n) {
+                break; // end of file
+            }
+        }
+        return done;
+    }
+
+    private int writeFully(final ByteBuffer b, final long at) throws IOException {
+        while (b.hasRemaining()) {
+            channel.write(b, at + b.position());
+        }
+        return b.position();
+    }
+
+    private int readFully(final ByteBuffer b, final long at) throws IOException {
+        while (b.hasRemaining()) {
+            if (channel.read(b, at + b.position()) < 0) {
+                break;
+            }
+        }
+        return b.position();
+    }
+
+    long size() throws MPIException {
+        try {
+            return channel.size();
+        } catch (final IOException e) {
+            throw error(e, "size");
+        }
+    }
+
+    /** Truncates or extends the file to {@code size} bytes (an extension reads as zeros). */
+    void setSize(final long size, final boolean shrink) throws MPIException {
+        try {
+            final long now = channel.size();
+            if (size < now && shrink) {
+                channel.truncate(size);
+            } else if (size > now) {
+                channel.write(ByteBuffer.allocate(1), size - 1);
+            }
+        } catch (final IOException e) {
+            throw error(e, "resize");
+        }
+    }
+
+    void force() throws MPIException {
+        try {
+            channel.force(true);
+        } catch (final IOException e) {
+            throw error(e, "sync");
+        }
+    }
+
+    void close() throws MPIException {
+        try {
+            channel.close();
+        } catch (final IOException e) {
+            throw error(e, "close");
+        }
+    }
+
+    /** The MPI error class of a file system failure. */
+    static MPIException error(final IOException e, final String what) {
+        final int cls = switch (e) {
+            case NoSuchFileException x -> MPI.ERR_NO_SUCH_FILE;
+            case FileAlreadyExistsException x -> MPI.ERR_FILE_EXISTS;
+            case AccessDeniedException x -> MPI.ERR_ACCESS;
+            case FileSystemException x when String.valueOf(x.getReason()).contains("directory") -> MPI.ERR_BAD_FILE;
+            default -> String.valueOf(e.getMessage()).contains("No space left") ? MPI.ERR_NO_SPACE
+                : String.valueOf(e.getMessage()).contains("quota") ? MPI.ERR_QUOTA : MPI.ERR_IO;
+        };
+        return new MPIException(cls, "file " + what + " failed: " + e, e);
+    }
+}
