@@ -1,5 +1,6 @@
 package weft.ucp;
 
+import weft.ucs.SplitMix;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.config.Config;
@@ -12,6 +13,8 @@ import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+
+import static weft.ucs.SplitMix.mix;
 
 /**
  * The application's handle on Weft: which features it needs and which transports it may use. Create
@@ -246,15 +249,7 @@ public final class Context implements AutoCloseable {
     }
 
     private static long symmetricStamp(final String jobId) {
-        final long h = mix(0x5546_4D41_4F4D_5953L ^ (jobId == null ? 0 : jobId.hashCode()));
-        return (h & ~1L) == 0 ? 2 : h & ~1L;
-    }
-
-    private static long mix(final long v) {
-        long z = v + 0x9E37_79B9_7F4A_7C15L;
-        z = (z ^ (z >>> 30)) * 0xBF58_476D_1CE4_E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D0_49BB_1331_11EBL;
-        return z ^ (z >>> 31);
+        return SplitMix.evenJobStamp(0x5546_4D41_4F4D_5953L, jobId);
     }
 
     /**

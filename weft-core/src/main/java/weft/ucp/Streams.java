@@ -407,7 +407,7 @@ final class Streams extends SendProtocol {
                 return w.finishImmediate(r);
             }
             if (s.rqHead == null && s.buffered > 0) {
-                drainInto(s, r);
+                r.moved += drain(s, r, null, 0, r.capacity);
                 maybeAck(ep, s);
             }
             if (r.moved == r.capacity || r.moved > 0 && !waitAll) {
@@ -468,11 +468,21 @@ final class Streams extends SendProtocol {
 
     /** Copies buffered bytes to {@code buf} (null: drops them), freeing drained chunks; returns the bytes taken. */
     private long drain(final State s, final MemorySegment buf, final long off, final long len) {
+        return drain(s, null, buf, off, len);
+    }
+
+    /**
+     * Takes up to {@code len} buffered bytes, freeing drained chunks: into receive {@code r} at its position (any
+     * datatype) when given, else to {@code buf[off, ...)} (null: dropped). Returns the bytes taken.
+     */
+    private long drain(final State s, final Request r, final MemorySegment buf, final long off, final long len) {
         long got = 0;
         while (got < len && s.bufHead != null) {
             final TagMessage c = s.bufHead;
             final long k = Math.min(c.length - c.received, len - got);
-            if (buf != null) {
+            if (r != null) {
+                Datatypes.unpack(r, r.moved + got, c.data, c.received, k);
+            } else if (buf != null) {
                 MemoryCopy.copy(c.data, c.received, buf, off + got, k);
             }
             c.received += k;
@@ -488,28 +498,6 @@ final class Streams extends SendProtocol {
         s.buffered -= got;
         s.consumed += got;
         return got;
-    }
-
-    /** Moves buffered bytes into receive {@code r} (any datatype) until it is full or nothing is buffered. */
-    private void drainInto(final State s, final Request r) {
-        long got = 0;
-        while (r.moved < r.capacity && s.bufHead != null) {
-            final TagMessage c = s.bufHead;
-            final long k = Math.min(c.length - c.received, r.capacity - r.moved);
-            Datatypes.unpack(r, r.moved, c.data, c.received, k);
-            r.moved += k;
-            c.received += k;
-            got += k;
-            if (c.received == c.length) {
-                s.bufHead = c.anext;
-                if (s.bufHead == null) {
-                    s.bufTail = null;
-                }
-                worker.unexpected.release(c);
-            }
-        }
-        s.buffered -= got;
-        s.consumed += got;
     }
 
     /**

@@ -1,5 +1,6 @@
 package weft.uct.tcp;
 
+import weft.ucs.SplitMix;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.memory.RegistrationCache;
@@ -15,6 +16,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.security.SecureRandom;
 import java.util.Comparator;
+
+import static weft.ucs.SplitMix.mix;
 
 /**
  * Memory domain of the tcp transport: any native memory can be registered; the target's progress
@@ -113,15 +116,7 @@ final class TcpMemoryDomain extends AbstractMemoryDomain<TcpMemoryDomain.Region>
 
     /** Even, non-zero, a function of the job id only. */
     static long symmetricStamp(final String jobId) {
-        final long h = mix(0x5357_4D4B_4559_5331L ^ (jobId == null ? 0 : jobId.hashCode()));
-        return (h & ~1L) == 0 ? 2 : h & ~1L;
-    }
-
-    private static long mix(final long v) {
-        long z = v + 0x9E37_79B9_7F4A_7C15L;
-        z = (z ^ (z >>> 30)) * 0xBF58_476D_1CE4_E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D0_49BB_1331_11EBL;
-        return z ^ (z >>> 31);
+        return SplitMix.evenJobStamp(0x5357_4D4B_4559_5331L, jobId);
     }
 
     /** The live region a key's (stamp, id) names, or null. No allocation, no lock. */
