@@ -19,13 +19,13 @@ final class Progress {
 
     /**
      * Sets the wait policy from {@code WEFT_MPI_YIELD_WHEN_IDLE}: {@code auto} yields when this node runs more
-     * ranks ({@code localRanks}) than the process may use CPUs.
+     * ranks ({@code localRanks}) than it has CPUs.
      */
     static void configure(final String policy, final int localRanks) {
         yieldWhenIdle = switch (policy) {
             case "y" -> true;
             case "n" -> false;
-            default -> localRanks > Runtime.getRuntime().availableProcessors();
+            default -> weft.ucs.Cpus.oversubscribed(localRanks); // the node's CPUs: binding leaves us one
         };
     }
 

@@ -125,7 +125,7 @@ public final class Shmem extends ShmemCollectives implements AutoCloseable {
             heap = new SymmetricHeap(peers, size, Collectives.SERVICE_BYTES);
             final OneSided ops = new OneSided(peers, heap);
             final PointSync sync = new PointSync(ops, config.get(ShmemConfig.WAIT_SPINS),
-                config.get(ShmemConfig.WAIT_BLOCK_AFTER));
+                ShmemConfig.blockAfterNs(config.get(ShmemConfig.WAIT_BLOCK_AFTER), rt.localSize()));
             final Collectives coll = new Collectives(ops, sync, new Collectives.Tuning(config.get(ShmemConfig.BCAST_RADIX),
                 config.get(ShmemConfig.COLLECT_RING_BYTES), config.get(ShmemConfig.REDUCE_RING_BYTES)));
             final int[] nodes = nodes(rt);

@@ -22,10 +22,26 @@ public final class ShmemConfig {
     public static final ConfigVar<Integer> WAIT_SPINS = ConfigRegistry.register("SHMEM_WAIT_SPINS", ConfigType.INT,
         "4096", "Checks of a shmem wait (waitUntil, barrier, lock) before it yields the CPU between checks");
 
-    /** How long a wait yields the processor between checks before it sleeps between them. */
+    /**
+     * How long a wait yields the processor between checks before it sleeps between them; {@code auto}: 10 ms when
+     * the node's PEs outnumber its CPUs, else never (a sleeping PE answers other PEs' gets and atomics over tcp
+     * only when it wakes up, and a PE with a CPU of its own has no one to give it to).
+     */
     public static final ConfigVar<Long> WAIT_BLOCK_AFTER = ConfigRegistry.register("SHMEM_WAIT_BLOCK_AFTER",
-        ConfigType.TIME, "10ms", "How long a shmem wait (waitUntil, barrier, collective, lock) yields the CPU between "
-            + "checks, after its spins, before it sleeps (at most 1 ms at a time) between checks");
+        ConfigType.TIME_OR_AUTO, "auto", "How long a shmem wait (waitUntil, barrier, collective, lock) yields the CPU "
+            + "between checks, after its spins, before it sleeps (at most 1 ms at a time) between checks; auto: 10ms "
+            + "when the node's PEs outnumber its CPUs, else inf");
+
+    /** The block-after time {@code auto} stands for when the node is oversubscribed. */
+    static final long OVERSUBSCRIBED_BLOCK_AFTER_NS = 10_000_000L;
+
+    /** {@link #WAIT_BLOCK_AFTER} resolved for a node running {@code localPes} PEs. */
+    static long blockAfterNs(final long configured, final int localPes) {
+        if (configured >= 0) {
+            return configured;
+        }
+        return weft.ucs.Cpus.oversubscribed(localPes) ? OVERSUBSCRIBED_BLOCK_AFTER_NS : Long.MAX_VALUE;
+    }
 
     /** Radix of the broadcast tree: a member forwards to up to (radix - 1) children per level. */
     public static final ConfigVar<Integer> BCAST_RADIX = ConfigRegistry.register("SHMEM_BCAST_RADIX", ConfigType.INT,

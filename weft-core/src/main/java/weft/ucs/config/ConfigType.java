@@ -44,6 +44,19 @@ public abstract class ConfigType<T> {
         }
     };
 
+    /** A time as {@link #TIME}, or {@code auto} (returned as -1: the library computes the value). */
+    public static final ConfigType<Long> TIME_OR_AUTO = new ConfigType<>("auto, or a time such as 5us, 10ms or inf") {
+        @Override
+        public Long parse(final String text) {
+            return text.trim().equalsIgnoreCase("auto") ? -1L : TIME.parse(text);
+        }
+
+        @Override
+        public String format(final Long value) {
+            return value < 0 ? "auto" : TIME.format(value);
+        }
+    };
+
     /** Byte sizes: {@code 4096}, {@code 8k}, {@code 16m}, {@code 1g}, {@code inf} (Long.MAX_VALUE). */
     public static final ConfigType<Long> SIZE = new ConfigType<>("a size such as 4096, 8k, 16m, 2g or inf") {
         @Override

@@ -1,0 +1,64 @@
+package weft.ucs;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * How many CPUs this node has, to tell whether its processes outnumber them. A launcher that binds each process
+ * to one CPU ({@code weft run}, {@code mpirun --bind-to core}) leaves {@link Runtime#availableProcessors()} at 1
+ * in every process, so the node's count comes from the kernel's list of online CPUs.
+ */
+public final class Cpus {
+    private static final Path ONLINE = Path.of("/sys/devices/system/cpu/online");
+
+    private Cpus() {
+    }
+
+    /** The node's online CPUs (at least this process's available processors). */
+    public static int online() {
+        int n = 0;
+        try {
+            n = count(Files.readString(ONLINE));
+        } catch (final IOException | IllegalArgumentException e) {
+            n = 0; // no sysfs (a container without it): the process's own count below
+        }
+        return Math.max(n, Runtime.getRuntime().availableProcessors());
+    }
+
+    /** True if {@code localProcesses} processes of a job on this node outnumber its CPUs. */
+    public static boolean oversubscribed(final int localProcesses) {
+        return localProcesses > online();
+    }
+
+    /**
+     * The number of CPUs in a kernel CPU list such as {@code 0-3,8,10-11}.
+     *
+     * @throws IllegalArgumentException for text that is not such a list
+     */
+    static int count(final String list) {
+        int n = 0;
+        for (final String part : list.trim().split(",")) {
+            if (part.isEmpty()) {
+                continue;
+            }
+            final int dash = part.indexOf('-');
+            try {
+                if (dash < 0) {
+                    Integer.parseInt(part);
+                    n++;
+                } else {
+                    final int lo = Integer.parseInt(part.substring(0, dash));
+                    final int hi = Integer.parseInt(part.substring(dash + 1));
+                    if (hi < lo) {
+                        throw new IllegalArgumentException("bad CPU range " + part);
+                    }
+                    n += hi - lo + 1;
+                }
+            } catch (final NumberFormatException e) {
+                throw new IllegalArgumentException("bad CPU list '" + list.trim() + "'", e);
+            }
+        }
+        return n;
+    }
+}
