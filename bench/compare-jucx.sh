@@ -47,7 +47,7 @@ one() { # impl test size iters port -> RESULT line of the client
 echo "# bench/compare-jucx.sh $PAIRS   ($(date -u '+%F %T') UTC, $(nproc) cpus)"
 echo "# weft: weft-jucx on weft.ucp (default transports);  jucx: org.openucx:jucx:$JUCX_VERSION on $(ucx_info -v 2>/dev/null | head -1 | sed 's/# //')"
 echo "# UCX_TLS=${UCX_TLS:-<default>}  WEFT_TLS=${WEFT_TLS:-<default>}  connect=$CONNECT  (value: usec one-way for tag_lat, MB/s for read_bw)"
-for spec in "lat 8 20000" "bw 65536 2000" "bw 1048576 200"; do
+for spec in "lat 8 200000" "bw 65536 20000" "bw 1048576 20000"; do
     set -- $spec
     for p in $(seq 1 "$PAIRS"); do
         for impl in weft jucx; do
