@@ -373,16 +373,21 @@ final class Streams extends SendProtocol {
                 w.complete(r, Status.OK); // partial: a pooled request carries the length (release it)
                 return r;
             }
-            if (s.rqTail == null) {
-                s.rqHead = r;
-            } else {
-                s.rqTail.next = r;
-            }
-            s.rqTail = r;
+            post(s, r);
             return r;
         } finally {
             w.guard.exit();
         }
+    }
+
+    /** Queues receive {@code r} behind the endpoint's posted receives. */
+    private static void post(final State s, final Request r) {
+        if (s.rqTail == null) {
+            s.rqHead = r;
+        } else {
+            s.rqTail.next = r;
+        }
+        s.rqTail = r;
     }
 
     /** Receives the next stream bytes scattered over {@code iov} (see {@link #recv}); always a pooled request. */
@@ -415,12 +420,7 @@ final class Streams extends SendProtocol {
                 w.complete(r, Status.OK);
                 return r; // the request carries the length: not turned into the shared done(OK)
             }
-            if (s.rqTail == null) {
-                s.rqHead = r;
-            } else {
-                s.rqTail.next = r;
-            }
-            s.rqTail = r;
+            post(s, r);
             return r;
         } finally {
             w.guard.exit();
