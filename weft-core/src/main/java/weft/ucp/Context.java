@@ -282,16 +282,7 @@ public final class Context implements AutoCloseable {
     }
 
     synchronized void unmapped(final MemoryMap m) {
-        final MemoryMap[] cur = liveMaps;
-        for (int i = 0; i < cur.length; i++) {
-            if (cur[i] == m) {
-                final MemoryMap[] next = new MemoryMap[cur.length - 1];
-                System.arraycopy(cur, 0, next, 0, i);
-                System.arraycopy(cur, i + 1, next, i, cur.length - i - 1);
-                liveMaps = next;
-                return;
-            }
-        }
+        liveMaps = weft.ucs.CopyOnWriteArrays.without(liveMaps, m);
     }
 
     /** The live map a key's (nonce, id) names, or null (unmapped, or never of this context). No allocation. */

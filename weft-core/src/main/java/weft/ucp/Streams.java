@@ -126,8 +126,15 @@ final class Streams extends SendProtocol {
             r.zdata = true;
             r.completion.reset(1); // our reference, dropped once every fragment is issued
         }
+        return start(ep, r);
+    }
+
+    /** Queues send {@code r} (or fails it with the endpoint's error) and returns what the caller gets. */
+    private Request start(final Endpoint ep, final Request r) {
         if (ep.status() != Status.OK) {
             worker.complete(r, ep.status());
+        } else if (r.capacity == 0) {
+            worker.complete(r, Status.OK);
         } else {
             ep.queue.add(r);
             ep.queue.progress();
@@ -135,32 +142,30 @@ final class Streams extends SendProtocol {
         return worker.finishImmediate(r);
     }
 
+    /** A pooled stream request of {@code kind} over {@code iov} (checked), for {@code ep}. */
+    private Request iovRequest(final byte kind, final Endpoint ep, final IoVector iov, final RequestCallback cb) {
+        if (iov == null) {
+            throw new WeftException(Status.INVALID_PARAM, "null IoVector");
+        }
+        worker.checkOpen();
+        final Request r = worker.acquire(kind);
+        r.ep = ep;
+        r.callback = cb;
+        r.dt = Datatypes.IOV;
+        r.data.iov = iov;
+        r.capacity = iov.totalLength();
+        return r;
+    }
+
     /** Sends the bytes of {@code iov}, in order, as one stream send (packed into the transport's buffers). */
     Request sendIov(final Endpoint ep, final IoVector iov, final RequestCallback cb) {
         final Worker w = worker;
         w.guard.enter();
         try {
-            if (iov == null) {
-                throw new WeftException(Status.INVALID_PARAM, "null IoVector");
-            }
-            w.checkOpen();
             state(ep);
-            final Request r = w.acquire(Request.STREAM_SEND);
-            r.ep = ep;
-            r.callback = cb;
-            r.dt = Datatypes.IOV;
-            r.data.iov = iov;
-            r.capacity = iov.totalLength();
+            final Request r = iovRequest(Request.STREAM_SEND, ep, iov, cb);
             r.length = r.capacity;
-            if (ep.status() != Status.OK) {
-                w.complete(r, ep.status());
-            } else if (r.capacity == 0) {
-                w.complete(r, Status.OK);
-            } else {
-                ep.queue.add(r);
-                ep.queue.progress();
-            }
-            return w.finishImmediate(r);
+            return start(ep, r);
         } finally {
             w.guard.exit();
         }
@@ -395,17 +400,8 @@ final class Streams extends SendProtocol {
         final Worker w = worker;
         w.guard.enter();
         try {
-            if (iov == null) {
-                throw new WeftException(Status.INVALID_PARAM, "null IoVector");
-            }
-            w.checkOpen();
             final State s = state(ep);
-            final Request r = w.acquire(Request.STREAM_RECV);
-            r.ep = ep;
-            r.callback = cb;
-            r.dt = Datatypes.IOV;
-            r.data.iov = iov;
-            r.capacity = iov.totalLength();
+            final Request r = iovRequest(Request.STREAM_RECV, ep, iov, cb);
             r.waitAll = waitAll;
             if (ep.status() != Status.OK) {
                 w.complete(r, ep.status());

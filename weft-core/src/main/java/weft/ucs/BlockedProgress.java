@@ -25,23 +25,12 @@ public final class BlockedProgress {
 
     /** Adds a source (a new worker). */
     public static synchronized void add(final Source s) {
-        final Source[] a = java.util.Arrays.copyOf(sources, sources.length + 1);
-        a[a.length - 1] = s;
-        sources = a;
+        sources = CopyOnWriteArrays.with(sources, s);
     }
 
     /** Removes a source (a closed worker). */
     public static synchronized void remove(final Source s) {
-        final Source[] a = sources;
-        for (int i = 0; i < a.length; i++) {
-            if (a[i] == s) {
-                final Source[] b = new Source[a.length - 1];
-                System.arraycopy(a, 0, b, 0, i);
-                System.arraycopy(a, i + 1, b, i, a.length - i - 1);
-                sources = b;
-                return;
-            }
-        }
+        sources = CopyOnWriteArrays.without(sources, s);
     }
 
     /** True if any source is registered (a blocking wait then polls instead of sleeping for its whole bound). */

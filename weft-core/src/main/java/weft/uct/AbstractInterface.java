@@ -1,5 +1,6 @@
 package weft.uct;
 
+import weft.ucs.CopyOnWriteArrays;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.stats.Counter;
@@ -7,7 +8,6 @@ import weft.ucs.stats.Counters;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -128,22 +128,16 @@ public abstract class AbstractInterface<E extends Endpoint> implements Interface
 
     /** Adds a new endpoint. */
     protected final void addEndpoint(final E ep) {
-        final E[] n = Arrays.copyOf(endpoints, endpoints.length + 1);
-        n[endpoints.length] = ep;
-        endpoints = n;
+        endpoints = CopyOnWriteArrays.with(endpoints, ep);
     }
 
     /** Forgets a closed endpoint (and a failure it has not reported yet); true if it was there. */
     protected final boolean removeEndpoint(final E ep) {
         failed.remove(ep);
-        final int i = Arrays.asList(endpoints).indexOf(ep);
-        if (i < 0) {
-            return false;
-        }
-        final E[] n = Arrays.copyOf(endpoints, endpoints.length - 1);
-        System.arraycopy(endpoints, i + 1, n, i, endpoints.length - 1 - i);
+        final E[] n = CopyOnWriteArrays.without(endpoints, ep);
+        final boolean found = n != endpoints;
         endpoints = n;
-        return true;
+        return found;
     }
 
     // ---- failures ----

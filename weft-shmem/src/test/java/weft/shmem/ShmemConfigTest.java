@@ -39,4 +39,17 @@ class ShmemConfigTest {
         assertThrows(IllegalArgumentException.class, () -> size(Map.of("SHMEM_SYMMETRIC_SIZE", "inf")));
         assertThrows(IllegalArgumentException.class, () -> size(Map.of("SHMEM_SYMMETRIC_SIZE", "-5m")));
     }
+
+    /** Waits sleep only on an oversubscribed node, unless a time is configured (then it holds everywhere). */
+    @Test
+    void waitBlockAfterAutoSleepsOnlyWhenThePesOutnumberTheCpus() {
+        final long auto = Config.fromMap(Map.of()).get(ShmemConfig.WAIT_BLOCK_AFTER);
+        assertEquals(-1L, auto, "the default is auto");
+        final int cpus = weft.ucs.Cpus.online();
+        assertEquals(Long.MAX_VALUE, ShmemConfig.blockAfterNs(auto, cpus), "a PE per CPU never sleeps");
+        assertEquals(ShmemConfig.OVERSUBSCRIBED_BLOCK_AFTER_NS, ShmemConfig.blockAfterNs(auto, cpus + 1));
+        final long set = Config.fromMap(Map.of("WEFT_SHMEM_WAIT_BLOCK_AFTER", "3ms")).get(ShmemConfig.WAIT_BLOCK_AFTER);
+        assertEquals(3_000_000L, ShmemConfig.blockAfterNs(set, 1));
+        assertEquals(3_000_000L, ShmemConfig.blockAfterNs(set, cpus + 1));
+    }
 }

@@ -32,30 +32,25 @@ public abstract class ConfigType<T> {
     }
 
     /** A size as {@link #SIZE}, or {@code auto} (returned as -1: the library computes the value). */
-    public static final ConfigType<Long> SIZE_OR_AUTO = new ConfigType<>("auto, or a size such as 4096, 8k, 16m or inf") {
-        @Override
-        public Long parse(final String text) {
-            return text.trim().equalsIgnoreCase("auto") ? -1L : SIZE.parse(text);
-        }
-
-        @Override
-        public String format(final Long value) {
-            return value < 0 ? "auto" : SIZE.format(value);
-        }
-    };
+    public static final ConfigType<Long> SIZE_OR_AUTO = orAuto("a size such as 4096, 8k, 16m or inf", () -> ConfigType.SIZE);
 
     /** A time as {@link #TIME}, or {@code auto} (returned as -1: the library computes the value). */
-    public static final ConfigType<Long> TIME_OR_AUTO = new ConfigType<>("auto, or a time such as 5us, 10ms or inf") {
-        @Override
-        public Long parse(final String text) {
-            return text.trim().equalsIgnoreCase("auto") ? -1L : TIME.parse(text);
-        }
+    public static final ConfigType<Long> TIME_OR_AUTO = orAuto("a time such as 5us, 10ms or inf", () -> ConfigType.TIME);
 
-        @Override
-        public String format(final Long value) {
-            return value < 0 ? "auto" : TIME.format(value);
-        }
-    };
+    /** {@code auto} (-1) or a value of {@code base} (a supplier: the base constants are declared further down). */
+    private static ConfigType<Long> orAuto(final String what, final java.util.function.Supplier<ConfigType<Long>> base) {
+        return new ConfigType<>("auto, or " + what) {
+            @Override
+            public Long parse(final String text) {
+                return text.trim().equalsIgnoreCase("auto") ? -1L : base.get().parse(text);
+            }
+
+            @Override
+            public String format(final Long value) {
+                return value < 0 ? "auto" : base.get().format(value);
+            }
+        };
+    }
 
     /** Byte sizes: {@code 4096}, {@code 8k}, {@code 16m}, {@code 1g}, {@code inf} (Long.MAX_VALUE). */
     public static final ConfigType<Long> SIZE = new ConfigType<>("a size such as 4096, 8k, 16m, 2g or inf") {
