@@ -21,9 +21,14 @@ public final class Main implements Runnable {
         // weft run starts a job's PEs only once its own JVM is up: build the parser of that one command
         // instead of every subcommand's (picocli reflects over each of them)
         if (args.length > 0 && args[0].equals("run")) {
+            final String[] runArgs = java.util.Arrays.copyOfRange(args, 1, args.length);
+            final RunCommand fast = RunCommand.parseFast(runArgs);
+            if (fast != null) { // the common forms, without picocli's start-up cost (see RunArgs)
+                System.exit(fast.call());
+            }
             final CommandLine run = new CommandLine(new RunCommand()).setStopAtPositional(true)
                 .setCommandName("weft run");
-            System.exit(run.execute(java.util.Arrays.copyOfRange(args, 1, args.length)));
+            System.exit(run.execute(runArgs));
         }
         System.exit(commandLine().execute(args));
     }

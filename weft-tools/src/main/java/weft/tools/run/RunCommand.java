@@ -77,15 +77,15 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--report-bindings", description = "print, for each PE, the CPUs it is bound to")
     boolean reportBindings;
 
-    @Option(names = "--agent", paramLabel = "CMD", defaultValue = "ssh",
+    @Option(names = "--agent", paramLabel = "CMD",
         description = "launch agent for other hosts, run as 'CMD HOST COMMAND...' (default: ${DEFAULT-VALUE}); "
             + "e.g. 'ip netns exec'")
-    String agent;
+    String agent = "ssh";
 
     @Option(names = "-x", paramLabel = "VAR[=VAL]", description = "export VAR (with VAL, or its value here) to the PEs")
     List<String> exports = new ArrayList<>();
 
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "0",
+    @Option(names = "--timeout", paramLabel = "SECONDS",
         description = "kill the job after this many seconds (0 = no limit)")
     double timeoutSeconds;
 
@@ -103,7 +103,7 @@ public final class RunCommand implements Callable<Integer> {
         + "gives the launcher its path as -D" + AOT_PROPERTY + ")")
     boolean noAotCache;
 
-    @Option(names = "--port", paramLabel = "PORT", defaultValue = "0",
+    @Option(names = "--port", paramLabel = "PORT",
         description = "TCP port of the key-value service (default: any free port)")
     int port;
 
@@ -129,6 +129,11 @@ public final class RunCommand implements Callable<Integer> {
     JobLauncher lastJob;
     /** A single-file program compiled for this job's PEs (see {@link SourceProgram}), or null. */
     SourceProgram program;
+
+    /** {@code weft run}'s arguments read without picocli (see {@link RunArgs}), or null when they need it. */
+    public static RunCommand parseFast(final String... args) {
+        return RunArgs.parse(args);
+    }
 
     @Override
     public Integer call() {
