@@ -3,6 +3,7 @@ package weft.runtime;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.config.Config;
+import weft.ucs.sys.LibC;
 
 import java.util.Map;
 import java.util.function.Function;
@@ -67,12 +68,42 @@ public final class Runtime implements AutoCloseable {
             if (joined != null) {
                 return new Runtime(joined.bootstrap(), joined);
             }
-            final Bootstrap b = open(System::getenv, config);
-            if (b instanceof SingletonBootstrap) {
-                return new Runtime(b, null);
+            // the context this PE opens next needs native calls whose links take milliseconds each to generate:
+            // generate them while this thread waits for the launcher
+            final Thread link = Thread.ofPlatform().daemon().name("weft-link").start(Runtime::linkSetupCalls);
+            try {
+                final Bootstrap b = open(System::getenv, config);
+                if (b instanceof SingletonBootstrap) {
+                    return new Runtime(b, null);
+                }
+                final ProcessJob job = ProcessJob.start(b, config.get(RuntimeConfig.ABORT_ON_UNCAUGHT));
+                return new Runtime(b, job);
+            } finally {
+                awaitLinks(link);
             }
-            final ProcessJob job = ProcessJob.start(b, config.get(RuntimeConfig.ABORT_ON_UNCAUGHT));
-            return new Runtime(b, job);
+        }
+    }
+
+    private static void linkSetupCalls() {
+        try {
+            LibC.linkSetupCalls();
+        } catch (final LinkageError e) {
+            // a call that cannot link fails again, with this cause, where it is first used: that use reports it
+        }
+    }
+
+    /** Waits for the link thread (a bounded amount of code generation), keeping an interrupt for the caller. */
+    private static void awaitLinks(final Thread link) {
+        boolean interrupted = false;
+        while (link.isAlive()) {
+            try {
+                link.join();
+            } catch (final InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -253,6 +253,21 @@ public final class LibC {
     private LibC() {
     }
 
+    /**
+     * Links, ahead of their first use, the calls a process makes while it opens a context and a worker over
+     * the default transports (shm, cma, tcp). A PE calls this on a helper thread while it joins its job over
+     * the network, so that the code generation of these links overlaps the wait. Each holder initializes once,
+     * whichever thread comes first; the other waits for it.
+     *
+     * @return how many calls were linked (a checksum, so the reads are not dead code)
+     */
+    public static int linkSetupCalls() {
+        final MethodHandle[] linked = {Getpid.H, Open.H, ReadPlain.H, Close.H, MemfdCreate.H, Fchmod.H, Ftruncate.H,
+            Fcntl.H, Mmap.H, Munmap.H, ProcessVmReadvPlain.H, ProcessVmWritevPlain.H, Socket.H, Bind.H, Listen.H,
+            Getsockname.H, EpollCreate1.H, EpollCtl.H, Lseek.H};
+        return linked.length;
+    }
+
     // ---- helpers ----
 
     /** Throws an {@link java.io.UncheckedIOException} naming {@code what} if {@code r < 0}; returns r. */
