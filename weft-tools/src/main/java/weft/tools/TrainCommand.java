@@ -67,8 +67,10 @@ public final class TrainCommand implements Callable<Integer> {
             }
         }
         if (!noJob) {
-            final int rc = Main.commandLine().execute("run", "-n", "2", "--bind-to", "none", "--timeout", "60",
-                TrainPe.class.getName());
+            // read as the launcher reads it (RunArgs), so that the cache holds that path's classes
+            final weft.tools.run.RunCommand run = weft.tools.run.RunCommand.parseFast("-n", "2", "--bind-to", "none",
+                "--timeout", "60", TrainPe.class.getName());
+            final int rc = run != null ? run.call() : 1;
             if (rc != 0) {
                 failed++;
                 System.err.println("weft train: the two-PE job failed (exit " + rc + ")");

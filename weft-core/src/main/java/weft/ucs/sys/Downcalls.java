@@ -43,6 +43,62 @@ final class Downcalls {
         return LINKER.downcallHandle(symbol(name), fd, opts);
     }
 
+    /**
+     * The call shape of the setup path's calls: six integer or pointer arguments, an integer or pointer
+     * result, errno captured. Linking generates code per call shape (shared by every function of that shape;
+     * the AOT cache does not keep it), so one shape for these calls makes a process generate it once instead
+     * of once per C prototype, which was most of the time a PE spent opening its context. On the ABIs Weft
+     * runs on (Linux on x86-64 and AArch64) integer and pointer arguments travel in the same 64-bit registers
+     * whatever their C width, a function ignores the registers it has no parameter for, and an {@code int}
+     * result is the low half of the register: {@link #setupInt} narrows it, and pointers go as the addresses
+     * of native memory ({@link #address}).
+     */
+    private static final FunctionDescriptor SETUP_SHAPE = FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
+        JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
+
+    /** {@code name} linked with the setup path's call shape (see {@link #SETUP_SHAPE}). */
+    static MethodHandle setup(final String name) {
+        return errno(name, SETUP_SHAPE);
+    }
+
+    /** Calls a setup-shape function returning a C {@code int}: its result, or -errno. */
+    static int setupInt(final MethodHandle h, final long a1, final long a2, final long a3, final long a4,
+                        final long a5, final long a6) {
+        final MemorySegment c = CAPTURE.get();
+        final int r;
+        try {
+            r = (int) (long) h.invokeExact(c, a1, a2, a3, a4, a5, a6);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+        return r != -1 ? r : (int) fail(c);
+    }
+
+    /** Calls a setup-shape function returning a 64-bit value (an address, an offset): it, or -errno. */
+    static long setupLong(final MethodHandle h, final long a1, final long a2, final long a3, final long a4,
+                          final long a5, final long a6) {
+        final MemorySegment c = CAPTURE.get();
+        final long r;
+        try {
+            r = (long) h.invokeExact(c, a1, a2, a3, a4, a5, a6);
+        } catch (final Throwable t) {
+            throw rethrow(t);
+        }
+        return r != -1L ? r : fail(c);
+    }
+
+    /**
+     * The address of native memory passed as a pointer ({@code NULL} is 0). A heap segment has no stable
+     * address: refused, as the linker refuses it for a pointer parameter. The caller keeps the segment
+     * reachable across the call.
+     */
+    static long address(final MemorySegment s) {
+        if (!s.isNative()) {
+            throw new IllegalArgumentException("a system call needs native memory, not " + s);
+        }
+        return s.address();
+    }
+
     static MethodHandle plain(final String name, final FunctionDescriptor fd) {
         return LINKER.downcallHandle(symbol(name), fd);
     }

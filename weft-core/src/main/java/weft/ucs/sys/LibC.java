@@ -2,12 +2,12 @@ package weft.ucs.sys;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.lang.ref.Reference;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -19,6 +19,10 @@ import static weft.ucs.sys.Downcalls.fail;
 import static weft.ucs.sys.Downcalls.lastErrno;
 import static weft.ucs.sys.Downcalls.plain;
 import static weft.ucs.sys.Downcalls.rethrow;
+import static weft.ucs.sys.Downcalls.address;
+import static weft.ucs.sys.Downcalls.setup;
+import static weft.ucs.sys.Downcalls.setupInt;
+import static weft.ucs.sys.Downcalls.setupLong;
 
 /**
  * The Linux system calls Weft needs, as FFM downcalls (x86_64 / aarch64 Linux, glibc).
@@ -138,45 +142,24 @@ public final class LibC {
     // process uses a few of the fifty, so linking all of them when LibC loaded was most of a Context's
     // creation. A static final in a holder stays a constant for the JIT.
 
-    private static final class Open {
-        static final MethodHandle H = errno("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
-        Linker.Option.firstVariadicArg(2)); }
-    private static final class Close {
-        static final MethodHandle H = errno("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT)); }
-    private static final class Ftruncate {
-        static final MethodHandle H = errno("ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG)); }
-    private static final class Fchmod {
-        static final MethodHandle H = errno("fchmod", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT)); }
-    private static final class Unlink {
-        static final MethodHandle H = errno("unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS)); }
-    private static final class MemfdCreate {
-        static final MethodHandle H = errno("memfd_create", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT)); }
-    private static final class Mmap { static final MethodHandle H = errno("mmap",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG)); }
-    private static final class Munmap {
-        static final MethodHandle H = errno("munmap", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG)); }
-    private static final class Getpid {
-        static final MethodHandle H = plain("getpid", FunctionDescriptor.of(JAVA_INT)); }
-    private static final class Socket {
-        static final MethodHandle H = errno("socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT)); }
-    private static final class Bind {
-        static final MethodHandle H = errno("bind", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT)); }
-    private static final class Listen {
-        static final MethodHandle H = errno("listen", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT)); }
-    private static final class Accept4 { static final MethodHandle H = errno("accept4",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT)); }
-    private static final class Connect {
-        static final MethodHandle H = errno("connect", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT)); }
-    private static final class Getsockname { static final MethodHandle H = errno("getsockname",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS)); }
-    private static final class Getpeername { static final MethodHandle H = errno("getpeername",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS)); }
-    private static final class Setsockopt { static final MethodHandle H = errno("setsockopt",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT)); }
-    private static final class Getsockopt { static final MethodHandle H = errno("getsockopt",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS)); }
-    private static final class Shutdown {
-        static final MethodHandle H = errno("shutdown", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT)); }
+    private static final class Open { static final MethodHandle H = setup("open"); }
+    private static final class Close { static final MethodHandle H = setup("close"); }
+    private static final class Ftruncate { static final MethodHandle H = setup("ftruncate"); }
+    private static final class Fchmod { static final MethodHandle H = setup("fchmod"); }
+    private static final class Unlink { static final MethodHandle H = setup("unlink"); }
+    private static final class MemfdCreate { static final MethodHandle H = setup("memfd_create"); }
+    private static final class Mmap { static final MethodHandle H = setup("mmap"); }
+    private static final class Munmap { static final MethodHandle H = setup("munmap"); }
+    private static final class Socket { static final MethodHandle H = setup("socket"); }
+    private static final class Bind { static final MethodHandle H = setup("bind"); }
+    private static final class Listen { static final MethodHandle H = setup("listen"); }
+    private static final class Accept4 { static final MethodHandle H = setup("accept4"); }
+    private static final class Connect { static final MethodHandle H = setup("connect"); }
+    private static final class Getsockname { static final MethodHandle H = setup("getsockname"); }
+    private static final class Getpeername { static final MethodHandle H = setup("getpeername"); }
+    private static final class Setsockopt { static final MethodHandle H = setup("setsockopt"); }
+    private static final class Getsockopt { static final MethodHandle H = setup("getsockopt"); }
+    private static final class Shutdown { static final MethodHandle H = setup("shutdown"); }
     private static final class Send { static final MethodHandle H = errno("send",
         FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
     private static final class Recv { static final MethodHandle H = errno("recv",
@@ -191,14 +174,11 @@ public final class LibC {
         static final MethodHandle H = errno("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG)); }
     private static final class Write {
         static final MethodHandle H = errno("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG)); }
-    private static final class EpollCreate1 {
-        static final MethodHandle H = errno("epoll_create1", FunctionDescriptor.of(JAVA_INT, JAVA_INT)); }
-    private static final class EpollCtl { static final MethodHandle H = errno("epoll_ctl",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS)); }
+    private static final class EpollCreate1 { static final MethodHandle H = setup("epoll_create1"); }
+    private static final class EpollCtl { static final MethodHandle H = setup("epoll_ctl"); }
     private static final class EpollWait { static final MethodHandle H = errno("epoll_wait",
         FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT)); }
-    private static final class Eventfd {
-        static final MethodHandle H = errno("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT)); }
+    private static final class Eventfd { static final MethodHandle H = setup("eventfd"); }
     private static final class Poll {
         static final MethodHandle H = errno("poll", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
     private static final class ProcessVmReadv { static final MethodHandle H = errno("process_vm_readv",
@@ -227,18 +207,11 @@ public final class LibC {
         FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT)); }
     private static final class PollPlain { static final MethodHandle H = plain("poll",
         FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
-    private static final class Prctl { static final MethodHandle H = errno("prctl",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
-        Linker.Option.firstVariadicArg(1)); }
-    private static final class Lseek {
-        static final MethodHandle H = errno("lseek", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT)); }
-    private static final class Fcntl {
-        static final MethodHandle H = errno("fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
-        Linker.Option.firstVariadicArg(2)); }
-    private static final class Pipe2 {
-        static final MethodHandle H = errno("pipe2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT)); }
-    private static final class Socketpair { static final MethodHandle H = errno("socketpair",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS)); }
+    private static final class Prctl { static final MethodHandle H = setup("prctl"); }
+    private static final class Lseek { static final MethodHandle H = setup("lseek"); }
+    private static final class Fcntl { static final MethodHandle H = setup("fcntl"); }
+    private static final class Pipe2 { static final MethodHandle H = setup("pipe2"); }
+    private static final class Socketpair { static final MethodHandle H = setup("socketpair"); }
     private static final class Vmsplice { static final MethodHandle H = errno("vmsplice",
         FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
     private static final class VmsplicePlain { static final MethodHandle H = plain("vmsplice",
@@ -262,7 +235,7 @@ public final class LibC {
      * @return how many calls were linked (a checksum, so the reads are not dead code)
      */
     public static int linkSetupCalls() {
-        final MethodHandle[] linked = {Getpid.H, Open.H, ReadPlain.H, Close.H, MemfdCreate.H, Fchmod.H, Ftruncate.H,
+        final MethodHandle[] linked = {Open.H, ReadPlain.H, Close.H, MemfdCreate.H, Fchmod.H, Ftruncate.H,
             Fcntl.H, Mmap.H, Munmap.H, ProcessVmReadvPlain.H, ProcessVmWritevPlain.H, Socket.H, Bind.H, Listen.H,
             Getsockname.H, EpollCreate1.H, EpollCtl.H, Lseek.H};
         return linked.length;
@@ -297,177 +270,116 @@ public final class LibC {
     // ---- files and memory ----
 
     public static int open(final MemorySegment path, final int flags, final int mode) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) Open.H.invokeExact(c, path, flags, mode);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
+            return setupInt(Open.H, address(path), flags, mode, 0, 0, 0);
+        } finally {
+            Reference.reachabilityFence(path);
         }
     }
 
     public static int close(final int fd) {
-        final MemorySegment c = CAPTURE.get();
-        try {
-            final int r = (int) Close.H.invokeExact(c, fd);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
-        }
+        return setupInt(Close.H, fd, 0, 0, 0, 0, 0);
     }
 
     public static int ftruncate(final int fd, final long length) {
-        final MemorySegment c = CAPTURE.get();
-        try {
-            final int r = (int) Ftruncate.H.invokeExact(c, fd, length);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
-        }
+        return setupInt(Ftruncate.H, fd, length, 0, 0, 0, 0);
     }
 
     public static int fchmod(final int fd, final int mode) {
-        final MemorySegment c = CAPTURE.get();
-        try {
-            final int r = (int) Fchmod.H.invokeExact(c, fd, mode);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
-        }
+        return setupInt(Fchmod.H, fd, mode, 0, 0, 0, 0);
     }
 
     public static int unlink(final MemorySegment path) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) Unlink.H.invokeExact(c, path);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
+            return setupInt(Unlink.H, address(path), 0, 0, 0, 0, 0);
+        } finally {
+            Reference.reachabilityFence(path);
         }
     }
 
     public static int memfdCreate(final MemorySegment name, final int flags) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) MemfdCreate.H.invokeExact(c, name, flags);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
+            return setupInt(MemfdCreate.H, address(name), flags, 0, 0, 0, 0);
+        } finally {
+            Reference.reachabilityFence(name);
         }
     }
 
     /** mmap; returns the address, or -errno (addresses are never in [-4095, -1]). */
     public static long mmap(final long addr, final long length, final int prot, final int flags, final int fd,
                             final long offset) {
-        final MemorySegment c = CAPTURE.get();
-        try {
-            final long r = (long) Mmap.H.invokeExact(c, addr, length, prot, flags, fd, offset);
-            return r != -1L ? r : fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
-        }
+        return setupLong(Mmap.H, addr, length, prot, flags, fd, offset);
     }
 
     public static int munmap(final long addr, final long length) {
-        final MemorySegment c = CAPTURE.get();
-        try {
-            final int r = (int) Munmap.H.invokeExact(c, addr, length);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
-        }
+        return setupInt(Munmap.H, addr, length, 0, 0, 0, 0);
     }
 
     public static int getpid() {
-        try {
-            return (int) Getpid.H.invokeExact();
-        } catch (final Throwable t) {
-            throw rethrow(t);
-        }
+        return (int) ProcessHandle.current().pid();
     }
 
     // ---- sockets ----
 
     public static int socket(final int domain, final int type, final int protocol) {
-        final MemorySegment c = CAPTURE.get();
-        try {
-            final int r = (int) Socket.H.invokeExact(c, domain, type, protocol);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
-        }
+        return setupInt(Socket.H, domain, type, protocol, 0, 0, 0);
     }
 
     public static int bind(final int fd, final MemorySegment addr, final int len) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) Bind.H.invokeExact(c, fd, addr, len);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
+            return setupInt(Bind.H, fd, address(addr), len, 0, 0, 0);
+        } finally {
+            Reference.reachabilityFence(addr);
         }
     }
 
     public static int listen(final int fd, final int backlog) {
-        final MemorySegment c = CAPTURE.get();
-        try {
-            final int r = (int) Listen.H.invokeExact(c, fd, backlog);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
-        }
+        return setupInt(Listen.H, fd, backlog, 0, 0, 0, 0);
     }
 
     /** accept4; {@code addr}/{@code addrLen} may be {@link MemorySegment#NULL}. */
     public static int accept4(final int fd, final MemorySegment addr, final MemorySegment addrLen, final int flags) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) Accept4.H.invokeExact(c, fd, addr, addrLen, flags);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
+            return setupInt(Accept4.H, fd, address(addr), address(addrLen), flags, 0, 0);
+        } finally {
+            Reference.reachabilityFence(addr);
+            Reference.reachabilityFence(addrLen);
         }
     }
 
     public static int connect(final int fd, final MemorySegment addr, final int len) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) Connect.H.invokeExact(c, fd, addr, len);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
+            return setupInt(Connect.H, fd, address(addr), len, 0, 0, 0);
+        } finally {
+            Reference.reachabilityFence(addr);
         }
     }
 
     /** getsockname; {@code addrLen} is an int in/out. */
     public static int getsockname(final int fd, final MemorySegment addr, final MemorySegment addrLen) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) Getsockname.H.invokeExact(c, fd, addr, addrLen);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
+            return setupInt(Getsockname.H, fd, address(addr), address(addrLen), 0, 0, 0);
+        } finally {
+            Reference.reachabilityFence(addr);
+            Reference.reachabilityFence(addrLen);
         }
     }
 
     public static int getpeername(final int fd, final MemorySegment addr, final MemorySegment addrLen) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) Getpeername.H.invokeExact(c, fd, addr, addrLen);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
+            return setupInt(Getpeername.H, fd, address(addr), address(addrLen), 0, 0, 0);
+        } finally {
+            Reference.reachabilityFence(addr);
+            Reference.reachabilityFence(addrLen);
         }
     }
 
     public static int setsockopt(final int fd, final int level, final int name, final MemorySegment value,
                                  final int len) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) Setsockopt.H.invokeExact(c, fd, level, name, value, len);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
+            return setupInt(Setsockopt.H, fd, level, name, address(value), len, 0);
+        } finally {
+            Reference.reachabilityFence(value);
         }
     }
 
@@ -481,23 +393,16 @@ public final class LibC {
 
     public static int getsockopt(final int fd, final int level, final int name, final MemorySegment value,
                                  final MemorySegment len) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) Getsockopt.H.invokeExact(c, fd, level, name, value, len);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
+            return setupInt(Getsockopt.H, fd, level, name, address(value), address(len), 0);
+        } finally {
+            Reference.reachabilityFence(value);
+            Reference.reachabilityFence(len);
         }
     }
 
     public static int shutdown(final int fd, final int how) {
-        final MemorySegment c = CAPTURE.get();
-        try {
-            final int r = (int) Shutdown.H.invokeExact(c, fd, how);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
-        }
+        return setupInt(Shutdown.H, fd, how, 0, 0, 0, 0);
     }
 
     /** send(2) from a raw address. */
@@ -571,22 +476,14 @@ public final class LibC {
     // ---- events ----
 
     public static int epollCreate1(final int flags) {
-        final MemorySegment c = CAPTURE.get();
-        try {
-            final int r = (int) EpollCreate1.H.invokeExact(c, flags);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
-        }
+        return setupInt(EpollCreate1.H, flags, 0, 0, 0, 0, 0);
     }
 
     public static int epollCtl(final int epfd, final int op, final int fd, final MemorySegment event) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final int r = (int) EpollCtl.H.invokeExact(c, epfd, op, fd, event);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
+            return setupInt(EpollCtl.H, epfd, op, fd, address(event), 0, 0);
+        } finally {
+            Reference.reachabilityFence(event);
         }
     }
 
@@ -602,13 +499,7 @@ public final class LibC {
     }
 
     public static int eventfd(final int initval, final int flags) {
-        final MemorySegment c = CAPTURE.get();
-        try {
-            final int r = (int) Eventfd.H.invokeExact(c, initval, flags);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
-        }
+        return setupInt(Eventfd.H, initval, flags, 0, 0, 0, 0);
     }
 
     /** poll(2) over the raw address of {@code nfds} pollfd structs. */
@@ -656,13 +547,7 @@ public final class LibC {
     }
 
     public static int prctl(final int option, final long a2, final long a3, final long a4, final long a5) {
-        final MemorySegment c = CAPTURE.get();
-        try {
-            final int r = (int) Prctl.H.invokeExact(c, option, a2, a3, a4, a5);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
-        }
+        return setupInt(Prctl.H, option, a2, a3, a4, a5, 0);
     }
 
     /** Reads a whole small file such as {@code /proc/sys/...}; null if it does not exist. */
@@ -676,13 +561,7 @@ public final class LibC {
 
     /** lseek(2); {@code lseek(fd, 0, SEEK_END)} gives the size of a file. */
     public static long lseek(final int fd, final long offset, final int whence) {
-        final MemorySegment c = CAPTURE.get();
-        try {
-            final long r = (long) Lseek.H.invokeExact(c, fd, offset, whence);
-            return r >= 0 ? r : fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
-        }
+        return setupLong(Lseek.H, fd, offset, whence, 0, 0, 0);
     }
 
     /**
@@ -691,18 +570,15 @@ public final class LibC {
      * @return 0 or -errno
      */
     public static int pipe2(final int[] fds, final int flags) {
-        final MemorySegment c = CAPTURE.get();
         try (Arena a = Arena.ofConfined()) {
             final MemorySegment pair = a.allocate(JAVA_INT, 2);
-            final int r = (int) Pipe2.H.invokeExact(c, pair, flags);
+            final int r = setupInt(Pipe2.H, pair.address(), flags, 0, 0, 0, 0);
             if (r < 0) {
-                return (int) fail(c);
+                return r;
             }
             fds[0] = pair.getAtIndex(JAVA_INT, 0);
             fds[1] = pair.getAtIndex(JAVA_INT, 1);
             return 0;
-        } catch (final Throwable t) {
-            throw rethrow(t);
         }
     }
 
@@ -712,18 +588,15 @@ public final class LibC {
      * @return 0 or -errno
      */
     public static int socketpair(final int domain, final int type, final int[] fds) {
-        final MemorySegment c = CAPTURE.get();
         try (Arena a = Arena.ofConfined()) {
             final MemorySegment pair = a.allocate(JAVA_INT, 2);
-            final int r = (int) Socketpair.H.invokeExact(c, domain, type, 0, pair);
+            final int r = setupInt(Socketpair.H, domain, type, 0, pair.address(), 0, 0);
             if (r < 0) {
-                return (int) fail(c);
+                return r;
             }
             fds[0] = pair.getAtIndex(JAVA_INT, 0);
             fds[1] = pair.getAtIndex(JAVA_INT, 1);
             return 0;
-        } catch (final Throwable t) {
-            throw rethrow(t);
         }
     }
 
@@ -752,13 +625,7 @@ public final class LibC {
 
     /** fcntl(2) with an int argument (F_ADD_SEALS, F_GET_SEALS, ...). */
     public static int fcntl(final int fd, final int cmd, final int arg) {
-        final MemorySegment c = CAPTURE.get();
-        try {
-            final int r = (int) Fcntl.H.invokeExact(c, fd, cmd, arg);
-            return r >= 0 ? r : (int) fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
-        }
+        return setupInt(Fcntl.H, fd, cmd, arg, 0, 0, 0);
     }
 
     private static final class SetsockoptRaw { static final MethodHandle H = plain("setsockopt",
