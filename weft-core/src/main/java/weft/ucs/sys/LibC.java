@@ -211,6 +211,8 @@ public final class LibC {
     private static final class Lseek { static final MethodHandle H = setup("lseek"); }
     private static final class Fcntl { static final MethodHandle H = setup("fcntl"); }
     private static final class Pipe2 { static final MethodHandle H = setup("pipe2"); }
+    private static final class SchedSetaffinity { static final MethodHandle H = setup("sched_setaffinity"); }
+    private static final class SchedGetaffinity { static final MethodHandle H = setup("sched_getaffinity"); }
     private static final class Socketpair { static final MethodHandle H = setup("socketpair"); }
     private static final class Vmsplice { static final MethodHandle H = errno("vmsplice",
         FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
@@ -556,6 +558,25 @@ public final class LibC {
             return java.nio.file.Files.readString(java.nio.file.Path.of(path)).trim();
         } catch (final java.io.IOException e) {
             return null;
+        }
+    }
+
+    /** sched_setaffinity(2) of thread {@code tid} (0: the caller) to the CPU mask of {@code len} bytes. */
+    public static int schedSetaffinity(final int tid, final long len, final MemorySegment mask) {
+        try {
+            return setupInt(SchedSetaffinity.H, tid, len, address(mask), 0, 0, 0);
+        } finally {
+            Reference.reachabilityFence(mask);
+        }
+    }
+
+    /** sched_getaffinity(2) of thread {@code tid} (0: the caller) into a CPU mask of {@code len} bytes. */
+    public static int schedGetaffinity(final int tid, final long len, final MemorySegment mask) {
+        try {
+            final int r = setupInt(SchedGetaffinity.H, tid, len, address(mask), 0, 0, 0);
+            return r < 0 ? r : 0; // the kernel's call returns the mask's size, glibc's 0
+        } finally {
+            Reference.reachabilityFence(mask);
         }
     }
 
