@@ -128,14 +128,14 @@ final class JobLauncher {
         long terminatedAt = 0;
         boolean failed = false;
         boolean killed = false;
-        long recordedAt = 0;
+        long recordedAt = System.nanoTime(); // each PE was recorded as it started
         while (running > 0) {
-            if (System.nanoTime() - recordedAt >= RECORD_NS) { // a /proc scan per PE: not every tick
+            if (System.nanoTime() - recordedAt >= RECORD_NS) { // a scan of every process: not every tick
+                final List<ProcessHandle> roots = new ArrayList<>(pes.size());
                 for (final Pe pe : pes) {
-                    if (pe.process().isAlive()) {
-                        tree.record(pe.process().toHandle());
-                    }
+                    roots.add(pe.process().toHandle());
                 }
+                tree.recordAll(roots);
                 recordedAt = System.nanoTime();
             }
             final Pe done;
@@ -305,7 +305,7 @@ final class JobLauncher {
                 + (cpus != null ? " bound to CPU " + Binding.ranges(cpus)
                 : p.local() ? " not bound" : " not bound (binding applies to this machine's PEs)"));
         }
-        tree.record(process.toHandle());
+        tree.add(process.toHandle());
         try (OutputStream stdin = process.getOutputStream()) {
             if (!p.local()) {
                 // The secret goes to the remote shell on stdin: never on a command line (ps would show it).

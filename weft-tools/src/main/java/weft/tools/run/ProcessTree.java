@@ -2,9 +2,12 @@ package weft.tools.run;
 
 import weft.tools.ParentWatch;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -15,6 +18,34 @@ import java.util.Set;
  */
 final class ProcessTree {
     private final Set<ProcessHandle> seen = new LinkedHashSet<>();
+
+    /** Records a process just started (its descendants, none yet, are found by {@link #recordAll}). */
+    synchronized void add(final ProcessHandle root) {
+        seen.add(root);
+    }
+
+    /**
+     * Records every live one of {@code roots} and their current descendants in one pass over the process
+     * table: a pass per root, as {@link ProcessHandle#descendants} makes, reads every process's status once per
+     * PE, which a 64-PE job would do four thousand times a scan.
+     */
+    void recordAll(final List<ProcessHandle> roots) {
+        final Map<Long, List<ProcessHandle>> children = new HashMap<>();
+        ProcessHandle.allProcesses().forEach(p -> p.parent().ifPresent(
+            parent -> children.computeIfAbsent(parent.pid(), k -> new ArrayList<>()).add(p)));
+        final ArrayDeque<ProcessHandle> todo = new ArrayDeque<>();
+        for (final ProcessHandle r : roots) {
+            if (r.isAlive()) {
+                todo.add(r);
+            }
+        }
+        synchronized (this) {
+            for (ProcessHandle p = todo.poll(); p != null; p = todo.poll()) {
+                seen.add(p);
+                todo.addAll(children.getOrDefault(p.pid(), List.of()));
+            }
+        }
+    }
 
     /** Records {@code root} and its current descendants. */
     synchronized void record(final ProcessHandle root) {
