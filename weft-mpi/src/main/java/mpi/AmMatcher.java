@@ -57,9 +57,25 @@ final class AmMatcher {
         worker.setAmHandler(AM_ID, this::onMessage, 0);
     }
 
-    /** Removes the handler (at finalize; the worker may live on for another layer). */
+    /**
+     * Removes the handler (at finalize; the worker may live on for another layer) and drops the rendezvous
+     * messages nobody received (their senders complete).
+     */
     void close() {
         worker.setAmHandler(AM_ID, null, 0);
+        while (true) {
+            final AmUnexpected u;
+            synchronized (this) {
+                u = allHead;
+                if (u == null) {
+                    return;
+                }
+                unlinkUnexpected(u);
+            }
+            if (u.rendezvous != null) {
+                worker.releaseAmData(u.rendezvous);
+            }
+        }
     }
 
     private static int bucket(final long tag) {
