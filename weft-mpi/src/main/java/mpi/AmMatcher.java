@@ -32,11 +32,12 @@ final class AmMatcher {
     final AmSends sends;
     private final Bounces bounces = new Bounces();
 
-    // posted receives: per-bucket lists and the ANY_SOURCE list (intrusive, FIFO)
-    private final AmRecv[] postedHead = new AmRecv[BUCKETS];
-    private final AmRecv[] postedTail = new AmRecv[BUCKETS];
-    private AmRecv wildHead;
-    private AmRecv wildTail;
+    /** The posted lists' slot of the ANY_SOURCE receives, after the buckets. */
+    private static final int WILD = BUCKETS;
+
+    // posted receives: per-bucket lists and the ANY_SOURCE list at WILD (intrusive, FIFO)
+    private final AmRecv[] postedHead = new AmRecv[BUCKETS + 1];
+    private final AmRecv[] postedTail = new AmRecv[BUCKETS + 1];
     private long sn;
 
     // unexpected messages: per-bucket lists and one in arrival order
@@ -139,7 +140,7 @@ final class AmMatcher {
                 break;
             }
         }
-        for (AmRecv r = wildHead; r != null; r = r.next) {
+        for (AmRecv r = postedHead[WILD]; r != null; r = r.next) {
             if (((tag ^ r.tag) & r.mask) == 0) {
                 if (best == null || r.sn < best.sn) {
                     best = r;
@@ -239,47 +240,28 @@ final class AmMatcher {
     // ------------------------------------------------------------------ the lists (callers hold the monitor)
 
     private void appendPosted(final AmRecv r) {
+        final int b = anySource(r.mask) ? WILD : bucket(r.tag);
         r.sn = sn++;
         r.posted = true;
+        r.bucket = b;
         r.next = null;
-        if (anySource(r.mask)) {
-            r.bucket = -1;
-            r.prev = wildTail;
-            if (wildTail == null) {
-                wildHead = r;
-            } else {
-                wildTail.next = r;
-            }
-            wildTail = r;
+        r.prev = postedTail[b];
+        if (postedTail[b] == null) {
+            postedHead[b] = r;
         } else {
-            final int b = bucket(r.tag);
-            r.bucket = b;
-            r.prev = postedTail[b];
-            if (postedTail[b] == null) {
-                postedHead[b] = r;
-            } else {
-                postedTail[b].next = r;
-            }
-            postedTail[b] = r;
+            postedTail[b].next = r;
         }
+        postedTail[b] = r;
     }
 
     private void unlinkPosted(final AmRecv r) {
         if (r.prev == null) {
-            if (r.bucket < 0) {
-                wildHead = r.next;
-            } else {
-                postedHead[r.bucket] = r.next;
-            }
+            postedHead[r.bucket] = r.next;
         } else {
             r.prev.next = r.next;
         }
         if (r.next == null) {
-            if (r.bucket < 0) {
-                wildTail = r.prev;
-            } else {
-                postedTail[r.bucket] = r.prev;
-            }
+            postedTail[r.bucket] = r.prev;
         } else {
             r.next.prev = r.prev;
         }

@@ -36,10 +36,12 @@ class CollectivesTest {
     }
 
     /** Every collective on an intercommunicator between the world's two halves, each group as the root's. */
-    @ParameterizedTest(name = "np {0} over {1}")
-    @CsvSource({"5, shm", "4, tcp", "2, shm"})
-    void intercommunicatorCollectivesAreCorrect(final int np, final String tls) throws Exception {
-        final MpiJob.Result r = MpiJob.run(np, Map.of("WEFT_TLS", tls), InterCollectiveRanks.class);
+    @ParameterizedTest(name = "np {0} over {1}, {2} path")
+    @CsvSource({"5, shm, tag", "4, tcp, tag", "2, shm, tag", "4, shm, am"})
+    void intercommunicatorCollectivesAreCorrect(final int np, final String tls, final String transport)
+        throws Exception {
+        final MpiJob.Result r = MpiJob.run(np, Map.of("WEFT_TLS", tls, "WEFT_MPI_TRANSPORT", transport),
+            InterCollectiveRanks.class);
         System.out.println(r.describe());
         assertTrue(r.allZero(), r.describe());
         for (int rank = 0; rank < np; rank++) {
