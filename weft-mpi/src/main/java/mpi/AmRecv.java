@@ -28,7 +28,7 @@ final class AmRecv extends InFlight {
     long senderTag;
     long length;
     /** A rendezvous pull in progress (else null). */
-    weft.ucp.Request pull;
+    volatile weft.ucp.Request pull;
     weft.ucs.Status status = weft.ucs.Status.IN_PROGRESS;
     volatile boolean done;
     boolean released;
