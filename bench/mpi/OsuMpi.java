@@ -15,7 +15,8 @@ import java.nio.ByteBuffer;
  * between calls (not timed), mean over the ranks.
  * Run with {@code ./weft run -n 2 bench/mpi/OsuMpi.java
  * [latency|bw|bibw|mbw_mr|barrier|bcast|reduce|allreduce|allgather|alltoall|all] [MAX_BYTES]}; with
- * {@code OSU_BIND=1} each rank's measuring thread is pinned to CPU {@code rank} (as mpirun's --bind-to core).
+ * {@code OSU_BIND=1} each rank's measuring thread is pinned to CPU {@code rank} (as mpirun's --bind-to core);
+ * {@code OSU_SIZES=8,1048576} measures only those of the sizes the test walks.
  * Rank 0 prints one line per size: {@code test bytes value unit}.
  */
 public class OsuMpi {
@@ -39,6 +40,13 @@ public class OsuMpi {
         MPI.Finalize();
     }
 
+    /** Whether {@code OSU_SIZES} (a comma-separated list; unset: every size) names {@code bytes}. */
+    private static boolean wanted(final int bytes) {
+        final String list = System.getenv("OSU_SIZES");
+        return list == null || list.isBlank()
+            || java.util.Arrays.stream(list.split(",")).anyMatch(v -> v.trim().equals(Integer.toString(bytes)));
+    }
+
     /** Iteration counts: the same function as osu_mpi.c's. */
     private static int iterations(final String test, final int bytes) {
         if (test.equals("bw") || test.equals("bibw") || test.equals("mbw_mr")) {
@@ -55,6 +63,9 @@ public class OsuMpi {
         final boolean barrier = test.equals("barrier");
         for (int bytes = test.equals("latency") || barrier ? 0 : reducing ? 4 : 1; bytes <= (barrier ? 0 : max);
              bytes = bytes == 0 ? 1 : bytes * 2) {
+            if (!wanted(bytes)) {
+                continue;
+            }
             final int b = bytes;
             final int n = iterations(test, bytes);
             final ByteBuffer s = MPI.newByteBuffer(Math.max(b, 4) * size);

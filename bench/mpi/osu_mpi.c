@@ -112,11 +112,26 @@ static double timed(const char *t, char *s, char *r, long b, int n) {
     return all / size;
 }
 
+/* OSU_SIZES=8,1048576 measures only those sizes (of the powers of two the test walks); unset: all of them */
+static int wanted(long b) {
+    const char *list = getenv("OSU_SIZES");
+    if (!list || !*list) return 1;
+    for (const char *p = list; *p; ) {
+        char *end;
+        const long v = strtol(p, &end, 10);
+        if (end == p) return 0;
+        if (v == b) return 1;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return 0;
+}
+
 static void run(const char *t, long max) {
     const int reducing = !strcmp(t, "reduce") || !strcmp(t, "allreduce");
     const int barrier = !strcmp(t, "barrier");
     long first = !strcmp(t, "latency") || barrier ? 0 : reducing ? 4 : 1;
     for (long b = first; b <= (barrier ? 0 : max); b = b == 0 ? 1 : b * 2) {
+        if (!wanted(b)) continue;
         const int n = iterations(t, b);
         const long cap = (b < 4 ? 4 : b) * size;
         char *s = malloc(cap), *r = malloc(cap);

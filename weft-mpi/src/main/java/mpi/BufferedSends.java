@@ -15,7 +15,7 @@ final class BufferedSends {
     private long used;
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
 
-    private record Pending(weft.ucp.Request request, long bytes) {
+    private record Pending(InFlight request, long bytes) {
     }
 
     synchronized void attach(final byte[] buffer) throws MPIException {
@@ -62,7 +62,7 @@ final class BufferedSends {
             reserve(bytes);
         }
         final Span copy = Span.of(Coll.packed(span, count, type));
-        final weft.ucp.Request r = Messaging.send(comm, dest, tag, copy, Math.toIntExact(bytes), MPI.BYTE, false);
+        final InFlight r = Messaging.send(comm, dest, tag, copy, Math.toIntExact(bytes), MPI.BYTE, false);
         pending.add(new Pending(r, held));
     }
 

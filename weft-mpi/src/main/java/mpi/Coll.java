@@ -1,7 +1,5 @@
 package mpi;
 
-import weft.ucp.Request;
-
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -39,19 +37,19 @@ final class Coll {
 
     // ------------------------------------------------------------------ raw bytes
 
-    Request isend(final int dest, final MemorySegment seg, final long off, final long len) {
+    InFlight isend(final int dest, final MemorySegment seg, final long off, final long len) {
         return Messaging.sendBytes(comm, dest, tagFrom(rank), seg, off, len);
     }
 
-    Request irecv(final int source, final MemorySegment seg, final long off, final long len) {
-        return Messaging.recvBytes(comm.session.worker, tagFrom(source), seg, off, len);
+    InFlight irecv(final int source, final MemorySegment seg, final long off, final long len) {
+        return Messaging.recvBytes(comm, tagFrom(source), seg, off, len);
     }
 
-    Request isendEmpty(final int dest) {
+    InFlight isendEmpty(final int dest) {
         return isend(dest, EMPTY, 0, 0);
     }
 
-    Request irecvEmpty(final int source) {
+    InFlight irecvEmpty(final int source) {
         return irecv(source, EMPTY, 0, 0);
     }
 
@@ -66,24 +64,24 @@ final class Coll {
     /** Sends to one rank and receives from another at once (no deadlock whatever the order of the peers). */
     void sendRecv(final int dest, final MemorySegment out, final long outOff, final long outLen, final int source,
                   final MemorySegment in, final long inOff, final long inLen) throws MPIException {
-        final Request r = irecv(source, in, inOff, inLen);
-        final Request s = isend(dest, out, outOff, outLen);
+        final InFlight r = irecv(source, in, inOff, inLen);
+        final InFlight s = isend(dest, out, outOff, outLen);
         await(r);
         await(s);
     }
 
     // ------------------------------------------------------------------ typed buffers
 
-    Request isend(final int dest, final Span span, final int count, final Datatype type, final int sub) {
+    InFlight isend(final int dest, final Span span, final int count, final Datatype type, final int sub) {
         return Messaging.send(comm, dest, tagFrom(rank, sub), span, count, type, false);
     }
 
-    Request irecv(final int source, final Span span, final int count, final Datatype type, final int sub) {
-        return Messaging.recv(comm.session.worker, tagFrom(source, sub), -1L, span, count, type);
+    InFlight irecv(final int source, final Span span, final int count, final Datatype type, final int sub) {
+        return Messaging.recv(comm, tagFrom(source, sub), -1L, span, count, type);
     }
 
     /** Waits for a collective message; a length mismatch between ranks is ERR_TRUNCATE. */
-    static void await(final Request r) throws MPIException {
+    static void await(final InFlight r) throws MPIException {
         final weft.ucs.Status st = r.awaitStatus();
         final long len = r.length();
         r.release();
@@ -96,9 +94,9 @@ final class Coll {
         }
     }
 
-    static void awaitAll(final Request[] rs) throws MPIException {
+    static void awaitAll(final InFlight[] rs) throws MPIException {
         MPIException first = null;
-        for (final Request r : rs) {
+        for (final InFlight r : rs) {
             if (r == null) {
                 continue;
             }

@@ -278,6 +278,12 @@ public final class MPI {
             throw new MPIException(ERR_OTHER, finalized ? "MPI was finalized and cannot be initialized again"
                 : "MPI is already initialized");
         }
+        final boolean activeMessages;
+        try {
+            activeMessages = "am".equals(weft.ucs.config.Config.global().get(weft.mpi.MpiConfig.TRANSPORT));
+        } catch (final WeftException e) {
+            throw new MPIException(ERR_ARG, "MPI cannot start: " + e.getMessage(), e);
+        }
         final JobWorker job;
         try {
             job = JobWorker.acquire(level == THREAD_MULTIPLE ? ThreadMode.MULTI : ThreadMode.SERIALIZED);
@@ -292,7 +298,7 @@ public final class MPI {
         // a worker made earlier by another layer keeps its thread mode: MULTIPLE needs a MULTI worker
         final int provided = level == THREAD_MULTIPLE && job.worker().threadMode() != ThreadMode.MULTI
             ? THREAD_SERIALIZED : level;
-        final Session s = new Session(job, provided, 4);
+        final Session s = new Session(job, provided, 4, activeMessages);
         session = s;
         final int[] all = new int[job.size()];
         for (int i = 0; i < all.length; i++) {
@@ -319,6 +325,9 @@ public final class MPI {
             throw new MPIException(ERR_OTHER, "MPI_Finalize failed: " + e.getMessage(), e);
         } finally {
             finalized = true;
+            if (s.am != null) {
+                s.am.close();
+            }
             s.job.release();
         }
     }

@@ -18,6 +18,8 @@ import java.nio.Buffer;
  */
 public final class Message {
     private TagMessage message;
+    /** The message taken on the active-message path (else null). */
+    private AmUnexpected amMessage;
     private Comm comm;
     private boolean noProc;
 
@@ -27,7 +29,7 @@ public final class Message {
 
     /** True when the message holds nothing (not probed, or already received). */
     public boolean isNull() {
-        return message == null && !noProc;
+        return message == null && amMessage == null && !noProc;
     }
 
     /** True after a probe of {@link MPI#PROC_NULL}: receiving it gives an empty status. */
@@ -60,6 +62,15 @@ public final class Message {
             }
             comm.session.worker.progress();
             final long t = Tags.make(comm.cid, source == MPI.ANY_SOURCE ? 0 : source, tag == MPI.ANY_TAG ? 0 : tag);
+            if (comm.session.am != null) {
+                final AmUnexpected u = comm.session.am.take(t, Tags.mask(source, tag));
+                if (u == null) {
+                    return null;
+                }
+                amMessage = u;
+                this.comm = comm;
+                return new Status(Tags.source(u.tag), Tags.tag(u.tag), MPI.SUCCESS, u.length, false);
+            }
             final TagMessage m = comm.session.worker.probeTag(t, Tags.mask(source, tag), true);
             if (m == null) {
                 return null;
@@ -114,15 +125,22 @@ public final class Message {
 
     /** A receive of the taken message; a derived type is received packed and unpacked on completion. */
     private Request receive(final Comm c, final Span span, final int count, final Datatype type) {
-        final TagMessage m = message;
-        message = null;
         final long bytes = count * type.size;
         final Request r = new Request(c);
+        if (amMessage != null) {
+            final AmUnexpected u = amMessage;
+            amMessage = null;
+            r.started(Request.RECV, c.session.am.receive(u, span, count, type), span, bytes);
+            return r;
+        }
+        final TagMessage m = message;
+        message = null;
         if (type.contiguous) {
-            r.started(Request.RECV, c.session.worker.recvTag(m, span.segment, span.origin, bytes), span, bytes);
+            r.started(Request.RECV, UcpOp.of(c.session.worker.recvTag(m, span.segment, span.origin, bytes), null), span,
+                bytes);
         } else {
             final MemorySegment packed = Coll.scratch(bytes);
-            r.started(Request.RECV, c.session.worker.recvTag(m, packed, 0, bytes), span, bytes);
+            r.started(Request.RECV, UcpOp.of(c.session.worker.recvTag(m, packed, 0, bytes), null), span, bytes);
             r.packed = packed;
             r.unpackCount = count;
             r.unpackType = type;

@@ -6,17 +6,37 @@ import weft.ucp.Worker;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Point-to-point messages on ucp tag matching: starts sends and receives of {@code count} elements of a
- * datatype (contiguous data goes straight from and to the buffer, a derived type through a
- * {@link TypeCursor}), and turns a finished ucp request into an MPI {@link Status} or error.
+ * Point-to-point messages on either path ({@code WEFT_MPI_TRANSPORT}): ucp tag matching, where contiguous data
+ * goes straight from and to the buffer and a derived datatype through a {@link TypeCursor}, or the
+ * active-message matcher ({@link AmMatcher}, {@link AmSends}) when the session has one. Every send and
+ * receive of the library (point to point, collectives, buffered sends) starts here, so the choice covers them
+ * all. Also turns a finished {@link InFlight} into an MPI {@link Status} or error.
  */
 final class Messaging {
     private Messaging() {
     }
 
     /** Starts a send of {@code count} elements of {@code type} at {@code span} with the ucp {@code tag}. */
-    static weft.ucp.Request send(final Comm c, final int dest, final long tag, final Span span, final int count,
-                                 final Datatype type, final boolean sync) {
+    static InFlight send(final Comm c, final int dest, final long tag, final Span span, final int count,
+                   final Datatype type, final boolean sync) {
+        final AmMatcher am = c.session.am;
+        return am != null ? am.sends.send(c, dest, tag, span, count, type, sync)
+            : UcpOp.of(tagSend(c, dest, tag, span, count, type, sync), null);
+    }
+
+    /** Sends and waits until the buffer may be reused (a synchronous send: until the receiver matched it). */
+    static void sendBlocking(final Comm c, final int dest, final long tag, final Span span, final int count,
+                             final Datatype type, final boolean sync) throws MPIException {
+        final AmMatcher am = c.session.am;
+        if (am != null) {
+            am.sends.sendBlocking(c, dest, tag, span, count, type, sync);
+        } else {
+            awaitSend(tagSend(c, dest, tag, span, count, type, sync));
+        }
+    }
+
+    private static weft.ucp.Request tagSend(final Comm c, final int dest, final long tag, final Span span,
+                                            final int count, final Datatype type, final boolean sync) {
         final Endpoint ep = c.endpoint(dest);
         final long bytes = count * type.size;
         if (type.contiguous) {
@@ -29,25 +49,34 @@ final class Messaging {
     }
 
     /** Starts a receive of at most {@code count} elements of {@code type} into {@code span}. */
-    static weft.ucp.Request recv(final Worker w, final long tag, final long mask, final Span span, final int count,
-                                 final Datatype type) {
+    static InFlight recv(final PointToPoint c, final long tag, final long mask, final Span span, final int count,
+                   final Datatype type) {
+        final AmMatcher am = c.session.am;
+        if (am != null) {
+            return am.post(tag, mask, span, count, type);
+        }
+        final Worker w = c.session.worker;
         final long bytes = count * type.size;
         if (type.contiguous) {
-            return w.recvTag(span.segment, span.origin, bytes, tag, mask, null, null);
+            return UcpOp.of(w.recvTag(span.segment, span.origin, bytes, tag, mask, null, null), null);
         }
-        return w.recvTag(TypeCursor.PACKER, new TypeCursor(span, count, type), bytes, tag, mask, null, null);
+        return UcpOp.of(w.recvTag(TypeCursor.PACKER, new TypeCursor(span, count, type), bytes, tag, mask, null,
+            null), null);
     }
 
     /** Starts a send of raw bytes (the collectives' messages). */
-    static weft.ucp.Request sendBytes(final Comm c, final int dest, final long tag, final MemorySegment seg,
-                                      final long off, final long len) {
-        return c.endpoint(dest).sendTag(tag, seg, off, len);
+    static InFlight sendBytes(final Comm c, final int dest, final long tag, final MemorySegment seg, final long off,
+                        final long len) {
+        final AmMatcher am = c.session.am;
+        return am != null ? am.sends.sendBytes(c, dest, tag, seg, off, len, false)
+            : UcpOp.of(c.endpoint(dest).sendTag(tag, seg, off, len), null);
     }
 
-    /** Starts a receive of exactly {@code len} raw bytes. */
-    static weft.ucp.Request recvBytes(final Worker w, final long tag, final MemorySegment seg, final long off,
-                                      final long len) {
-        return w.recvTag(seg, off, len, tag, -1L, null, null);
+    /** Starts a receive of at most {@code len} raw bytes (the collectives' messages). */
+    static InFlight recvBytes(final Comm c, final long tag, final MemorySegment seg, final long off, final long len) {
+        final AmMatcher am = c.session.am;
+        return am != null ? am.post(tag, -1L, Span.at(seg, off), Math.toIntExact(len), MPI.BYTE)
+            : UcpOp.of(c.session.worker.recvTag(seg, off, len, tag, -1L, null, null), null);
     }
 
     /**
@@ -55,7 +84,7 @@ final class Messaging {
      *
      * @param capacity the bytes the receive could take
      */
-    static Status received(final weft.ucp.Request r, final long capacity) {
+    static Status received(final InFlight r, final long capacity) {
         final weft.ucs.Status st = r.status();
         final long senderTag = r.senderTag();
         final long length = r.length();
@@ -98,7 +127,7 @@ final class Messaging {
      * any source watches every rank of the communicator this rank has an endpoint to (a rank it never talked to
      * gets none made: a wildcard wait must not connect the whole job).
      */
-    static weft.ucs.Status awaitFrom(final PointToPoint c, final weft.ucp.Request r, final int source)
+    static weft.ucs.Status awaitFrom(final PointToPoint c, final InFlight r, final int source)
         throws MPIException {
         final Worker w = c.session.worker;
         long next = System.nanoTime() + WATCH_NS;
@@ -117,12 +146,12 @@ final class Messaging {
     }
 
     /** Fails (cancelling {@code r}) if the endpoint to {@code source} has failed. */
-    static void checkAlive(final PointToPoint c, final int source, final weft.ucp.Request r) throws MPIException {
+    static void checkAlive(final PointToPoint c, final int source, final InFlight r) throws MPIException {
         failIfDead(c, source, c.endpoint(source), r);
     }
 
     /** Fails (cancelling {@code r}) if the endpoint to any rank of the communicator this rank talked to failed. */
-    private static void checkConnected(final PointToPoint c, final weft.ucp.Request r) throws MPIException {
+    private static void checkConnected(final PointToPoint c, final InFlight r) throws MPIException {
         for (int i = 0; i < c.peers(); i++) {
             final Endpoint ep = c.session.job.existingEndpoint(c.jobRank(i));
             if (ep != null) {
@@ -131,13 +160,22 @@ final class Messaging {
         }
     }
 
-    private static void failIfDead(final PointToPoint c, final int rank, final Endpoint ep, final weft.ucp.Request r)
+    private static void failIfDead(final PointToPoint c, final int rank, final Endpoint ep, final InFlight r)
         throws MPIException {
         final weft.ucs.Status st = ep.status();
         if (st.isError() && !r.isCompleted()) {
-            c.session.worker.cancel(r);
+            r.cancel(c.session.worker);
             throw new MPIException(MPI.ERR_OTHER, "rank " + rank + " (job rank " + c.jobRank(rank) + ") failed ("
                 + st + ") while this rank waited for a message");
+        }
+    }
+
+    /** Waits for a send started as an {@link InFlight}; throws its error. */
+    static void awaitSend(final InFlight r) throws MPIException {
+        final weft.ucs.Status st = r.awaitStatus();
+        r.release();
+        if (st.isError()) {
+            throw new MPIException(errorClass(st), "send failed: " + st);
         }
     }
 

@@ -253,7 +253,7 @@ abstract class PointToPoint {
             }
             final Span span = Span.of(buf);
             span.check(count, type);
-            Messaging.awaitSend(Messaging.send(self(), dest, Tags.make(cid, rank, tag), span, count, type, sync));
+            Messaging.sendBlocking(self(), dest, Tags.make(cid, rank, tag), span, count, type, sync);
         } catch (final MPIException | RuntimeException e) {
             throw fail(e);
         }
@@ -274,7 +274,7 @@ abstract class PointToPoint {
             }
             final Span span = Span.of(buf);
             span.check(count, type);
-            final weft.ucp.Request r = startRecv(span, count, type, source, tag);
+            final InFlight r = startRecv(span, count, type, source, tag);
             final weft.ucs.Status st = Messaging.awaitFrom(this, r, source);
             final Status s = Messaging.received(r, count * type.size);
             span.finish();
@@ -299,12 +299,11 @@ abstract class PointToPoint {
             if (in != null) {
                 in.check(recvcount, recvtype);
             }
-            final weft.ucp.Request r = in == null ? null : startRecv(in, recvcount, recvtype, source, recvtag);
+            final InFlight r = in == null ? null : startRecv(in, recvcount, recvtype, source, recvtag);
             if (dest != MPI.PROC_NULL) {
                 final Span out = Span.of(sendbuf);
                 out.check(sendcount, sendtype);
-                Messaging.awaitSend(Messaging.send(self(), dest, Tags.make(cid, rank, sendtag), out, sendcount,
-                    sendtype, false));
+                Messaging.sendBlocking(self(), dest, Tags.make(cid, rank, sendtag), out, sendcount, sendtype, false);
             }
             if (r == null) {
                 return Status.empty();
@@ -405,10 +404,9 @@ abstract class PointToPoint {
         }
     }
 
-    private weft.ucp.Request startRecv(final Span span, final int count, final Datatype type, final int source,
-                                       final int tag) {
+    private InFlight startRecv(final Span span, final int count, final Datatype type, final int source, final int tag) {
         final long t = Tags.make(cid, source == MPI.ANY_SOURCE ? 0 : source, tag == MPI.ANY_TAG ? 0 : tag);
-        return Messaging.recv(session.worker, t, Tags.mask(source, tag), span, count, type);
+        return Messaging.recv(this, t, Tags.mask(source, tag), span, count, type);
     }
 
     // ------------------------------------------------------------------ persistent requests
@@ -498,6 +496,9 @@ abstract class PointToPoint {
 
     private Status peek(final int source, final int tag) {
         final long t = Tags.make(cid, source == MPI.ANY_SOURCE ? 0 : source, tag == MPI.ANY_TAG ? 0 : tag);
+        if (session.am != null) {
+            return session.am.peek(t, Tags.mask(source, tag));
+        }
         final weft.ucp.TagMessage m = session.worker.probeTag(t, Tags.mask(source, tag), false);
         return m == null ? null : new Status(Tags.source(m.tag()), Tags.tag(m.tag()), MPI.SUCCESS, m.length(), false);
     }

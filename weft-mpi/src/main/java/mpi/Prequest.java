@@ -65,7 +65,7 @@ public final class Prequest extends Request {
             r = comm.iSend(buffer, count, type, peer, tag);
         }
         kind = r.kind;
-        ucp = r.ucp;
+        op = r.op;
         span = r.span;
         capacity = r.capacity;
         source = r.source;

@@ -20,7 +20,8 @@ public class Request implements Freeable {
     static final byte RECV = 2;
 
     final Comm comm;
-    weft.ucp.Request ucp;
+    /** The message in flight (else null). */
+    InFlight op;
     byte kind;
     Span span;
     long capacity;
@@ -50,10 +51,10 @@ public class Request implements Freeable {
         return r;
     }
 
-    void started(final byte k, final weft.ucp.Request r, final Span s, final long cap) {
+    void started(final byte k, final InFlight r, final Span s, final long cap) {
         source = MPI.ANY_SOURCE;
         kind = k;
-        ucp = r;
+        op = r;
         span = s;
         capacity = cap;
         done = null;
@@ -69,7 +70,7 @@ public class Request implements Freeable {
 
     /** No operation in flight or finished-but-not-collected (null, or a persistent request not started). */
     final boolean inactive() {
-        return ucp == null && done == null && schedule == null;
+        return op == null && done == null && schedule == null;
     }
 
     /** A request for a non-blocking collective, moved on by its tests and waits. */
@@ -91,11 +92,11 @@ public class Request implements Freeable {
         if (inactive()) {
             return Status.empty();
         }
-        if (ucp != null) {
+        if (op != null) {
             try {
-                Messaging.awaitFrom(comm, ucp, kind == RECV ? source : Messaging.NO_WATCH);
+                Messaging.awaitFrom(comm, op, kind == RECV ? source : Messaging.NO_WATCH);
             } catch (final MPIException e) {
-                ucp = null;
+                op = null;
                 throw comm.fail(e);
             }
         } else if (schedule != null) {
@@ -147,8 +148,8 @@ public class Request implements Freeable {
      */
     public final void cancel() throws MPIException {
         MPI.check();
-        if (ucp != null && kind == RECV && !ucp.isCompleted()) {
-            worker().cancel(ucp);
+        if (op != null && kind == RECV && !op.isCompleted()) {
+            op.cancel(worker());
         }
     }
 
@@ -162,10 +163,10 @@ public class Request implements Freeable {
             throw comm.fail(new MPIException(MPI.ERR_REQUEST, "a non-blocking collective in flight cannot be "
                 + "freed (the other ranks wait for its messages): wait for it"));
         }
-        if (ucp != null) {
-            ucp.release();
+        if (op != null) {
+            op.release();
         }
-        ucp = null;
+        op = null;
         done = null;
     }
 
@@ -361,7 +362,7 @@ public class Request implements Freeable {
                 throw comm.fail(e);
             }
         }
-        return done != null || ucp != null && ucp.isCompleted();
+        return done != null || op != null && op.isCompleted();
     }
 
     /** Progresses once and tells whether the operation finished. */
@@ -373,13 +374,13 @@ public class Request implements Freeable {
         return finished();
     }
 
-    /** Turns a finished ucp request into {@link #done}. */
+    /** Turns a finished op request into {@link #done}. */
     void collect() throws MPIException {
-        if (done != null || ucp == null) {
+        if (done != null || op == null) {
             return;
         }
-        final weft.ucp.Request r = ucp;
-        ucp = null;
+        final InFlight r = op;
+        op = null;
         if (kind == RECV) {
             final weft.ucs.Status st = r.status();
             done = Messaging.received(r, capacity);
@@ -408,7 +409,7 @@ public class Request implements Freeable {
             collect();
             return done;
         } finally {
-            if (ucp == null) {
+            if (op == null) {
                 span = null;
                 done = null;
             }

@@ -34,7 +34,7 @@ final class Schedule {
     private final List<MemorySegment> taken = new ArrayList<>(2);
     private final List<Round> rounds = new ArrayList<>();
     private int current;
-    private weft.ucp.Request[] posted;
+    private InFlight[] posted;
     private boolean done;
 
     Schedule(final Comm comm) {
@@ -155,17 +155,17 @@ final class Schedule {
         while (!done) {
             final Round r = rounds.get(current);
             if (posted == null) {
-                posted = new weft.ucp.Request[r.transfers.size()];
+                posted = new InFlight[r.transfers.size()];
                 for (int i = 0; i < posted.length; i++) {
                     posted[i] = post(r.transfers.get(i));
                 }
             }
-            for (final weft.ucp.Request q : posted) {
+            for (final InFlight q : posted) {
                 if (q != null && !q.isCompleted()) {
                     return false;
                 }
             }
-            final weft.ucp.Request[] finished = posted;
+            final InFlight[] finished = posted;
             posted = null;
             final boolean last = ++current == rounds.size();
             Coll.awaitAll(finished);
@@ -183,7 +183,7 @@ final class Schedule {
         return true;
     }
 
-    private weft.ucp.Request post(final Transfer t) {
+    private InFlight post(final Transfer t) {
         if (t.span() != null) {
             return t.send() ? coll.isend(t.peer(), t.span(), t.count(), t.type(), t.sub())
                 : coll.irecv(t.peer(), t.span(), t.count(), t.type(), t.sub());

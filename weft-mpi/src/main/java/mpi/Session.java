@@ -18,15 +18,18 @@ final class Session {
     /** Where collectives change algorithm ({@code WEFT_MPI_*}). */
     final weft.mpi.MpiConfig.Thresholds thresholds =
         weft.mpi.MpiConfig.Thresholds.of(weft.ucs.config.Config.global());
+    /** The active-message matcher when {@code WEFT_MPI_TRANSPORT=am}; null on the tag-matching path. */
+    final AmMatcher am;
     /** Next free even context id; every rank allocates in the same order, agreeing through an allreduce. */
     private int nextCid;
 
-    Session(final JobWorker job, final int threadLevel, final int firstFreeCid) {
+    Session(final JobWorker job, final int threadLevel, final int firstFreeCid, final boolean activeMessages) {
         this.job = job;
         this.worker = job.worker();
         this.threadLevel = threadLevel;
         this.mainThread = Thread.currentThread();
         this.nextCid = firstFreeCid;
+        this.am = activeMessages ? new AmMatcher(worker) : null;
         Progress.configure(weft.ucs.config.Config.global().get(weft.mpi.MpiConfig.YIELD_WHEN_IDLE),
             job.runtime().localSize());
     }

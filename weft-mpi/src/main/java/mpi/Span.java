@@ -33,6 +33,11 @@ final class Span {
         return new Span(packed, 0, null);
     }
 
+    /** A span over a segment of the library's own, from {@code origin}. */
+    static Span at(final MemorySegment seg, final long origin) {
+        return new Span(seg, origin, null);
+    }
+
     static Span of(final Object buf) throws MPIException {
         if (buf == null) {
             throw new MPIException(MPI.ERR_BUFFER, "null buffer");

@@ -18,6 +18,7 @@ public final class AllocationRanks {
         final Intracomm w = MPI.COMM_WORLD;
         final int rank = w.getRank();
         final Checks c = new Checks("alloc", rank);
+        c.configuredPath();
         final com.sun.management.ThreadMXBean mx =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         final long tid = Thread.currentThread().threadId();

@@ -44,6 +44,13 @@ final class Checks {
         void run() throws MPIException;
     }
 
+    /** Checks that messages go the path {@code WEFT_MPI_TRANSPORT} names (tag matching unless "am"). */
+    void configuredPath() throws MPIException {
+        final boolean am = "am".equalsIgnoreCase(System.getenv("WEFT_MPI_TRANSPORT"));
+        that((MPI.session().am != null) == am, "messages go the " + (am ? "active-message" : "tag-matching")
+            + " path WEFT_MPI_TRANSPORT names");
+    }
+
     /** The line the test looks for: every check of the program passed. */
     void done() {
         System.out.println("OK " + program + " rank " + rank + " " + passed + " checks");

@@ -22,6 +22,7 @@ public final class CollectiveRanks {
         final Intracomm w = MPI.COMM_WORLD;
         final int rank = w.getRank();
         final Checks c = new Checks("coll", rank);
+        c.configuredPath();
         w.barrier();
         broadcasts(c, w);
         reductionsByType(c, w, 5);

@@ -53,10 +53,11 @@ class ErrorsTest {
         assertNotEquals(0, r.exits()[2], r.describe());
     }
 
-    @org.junit.jupiter.params.ParameterizedTest(name = "over {0}")
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"shm", "tcp"})
-    void aReceiveFromARankThatDiedFailsWithAnError(final String tls) throws Exception {
-        final MpiJob.Result r = MpiJob.run(2, Map.of("WEFT_TLS", tls), false, ErrorRanks.class, "peerfail");
+    @org.junit.jupiter.params.ParameterizedTest(name = "over {0}, {1} path")
+    @org.junit.jupiter.params.provider.CsvSource({"shm, tag", "tcp, tag", "shm, am"})
+    void aReceiveFromARankThatDiedFailsWithAnError(final String tls, final String transport) throws Exception {
+        final MpiJob.Result r = MpiJob.run(2, Map.of("WEFT_TLS", tls, "WEFT_MPI_TRANSPORT", transport), false,
+            ErrorRanks.class, "peerfail");
         System.out.println(r.describe());
         assertEquals(9, r.exits()[1], r.describe());
         assertEquals(0, r.exits()[0], r.describe());
@@ -76,9 +77,10 @@ class ErrorsTest {
         assertTrue(r.output()[2].contains("OK peerfailany rank 2"), r.describe());
     }
 
-    @Test
-    void threadsExchangeMessagesAtOnceUnderThreadMultiple() throws Exception {
-        final MpiJob.Result r = MpiJob.run(3, Map.of(), ErrorRanks.class, "threads");
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0} path")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"tag", "am"})
+    void threadsExchangeMessagesAtOnceUnderThreadMultiple(final String transport) throws Exception {
+        final MpiJob.Result r = MpiJob.run(3, Map.of("WEFT_MPI_TRANSPORT", transport), ErrorRanks.class, "threads");
         System.out.println(r.describe());
         assertTrue(r.allZero(), r.describe());
         for (int rank = 0; rank < 3; rank++) {

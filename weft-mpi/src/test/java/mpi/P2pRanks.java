@@ -21,6 +21,7 @@ public final class P2pRanks {
         final int rank = W.getRank();
         final int size = W.getSize();
         final Checks c = new Checks("p2p", rank);
+        c.configuredPath();
         c.equal(0, MPI.session().job.endpointCount(), "no endpoint is made at init");
 
         ring(c, rank, size);

@@ -8,12 +8,17 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Point-to-point semantics ({@link P2pRanks}) in jobs of separate JVMs over shared memory and tcp. */
+/**
+ * Point-to-point semantics ({@link P2pRanks}) in jobs of separate JVMs over shared memory and tcp, on both
+ * message paths ({@code WEFT_MPI_TRANSPORT}: ucp tag matching, and the MPI layer's matching over active
+ * messages).
+ */
 class PointToPointTest {
-    @ParameterizedTest(name = "np {0} over {1}")
-    @CsvSource({"2, shm", "4, shm", "3, tcp"})
-    void pointToPointSemanticsHold(final int np, final String tls) throws Exception {
-        final MpiJob.Result r = MpiJob.run(np, Map.of("WEFT_TLS", tls), P2pRanks.class);
+    @ParameterizedTest(name = "np {0} over {1}, {2} path")
+    @CsvSource({"2, shm, tag", "4, shm, tag", "3, tcp, tag", "2, shm, am", "4, shm, am", "3, tcp, am"})
+    void pointToPointSemanticsHold(final int np, final String tls, final String transport) throws Exception {
+        final MpiJob.Result r = MpiJob.run(np, Map.of("WEFT_TLS", tls, "WEFT_MPI_TRANSPORT", transport),
+            P2pRanks.class);
         System.out.println(r.describe());
         assertTrue(r.allZero(), r.describe());
         for (int rank = 0; rank < np; rank++) {
@@ -22,10 +27,15 @@ class PointToPointTest {
         assertEquals(np, r.exits().length);
     }
 
-    /** A warm blocking send of a short message allocates nothing; a receive allocates only its Status. */
-    @org.junit.jupiter.api.Test
-    void shortMessagesAllocateOnlyTheStatus() throws Exception {
-        final MpiJob.Result r = MpiJob.run(2, Map.of("WEFT_TLS", "shm"), AllocationRanks.class);
+    /**
+     * A warm blocking send of a short message allocates nothing; a receive allocates only its Status (on
+     * either message path).
+     */
+    @ParameterizedTest(name = "{0} path")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"tag", "am"})
+    void shortMessagesAllocateOnlyTheStatus(final String transport) throws Exception {
+        final MpiJob.Result r = MpiJob.run(2, Map.of("WEFT_TLS", "shm", "WEFT_MPI_TRANSPORT", transport),
+            AllocationRanks.class);
         System.out.println(r.describe());
         assertTrue(r.allZero(), r.describe());
         assertTrue(r.output()[0].contains("OK alloc rank 0") && r.output()[1].contains("OK alloc rank 1"),

@@ -32,12 +32,20 @@ public final class MpiConfig {
             + "process has CPUs (the peer may need this CPU to answer); n = always poll (Open MPI's default, "
             + "mpi_yield_when_idle=0: on a busy machine a yield can lose the CPU for a whole time slice).");
 
+    /** Which ucp path carries point-to-point messages (and so the collectives built on them). */
+    public static final ConfigVar<String> TRANSPORT = ConfigRegistry.register("MPI_TRANSPORT",
+        ConfigType.oneOf("tag", "am"), "tag", "What carries MPI's messages: tag = ucp tag matching (the 64-bit tag "
+            + "holds context, source and tag; the matching is ucp's); am = ucp active messages only, matched by the "
+            + "MPI layer's own posted and unexpected queues (eager data in the message, copied to a bounce buffer when "
+            + "it arrives first; rendezvous data pulled into the receive buffer once matched). One-sided windows use "
+            + "ucp RMA either way.");
+
     private MpiConfig() {
     }
 
     /** Every variable of the MPI layer. */
     public static List<ConfigVar<?>> configVars() {
-        return List.of(BCAST_LARGE, BCAST_LARGE_MIN_RANKS, ALLREDUCE_LARGE, YIELD_WHEN_IDLE);
+        return List.of(BCAST_LARGE, BCAST_LARGE_MIN_RANKS, ALLREDUCE_LARGE, YIELD_WHEN_IDLE, TRANSPORT);
     }
 
     /** The values in force, read once from the environment. */

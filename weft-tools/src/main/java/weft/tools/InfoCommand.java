@@ -209,7 +209,7 @@ public final class InfoCommand implements Callable<Integer> {
         weft.runtime.RuntimeConfig.all(); // and the runtime's and launcher's
         weft.ucp.Context.configVars(); // and the protocol layer's
         weft.ucs.memory.MemoryCopy.configVars(); // and the copy routine's
-        weft.mpi.MpiConfig.configVars(); // and the MPI layer's collective thresholds
+        weft.mpi.MpiConfig.configVars(); // and the MPI layer's collective thresholds, waits and message path
         weft.shmem.ShmemConfig.configVars(); // and the OpenSHMEM layer's heap size, waits and collective thresholds
         final Config c = Config.global();
         for (final ConfigVar<?> v : ConfigRegistry.all()) {
