@@ -17,14 +17,22 @@ public final class ConnectionRequest {
     private final InetSocketAddress peer;
     final WorkerAddress remote;
     final long connSn;
+    private final long clientId;
     private boolean decided;
 
-    ConnectionRequest(final Listener listener, final Socket socket, final WorkerAddress remote, final long connSn) {
+    ConnectionRequest(final Listener listener, final Socket socket, final WorkerAddress remote, final long connSn,
+                      final long clientId) {
         this.listener = listener;
         this.socket = socket;
         this.peer = (InetSocketAddress) socket.getRemoteSocketAddress();
         this.remote = remote;
         this.connSn = connSn;
+        this.clientId = clientId;
+    }
+
+    /** The id the client gave {@link Worker#connect(InetSocketAddress, long)} (0 when it gave none). */
+    public long clientId() {
+        return clientId;
     }
 
     /** The client's socket address (as seen by the listener). */
