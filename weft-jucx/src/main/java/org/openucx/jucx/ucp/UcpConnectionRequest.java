@@ -33,9 +33,12 @@ public class UcpConnectionRequest extends UcxNativeStruct {
         setNativeId(null);
     }
 
-    /** The id the client's worker sent; Weft's handshake carries none: 0. */
+    /**
+     * The id of the client's worker ({@link UcpWorkerParams#setClientId}), when its endpoint was made with
+     * {@link UcpEndpointParams#sendClientId()}; else 0.
+     */
     public long getClientId() {
-        return 0L;
+        return weft.clientId();
     }
 
     /** Accepts on {@code worker}, which must be the listener's (another worker is refused clearly). */
