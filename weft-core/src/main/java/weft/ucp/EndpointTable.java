@@ -54,7 +54,7 @@ final class EndpointTable {
         return ep;
     }
 
-    /** Binds the shell of a sockaddr connect to the listener's worker, numbered by the handshake. */
+    /** Binds the shell of a sockaddr connect to the worker that accepted it, numbered by the handshake. */
     void client(final Endpoint shell, final WorkerAddress remote, final long sn) {
         final Peer peer = peers.computeIfAbsent(remote.uuid(), k -> new Peer());
         bind(shell, remote, sn);
@@ -190,6 +190,9 @@ final class EndpointTable {
         }
         final Peer peer = peers.computeIfAbsent(remote.uuid(), k -> new Peer());
         Endpoint ep = peer.bySn.get(sn);
+        if (ep == null && (sn & SockaddrHandshake.LISTENER_SN) != 0) {
+            ep = worker.lifecycle.bindByWireup(sn, remote); // our sockaddr client, accepted by that worker
+        }
         if (ep == null) {
             try {
                 ep = create(remote, sn);

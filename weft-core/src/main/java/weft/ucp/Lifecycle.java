@@ -23,8 +23,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  *   its error handler;</li>
  *   <li>peer notices: an EP_REMOVED message (the peer closed its endpoint) fails ours;</li>
  *   <li>listeners: connection requests queued by listener threads go to their handlers;</li>
- *   <li>sockaddr clients: the end of the handshake binds the endpoint or fails it, then the server's
- *   accept/reject decision opens its gate or fails it;</li>
+ *   <li>sockaddr clients: a failed handshake fails the endpoint; the server's decision (or the accepting
+ *   worker's wireup, whichever comes first) binds it to the accepting worker and opens its gate, or fails
+ *   it;</li>
  *   <li>endpoint closes in FLUSH mode: wait for the endpoint's operations, tell the peer, flush the
  *   lanes, release them;</li>
  *   <li>the optional progress thread.</li>
@@ -244,14 +245,11 @@ final class Lifecycle {
                 r.abandon();
                 continue;
             }
+            undecided.removeIf(ConnectionRequest::isDecided); // decided since, maybe on another worker's thread
             undecided.add(r);
             r.listener().handler.onConnectionRequest(r); // may throw: progress rethrows, nothing is lost
         }
         return n;
-    }
-
-    void decided(final ConnectionRequest r) {
-        undecided.remove(r);
     }
 
     void listenerClosed(final Listener l) {
@@ -280,9 +278,9 @@ final class Lifecycle {
 
     /**
      * See {@link Worker#connect(java.net.InetSocketAddress, long)}: the endpoint is a shell, with its connect
-     * gate closed, until the handshake ends. {@code blocking}: the handshake runs on the caller's thread (outside
-     * the worker lock) and its failure is thrown; otherwise on a thread of its own, and progress binds or fails
-     * the endpoint.
+     * gate closed, until the server accepts (on the listener's worker or another: it binds to that one).
+     * {@code blocking}: the handshake runs on the caller's thread (outside the worker lock) and its failure is
+     * thrown; otherwise on a thread of its own, and progress fails the endpoint if it fails.
      */
     Endpoint connect(final java.net.InetSocketAddress address, final long clientId, final boolean blocking) {
         if (address == null) {
@@ -312,13 +310,6 @@ final class Lifecycle {
             if (e == null && worker.isClosed()) { // closed while the handshake ran
                 e = new WeftException(Status.CLOSED, "connect to " + address + ": the worker closed meanwhile");
             }
-            if (e == null) {
-                try {
-                    bind(c);
-                } catch (final WeftException x) {
-                    e = x;
-                }
-            }
             if (e != null) {
                 c.ep.closeForce(e.status());
                 throw e;
@@ -330,7 +321,7 @@ final class Lifecycle {
         }
     }
 
-    /** From a handshake thread: wake a sleeping worker so that progress binds the endpoint now. */
+    /** From a handshake thread: wake a sleeping worker so that progress sees the end of the handshake now. */
     private void handshakeEnded() {
         if (worker.hasWakeup()) {
             try {
@@ -341,17 +332,41 @@ final class Lifecycle {
         }
     }
 
-    private void bind(final SockaddrConnect c) {
+    /** Binds the shell to the worker that accepted it and starts what waits in it (may throw: no lane). */
+    private void bind(final SockaddrConnect c, final WorkerAddress accepting) {
         final Endpoint ep = c.ep;
         final SockaddrHandshake.Client hs = c.result();
-        worker.epTable.client(ep, hs.remote(), hs.connSn());
+        worker.epTable.client(ep, accepting, hs.connSn());
         ep.localSocket = hs.local();
         ep.remoteSocket = hs.server();
         ep.connecting = null;
         c.bound();
     }
 
-    /** The server accepted (decision byte or its wireup request): let the queued sends go. */
+    /**
+     * A WIREUP request with connection number {@code sn} from {@code remote}: if it is the accepting worker of
+     * one of our connects whose decision has not come yet, binds that endpoint to it (null otherwise).
+     */
+    Endpoint bindByWireup(final long sn, final WorkerAddress remote) {
+        for (int i = 0; i < connecting.size(); i++) {
+            final SockaddrConnect c = connecting.get(i);
+            final Endpoint ep = c.ep;
+            if (!ep.isBound() && ep.status() == Status.OK && c.finished() && c.error() == null
+                && c.result().connSn() == sn) {
+                try {
+                    bind(c, remote);
+                    return ep;
+                } catch (final WeftException e) {
+                    connecting.remove(i).close();
+                    failLater(ep, e.status()); // from progress, not inside this transport callback
+                    return null;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The server accepted (decision or its wireup request): let the queued sends go. */
     void accepted(final Endpoint ep) {
         for (int i = 0; i < connecting.size(); i++) {
             if (connecting.get(i).ep == ep) {
@@ -371,38 +386,38 @@ final class Lifecycle {
                 connecting.remove(i).close();
                 continue;
             }
-            if (!ep.isBound()) {
-                if (!c.finished()) {
-                    continue; // the handshake thread is still at it (bounded by the connect timeout)
-                }
+            if (!c.finished()) {
+                continue; // the handshake thread is still at it (bounded by the connect timeout)
+            }
+            final WeftException e = c.error();
+            if (e != null) {
                 work++;
-                WeftException e = c.error();
-                if (e == null) {
-                    try {
-                        bind(c);
-                    } catch (final WeftException x) {
-                        e = x; // no transport reaches the listener's worker
-                    }
-                }
-                if (e != null) {
-                    connecting.remove(i).close();
-                    LOG.log(System.Logger.Level.DEBUG, "connect to " + c.server + " failed: " + e.getMessage());
-                    ep.fail(e.status());
-                }
+                connecting.remove(i).close();
+                LOG.log(System.Logger.Level.DEBUG, "connect to " + c.server + " failed: " + e.getMessage());
+                ep.fail(e.status());
                 continue;
             }
-            final int d = c.pollDecision();
+            final int d = c.result().pollDecision();
             if (d == 0 && now - c.deadline() < 0) {
                 continue;
             }
             work++;
+            Status st = d == SockaddrHandshake.DECISION_REJECT ? Status.REJECTED
+                : d == 0 ? Status.TIMED_OUT : Status.CONNECTION_RESET;
             if (d == SockaddrHandshake.DECISION_ACCEPT) {
-                accepted(ep);
-                continue;
+                if (ep.isBound()) { // bound by the accepting worker's wireup already
+                    accepted(ep);
+                    continue;
+                }
+                try {
+                    bind(c, c.result().accepting());
+                    accepted(ep);
+                    continue;
+                } catch (final WeftException x) {
+                    st = x.status(); // no transport reaches the accepting worker
+                }
             }
             connecting.remove(i).close();
-            final Status st = d == SockaddrHandshake.DECISION_REJECT ? Status.REJECTED
-                : d == 0 ? Status.TIMED_OUT : Status.CONNECTION_RESET;
             LOG.log(System.Logger.Level.DEBUG, "connect to " + c.server + " failed: " + st);
             ep.fail(st);
         }

@@ -8,10 +8,11 @@ import java.util.ArrayList;
 
 /**
  * One connect to a {@link Listener} by socket address ({@link Worker#connect(InetSocketAddress)}), whose
- * endpoint is returned before the handshake ends. The handshake ({@link SockaddrHandshake}) runs on a
- * thread of its own, never on the worker's; {@link Lifecycle} binds the endpoint from progress when
- * it ends, or fails it (refused: UNREACHABLE; wrong secret: REJECTED; {@code WEFT_CONNECT_TIMEOUT}:
- * TIMED_OUT). Then it waits for the server's decision on the same socket ({@link #decision}).
+ * endpoint is returned before the connection exists. The handshake ({@link SockaddrHandshake}) runs on a
+ * thread of its own, never on the worker's; {@link Lifecycle} fails the endpoint from progress if it fails
+ * (refused: UNREACHABLE; wrong secret: REJECTED; {@code WEFT_CONNECT_TIMEOUT}: TIMED_OUT), else waits for the
+ * server's decision on the same socket, and binds the endpoint to the worker that accepted (the listener's
+ * or another), as soon as the decision or that worker's wireup arrives.
  *
  * <p>Operations posted on the endpoint before it binds wait here, in order: the user gets a request at
  * once, and the operation itself is started when the endpoint binds, in posting order, behind the connect
@@ -37,8 +38,6 @@ final class SockaddrConnect {
     private volatile SockaddrHandshake.Client result;
     private volatile WeftException error;
     private volatile boolean finished;
-    /** After binding: the handshake socket, on which the server's decision comes. */
-    private SockaddrHandshake.Client decision;
     private final ArrayList<Request> waiting = new ArrayList<>();
     private final ArrayList<Start> starts = new ArrayList<>();
 
@@ -87,9 +86,8 @@ final class SockaddrConnect {
         return result;
     }
 
-    /** The endpoint bound: the decision comes on the handshake socket; starts the waiting operations. */
+    /** The endpoint bound: starts the waiting operations, in posting order. */
     void bound() {
-        decision = result;
         final Worker w = ep.worker;
         for (int i = 0; i < waiting.size(); i++) {
             final Request user = waiting.get(i);
@@ -111,14 +109,6 @@ final class SockaddrConnect {
         user.tag = op.tag;
         ep.worker.complete(user, op.status);
         op.release();
-    }
-
-    /**
-     * The server's decision: {@link SockaddrHandshake#DECISION_ACCEPT} or REJECT, 0 while none came, -1 if
-     * the socket closed without one.
-     */
-    int pollDecision() {
-        return decision.pollDecision();
     }
 
     long deadline() {

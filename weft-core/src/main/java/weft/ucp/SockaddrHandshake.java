@@ -40,18 +40,23 @@ import java.util.concurrent.locks.LockSupport;
  *                             [u64 client id][32 B mac_c][client worker address]                64 B + address
  *  REPLY    server -> client  [u8 result][3 B 0][u32 address length][32 B mac_s][server worker address]
  *                                                                                               40 B + address
- *  DECISION server -> client  [u8 1 = accepted, 2 = rejected]   (later, from the server's handler)
+ *  DECISION server -> client  (later, from the server's handler)
+ *           accepted:         [u8 1][3 B 0][u32 address length][32 B mac_d][accepting worker address]
+ *                                                                                               40 B + address
+ *           rejected:         [u8 2]
  *
  *  key   = SHA-256("weft-ucp-listener-v1:" || WEFT_JOB_SECRET)
  *  mac_c = HMAC-SHA256(key, "C" || nonce || connection number || client id || client address)
  *  mac_s = HMAC-SHA256(key, "S" || nonce || mac_c || server address)
+ *  mac_d = HMAC-SHA256(key, "D" || nonce || mac_c || accepting worker address)
  *  result: 0 ok, 1 wrong secret, 2 malformed request (both close the socket)
  * </pre>
  *
  * The connection number (high bit 62 set, unique in this process) names the pair of endpoints in both
  * workers, apart from the numbers of address-based connects. The client id is the application's
  * ({@link Worker#connect(InetSocketAddress, long)}, UCX's worker client id), shown to the server's handler
- * by {@link ConnectionRequest#clientId()}.
+ * by {@link ConnectionRequest#clientId()}. The server may accept on another worker than the listener's
+ * ({@link ConnectionRequest#accept(Worker)}): the decision names the worker the client's endpoint binds to.
  */
 final class SockaddrHandshake {
     private static final System.Logger LOG = System.getLogger(SockaddrHandshake.class.getName());
@@ -60,6 +65,7 @@ final class SockaddrHandshake {
     static final int HELLO = 32;
     static final int REQUEST_FIXED = 64;
     static final int REPLY_FIXED = 40;
+    static final int DECISION_FIXED = 40;
     static final int MAX_ADDRESS = 1 << 16;
     static final int NONCE = 16;
     static final int RESULT_OK = 0;
@@ -135,7 +141,7 @@ final class SockaddrHandshake {
     // ------------------------------------------------------------------ server (listener thread)
 
     /** What the server learned from an authenticated client. */
-    record Incoming(WorkerAddress remote, long connSn, long clientId) {
+    record Incoming(WorkerAddress remote, long connSn, long clientId, byte[] nonce, byte[] macC) {
     }
 
     /**
@@ -203,7 +209,7 @@ final class SockaddrHandshake {
             .putShort((short) 0).putInt(localAddress.length).put(macS).put(localAddress);
         out.write(reply.array());
         out.flush();
-        return new Incoming(remote, sn, clientId);
+        return new Incoming(remote, sn, clientId, nonce, macC);
     }
 
     private static void refuse(final OutputStream out, final int result) throws IOException {
@@ -215,10 +221,21 @@ final class SockaddrHandshake {
         return ByteBuffer.allocate(n).order(ByteOrder.LITTLE_ENDIAN);
     }
 
-    /** Writes the decision and closes the socket (the client sees EOF if the write fails). */
-    static void sendDecision(final Socket s, final int decision) {
+    /**
+     * Writes the decision (with the accepting worker's address, signed, when accepted) and closes the socket
+     * (the client sees EOF if the write fails).
+     */
+    static void sendDecision(final Socket s, final int decision, final byte[] key, final Incoming in,
+                             final byte[] acceptingAddress) {
         try (s) {
-            s.getOutputStream().write(decision);
+            if (decision == DECISION_ACCEPT) {
+                final byte[] macD = mac(key, (byte) 'D', in.nonce(), in.macC(), acceptingAddress);
+                s.getOutputStream().write(le(DECISION_FIXED + acceptingAddress.length).put((byte) decision)
+                    .put((byte) 0).putShort((short) 0).putInt(acceptingAddress.length).put(macD).put(acceptingAddress)
+                    .array());
+            } else {
+                s.getOutputStream().write(decision);
+            }
             s.getOutputStream().flush();
         } catch (final IOException e) {
             LOG.log(System.Logger.Level.DEBUG, "listener: could not tell " + s.getRemoteSocketAddress()
@@ -236,15 +253,23 @@ final class SockaddrHandshake {
         private final long deadline;
         private final InetSocketAddress server;
         private final InetSocketAddress local;
-        private final ByteBuffer one = ByteBuffer.allocate(1);
+        private final byte[] key;
+        private final byte[] nonce;
+        private final byte[] macC;
+        private final ByteBuffer decision = le(DECISION_FIXED);
+        private ByteBuffer decisionAddress;
+        private WorkerAddress accepting;
 
         Client(final SocketChannel ch, final WorkerAddress remote, final long connSn, final long deadline,
-               final InetSocketAddress server) {
+               final InetSocketAddress server, final byte[] key, final byte[] nonce, final byte[] macC) {
             this.ch = ch;
             this.remote = remote;
             this.connSn = connSn;
             this.deadline = deadline;
             this.server = server;
+            this.key = key;
+            this.nonce = nonce;
+            this.macC = macC;
             InetSocketAddress l = null;
             try {
                 l = (InetSocketAddress) ch.getLocalAddress();
@@ -275,18 +300,58 @@ final class SockaddrHandshake {
             return deadline;
         }
 
-        /** Non-blocking: the decision byte, 0 if none yet, -1 if the socket closed without one. */
+        /**
+         * Non-blocking: the decision ({@link #DECISION_ACCEPT}: see {@link #accepting()}, or REJECT), 0 if not
+         * all of it came yet, -1 if the socket closed without one or it is malformed or not signed with the key.
+         */
         int pollDecision() {
             try {
-                one.clear();
-                final int n = ch.read(one);
-                if (n < 0) {
+                if (decisionAddress == null) {
+                    if (ch.read(decision) < 0) {
+                        return -1;
+                    }
+                    if (decision.position() == 0) {
+                        return 0;
+                    }
+                    final int d = decision.get(0) & 0xff;
+                    if (d != DECISION_ACCEPT) {
+                        return d == DECISION_REJECT ? d : -1;
+                    }
+                    if (decision.hasRemaining()) {
+                        return 0;
+                    }
+                    final int len = decision.getInt(4);
+                    if (len <= 0 || len > MAX_ADDRESS) {
+                        return -1;
+                    }
+                    decisionAddress = ByteBuffer.allocate(len);
+                }
+                if (decisionAddress.hasRemaining()) {
+                    if (ch.read(decisionAddress) < 0) {
+                        return -1;
+                    }
+                    if (decisionAddress.hasRemaining()) {
+                        return 0;
+                    }
+                }
+                final byte[] macD = new byte[32];
+                decision.get(8, macD);
+                if (!MessageDigest.isEqual(macD, mac(key, (byte) 'D', nonce, macC, decisionAddress.array()))) {
+                    LOG.log(System.Logger.Level.WARNING, "connect to " + server + ": the acceptance is not signed "
+                        + "with the job secret (WEFT_JOB_SECRET): refused");
                     return -1;
                 }
-                return n == 0 ? 0 : one.get(0) & 0xff;
-            } catch (final IOException e) {
+                accepting = WorkerAddress.unpack(decisionAddress.array());
+                return DECISION_ACCEPT;
+            } catch (final IOException | WeftException e) {
+                LOG.log(System.Logger.Level.DEBUG, "connect to " + server + ": decision: " + e);
                 return -1;
             }
+        }
+
+        /** After an accepting decision: the address of the worker that accepted (the listener's or another). */
+        WorkerAddress accepting() {
+            return accepting;
         }
 
         @Override
@@ -375,7 +440,7 @@ final class SockaddrHandshake {
                     + "it knows the job secret (WEFT_JOB_SECRET)");
             }
             final WorkerAddress remote = WorkerAddress.unpack(remoteAddr);
-            final Client c = new Client(ch, remote, sn, deadline, server);
+            final Client c = new Client(ch, remote, sn, deadline, server, key, nonce, macC);
             ch = null;
             return c;
         } catch (final IOException e) {

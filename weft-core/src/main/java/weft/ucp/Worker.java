@@ -191,8 +191,9 @@ public final class Worker implements AutoCloseable {
      * as UCX's {@code ucp_ep_create} with a socket address: the endpoint is returned at once and the
      * connection is made in the background. The worker addresses travel in an authenticated handshake
      * ({@code WEFT_JOB_SECRET}) on a socket used only for that, run on a thread of its own; progress then
-     * binds the endpoint to the lanes chosen from both addresses (shm on the same node). Operations posted
-     * meanwhile wait in the endpoint's queue, in order, and go out once the server accepts.
+     * binds the endpoint, once the server accepts, to the lanes chosen from both addresses (shm on the same
+     * node; the worker that accepted may be another than the listener's, {@link ConnectionRequest#accept(Worker)}).
+     * Operations posted meanwhile wait in the endpoint, in order, and go out once it is bound.
      *
      * <p>A failed connect fails the endpoint: its error handler runs (from progress), the operations waiting
      * in it and {@link Endpoint#connectRequest()} complete with the status, and {@link Endpoint#status()}
@@ -219,9 +220,9 @@ public final class Worker implements AutoCloseable {
 
     /**
      * Connects to a {@link Listener} as {@link #connect(java.net.InetSocketAddress, long)}, but blocks for
-     * the handshake (bounded by {@code WEFT_CONNECT_TIMEOUT}), not for the server's decision: the endpoint
-     * is returned bound, and sends wait in its queue until the server accepts; a rejection fails it later
-     * with {@link Status#REJECTED}.
+     * the handshake (bounded by {@code WEFT_CONNECT_TIMEOUT}) and throws its failure, not for the server's
+     * decision: sends wait in the endpoint until the server accepts; a rejection fails it later with
+     * {@link Status#REJECTED}.
      *
      * @throws WeftException UNREACHABLE if nothing listens there, REJECTED on a wrong job secret,
      *                       TIMED_OUT if the handshake does not finish in time

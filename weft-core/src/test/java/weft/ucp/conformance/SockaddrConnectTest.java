@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -239,6 +240,53 @@ class SockaddrConnectTest {
                 rejected.close();
             }
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm,cma,self", "tcp,self"})
+    void aRequestAcceptedOnAnotherWorkerConnectsTheClientToThatWorker(final String tls) throws Exception {
+        final Resources.Snapshot before = Resources.take();
+        try (Two t = new Two(tls, SECRET); var other = t.ctxB.newWorker(); Arena arena = Arena.ofConfined()) {
+            final List<Endpoint> served = new ArrayList<>();
+            try (Listener l = t.b.listen(ANY_PORT, req -> served.add(req.accept(other)))) {
+                final Endpoint client = t.a.connect(l.address());
+                final MemorySegment src = arena.allocate(16);
+                src.set(ValueLayout.JAVA_LONG, 0, 11);
+                src.set(ValueLayout.JAVA_LONG, 8, 22);
+                final Request s1 = client.sendTag(3, src, 0, 8);
+                final Request s2 = client.sendTag(3, src, 8, 8);
+                final MemorySegment dst = arena.allocate(16);
+                final Request r1 = other.recvTag(dst, 0, 8, 3, -1L);
+                final Request r2 = other.recvTag(dst, 8, 8, 3, -1L);
+                final long deadline = System.nanoTime() + 30_000_000_000L;
+                while (!r2.isCompleted() || !s2.isCompleted()) {
+                    assertTrue(System.nanoTime() < deadline, "hang guard");
+                    t.progressBoth();
+                    other.progress();
+                }
+                assertEquals(11, dst.get(ValueLayout.JAVA_LONG, 0), "in order, on the accepting worker");
+                assertEquals(22, dst.get(ValueLayout.JAVA_LONG, 8));
+                assertEquals(1, served.size());
+                assertSame(other, served.get(0).worker());
+                assertTrue(t.b.endpoints().isEmpty(), "the listener's worker made no endpoint");
+                assertEquals(Status.OK, client.connectRequest().status());
+                // and back: the accepting worker's endpoint reaches the client (wireup ids both ways)
+                final Request back = t.a.recvTag(dst, 0, 8, 4, -1L);
+                final Request sb = served.get(0).sendTagSync(4, src, 8, 8);
+                while (!back.isCompleted() || !sb.isCompleted()) {
+                    assertTrue(System.nanoTime() < deadline, "hang guard");
+                    t.progressBoth();
+                    other.progress();
+                }
+                assertEquals(22, dst.get(ValueLayout.JAVA_LONG, 0));
+                for (final Request r : List.of(s1, s2, r1, r2, back, sb, client.connectRequest())) {
+                    r.release();
+                }
+                client.closeNonBlocking(CloseMode.FORCE).release();
+                served.get(0).closeNonBlocking(CloseMode.FORCE).release();
+            }
+        }
+        Resources.assertBackTo(before, "accepted on another worker over " + tls, 3000);
     }
 
     @Test

@@ -93,4 +93,41 @@ class JucxSockaddrTest {
             l.close();
         }
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "default"})
+    void aConnectionRequestCanBeAcceptedOnAnotherWorker(final String tls) throws Exception {
+        final UcpParams params = new UcpParams().requestTagFeature();
+        if (!tls.equals("default")) {
+            params.setConfig("TLS", tls);
+        }
+        try (UcpContext ctx = new UcpContext(params);
+             UcpWorker listening = ctx.newWorker(new UcpWorkerParams());
+             UcpWorker serving = ctx.newWorker(new UcpWorkerParams());
+             UcpWorker client = ctx.newWorker(new UcpWorkerParams());
+             Arena arena = Arena.ofShared()) {
+            final List<UcpEndpoint> accepted = new ArrayList<>();
+            final UcpListener l = listening.newListener(new UcpListenerParams()
+                .setSockAddr(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                .setConnectionHandler(req -> accepted.add(serving.newEndpoint(
+                    new UcpEndpointParams().setConnectionRequest(req)))));
+            final UcpEndpoint ep = client.newEndpoint(new UcpEndpointParams().setSocketAddress(l.getAddress()));
+            final MemorySegment buf = arena.allocate(16);
+            buf.set(ValueLayout.JAVA_LONG, 0, 4242L);
+            final UcpRequest s = ep.sendTaggedNonBlocking(buf.address(), 8, 5, null);
+            final UcpRequest r = serving.recvTaggedNonBlocking(buf.address() + 8, 8, 5, -1L, null);
+            final long deadline = System.nanoTime() + Pair.WAIT_NS;
+            while (!r.isCompleted() || !s.isCompleted()) {
+                listening.progress();
+                serving.progress();
+                client.progress();
+                assertTrue(System.nanoTime() < deadline, "hang guard");
+            }
+            assertEquals(4242L, buf.get(ValueLayout.JAVA_LONG, 8), "received on the accepting worker");
+            assertEquals(1, accepted.size());
+            ep.close();
+            accepted.get(0).close();
+            l.close();
+        }
+    }
 }
