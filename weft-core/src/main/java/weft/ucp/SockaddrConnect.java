@@ -97,7 +97,11 @@ final class SockaddrConnect {
                     w.complete(user, op.status);
                 }
             } catch (final WeftException e) {
-                w.complete(user, e.status());
+                w.complete(user, e.status()); // its arguments were checked when posted: a late refusal
+            } catch (final RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "an operation posted on " + ep + " before it connected failed "
+                    + "to start: " + e);
+                w.complete(user, Status.INVALID_PARAM);
             }
         }
         waiting.clear();
