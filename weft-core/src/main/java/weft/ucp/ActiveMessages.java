@@ -126,6 +126,11 @@ final class ActiveMessages extends SendProtocol {
                     return Request.done(st);
                 }
             }
+            if (ep.connecting != null && ep.status() == Status.OK) {
+                worker.checkOpen();
+                checkSend(id, header, hOff, hLen, flags, false);
+                return ep.connecting.defer(cb, done -> send(ep, id, header, hOff, hLen, data, off, len, flags, done));
+            }
             final Request r = sendSlow(ep, id, header, hOff, hLen, d, off, len, flags, cb, false, null);
             if (!r.completed) {
                 ep.queue.progress();
@@ -153,11 +158,9 @@ final class ActiveMessages extends SendProtocol {
         return worker.finishImmediate(r);
     }
 
-    private Request sendSlow(final Endpoint ep, final int id, final MemorySegment header, final long hOff,
-                             final long hLen, final MemorySegment data, final long off, final long len,
-                             final int flags, final RequestCallback cb, final boolean internal,
-                             final Request after) {
-        worker.checkOpen();
+    /** The checks of a send's id, flags and header; returns the header (NULL for none). */
+    private static MemorySegment checkSend(final int id, final MemorySegment header, final long hOff, final long hLen,
+                                           final int flags, final boolean internal) {
         if (id < 0 || id > MAX_ID && !internal) {
             throw new WeftException(Status.INVALID_PARAM, "AM id " + id + " is outside 0.." + MAX_ID);
         }
@@ -167,6 +170,15 @@ final class ActiveMessages extends SendProtocol {
         }
         final MemorySegment h = header == null ? MemorySegment.NULL : header;
         Datatypes.checkRange(h, hOff, hLen);
+        return h;
+    }
+
+    private Request sendSlow(final Endpoint ep, final int id, final MemorySegment header, final long hOff,
+                             final long hLen, final MemorySegment data, final long off, final long len,
+                             final int flags, final RequestCallback cb, final boolean internal,
+                             final Request after) {
+        worker.checkOpen();
+        final MemorySegment h = checkSend(id, header, hOff, hLen, flags, internal);
         final Request r = worker.acquire(Request.AM_SEND);
         r.ep = ep;
         r.callback = cb;

@@ -8,23 +8,30 @@ import java.net.Socket;
 
 /**
  * A client's request to connect, received by a {@link Listener} and handed to its
- * {@link ConnectionHandler}. The client has proven it knows the job secret. Decide once: accept
- * (you get the endpoint) or reject (the client's endpoint fails with {@link Status#REJECTED}).
+ * {@link ConnectionHandler}. The client has proven it knows the job secret. Decide once, from any
+ * thread: accept (you get the endpoint, on the listener's worker or another) or reject (the client's
+ * endpoint fails with {@link Status#REJECTED}).
  */
 public final class ConnectionRequest {
     private final Listener listener;
     private final Socket socket;
     private final InetSocketAddress peer;
-    final WorkerAddress remote;
-    final long connSn;
-    private boolean decided;
+    private final SockaddrHandshake.Incoming in;
+    private final byte[] key;
+    private boolean decided; // guarded by this: accept or reject may come from another worker's thread
 
-    ConnectionRequest(final Listener listener, final Socket socket, final WorkerAddress remote, final long connSn) {
+    ConnectionRequest(final Listener listener, final Socket socket, final SockaddrHandshake.Incoming in,
+                      final byte[] key) {
         this.listener = listener;
         this.socket = socket;
         this.peer = (InetSocketAddress) socket.getRemoteSocketAddress();
-        this.remote = remote;
-        this.connSn = connSn;
+        this.in = in;
+        this.key = key;
+    }
+
+    /** The id the client gave {@link Worker#connect(InetSocketAddress, long)} (0 when it gave none). */
+    public long clientId() {
+        return in.clientId();
     }
 
     /** The client's socket address (as seen by the listener). */
@@ -38,27 +45,38 @@ public final class ConnectionRequest {
     }
 
     /**
-     * Accepts: creates this worker's endpoint to the client (lanes chosen from both worker addresses) and
-     * tells the client, whose queued sends then go out.
+     * Accepts on the listener's worker: creates its endpoint to the client (lanes chosen from both worker
+     * addresses) and tells the client, whose queued sends then go out.
      *
      * @throws WeftException INVALID_PARAM if already decided, CLOSED if the worker is closed
      */
     public Endpoint accept() {
-        final Worker w = listener.worker;
+        return accept(listener.worker);
+    }
+
+    /**
+     * Accepts on {@code worker}, the listener's or another (of this process, as UCX's {@code ucp_ep_create}
+     * with a connection request on any worker): the client's endpoint connects to that worker. Call it with
+     * that worker's thread rights (its thread mode).
+     *
+     * @throws WeftException INVALID_PARAM if already decided, CLOSED if the worker is closed
+     */
+    public Endpoint accept(final Worker worker) {
+        final Worker w = worker == null ? listener.worker : worker;
         w.guard.enter();
         try {
             decide();
             final Endpoint ep;
             try {
                 w.checkOpen();
-                ep = w.epTable.accepted(remote, connSn);
+                ep = w.epTable.accepted(in.remote(), in.connSn());
             } catch (final RuntimeException e) {
-                answer(SockaddrHandshake.DECISION_REJECT);
+                answer(SockaddrHandshake.DECISION_REJECT, null);
                 throw e;
             }
             ep.localSocket = (InetSocketAddress) socket.getLocalSocketAddress();
             ep.remoteSocket = peer;
-            answer(SockaddrHandshake.DECISION_ACCEPT);
+            answer(SockaddrHandshake.DECISION_ACCEPT, w.address());
             return ep;
         } finally {
             w.guard.exit();
@@ -67,44 +85,43 @@ public final class ConnectionRequest {
 
     /** Rejects: the client's endpoint fails with {@link Status#REJECTED}. */
     public void reject() {
-        final Worker w = listener.worker;
-        w.guard.enter();
-        try {
-            decide();
-            answer(SockaddrHandshake.DECISION_REJECT);
-        } finally {
-            w.guard.exit();
-        }
+        decide();
+        answer(SockaddrHandshake.DECISION_REJECT, null);
     }
 
     /** True once accepted or rejected. */
-    public boolean isDecided() {
+    public synchronized boolean isDecided() {
         return decided;
     }
 
     private void decide() {
-        if (decided) {
+        if (!claim()) {
             throw new WeftException(Status.INVALID_PARAM, "connection request from " + peer + " was already "
                 + "accepted or rejected");
         }
+    }
+
+    private synchronized boolean claim() {
+        if (decided) {
+            return false;
+        }
         decided = true;
-        listener.worker.lifecycle.decided(this);
+        return true;
     }
 
     /** Rejects without throwing (listener or worker closing). */
     void abandon() {
-        if (!decided) {
-            decided = true;
-            answer(SockaddrHandshake.DECISION_REJECT);
+        if (claim()) {
+            answer(SockaddrHandshake.DECISION_REJECT, null);
         }
     }
 
-    private void answer(final int decision) {
-        SockaddrHandshake.sendDecision(socket, decision);
+    private void answer(final int decision, final byte[] acceptingAddress) {
+        SockaddrHandshake.sendDecision(socket, decision, key, in, acceptingAddress);
     }
 
     @Override
     public String toString() {
-        return "ConnectionRequest[from " + peer + ", worker " + remote + "]";
+        return "ConnectionRequest[from " + peer + ", worker " + in.remote() + "]";
     }
 }

@@ -20,19 +20,25 @@ import java.lang.foreign.MemorySegment;
  * }</pre>
  */
 public final class Endpoint implements AutoCloseable {
+    private static final Lane[] NO_LANES = new Lane[0];
 
     final Worker worker;
-    final long id;
-    final WorkerAddress remote;
-    final long connSn;
-    final Lane[] lanes;
-    final Lane am;
-    final weft.uct.Endpoint amEp;
-    final Lane[] rndv;
+    // set when the endpoint binds to its peer (at once, or for a socket-address connect when the handshake
+    // ends: until then it is a shell whose operations wait in its SockaddrConnect)
+    long id = -1;
+    WorkerAddress remote;
+    long connSn;
+    Lane[] lanes = NO_LANES;
+    Lane am;
+    weft.uct.Endpoint amEp;
+    Lane[] rndv = NO_LANES;
     /** Rendezvous lanes that stream zero-copy AM: rendezvous over AM is striped over them (Rails). */
-    final Lane[] amRails;
-    final ProtocolThresholds thresholds;
-    private final LaneSelector.Selection selection;
+    Lane[] amRails = NO_LANES;
+    /** An unbound shell's sends no short path: {@link ProtocolThresholds#UNBOUND}. */
+    ProtocolThresholds thresholds = ProtocolThresholds.UNBOUND;
+    private LaneSelector.Selection selection;
+    /** The socket-address connect whose handshake has not ended yet (the endpoint is a shell), else null. */
+    SockaddrConnect connecting;
     long remoteId = -1;
     boolean userOwned;
     /** The error that failed the endpoint, or null; closed once its lanes are released ({@link EndpointClose}). */
@@ -79,26 +85,38 @@ public final class Endpoint implements AutoCloseable {
         void onError(Endpoint endpoint, Status status);
     }
 
-    Endpoint(final Worker worker, final long id, final WorkerAddress remote, final long connSn,
-             final LaneSelector.Selection sel) {
+    /** A shell: bound later ({@link #bind}); until then no lanes, no id, not in the worker's table. */
+    Endpoint(final Worker worker) {
         this.worker = worker;
-        this.id = id;
-        this.remote = remote;
-        this.connSn = connSn;
-        this.selection = sel;
-        this.lanes = LaneSet.connectSelected(sel);
-        this.am = lanes[sel.am()];
-        this.amEp = am.uct;
-        this.rndv = new Lane[sel.rndv().length];
-        for (int i = 0; i < rndv.length; i++) {
-            rndv[i] = lanes[sel.rndv()[i]];
-        }
-        this.amRails = LaneSet.amZcopyLanes(rndv);
-        this.thresholds = new ProtocolThresholds(worker.context, am, rndv);
         this.ctl = worker.arena().allocate(ControlMessage.PAYLOAD_LENGTH, 8);
         this.laneSet = new LaneSet(this);
         this.rma = new EndpointRma(this);
         this.queue = new SendQueue(this);
+    }
+
+    /** Connects the lanes {@code sel} chose to {@code remote} (may throw: the endpoint then stays unbound). */
+    void bind(final long id, final WorkerAddress remote, final long connSn, final LaneSelector.Selection sel) {
+        final Lane[] ls = LaneSet.connectSelected(sel);
+        final Lane a = ls[sel.am()];
+        final Lane[] rv = new Lane[sel.rndv().length];
+        for (int i = 0; i < rv.length; i++) {
+            rv[i] = ls[sel.rndv()[i]];
+        }
+        this.id = id;
+        this.remote = remote;
+        this.connSn = connSn;
+        this.selection = sel;
+        this.lanes = ls;
+        this.am = a;
+        this.amEp = a.uct;
+        this.rndv = rv;
+        this.amRails = LaneSet.amZcopyLanes(rv);
+        this.thresholds = new ProtocolThresholds(worker.context, a, rv);
+    }
+
+    /** True once the endpoint has lanes (always, except a socket-address connect still in its handshake). */
+    boolean isBound() {
+        return remote != null;
     }
 
     /** The worker this endpoint belongs to. */
@@ -119,7 +137,8 @@ public final class Endpoint implements AutoCloseable {
 
     /**
      * For an endpoint made by {@link Worker#connect(java.net.InetSocketAddress)}: a request that completes
-     * with OK when the server accepts, or with the failure ({@link Status#REJECTED}, TIMED_OUT, ...).
+     * with OK when the server accepts, or with the failure ({@link Status#REJECTED}, UNREACHABLE,
+     * TIMED_OUT, ...).
      * Null for endpoints made from a worker address or accepted by a listener. Release it when done.
      */
     public Request connectRequest() {
@@ -128,6 +147,9 @@ public final class Endpoint implements AutoCloseable {
 
     /** The lanes and the protocol thresholds, as {@code weft info -e} prints them. */
     public String describe() {
+        if (!isBound()) {
+            return thresholds.describe();
+        }
         final Context c = worker.context;
         return selection.describe() + thresholds.describe() + String.format(
             "put/get: up to %d rails per remote key, striped from %d bytes, else lane policy %s; atomics: one lane per key%n",
@@ -237,6 +259,9 @@ public final class Endpoint implements AutoCloseable {
                     : "null datatype or IoVector");
             }
             worker.checkOpen();
+            if (connecting != null) {
+                return connecting.defer(callback, done -> sendDt(tag, dt, iov, generic, state, length, sync, done));
+            }
             final Request r = worker.acquire(Request.SEND);
             r.dt = dt;
             r.data.iov = iov;
@@ -288,6 +313,9 @@ public final class Endpoint implements AutoCloseable {
                              final boolean sync, final RequestCallback callback) {
         worker.checkOpen();
         Datatypes.checkRange(buf, offset, length);
+        if (connecting != null) {
+            return connecting.defer(callback, done -> send(tag, buf, offset, length, sync, done));
+        }
         final Request r = worker.acquire(Request.SEND);
         r.buffer = buf;
         r.offset = offset;
@@ -545,7 +573,8 @@ public final class Endpoint implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "Endpoint[" + (name != null ? name + ", " : "") + id + " -> " + remote + ", am=" + am.name() + "]";
+        return "Endpoint[" + (name != null ? name + ", " : "") + (isBound() ? id + " -> " + remote + ", am=" + am.name()
+            : "connecting to " + connecting.server) + "]";
     }
 
     /** Names the endpoint for diagnostics: the name shows in {@link #toString()}, in logs and errors. */
@@ -577,6 +606,9 @@ public final class Endpoint implements AutoCloseable {
     /**
      * Turns a peer's {@link MemoryMap#packRkey()} bytes into a key for operations on this endpoint.
      *
+     * On an endpoint still connecting ({@link Worker#connect(java.net.InetSocketAddress)}) it first waits,
+     * progressing the worker, for the handshake (a key needs the lanes), at most {@code WEFT_CONNECT_TIMEOUT}.
+     *
      * @throws WeftException INVALID_RKEY for garbage, truncated or foreign bytes; UNREACHABLE if no lane
      *     of this endpoint can reach the memory; CLOSED if this endpoint (or its worker) is closed, or the
      *     error that failed it (as {@link #status()}), like every other operation on it
@@ -585,6 +617,9 @@ public final class Endpoint implements AutoCloseable {
         worker.guard.enter();
         try {
             worker.checkOpen();
+            while (connecting != null && failure == null && !closed) { // bounded: the connect times out
+                worker.progress();
+            }
             if (failure != null || closed) {
                 throw new WeftException(status(), "unpackRkey: " + (closed ? "the endpoint is closed"
                     : "the endpoint failed with " + failure) + " (" + this + ")");

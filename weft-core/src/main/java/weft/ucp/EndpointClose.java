@@ -21,7 +21,7 @@ final class EndpointClose {
         ep.failure = st;
         abortAll(ep, st);
         final Worker worker = ep.worker;
-        if (worker.eagerGet.lent() > 0 && (ep.removedByPeer || ep.amEp.check().isError())) {
+        if (worker.eagerGet.lent() > 0 && ep.isBound() && (ep.removedByPeer || ep.amEp.check().isError())) {
             // the peer is gone, or dropped its endpoint (its answers for slots it read came before the
             // notice, on the same ordered lane): it will never read (nor give back) the slots still lent
             worker.eagerGet.reclaim(ep);
@@ -39,6 +39,9 @@ final class EndpointClose {
         sendRemovedNotice(ep);
         abortAll(ep, st);
         ep.closed = true;
+        if (ep.connecting != null) {
+            ep.connecting.close(); // a shell: stop its handshake
+        }
         ep.rndvCache.close();
         ep.eagerGetPeer.close();
         ep.laneSet.close();
@@ -48,6 +51,9 @@ final class EndpointClose {
     /** Completes every operation of {@code ep} (queued, being received, in flight, pending) with {@code st}. */
     private static void abortAll(final Endpoint ep, final Status st) {
         final Worker worker = ep.worker;
+        if (ep.connecting != null) {
+            ep.connecting.failWaiting(st);
+        }
         ep.queue.abort(st);
         if (ep.rxRequest != null) {
             final Request r = ep.rxRequest;

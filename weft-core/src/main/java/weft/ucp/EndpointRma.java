@@ -283,6 +283,9 @@ final class EndpointRma {
             if (ep.failure() != null || ep.isClosed()) {
                 return ep.failedSend(cb);
             }
+            if (ep.connecting != null) {
+                return ep.connecting.defer(cb, this::flush);
+            }
             final Request r = worker.acquire(Request.RMA);
             r.ep = ep;
             r.callback = cb;

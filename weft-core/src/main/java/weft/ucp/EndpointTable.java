@@ -54,13 +54,12 @@ final class EndpointTable {
         return ep;
     }
 
-    /** The client endpoint of a sockaddr connect, numbered by the handshake. */
-    Endpoint client(final WorkerAddress remote, final long sn) {
+    /** Binds the shell of a sockaddr connect to the worker that accepted it, numbered by the handshake. */
+    void client(final Endpoint shell, final WorkerAddress remote, final long sn) {
         final Peer peer = peers.computeIfAbsent(remote.uuid(), k -> new Peer());
-        final Endpoint ep = create(remote, sn);
-        ep.userOwned = true;
-        peer.bySn.put(sn, ep);
-        return ep;
+        bind(shell, remote, sn);
+        shell.userOwned = true;
+        peer.bySn.put(sn, shell);
     }
 
     /** The server side of an accepted connection request: the endpoint, paired by the client's number. */
@@ -74,17 +73,22 @@ final class EndpointTable {
     }
 
     private Endpoint create(final WorkerAddress remote, final long sn) {
+        final Endpoint ep = new Endpoint(worker);
+        bind(ep, remote, sn);
+        return ep;
+    }
+
+    /** Chooses and connects {@code ep}'s lanes, gives it an id and lists it (throws before listing it). */
+    private void bind(final Endpoint ep, final WorkerAddress remote, final long sn) {
         final LaneSelector.Selection sel = LaneSelector.select(worker.ifaces, remote, worker.context);
         final int slot = allocSlot();
-        final long id = slot | (long) epGen[slot] << 32;
-        final Endpoint ep = new Endpoint(worker, id, remote, sn, sel);
+        ep.bind(slot | (long) epGen[slot] << 32, remote, sn, sel);
         eps[slot] = ep;
         liveEps.add(ep);
         worker.lifecycle.endpointAdded();
         for (final Lane l : ep.lanes) {
             l.local.lanes++; // the interface is now in use: progressed on every call
         }
-        return ep;
     }
 
     private int allocSlot() {
@@ -139,6 +143,9 @@ final class EndpointTable {
             }
         }
         worker.sendPending.remove(ep);
+        if (!ep.isBound()) {
+            return; // a shell was never listed
+        }
         final Peer p = peers.get(ep.remote.uuid());
         if (p != null) {
             p.bySn.remove(ep.connSn, ep);
@@ -183,6 +190,9 @@ final class EndpointTable {
         }
         final Peer peer = peers.computeIfAbsent(remote.uuid(), k -> new Peer());
         Endpoint ep = peer.bySn.get(sn);
+        if (ep == null && (sn & SockaddrHandshake.LISTENER_SN) != 0) {
+            ep = worker.lifecycle.bindByWireup(sn, remote); // our sockaddr client, accepted by that worker
+        }
         if (ep == null) {
             try {
                 ep = create(remote, sn);

@@ -23,7 +23,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  *   its error handler;</li>
  *   <li>peer notices: an EP_REMOVED message (the peer closed its endpoint) fails ours;</li>
  *   <li>listeners: connection requests queued by listener threads go to their handlers;</li>
- *   <li>sockaddr clients: the server's accept/reject decision opens the endpoint's gate or fails it;</li>
+ *   <li>sockaddr clients: a failed handshake fails the endpoint; the server's decision (or the accepting
+ *   worker's wireup, whichever comes first) binds it to the accepting worker and opens its gate, or fails
+ *   it;</li>
  *   <li>endpoint closes in FLUSH mode: wait for the endpoint's operations, tell the peer, flush the
  *   lanes, release them;</li>
  *   <li>the optional progress thread.</li>
@@ -57,8 +59,7 @@ final class Lifecycle {
     private final ConcurrentLinkedQueue<ConnectionRequest> incoming = new ConcurrentLinkedQueue<>();
     private final List<ConnectionRequest> undecided = new ArrayList<>();
     private final List<Listener> listeners = new ArrayList<>();
-    private final List<Endpoint> connecting = new ArrayList<>();
-    private final List<SockaddrHandshake.Client> connectingHs = new ArrayList<>();
+    private final List<SockaddrConnect> connecting = new ArrayList<>();
     private final List<Endpoint> failing = new ArrayList<>();
     private final List<Status> failingStatus = new ArrayList<>();
     private final List<Request> closing = new ArrayList<>();
@@ -244,14 +245,11 @@ final class Lifecycle {
                 r.abandon();
                 continue;
             }
+            undecided.removeIf(ConnectionRequest::isDecided); // decided since, maybe on another worker's thread
             undecided.add(r);
             r.listener().handler.onConnectionRequest(r); // may throw: progress rethrows, nothing is lost
         }
         return n;
-    }
-
-    void decided(final ConnectionRequest r) {
-        undecided.remove(r);
     }
 
     void listenerClosed(final Listener l) {
@@ -278,46 +276,103 @@ final class Lifecycle {
 
     // ------------------------------------------------------------------ sockaddr clients
 
-    /** See {@link Worker#connect(java.net.InetSocketAddress)}: the handshake runs outside the worker lock. */
-    Endpoint connect(final java.net.InetSocketAddress address) {
+    /**
+     * See {@link Worker#connect(java.net.InetSocketAddress, long)}: the endpoint is a shell, with its connect
+     * gate closed, until the server accepts (on the listener's worker or another: it binds to that one).
+     * {@code blocking}: the handshake runs on the caller's thread (outside the worker lock) and its failure is
+     * thrown; otherwise on a thread of its own, and progress fails the endpoint if it fails.
+     */
+    Endpoint connect(final java.net.InetSocketAddress address, final long clientId, final boolean blocking) {
+        if (address == null) {
+            throw new WeftException(Status.INVALID_PARAM, "connect: null socket address");
+        }
         final ThreadGuard guard = worker.guard;
+        final SockaddrConnect c;
         guard.enter();
         try {
             worker.checkOpen();
+            final Endpoint ep = new Endpoint(worker);
+            c = new SockaddrConnect(ep, address, clientId);
+            ep.connecting = c;
+            ep.closeGate(worker.acquire(Request.CONNECT));
+            if (!blocking) {
+                connecting.add(c);
+                c.startThread(this::handshakeEnded);
+                return ep;
+            }
         } finally {
             guard.exit();
         }
-        final SockaddrHandshake.Client hs = SockaddrHandshake.connect(address, worker.address(),
-            worker.context.config());
+        c.run();
         guard.enter();
         try {
-            worker.checkOpen();
-            final Endpoint ep = worker.epTable.client(hs.remote(), hs.connSn());
-            ep.localSocket = hs.local();
-            ep.remoteSocket = hs.server();
-            connecting(ep, hs);
-            return ep;
-        } catch (final RuntimeException e) {
-            hs.close();
-            throw e;
+            WeftException e = c.error();
+            if (e == null && worker.isClosed()) { // closed while the handshake ran
+                e = new WeftException(Status.CLOSED, "connect to " + address + ": the worker closed meanwhile");
+            }
+            if (e != null) {
+                c.ep.closeForce(e.status());
+                throw e;
+            }
+            connecting.add(c);
+            return c.ep;
         } finally {
             guard.exit();
         }
     }
 
-    private void connecting(final Endpoint ep, final SockaddrHandshake.Client hs) {
-        final Request gate = worker.acquire(Request.CONNECT);
-        ep.closeGate(gate);
-        connecting.add(ep);
-        connectingHs.add(hs);
+    /** From a handshake thread: wake a sleeping worker so that progress sees the end of the handshake now. */
+    private void handshakeEnded() {
+        if (worker.hasWakeup()) {
+            try {
+                worker.signal();
+            } catch (final WeftException e) {
+                LOG.log(System.Logger.Level.DEBUG, "connect ended after the worker closed: " + e.getMessage());
+            }
+        }
     }
 
-    /** The server accepted (decision byte or its wireup request): let the queued sends go. */
+    /** Binds the shell to the worker that accepted it and starts what waits in it (may throw: no lane). */
+    private void bind(final SockaddrConnect c, final WorkerAddress accepting) {
+        final Endpoint ep = c.ep;
+        final SockaddrHandshake.Client hs = c.result();
+        worker.epTable.client(ep, accepting, hs.connSn());
+        ep.localSocket = hs.local();
+        ep.remoteSocket = hs.server();
+        ep.connecting = null;
+        c.bound();
+    }
+
+    /**
+     * A WIREUP request with connection number {@code sn} from {@code remote}: if it is the accepting worker of
+     * one of our connects whose decision has not come yet, binds that endpoint to it (null otherwise).
+     */
+    Endpoint bindByWireup(final long sn, final WorkerAddress remote) {
+        for (int i = 0; i < connecting.size(); i++) {
+            final SockaddrConnect c = connecting.get(i);
+            final Endpoint ep = c.ep;
+            if (!ep.isBound() && ep.status() == Status.OK && c.finished() && c.error() == null
+                && c.result().connSn() == sn) {
+                try {
+                    bind(c, remote);
+                    return ep;
+                } catch (final WeftException e) {
+                    connecting.remove(i).close();
+                    failLater(ep, e.status()); // from progress, not inside this transport callback
+                    return null;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The server accepted (decision or its wireup request): let the queued sends go. */
     void accepted(final Endpoint ep) {
-        final int i = connecting.indexOf(ep);
-        if (i >= 0) {
-            connecting.remove(i);
-            connectingHs.remove(i).close();
+        for (int i = 0; i < connecting.size(); i++) {
+            if (connecting.get(i).ep == ep) {
+                connecting.remove(i).close();
+                break;
+            }
         }
         ep.openGate();
     }
@@ -325,27 +380,45 @@ final class Lifecycle {
     private int pollConnecting(final long now) {
         int work = 0;
         for (int i = connecting.size() - 1; i >= 0; i--) {
-            final Endpoint ep = connecting.get(i);
-            final SockaddrHandshake.Client hs = connectingHs.get(i);
+            final SockaddrConnect c = connecting.get(i);
+            final Endpoint ep = c.ep;
             if (ep.isClosed() || ep.failure() != null) {
-                connecting.remove(i);
-                connectingHs.remove(i).close();
+                connecting.remove(i).close();
                 continue;
             }
-            final int d = hs.pollDecision();
-            if (d == 0 && now - hs.deadline() < 0) {
+            if (!c.finished()) {
+                continue; // the handshake thread is still at it (bounded by the connect timeout)
+            }
+            final WeftException e = c.error();
+            if (e != null) {
+                work++;
+                connecting.remove(i).close();
+                LOG.log(System.Logger.Level.DEBUG, "connect to " + c.server + " failed: " + e.getMessage());
+                ep.fail(e.status());
+                continue;
+            }
+            final int d = c.result().pollDecision();
+            if (d == 0 && now - c.deadline() < 0) {
                 continue;
             }
             work++;
-            if (d == SockaddrHandshake.DECISION_ACCEPT) {
-                accepted(ep);
-                continue;
-            }
-            connecting.remove(i);
-            connectingHs.remove(i).close();
-            final Status st = d == SockaddrHandshake.DECISION_REJECT ? Status.REJECTED
+            Status st = d == SockaddrHandshake.DECISION_REJECT ? Status.REJECTED
                 : d == 0 ? Status.TIMED_OUT : Status.CONNECTION_RESET;
-            LOG.log(System.Logger.Level.DEBUG, "connect to " + hs.server() + " failed: " + st);
+            if (d == SockaddrHandshake.DECISION_ACCEPT) {
+                if (ep.isBound()) { // bound by the accepting worker's wireup already
+                    accepted(ep);
+                    continue;
+                }
+                try {
+                    bind(c, c.result().accepting());
+                    accepted(ep);
+                    continue;
+                } catch (final WeftException x) {
+                    st = x.status(); // no transport reaches the accepting worker
+                }
+            }
+            connecting.remove(i).close();
+            LOG.log(System.Logger.Level.DEBUG, "connect to " + c.server + " failed: " + st);
             ep.fail(st);
         }
         return work;
@@ -442,11 +515,13 @@ final class Lifecycle {
         for (final Listener l : new ArrayList<>(listeners)) {
             l.close();
         }
-        for (final SockaddrHandshake.Client hs : connectingHs) {
-            hs.close();
+        for (final SockaddrConnect c : connecting) {
+            c.close();
+            if (!c.ep.isBound()) {
+                c.ep.closeForce(Status.CANCELED); // a shell is in no table: closed here
+            }
         }
         connecting.clear();
-        connectingHs.clear();
         for (final ConnectionRequest r : undecided) {
             r.abandon();
         }

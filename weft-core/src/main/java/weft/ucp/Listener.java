@@ -96,7 +96,7 @@ public final class Listener implements AutoCloseable {
             s.setTcpNoDelay(true);
             final SockaddrHandshake.Incoming in = SockaddrHandshake.serve(s, key, localAddress);
             if (in != null && !closed) {
-                worker.lifecycle.incoming(new ConnectionRequest(this, s, in.remote(), in.connSn()));
+                worker.lifecycle.incoming(new ConnectionRequest(this, s, in, key));
                 handedOver = true;
             }
         } catch (final IOException e) {

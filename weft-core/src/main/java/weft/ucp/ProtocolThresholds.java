@@ -43,6 +43,24 @@ final class ProtocolThresholds {
     final long eagerGetMin;
     final long eagerGetMax;
 
+    /**
+     * The thresholds of an endpoint not bound yet (a socket-address connect in its handshake): no send is
+     * short, so every operation takes the slow path, which queues it until the endpoint binds.
+     */
+    static final ProtocolThresholds UNBOUND = new ProtocolThresholds();
+
+    private ProtocolThresholds() {
+        maxShort = -1;
+        maxBcopy = 0;
+        rndvThresh = Long.MAX_VALUE;
+        rndvGet = false;
+        rndvPut = false;
+        zcopyThresh = Long.MAX_VALUE;
+        maxZcopy = 0;
+        eagerGetMin = Long.MAX_VALUE;
+        eagerGetMax = -1;
+    }
+
     ProtocolThresholds(final Context ctx, final Lane am, final Lane[] rndv) {
         final long laneShort = Math.min(am.local.attrs.amMaxShort(), am.remote.amMaxShort());
         maxShort = ctx.maxShort >= 0 ? Math.min(ctx.maxShort, laneShort) : laneShort;
@@ -143,6 +161,9 @@ final class ProtocolThresholds {
     }
 
     String describe() {
+        if (this == UNBOUND) {
+            return String.format("tag_send: not connected yet (the socket-address handshake is running)%n");
+        }
         if (eagerGetMin <= eagerGetMax) {
             return String.format("tag_send: 0..%d eager short, ..%d eager bcopy (%s), ..%d eager get (pool of the AM "
                     + "lane's memory), %d.. rendezvous (%s)%n", maxShort, eagerGetMin - 1,

@@ -63,8 +63,9 @@ public class Request {
     static final byte STREAM_RECV = 22;   // stream receive (Streams)
     static final byte CONNECT = 23; // the gate of a sockaddr endpoint: holds its send queue until accepted
     static final byte CLOSE = 24;   // an endpoint close in FLUSH mode
+    static final byte DEFERRED = 25; // an operation posted on an endpoint still connecting (SockaddrConnect)
     /** One more than the largest kind: the size of the worker's table of protocols by kind. */
-    static final int KINDS = 25;
+    static final int KINDS = 26;
 
     final Worker worker;
     /**

@@ -37,27 +37,35 @@ import java.util.concurrent.locks.LockSupport;
  * <pre>
  *  HELLO    server -> client  [u64 magic "WEFTUCPL"][u16 version][u16 0][u32 0][16 B nonce]            32 B
  *  REQUEST  client -> server  [u64 magic][u16 version][u16 0][u32 address length][u64 connection number]
- *                             [32 B mac_c][client worker address]                               56 B + address
+ *                             [u64 client id][32 B mac_c][client worker address]                64 B + address
  *  REPLY    server -> client  [u8 result][3 B 0][u32 address length][32 B mac_s][server worker address]
  *                                                                                               40 B + address
- *  DECISION server -> client  [u8 1 = accepted, 2 = rejected]   (later, from the server's handler)
+ *  DECISION server -> client  (later, from the server's handler)
+ *           accepted:         [u8 1][3 B 0][u32 address length][32 B mac_d][accepting worker address]
+ *                                                                                               40 B + address
+ *           rejected:         [u8 2]
  *
  *  key   = SHA-256("weft-ucp-listener-v1:" || WEFT_JOB_SECRET)
- *  mac_c = HMAC-SHA256(key, "C" || nonce || connection number || client address)
+ *  mac_c = HMAC-SHA256(key, "C" || nonce || connection number || client id || client address)
  *  mac_s = HMAC-SHA256(key, "S" || nonce || mac_c || server address)
+ *  mac_d = HMAC-SHA256(key, "D" || nonce || mac_c || accepting worker address)
  *  result: 0 ok, 1 wrong secret, 2 malformed request (both close the socket)
  * </pre>
  *
  * The connection number (high bit 62 set, unique in this process) names the pair of endpoints in both
- * workers, apart from the numbers of address-based connects.
+ * workers, apart from the numbers of address-based connects. The client id is the application's
+ * ({@link Worker#connect(InetSocketAddress, long)}, UCX's worker client id), shown to the server's handler
+ * by {@link ConnectionRequest#clientId()}. The server may accept on another worker than the listener's
+ * ({@link ConnectionRequest#accept(Worker)}): the decision names the worker the client's endpoint binds to.
  */
 final class SockaddrHandshake {
     private static final System.Logger LOG = System.getLogger(SockaddrHandshake.class.getName());
     static final long MAGIC = 0x4C50435554464557L; // "WEFTUCPL" read as LE
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     static final int HELLO = 32;
-    static final int REQUEST_FIXED = 56;
+    static final int REQUEST_FIXED = 64;
     static final int REPLY_FIXED = 40;
+    static final int DECISION_FIXED = 40;
     static final int MAX_ADDRESS = 1 << 16;
     static final int NONCE = 16;
     static final int RESULT_OK = 0;
@@ -126,14 +134,14 @@ final class SockaddrHandshake {
         }
     }
 
-    private static byte[] le64(final long v) {
-        return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(v).array();
+    private static byte[] le128(final long a, final long b) {
+        return ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).putLong(a).putLong(b).array();
     }
 
     // ------------------------------------------------------------------ server (listener thread)
 
     /** What the server learned from an authenticated client. */
-    record Incoming(WorkerAddress remote, long connSn) {
+    record Incoming(WorkerAddress remote, long connSn, long clientId, byte[] nonce, byte[] macC) {
     }
 
     /**
@@ -163,6 +171,7 @@ final class SockaddrHandshake {
         req.getShort();
         final int len = req.getInt();
         final long sn = req.getLong();
+        final long clientId = req.getLong();
         final byte[] macC = new byte[32];
         req.get(macC);
         if (magic != MAGIC || version != VERSION || len <= 0 || len > MAX_ADDRESS || (sn & LISTENER_SN) == 0) {
@@ -176,7 +185,7 @@ final class SockaddrHandshake {
         }
         final byte[] addr = new byte[len];
         in.readFully(addr);
-        if (!MessageDigest.isEqual(macC, mac(key, (byte) 'C', nonce, le64(sn), addr))) { // constant time
+        if (!MessageDigest.isEqual(macC, mac(key, (byte) 'C', nonce, le128(sn, clientId), addr))) { // constant time
             refuse(out, RESULT_BAD_SECRET);
             if (LogLimit.due(REFUSED.incrementAndGet())) {
                 LOG.log(System.Logger.Level.WARNING, "listener: refused a connection from " + peer
@@ -200,7 +209,7 @@ final class SockaddrHandshake {
             .putShort((short) 0).putInt(localAddress.length).put(macS).put(localAddress);
         out.write(reply.array());
         out.flush();
-        return new Incoming(remote, sn);
+        return new Incoming(remote, sn, clientId, nonce, macC);
     }
 
     private static void refuse(final OutputStream out, final int result) throws IOException {
@@ -212,10 +221,21 @@ final class SockaddrHandshake {
         return ByteBuffer.allocate(n).order(ByteOrder.LITTLE_ENDIAN);
     }
 
-    /** Writes the decision and closes the socket (the client sees EOF if the write fails). */
-    static void sendDecision(final Socket s, final int decision) {
+    /**
+     * Writes the decision (with the accepting worker's address, signed, when accepted) and closes the socket
+     * (the client sees EOF if the write fails).
+     */
+    static void sendDecision(final Socket s, final int decision, final byte[] key, final Incoming in,
+                             final byte[] acceptingAddress) {
         try (s) {
-            s.getOutputStream().write(decision);
+            if (decision == DECISION_ACCEPT) {
+                final byte[] macD = mac(key, (byte) 'D', in.nonce(), in.macC(), acceptingAddress);
+                s.getOutputStream().write(le(DECISION_FIXED + acceptingAddress.length).put((byte) decision)
+                    .put((byte) 0).putShort((short) 0).putInt(acceptingAddress.length).put(macD).put(acceptingAddress)
+                    .array());
+            } else {
+                s.getOutputStream().write(decision);
+            }
             s.getOutputStream().flush();
         } catch (final IOException e) {
             LOG.log(System.Logger.Level.DEBUG, "listener: could not tell " + s.getRemoteSocketAddress()
@@ -233,15 +253,23 @@ final class SockaddrHandshake {
         private final long deadline;
         private final InetSocketAddress server;
         private final InetSocketAddress local;
-        private final ByteBuffer one = ByteBuffer.allocate(1);
+        private final byte[] key;
+        private final byte[] nonce;
+        private final byte[] macC;
+        private final ByteBuffer decision = le(DECISION_FIXED);
+        private ByteBuffer decisionAddress;
+        private WorkerAddress accepting;
 
         Client(final SocketChannel ch, final WorkerAddress remote, final long connSn, final long deadline,
-               final InetSocketAddress server) {
+               final InetSocketAddress server, final byte[] key, final byte[] nonce, final byte[] macC) {
             this.ch = ch;
             this.remote = remote;
             this.connSn = connSn;
             this.deadline = deadline;
             this.server = server;
+            this.key = key;
+            this.nonce = nonce;
+            this.macC = macC;
             InetSocketAddress l = null;
             try {
                 l = (InetSocketAddress) ch.getLocalAddress();
@@ -272,18 +300,58 @@ final class SockaddrHandshake {
             return deadline;
         }
 
-        /** Non-blocking: the decision byte, 0 if none yet, -1 if the socket closed without one. */
+        /**
+         * Non-blocking: the decision ({@link #DECISION_ACCEPT}: see {@link #accepting()}, or REJECT), 0 if not
+         * all of it came yet, -1 if the socket closed without one or it is malformed or not signed with the key.
+         */
         int pollDecision() {
             try {
-                one.clear();
-                final int n = ch.read(one);
-                if (n < 0) {
+                if (decisionAddress == null) {
+                    if (ch.read(decision) < 0) {
+                        return -1;
+                    }
+                    if (decision.position() == 0) {
+                        return 0;
+                    }
+                    final int d = decision.get(0) & 0xff;
+                    if (d != DECISION_ACCEPT) {
+                        return d == DECISION_REJECT ? d : -1;
+                    }
+                    if (decision.hasRemaining()) {
+                        return 0;
+                    }
+                    final int len = decision.getInt(4);
+                    if (len <= 0 || len > MAX_ADDRESS) {
+                        return -1;
+                    }
+                    decisionAddress = ByteBuffer.allocate(len);
+                }
+                if (decisionAddress.hasRemaining()) {
+                    if (ch.read(decisionAddress) < 0) {
+                        return -1;
+                    }
+                    if (decisionAddress.hasRemaining()) {
+                        return 0;
+                    }
+                }
+                final byte[] macD = new byte[32];
+                decision.get(8, macD);
+                if (!MessageDigest.isEqual(macD, mac(key, (byte) 'D', nonce, macC, decisionAddress.array()))) {
+                    LOG.log(System.Logger.Level.WARNING, "connect to " + server + ": the acceptance is not signed "
+                        + "with the job secret (WEFT_JOB_SECRET): refused");
                     return -1;
                 }
-                return n == 0 ? 0 : one.get(0) & 0xff;
-            } catch (final IOException e) {
+                accepting = WorkerAddress.unpack(decisionAddress.array());
+                return DECISION_ACCEPT;
+            } catch (final IOException | WeftException e) {
+                LOG.log(System.Logger.Level.DEBUG, "connect to " + server + ": decision: " + e);
                 return -1;
             }
+        }
+
+        /** After an accepting decision: the address of the worker that accepted (the listener's or another). */
+        WorkerAddress accepting() {
+            return accepting;
         }
 
         @Override
@@ -296,10 +364,24 @@ final class SockaddrHandshake {
         }
     }
 
-    /** Runs the client side (blocking, with a deadline; the socket is non-blocking underneath). */
-    static Client connect(final InetSocketAddress server, final byte[] localAddress, final Config config) {
-        final long timeout = Math.max(1_000_000L, config.get(CONNECT_TIMEOUT));
-        final long deadline = System.nanoTime() + timeout;
+    /** Set by another thread to stop a client handshake (it ends within one poll interval). */
+    static final class Cancel {
+        volatile boolean canceled;
+    }
+
+    /** The deadline of a connect started now ({@code WEFT_CONNECT_TIMEOUT}). */
+    static long deadline(final Config config) {
+        return System.nanoTime() + Math.max(1_000_000L, config.get(CONNECT_TIMEOUT));
+    }
+
+    /**
+     * Runs the client side (blocking until {@code deadline}; the socket is non-blocking underneath).
+     *
+     * @throws WeftException UNREACHABLE (nothing listens, or not a weft listener), REJECTED (job secret),
+     *     TIMED_OUT, CANCELED (by {@code cancel})
+     */
+    static Client connect(final InetSocketAddress server, final byte[] localAddress, final long clientId,
+                          final Config config, final long deadline, final Cancel cancel) {
         final byte[] key = key(config);
         SocketChannel ch = null;
         try {
@@ -308,11 +390,11 @@ final class SockaddrHandshake {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             if (!ch.connect(server)) {
                 while (!ch.finishConnect()) {
-                    waitOrTimeout(deadline, server, "connecting");
+                    waitOrTimeout(deadline, server, "connecting", cancel);
                 }
             }
             final ByteBuffer hello = le(HELLO);
-            readFully(ch, hello, deadline, server);
+            readFully(ch, hello, deadline, server, cancel);
             hello.flip();
             if (hello.getLong() != MAGIC || (hello.getShort() & 0xffff) != VERSION) {
                 throw new WeftException(Status.UNREACHABLE, "connect to " + server + ": not a weft listener "
@@ -323,17 +405,18 @@ final class SockaddrHandshake {
             final byte[] nonce = new byte[NONCE];
             hello.get(nonce);
             final long sn = LISTENER_SN | NEXT_SN.getAndIncrement();
-            final byte[] macC = mac(key, (byte) 'C', nonce, le64(sn), localAddress);
+            final byte[] macC = mac(key, (byte) 'C', nonce, le128(sn, clientId), localAddress);
             final ByteBuffer req = le(REQUEST_FIXED + localAddress.length).putLong(MAGIC).putShort((short) VERSION)
-                .putShort((short) 0).putInt(localAddress.length).putLong(sn).put(macC).put(localAddress);
+                .putShort((short) 0).putInt(localAddress.length).putLong(sn).putLong(clientId).put(macC)
+                .put(localAddress);
             req.flip();
             while (req.hasRemaining()) {
                 if (ch.write(req) == 0) {
-                    waitOrTimeout(deadline, server, "sending the request");
+                    waitOrTimeout(deadline, server, "sending the request", cancel);
                 }
             }
             final ByteBuffer rep = le(REPLY_FIXED);
-            readFully(ch, rep, deadline, server);
+            readFully(ch, rep, deadline, server, cancel);
             rep.flip();
             final int result = rep.get() & 0xff;
             rep.get();
@@ -350,14 +433,14 @@ final class SockaddrHandshake {
                     + "request as malformed (result " + result + ")");
             }
             final ByteBuffer addr = ByteBuffer.allocate(len);
-            readFully(ch, addr, deadline, server);
+            readFully(ch, addr, deadline, server, cancel);
             final byte[] remoteAddr = addr.array();
             if (!MessageDigest.isEqual(macS, mac(key, (byte) 'S', nonce, macC, remoteAddr))) {
                 throw new WeftException(Status.REJECTED, "connect to " + server + ": the listener could not prove "
                     + "it knows the job secret (WEFT_JOB_SECRET)");
             }
             final WorkerAddress remote = WorkerAddress.unpack(remoteAddr);
-            final Client c = new Client(ch, remote, sn, deadline, server);
+            final Client c = new Client(ch, remote, sn, deadline, server, key, nonce, macC);
             ch = null;
             return c;
         } catch (final IOException e) {
@@ -374,7 +457,7 @@ final class SockaddrHandshake {
     }
 
     private static void readFully(final SocketChannel ch, final ByteBuffer b, final long deadline,
-                                  final InetSocketAddress server) throws IOException {
+                                  final InetSocketAddress server, final Cancel cancel) throws IOException {
         while (b.hasRemaining()) {
             final int n = ch.read(b);
             if (n < 0) {
@@ -382,12 +465,16 @@ final class SockaddrHandshake {
                     + "connection during the handshake");
             }
             if (n == 0) {
-                waitOrTimeout(deadline, server, "waiting for the listener");
+                waitOrTimeout(deadline, server, "waiting for the listener", cancel);
             }
         }
     }
 
-    private static void waitOrTimeout(final long deadline, final InetSocketAddress server, final String what) {
+    private static void waitOrTimeout(final long deadline, final InetSocketAddress server, final String what,
+                                      final Cancel cancel) {
+        if (cancel != null && cancel.canceled) {
+            throw new WeftException(Status.CANCELED, "connect to " + server + ": canceled " + what);
+        }
         if (System.nanoTime() - deadline > 0) {
             throw new WeftException(Status.TIMED_OUT, "connect to " + server + ": timed out " + what);
         }

@@ -105,6 +105,9 @@ final class Streams extends SendProtocol {
                     return Request.done(st);
                 }
             }
+            if (ep.connecting != null && ep.status() == Status.OK) {
+                return ep.connecting.defer(cb, done -> send(ep, seg, off, len, done));
+            }
             return sendSlow(ep, d, off, len, cb);
         } finally {
             w.guard.exit();
@@ -162,6 +165,9 @@ final class Streams extends SendProtocol {
         final Worker w = worker;
         w.guard.enter();
         try {
+            if (ep.connecting != null && iov != null && ep.status() == Status.OK) {
+                return ep.connecting.defer(cb, done -> sendIov(ep, iov, done));
+            }
             state(ep);
             final Request r = iovRequest(Request.STREAM_SEND, ep, iov, cb);
             r.length = r.capacity;

@@ -187,24 +187,48 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
-     * Connects to a {@link Listener} at {@code address} (possibly in another process or on another node).
-     * The worker addresses travel in an authenticated handshake ({@code WEFT_JOB_SECRET}) on a socket
-     * used only for that; the endpoint then uses the lanes chosen from both addresses (shm on the same
-     * node). This call blocks for the handshake (bounded by {@code WEFT_CONNECT_TIMEOUT}), not for the
-     * server's decision: the endpoint is returned at once and sends wait in its queue until the server
-     * accepts. If it rejects, the endpoint fails with {@link Status#REJECTED}: its error handler runs and
-     * {@link Endpoint#connectRequest()} completes with REJECTED.
+     * Connects to a {@link Listener} at {@code address} (possibly in another process or on another node),
+     * as UCX's {@code ucp_ep_create} with a socket address: the endpoint is returned at once and the
+     * connection is made in the background. The worker addresses travel in an authenticated handshake
+     * ({@code WEFT_JOB_SECRET}) on a socket used only for that, run on a thread of its own; progress then
+     * binds the endpoint, once the server accepts, to the lanes chosen from both addresses (shm on the same
+     * node; the worker that accepted may be another than the listener's, {@link ConnectionRequest#accept(Worker)}).
+     * Operations posted meanwhile wait in the endpoint, in order, and go out once it is bound.
+     *
+     * <p>A failed connect fails the endpoint: its error handler runs (from progress), the operations waiting
+     * in it and {@link Endpoint#connectRequest()} complete with the status, and {@link Endpoint#status()}
+     * shows it: UNREACHABLE (nothing listens there, or not a weft listener), REJECTED (the server rejected,
+     * or the job secret differs), TIMED_OUT (no handshake and decision within {@code WEFT_CONNECT_TIMEOUT}).
+     * {@link #connectBlocking} waits for the handshake and throws instead.
      *
      * <pre>{@code
      * Endpoint ep = worker.connect(new InetSocketAddress("10.0.0.2", 13337)).onError((e, st) -> ...);
-     * ep.sendTag(1, buf).await();
+     * ep.sendTag(1, buf).await();   // waits for the connection, then for the send
      * }</pre>
+     */
+    public Endpoint connect(final java.net.InetSocketAddress address) {
+        return lifecycle.connect(address, 0L, false);
+    }
+
+    /**
+     * {@link #connect(java.net.InetSocketAddress)} telling the listener {@code clientId} (UCX's worker client
+     * id): the server's handler reads it from {@link ConnectionRequest#clientId()}.
+     */
+    public Endpoint connect(final java.net.InetSocketAddress address, final long clientId) {
+        return lifecycle.connect(address, clientId, false);
+    }
+
+    /**
+     * Connects to a {@link Listener} as {@link #connect(java.net.InetSocketAddress, long)}, but blocks for
+     * the handshake (bounded by {@code WEFT_CONNECT_TIMEOUT}) and throws its failure, not for the server's
+     * decision: sends wait in the endpoint until the server accepts; a rejection fails it later with
+     * {@link Status#REJECTED}.
      *
      * @throws WeftException UNREACHABLE if nothing listens there, REJECTED on a wrong job secret,
      *                       TIMED_OUT if the handshake does not finish in time
      */
-    public Endpoint connect(final java.net.InetSocketAddress address) {
-        return lifecycle.connect(address);
+    public Endpoint connectBlocking(final java.net.InetSocketAddress address, final long clientId) {
+        return lifecycle.connect(address, clientId, true);
     }
 
     /**
@@ -708,6 +732,10 @@ public final class Worker implements AutoCloseable {
 
     Arena arena() {
         return arena;
+    }
+
+    boolean isClosed() {
+        return closed;
     }
 
     void checkOpen() {

@@ -54,8 +54,8 @@ class SockaddrHandshakeFuzzTest {
         return address;
     }
 
-    private static byte[] le64(final long v) {
-        return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(v).array();
+    private static byte[] le128(final long a, final long b) {
+        return ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).putLong(a).putLong(b).array();
     }
 
     @AfterAll
@@ -75,15 +75,16 @@ class SockaddrHandshakeFuzzTest {
             input = data.consumeRemainingAsBytes();
         } else {
             final long sn = data.consumeBoolean() ? SockaddrHandshake.LISTENER_SN | data.consumeInt() : data.consumeLong();
+            final long clientId = data.consumeLong();
             final byte[] addr = FuzzBytes.edit(data, local);
             final int len = data.consumeBoolean() ? addr.length : data.consumeInt();
             signed = data.consumeBoolean();
-            final byte[] mac = signed ? SockaddrHandshake.mac(KEY, (byte) 'C', NONCE, le64(sn), addr)
+            final byte[] mac = signed ? SockaddrHandshake.mac(KEY, (byte) 'C', NONCE, le128(sn, clientId), addr)
                 : data.consumeBytes(32);
             final ByteBuffer b = ByteBuffer.allocate(SockaddrHandshake.REQUEST_FIXED + addr.length)
                 .order(ByteOrder.LITTLE_ENDIAN);
             b.putLong(SockaddrHandshake.MAGIC).putShort((short) (data.consumeBoolean() ? SockaddrHandshake.VERSION
-                : data.consumeInt(0, 0xFFFF))).putShort((short) 0).putInt(len).putLong(sn);
+                : data.consumeInt(0, 0xFFFF))).putShort((short) 0).putInt(len).putLong(sn).putLong(clientId);
             b.put(java.util.Arrays.copyOf(mac, 32)).put(addr);
             input = b.array();
         }
@@ -138,7 +139,7 @@ class SockaddrHandshakeFuzzTest {
                 in.readFully(fixed);
                 final int n = ByteBuffer.wrap(fixed).order(ByteOrder.LITTLE_ENDIAN).getInt(12);
                 in.readFully(new byte[n]);
-                final byte[] macC = java.util.Arrays.copyOfRange(fixed, 24, 56);
+                final byte[] macC = java.util.Arrays.copyOfRange(fixed, 32, 64);
                 final byte[] mac = signed ? SockaddrHandshake.mac(KEY, (byte) 'S', NONCE, macC, addr) : junkMac;
                 out.write(ByteBuffer.allocate(SockaddrHandshake.REPLY_FIXED + addr.length).order(ByteOrder.LITTLE_ENDIAN)
                     .put((byte) result).put((byte) 0).putShort((short) 0).putInt(len)
@@ -153,7 +154,8 @@ class SockaddrHandshakeFuzzTest {
         // Jazzer's SSRF detector: the one connection this test means is to its own fake listener
         try (SilentCloseable allowed = BugDetectors.allowNetworkConnections((host, p) -> p == port);
              SockaddrHandshake.Client cl = SockaddrHandshake.connect(
-            new InetSocketAddress(InetAddress.getLoopbackAddress(), fake.getLocalPort()), local, c)) {
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), fake.getLocalPort()), local, 7L, c,
+                 SockaddrHandshake.deadline(c), null)) {
             assertTrue(signed && result == 0, "accepted a listener without the right MAC");
             assertArrayEquals(addr, cl.remote().pack());
         } catch (final WeftException e) {

@@ -149,7 +149,7 @@ class ListenerTest {
              var w = other.newWorker()) {
             final List<ConnectionRequest> seen = new ArrayList<>();
             try (Listener l = t.b.listen(ANY_PORT, seen::add)) {
-                final WeftException e = assertThrows(WeftException.class, () -> w.connect(l.address()));
+                final WeftException e = assertThrows(WeftException.class, () -> w.connectBlocking(l.address(), 0));
                 assertEquals(Status.REJECTED, e.status());
                 assertTrue(e.getMessage().contains("WEFT_JOB_SECRET"), e.getMessage());
                 for (int i = 0; i < 100; i++) {
@@ -175,7 +175,7 @@ class ListenerTest {
             t.await(client.connectRequest(), 10, "listener close");
             assertEquals(Status.REJECTED, client.connectRequest().status());
             assertTrue(pending.get(0).isDecided());
-            final WeftException e = assertThrows(WeftException.class, () -> t.a.connect(addr));
+            final WeftException e = assertThrows(WeftException.class, () -> t.a.connectBlocking(addr, 0));
             assertEquals(Status.UNREACHABLE, e.status());
         }
     }

@@ -131,11 +131,6 @@ final class Jucx {
         return v;
     }
 
-    /** A request for an operation refused before it started (completed with the error; callback run now). */
-    static UcpRequest failed(final int code, final UcxCallback cb) {
-        return UcpRequest.completed(code, 0, 0, cb);
-    }
-
     /** Only host memory: other types are refused clearly. */
     static void checkHost(final int memoryType) {
         if (memoryType != UcsConstants.MEMORY_TYPE.UCS_MEMORY_TYPE_HOST

@@ -10,11 +10,9 @@ import java.net.InetSocketAddress;
 /** A client's request to connect, given to a listener's handler: accept it with an endpoint, or reject it. */
 public class UcpConnectionRequest extends UcxNativeStruct {
     final ConnectionRequest weft;
-    private final UcpListener listener;
 
-    UcpConnectionRequest(final ConnectionRequest r, final UcpListener listener) {
+    UcpConnectionRequest(final ConnectionRequest r) {
         this.weft = r;
-        this.listener = listener;
         setNativeId(newId());
     }
 
@@ -33,17 +31,17 @@ public class UcpConnectionRequest extends UcxNativeStruct {
         setNativeId(null);
     }
 
-    /** The id the client's worker sent; Weft's handshake carries none: 0. */
+    /**
+     * The id of the client's worker ({@link UcpWorkerParams#setClientId}), when its endpoint was made with
+     * {@link UcpEndpointParams#sendClientId()}; else 0.
+     */
     public long getClientId() {
-        return 0L;
+        return weft.clientId();
     }
 
-    /** Accepts on {@code worker}, which must be the listener's (another worker is refused clearly). */
+    /** Accepts on {@code worker}: the listener's or another (the client's endpoint then connects to it). */
     Endpoint accept(final UcpWorker worker) {
-        if (worker != listener.worker) {
-            throw Jucx.unsupported("accepting a connection request on another worker than the listener's");
-        }
         setNativeId(null);
-        return weft.accept();
+        return weft.accept(worker.weft);
     }
 }

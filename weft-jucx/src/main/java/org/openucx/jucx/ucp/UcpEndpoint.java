@@ -20,25 +20,22 @@ import java.nio.ByteBuffer;
  * A connection to a peer worker: tag messages, streams, active messages and one-sided put/get. Made from
  * a worker address, a listener's socket address or a connection request.
  *
- * <p>A socket-address endpoint is returned at once even when the connection fails (nothing listens, the
- * listener refuses): the failure reaches the error handler from the next {@link UcpWorker#progress()}, and
- * operations on the endpoint complete with the error, as with JUCX. The handshake itself runs in the
- * constructor, bounded by {@code WEFT_CONNECT_TIMEOUT} (a refused port fails at once).
+ * <p>A socket-address endpoint is returned at once, as with JUCX: the connection is made in the background
+ * (bounded by {@code WEFT_CONNECT_TIMEOUT}), operations posted meanwhile wait on the endpoint and go out in
+ * order once the listener accepts, and a failed connection (nothing listens, the listener rejects) reaches
+ * the error handler from {@link UcpWorker#progress()}, the waiting operations completing with the error.
  */
 public class UcpEndpoint extends UcxNativeStruct implements Closeable {
     private final UcpWorker worker;
-    /** Null when the connection failed in the constructor. */
     final Endpoint weft;
     private final UcpEndpointErrorHandler errorHandler;
     private final String name;
-    private int connectFailure;
-    private String connectFailureMessage;
     private boolean errorReported;
 
     @Override
     public String toString() {
         return "UcpEndpoint{" + (name != null ? "name=" + name + ", " : "") + "id=" + getNativeId()
-            + (weft != null ? ", " + weft : ", failed: " + connectFailureMessage) + "}";
+            + ", " + weft + "}";
     }
 
     /**
@@ -57,13 +54,9 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
             } else if (params.ucpAddress != null) {
                 ep = worker.weft.connect(Jucx.bytes(params.ucpAddress));
             } else if (params.socketAddress != null) {
-                try {
-                    ep = worker.weft.connect(params.socketAddress);
-                } catch (final WeftException e) {
-                    connectFailure = Jucx.code(e.status());
-                    connectFailureMessage = e.getMessage();
-                    worker.connectFailed(this); // reported from progress, as UCX reports it
-                }
+                // returns at once, as ucp_ep_create: a failed connect reaches the error handler from progress
+                ep = worker.weft.connect(params.socketAddress,
+                    (params.flags & UcpConstants.UCP_EP_PARAMS_FLAGS_SEND_CLIENT_ID) != 0 ? worker.clientId : 0L);
             } else {
                 throw new UcxException("an endpoint needs a worker address, a socket address or a connection request",
                     UcsConstants.STATUS.UCS_ERR_INVALID_PARAM);
@@ -73,9 +66,7 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
         }
         this.weft = ep;
         setNativeId(newId());
-        if (ep != null) {
-            bind(ep);
-        }
+        bind(ep);
     }
 
     /** The JUCX side of an endpoint Weft made (the reply endpoint of an active message). */
@@ -96,10 +87,6 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
         if (errorHandler != null) {
             ep.onError((e, st) -> callHandler(Jucx.code(st), "endpoint " + this + " failed: " + st));
         }
-    }
-
-    void reportConnectFailure() {
-        callHandler(connectFailure, connectFailureMessage);
     }
 
     private void callHandler(final int status, final String msg) {
@@ -123,42 +110,29 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
             return;
         }
         setNativeId(null);
-        if (weft != null) {
-            worker.removed(weft);
-            weft.close();
-        }
+        worker.removed(weft);
+        weft.close();
     }
 
     /** This side's socket address of a socket-address connection (null for worker-address endpoints). */
     public InetSocketAddress getLocalAddress() {
-        return weft == null ? null : weft.localSocketAddress();
+        return weft.localSocketAddress();
     }
 
     /** The peer's socket address of a socket-address connection (null for worker-address endpoints). */
     public InetSocketAddress getRemoteAddress() {
-        return weft == null ? null : weft.remoteSocketAddress();
+        return weft.remoteSocketAddress();
     }
 
     /** A key for the peer's memory, from the bytes of its {@link UcpMemory#getRemoteKeyBuffer()}. */
     public UcpRemoteKey unpackRemoteKey(ByteBuffer rkeyBuffer) {
         try {
-            return new UcpRemoteKey(live().unpackRkey(Jucx.bytes(rkeyBuffer)));
+            return new UcpRemoteKey(weft.unpackRkey(Jucx.bytes(rkeyBuffer)));
         } catch (final WeftException e) {
             throw Jucx.error(e);
         }
     }
 
-    private Endpoint live() {
-        if (weft == null) {
-            throw new UcxException("endpoint " + this + " is not connected", connectFailure);
-        }
-        return weft;
-    }
-
-    /** A request for an operation on a failed connection: completes with the connect error. */
-    private UcpRequest notConnected(final UcxCallback cb) {
-        return Jucx.failed(connectFailure, cb);
-    }
 
     // ------------------------------------------------------------------ one-sided
 
@@ -187,9 +161,6 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
 
     private UcpRequest put(final MemorySegment s, final long off, final long size, final long remoteAddress,
                            final UcpRemoteKey k, final UcxCallback cb) {
-        if (weft == null) {
-            return notConnected(cb);
-        }
         try {
             return Jucx.track(weft.put(s, off, size, remoteAddress, k.weft), cb);
         } catch (final WeftException e) {
@@ -200,11 +171,11 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
     /** A put completed by the next flush (no request). */
     public void putNonBlockingImplicit(ByteBuffer src, long remoteAddress, UcpRemoteKey remoteKey) {
         final MemorySegment s = Jucx.segment(src);
-        implicit(live().putNbi(s, 0, s.byteSize(), remoteAddress, remoteKey.weft));
+        implicit(weft.putNbi(s, 0, s.byteSize(), remoteAddress, remoteKey.weft));
     }
 
     public void putNonBlockingImplicit(long localAddress, long size, long remoteAddress, UcpRemoteKey remoteKey) {
-        implicit(live().putNbi(Jucx.ALL, localAddress, size, remoteAddress, remoteKey.weft));
+        implicit(weft.putNbi(Jucx.ALL, localAddress, size, remoteAddress, remoteKey.weft));
     }
 
     private static void implicit(final Status st) {
@@ -238,9 +209,6 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
 
     private UcpRequest get(final MemorySegment s, final long off, final long size, final long remoteAddress,
                            final UcpRemoteKey k, final UcxCallback cb) {
-        if (weft == null) {
-            return notConnected(cb);
-        }
         try {
             return Jucx.track(weft.get(s, off, size, remoteAddress, k.weft), cb);
         } catch (final WeftException e) {
@@ -251,11 +219,11 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
     /** A get completed by the next flush (no request). */
     public void getNonBlockingImplicit(long remoteAddress, UcpRemoteKey remoteKey, ByteBuffer dst) {
         final MemorySegment s = Jucx.segment(dst);
-        implicit(live().getNbi(s, 0, s.byteSize(), remoteAddress, remoteKey.weft));
+        implicit(weft.getNbi(s, 0, s.byteSize(), remoteAddress, remoteKey.weft));
     }
 
     public void getNonBlockingImplicit(long remoteAddress, UcpRemoteKey remoteKey, long localAddress, long size) {
-        implicit(live().getNbi(Jucx.ALL, localAddress, size, remoteAddress, remoteKey.weft));
+        implicit(weft.getNbi(Jucx.ALL, localAddress, size, remoteAddress, remoteKey.weft));
     }
 
     // ------------------------------------------------------------------ tag
@@ -300,9 +268,6 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
     }
 
     public UcpRequest sendTaggedNonBlocking(long[] localAddresses, long[] sizes, long tag, UcxCallback callback) {
-        if (weft == null) {
-            return notConnected(callback);
-        }
         try {
             return Jucx.track(weft.sendTag(tag, Jucx.iov(localAddresses, sizes), null), callback);
         } catch (final WeftException e) {
@@ -312,9 +277,6 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
 
     private UcpRequest sendTag(final MemorySegment s, final long off, final long size, final long tag,
                                final UcxCallback cb) {
-        if (weft == null) {
-            return notConnected(cb);
-        }
         try {
             return Jucx.track(weft.sendTag(tag, s, off, size, null), cb);
         } catch (final WeftException e) {
@@ -341,9 +303,6 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
 
     /** Sends a gather list: its buffers' bytes in order, on the stream. */
     public UcpRequest sendStreamNonBlocking(long[] localAddresses, long[] sizes, UcxCallback callback) {
-        if (weft == null) {
-            return notConnected(callback);
-        }
         final weft.uct.IoVector g = Jucx.iov(localAddresses, sizes); // the stream carries the bytes in order
         try {
             return Jucx.track(weft.sendStream(g, null), callback);
@@ -370,9 +329,6 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
     }
 
     private UcpRequest sendStream(final MemorySegment s, final long off, final long size, final UcxCallback cb) {
-        if (weft == null) {
-            return notConnected(cb);
-        }
         try {
             return Jucx.track(weft.sendStream(s, off, size, null), cb);
         } catch (final WeftException e) {
@@ -412,9 +368,6 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
 
     public UcpRequest recvStreamNonBlocking(long[] localAddresses, long[] sizes, long flags,
                                             UcxCallback callback) {
-        if (weft == null) {
-            return notConnected(callback);
-        }
         final weft.uct.IoVector sc = Jucx.iov(localAddresses, sizes); // scattered as the bytes arrive
         try {
             return Jucx.trackRecv(weft.recvStream(sc, (flags & UcpConstants.UCP_STREAM_RECV_FLAG_WAITALL) != 0, null),
@@ -431,9 +384,6 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
 
     private UcpRequest recvStream(final MemorySegment s, final long off, final long size, final long flags,
                                   final UcxCallback cb) {
-        if (weft == null) {
-            return notConnected(cb);
-        }
         try {
             return Jucx.trackRecv(weft.recvStream(s, off, size,
                 (flags & UcpConstants.UCP_STREAM_RECV_FLAG_WAITALL) != 0, null), cb, size);
@@ -463,9 +413,6 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
 
     public UcpRequest sendAmNonBlocking(int activeMessageId, long headerAddress, long headerLength,
                                         long dataAddress, long dataLength, long flags, UcxCallback callback) {
-        if (weft == null) {
-            return notConnected(callback);
-        }
         final int f = ((flags & UcpConstants.UCP_AM_SEND_FLAG_REPLY) != 0 ? AmFlags.SEND_REPLY : 0)
             | ((flags & UcpConstants.UCP_AM_SEND_FLAG_EAGER) != 0 ? AmFlags.SEND_EAGER : 0)
             | ((flags & UcpConstants.UCP_AM_SEND_FLAG_RNDV) != 0 ? AmFlags.SEND_RNDV : 0);
@@ -481,9 +428,6 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
 
     /** Completes when every one-sided operation started on this endpoint is complete at the target. */
     public UcpRequest flushNonBlocking(UcxCallback callback) {
-        if (weft == null) {
-            return notConnected(callback);
-        }
         try {
             return Jucx.track(weft.flush(), callback);
         } catch (final WeftException e) {
@@ -503,9 +447,6 @@ public class UcpEndpoint extends UcxNativeStruct implements Closeable {
 
     private UcpRequest closeNonBlocking(final CloseMode mode) {
         setNativeId(null);
-        if (weft == null) {
-            return UcpRequest.DONE;
-        }
         worker.removed(weft);
         try {
             final Request r = weft.closeNonBlocking(mode);

@@ -24,7 +24,7 @@ public class UcpListener extends UcxNativeStruct implements Closeable {
         final UcpListenerConnectionHandler h = params.connectionHandler;
         try {
             this.weft = worker.weft.listen(params.getSockAddr(),
-                r -> h.onConnectionRequest(new UcpConnectionRequest(r, this)));
+                r -> h.onConnectionRequest(new UcpConnectionRequest(r)));
         } catch (final WeftException e) {
             throw Jucx.error(e);
         }

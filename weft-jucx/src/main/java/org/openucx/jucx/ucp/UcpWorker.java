@@ -17,10 +17,8 @@ import weft.ucs.WeftException;
 import java.io.Closeable;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -37,8 +35,6 @@ public class UcpWorker extends UcxNativeStruct implements Closeable {
     /** Active messages kept by their handler (UCS_INPROGRESS) or in their handler, by data handle. */
     private final Map<Long, AmMessage> amData = new HashMap<>();
     private long nextRndvHandle = -1;
-    /** Endpoints whose connection failed inside their constructor: their error handlers run from progress. */
-    private final List<UcpEndpoint> failedConnects = new ArrayList<>();
 
     @SuppressWarnings("this-escape") // JUCX's classes are open (its API) and register themselves when made, as JUCX's do
     public UcpWorker(UcpContext context, UcpWorkerParams params) {
@@ -144,10 +140,6 @@ public class UcpWorker extends UcxNativeStruct implements Closeable {
         endpoints.remove(ep);
     }
 
-    void connectFailed(final UcpEndpoint ep) {
-        failedConnects.add(ep);
-    }
-
     /** Releases active-message data kept by a handler (its {@link UcpAmData#getDataAddress()}). */
     public void amDataRelease(long address) {
         final AmMessage m = amData.remove(address);
@@ -190,17 +182,8 @@ public class UcpWorker extends UcxNativeStruct implements Closeable {
      * events handled (0 when there was nothing to do).
      */
     public int progress() throws Exception {
-        int n = 0;
-        if (!failedConnects.isEmpty()) {
-            final List<UcpEndpoint> l = new ArrayList<>(failedConnects);
-            failedConnects.clear();
-            for (final UcpEndpoint ep : l) {
-                ep.reportConnectFailure();
-                n++;
-            }
-        }
         try {
-            return n + weft.progress();
+            return weft.progress();
         } catch (final WeftException e) {
             throw Jucx.error(e);
         }
