@@ -1,10 +1,12 @@
 package mpi;
 
 import weft.ucp.AmMessage;
+import weft.ucp.ThreadMode;
 import weft.ucp.Worker;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * MPI matching over ucp active messages ({@code WEFT_MPI_TRANSPORT=am}): every message is one active message
@@ -18,9 +20,10 @@ import java.lang.foreign.ValueLayout;
  * keep arrival order per source, so messages do not overtake. Buckets hash colliding keys together and
  * compare the full bits, so every operation costs a bucket walk, not a queue walk.
  *
- * <p>Thread use: the handler runs inside {@link Worker#progress()}; receives are posted by MPI calls. The
- * queues are guarded by this object's monitor, which is never held across a call into the worker (the
- * worker's own guard is taken first inside progress, so the two never nest the other way).
+ * <p>Thread use: the handler runs inside {@link Worker#progress()}; receives are posted by MPI calls. Under
+ * THREAD_MULTIPLE the queues are guarded by a lock, which is never held across a call into the worker (the
+ * worker's own guard is taken first inside progress, so the two never nest the other way); at the other
+ * thread levels they take none, as the tag path's matching takes none.
  */
 final class AmMatcher {
     /** The active-message id of MPI messages. */
@@ -51,9 +54,15 @@ final class AmMatcher {
     private final AmUnexpected[] freeUnex = new AmUnexpected[POOL_MAX];
     private int freeUnexCount;
     private long malformed;
+    /**
+     * Guards the queues when several threads may call MPI at once (THREAD_MULTIPLE, a MULTI worker); at the
+     * other levels one thread at a time calls in, ordered by the program, and the queues take no lock.
+     */
+    private final ReentrantLock lock;
 
     AmMatcher(final Worker worker) {
         this.worker = worker;
+        this.lock = worker.threadMode() == ThreadMode.MULTI ? new ReentrantLock() : null;
         this.sends = new AmSends();
         worker.setAmHandler(AM_ID, this::onMessage, 0);
     }
@@ -66,16 +75,31 @@ final class AmMatcher {
         worker.setAmHandler(AM_ID, null, 0);
         while (true) {
             final AmUnexpected u;
-            synchronized (this) {
+            lock();
+            try {
                 u = allHead;
                 if (u == null) {
                     return;
                 }
                 unlinkUnexpected(u);
+            } finally {
+                unlock();
             }
             if (u.rendezvous != null) {
                 worker.releaseAmData(u.rendezvous);
             }
+        }
+    }
+
+    private void lock() {
+        if (lock != null) {
+            lock.lock();
+        }
+    }
+
+    private void unlock() {
+        if (lock != null) {
+            lock.unlock();
         }
     }
 
@@ -106,7 +130,8 @@ final class AmMatcher {
             return weft.ucs.Status.OK;
         }
         final AmRecv r;
-        synchronized (this) {
+        lock();
+        try {
             r = takePosted(tag);
             if (r == null) {
                 final AmUnexpected u = newUnexpected(tag, len);
@@ -121,6 +146,8 @@ final class AmMatcher {
                 appendUnexpected(u);
                 return m.isRendezvous() ? weft.ucs.Status.IN_PROGRESS : weft.ucs.Status.OK;
             }
+        } finally {
+            unlock();
         }
         if (m.isRendezvous()) {
             r.deliverRendezvous(worker, tag, m);
@@ -160,7 +187,8 @@ final class AmMatcher {
     AmRecv post(final long tag, final long mask, final Span span, final int count, final Datatype type) {
         final AmRecv r;
         final AmUnexpected u;
-        synchronized (this) {
+        lock();
+        try {
             r = freeRecvCount > 0 ? freeRecvs[--freeRecvCount] : new AmRecv(this);
             r.set(tag, mask, span, count, type);
             u = takeUnexpected(tag, mask);
@@ -168,6 +196,8 @@ final class AmMatcher {
                 appendPosted(r);
                 return r;
             }
+        } finally {
+            unlock();
         }
         deliver(r, u);
         return r;
@@ -176,8 +206,11 @@ final class AmMatcher {
     /** Receives a message {@link #take} took out of the queue. */
     AmRecv receive(final AmUnexpected u, final Span span, final int count, final Datatype type) {
         final AmRecv r;
-        synchronized (this) {
+        lock();
+        try {
             r = freeRecvCount > 0 ? freeRecvs[--freeRecvCount] : new AmRecv(this);
+        } finally {
+            unlock();
         }
         r.set(u.tag, -1L, span, count, type);
         deliver(r, u);
@@ -190,7 +223,8 @@ final class AmMatcher {
         } else {
             r.deliverEager(u.tag, u.bounce, 0, u.length);
         }
-        synchronized (this) {
+        lock();
+        try {
             if (u.bounce != null) {
                 bounces.give(u.bounce);
             }
@@ -198,37 +232,57 @@ final class AmMatcher {
             if (freeUnexCount < POOL_MAX) {
                 freeUnex[freeUnexCount++] = u;
             }
+        } finally {
+            unlock();
         }
     }
 
     /** The status of the first unexpected message matching {@code tag}/{@code mask} (left queued), or null. */
-    synchronized Status peek(final long tag, final long mask) {
-        final AmUnexpected u = findUnexpected(tag, mask);
-        return u == null ? null : new Status(Tags.source(u.tag), Tags.tag(u.tag), MPI.SUCCESS, u.length, false);
+    Status peek(final long tag, final long mask) {
+        lock();
+        try {
+            final AmUnexpected u = findUnexpected(tag, mask);
+            return u == null ? null : new Status(Tags.source(u.tag), Tags.tag(u.tag), MPI.SUCCESS, u.length, false);
+        } finally {
+            unlock();
+        }
     }
 
     /** The first unexpected message matching {@code tag}/{@code mask} taken out of the queue (mprobe), or null. */
-    synchronized AmUnexpected take(final long tag, final long mask) {
-        return takeUnexpected(tag, mask);
+    AmUnexpected take(final long tag, final long mask) {
+        lock();
+        try {
+            return takeUnexpected(tag, mask);
+        } finally {
+            unlock();
+        }
     }
 
     /** Cancels a posted receive that has not matched: it completes CANCELED. */
     void cancel(final AmRecv r) {
-        synchronized (this) {
+        lock();
+        try {
             if (!r.posted) {
                 return;
             }
             unlinkPosted(r);
+        } finally {
+            unlock();
         }
         r.cancelled();
     }
 
-    synchronized void recycle(final AmRecv r) {
+    void recycle(final AmRecv r) {
         r.span = null;
         r.type = null;
         r.packed = null;
-        if (freeRecvCount < POOL_MAX) {
+        lock();
+        try {
+            if (freeRecvCount < POOL_MAX) {
             freeRecvs[freeRecvCount++] = r;
+            }
+        } finally {
+            unlock();
         }
     }
 
@@ -237,7 +291,7 @@ final class AmMatcher {
         return malformed;
     }
 
-    // ------------------------------------------------------------------ the lists (callers hold the monitor)
+    // ------------------------------------------------------------------ the lists (callers hold the lock)
 
     private void appendPosted(final AmRecv r) {
         final int b = anySource(r.mask) ? WILD : bucket(r.tag);
