@@ -77,8 +77,9 @@ public interface Bootstrap extends AutoCloseable {
     }
 
     /**
-     * The status another PE ended the job with (global exit) once this PE has been told, else null: a
-     * failure this PE meets after that (a peer that exited first) is that exit, not an error.
+     * The status another PE or the launcher ended the job with (a global exit, or an abort such as
+     * {@code MPI_Abort(7)}) once this PE has been told, else null: a failure this PE meets after that (a peer
+     * that exited first, a bootstrap call cut short) is that end, not an error, and the PE exits with it.
      */
     default Integer globalExitStatus() {
         return null;

@@ -233,6 +233,9 @@ final class TcpBootstrap implements Bootstrap {
         if (abortReason != null) {
             return;
         }
+        // set first: a caller woken below that fails, and the uncaught-exception handler its failure reaches,
+        // must exit with the job's status too, not 1 (whichever System.exit comes first decides)
+        globalStatus = status > 0 && status < 256 ? status : ABORT_EXIT_STATUS;
         abortReason = reason;
         answers.add(new KvProtocol.Frame(KvProtocol.ABORT, new byte[0])); // wakes a waiting caller
         if (exitOnAbort) {

@@ -235,6 +235,8 @@ class KvServerTest {
         }
         assertTrue(e != null && e.getMessage().contains("job aborted by the launcher: rank 1 exited with code 7"),
             String.valueOf(e));
+        // the failure a caller meets is the abort: its uncaught-exception exit must use the job's status, not 1
+        assertEquals(7, b.globalExitStatus());
     }
 
     @Test
