@@ -7,9 +7,10 @@ import java.lang.foreign.ValueLayout;
 import static weft.shmem.PeChecks.check;
 
 /**
- * A PE of {@link ShmemBackToBackTest}: broadcasts (a new root each call), fcollects and sum reductions back to
- * back on the world, a reversed team and (3 PEs or more) the team of PEs 1..n-1, with no synchronization
- * between the calls, while the last PE sleeps now and then so the others run ahead into later collectives.
+ * A PE of {@link ShmemBackToBackTest}: broadcasts (runs of them on the world, a new root each call), fcollects
+ * and sum reductions back to back on the world, a reversed team and (3 PEs or more) the team of PEs 1..n-1,
+ * with no synchronization between the calls, while a PE sleeps now and then before a broadcast in which it
+ * forwards, so that the others run ahead into the next broadcasts (other roots, other trees).
  * Every call writes a destination of its own (the caller's precondition of a collective: the destination is
  * ready on every member before any enters) and each PE checks it right after the call returns. Three passes:
  * the configured algorithms, radix 2 with the ring fcollect, radix 3. Prints {@code ok back-to-back}.
@@ -17,7 +18,9 @@ import static weft.shmem.PeChecks.check;
 public final class ShmemBackToBackPe {
     private static final int ITERS = 200;
     private static final int WIDTH = 8;
-    private static final int CALLS = 6;
+    /** Broadcasts in a row on the world, each from the next root, before anything that synchronizes the PEs. */
+    private static final int RUN = 4;
+    private static final int CALLS = RUN + 5;
 
     private ShmemBackToBackPe() {
     }
@@ -40,26 +43,30 @@ public final class ShmemBackToBackPe {
             d.fill((byte) 0);
             shmem.barrierAll(); // the destinations are ready everywhere before the first call of the pass
             for (int i = 0; i < ITERS; i++) {
-                if (me == n - 1 && i % 23 == 5) {
-                    Thread.sleep(3);
-                }
-                final MemorySegment at = d.asSlice((long) i * CALLS * region, CALLS * region);
+                MemorySegment at = d.asSlice((long) i * CALLS * region, CALLS * region);
                 final String what = "pass " + pass + " iteration " + i;
-                broadcast(shmem, Shmem.TEAM_WORLD, at.asSlice(0, region), i % n, i, what + " world broadcast");
-                broadcast(shmem, reversed, at.asSlice(region, region), (i * 7 + 1) % n, i, what + " reversed broadcast");
-                fcollect(shmem, Shmem.TEAM_WORLD, at.asSlice(2 * region, region), src, i, what + " world fcollect");
+                for (int b = 0; b < RUN; b++) {
+                    if (me == (i + b) % n && i % 3 == b % 3) {
+                        Thread.sleep(1); // a forwarder of some trees falls behind while the others go on
+                    }
+                    broadcast(shmem, Shmem.TEAM_WORLD, at.asSlice(b * region, region), (i * 3 + b * 5 + 1) % n, i,
+                        what + " world broadcast " + b);
+                }
+                at = at.asSlice(RUN * region);
+                broadcast(shmem, reversed, at.asSlice(0, region), (i * 7 + 1) % n, i, what + " reversed broadcast");
+                fcollect(shmem, Shmem.TEAM_WORLD, at.asSlice(region, region), src, i, what + " world fcollect");
                 for (int e = 0; e < WIDTH; e++) {
                     src.setAtIndex(ValueLayout.JAVA_LONG, e, (long) i * e + me);
                 }
-                final MemorySegment sum = at.asSlice(3 * region, region);
+                final MemorySegment sum = at.asSlice(2 * region, region);
                 shmem.longSumReduce(Shmem.TEAM_WORLD, sum, src, WIDTH);
                 for (int e = 0; e < WIDTH; e++) {
                     check(sum.getAtIndex(ValueLayout.JAVA_LONG, e) == (long) n * i * e + (long) n * (n - 1) / 2,
                         what + " world sum element " + e);
                 }
                 if (rest != Shmem.TEAM_INVALID) {
-                    broadcast(shmem, rest, at.asSlice(4 * region, region), (i * 5) % (n - 1), i, what + " rest broadcast");
-                    fcollect(shmem, rest, at.asSlice(5 * region, region), src, i, what + " rest fcollect");
+                    broadcast(shmem, rest, at.asSlice(3 * region, region), (i * 5) % (n - 1), i, what + " rest broadcast");
+                    fcollect(shmem, rest, at.asSlice(4 * region, region), src, i, what + " rest fcollect");
                 }
             }
         }
