@@ -13,7 +13,8 @@ import java.lang.foreign.ValueLayout;
  * <ul>
  * <li>barrier: dissemination, ceil(log2 n) rounds of one signal each;</li>
  * <li>broadcast: a k-nomial tree rooted at the root ({@code WEFT_SHMEM_BCAST_RADIX}), data put then
- *     signalled (fence between);</li>
+ *     signalled (fence between) on a counter of the receiver that only this parent signals in broadcasts
+ *     (one per distance to the parent), so no entry barrier is needed;</li>
  * <li>fcollect, collect: Bruck's dissemination (ceil(log2 n) rounds, the blocks gathered so far go to the
  *     PE 2^r behind) below {@code WEFT_SHMEM_COLLECT_RING_BYTES} of result, a ring (n-1 steps, one block to
  *     the right neighbour each) at and above it; blocks land at their final place in {@code dest};</li>
@@ -21,16 +22,19 @@ import java.lang.foreign.ValueLayout;
  *     (partner = me XOR j on power-of-two teams) and signals each;</li>
  * <li>reductions and scans: {@link TeamReductions}.</li>
  * </ul>
- * Every data collective but the recursive-doubling reduction (see {@link TeamReductions}) starts with a
- * barrier (so every destination and scratch area is free to write) and each ends with a quiet (so the
- * data this PE forwards is delivered without its further progress).
+ * The caller makes each destination ready before any member enters (OpenSHMEM's precondition of every
+ * collective): broadcast, fcollect and the recursive-doubling reduction write nothing else and need no
+ * entry barrier. Their signals stay unambiguous without one because each counter they wait on has one
+ * sender (per team, in program order): the broadcast parent at a given distance, the Bruck partner of a
+ * round, the ring's left neighbour, the doubling partner. Collect, alltoall(s), the ring reductions and the
+ * scans start with a barrier (scratch areas, or counters several members signal). Each ends with a quiet
+ * (so the data this PE forwards is delivered without its further progress).
  */
 final class Collectives {
     static final int MAX_TEAMS = 64;
     static final long SLOT_BYTES = 64 << 10;
     static final long SERVICE_BYTES = MAX_TEAMS * SLOT_BYTES;
     private static final long BARRIER = 0;       // 32 counters, one per dissemination round
-    private static final long BCAST = 256;
     private static final long DATA = 264;
     private static final long SIZES = 272;
     static final long RING = 280;
@@ -39,6 +43,9 @@ final class Collectives {
     private static final int AGREE_MAX = 8;
     static final long ROUNDS = 3072;             // per-round counters of the logarithmic algorithms
     static final int ROUND_COUNTERS = 32;
+    private static final long BCAST_FROM = 3328; // broadcast: one counter per distance to the parent
+    static final int BCAST_COUNTERS = 64;
+    private static final long BRUCK = 3840;      // fcollect/collect dissemination: one counter per round
     static final long SCRATCH = 4096;
     static final long SCRATCH_BYTES = SLOT_BYTES - SCRATCH;
 
@@ -94,6 +101,11 @@ final class Collectives {
         sync.waitAtLeast(slotBase(t) + ROUNDS + 8L * round, ++t.rounds[round]);
     }
 
+    /** Waits for the next signal on this PE's Bruck counter {@code round} (from the member 2^round ahead). */
+    private void awaitBruck(final ShmemTeam t, final int round) {
+        sync.waitAtLeast(slotBase(t) + BRUCK + 8L * round, ++t.bruck[round]);
+    }
+
     /** Waits for the next signal on this PE's ring counter (from the left neighbour). */
     void awaitRing(final ShmemTeam t) {
         sync.waitAtLeast(slotBase(t) + RING, ++t.ringExpected);
@@ -105,6 +117,19 @@ final class Collectives {
         ops.put(dest, src, bytes, t.pes[idx], true);
         ops.fence();
         signal(t, idx, counter);
+    }
+
+    /** {@link #putSignal} from {@code src[srcOff, srcOff + bytes)} to heap offset {@code off} of member {@code idx}. */
+    void putSignalAt(final ShmemTeam t, final long off, final MemorySegment src, final long srcOff, final long bytes,
+                     final int idx, final long counter) {
+        ops.putAt(off, src, srcOff, bytes, t.pes[idx]);
+        ops.fence();
+        signal(t, idx, counter);
+    }
+
+    /** The heap offset of {@code t}'s scratch area. */
+    static long scratchOffset(final ShmemTeam t) {
+        return slotBase(t) + SCRATCH;
     }
 
     /** Zeroes the counters of {@code t}'s slot (before any member can signal into it). */
@@ -150,9 +175,10 @@ final class Collectives {
 
     /**
      * Copies {@code bytes} of {@code src} on the root to {@code dest} on every member, the root included,
-     * down a k-nomial tree (radix {@code tuning.bcastRadix}) numbered from the root: a member whose number
-     * relative to the root has its lowest non-zero base-k digit at position p gets the data from the member
-     * with that digit cleared, then forwards it to its children, largest subtree first.
+     * down a k-nomial tree numbered from the root: a member whose number relative to the root has its lowest
+     * non-zero base-k digit j at position p gets the data from the member j * k^p below it, then forwards it
+     * to its children, largest subtree first. The receiver's counter for that distance is signalled by that
+     * parent alone, so a signal of a later broadcast (another root, another tree) never counts for this one.
      */
     void broadcast(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long bytes,
                    final int root) {
@@ -162,29 +188,26 @@ final class Collectives {
         if (src.byteSize() < bytes && t.me == root) {
             throw new IllegalArgumentException("the broadcast source has " + src.byteSize() + " bytes, needs " + bytes);
         }
-        barrier(t);
-        final int k = tuning.bcastRadix;
+        final int k = radix(n);
         final int vr = (t.me - root + n) % n;
-        final long epoch = ++t.bcastEpoch;
         long mask = 1;
         while (mask < n && vr % (k * mask) == 0) {
             mask *= k;
         }
         if (vr == 0) {
-            // the root receives no signal: count this broadcast itself, so the counter stays equal to the epoch
-            OneSided.I64.getAndAdd(heap.memory(), slotBase(t) + BCAST, 1L);
             if (bytes > 0 && dest.address() != src.address()) {
                 MemorySegment.copy(src, 0, dest, 0, bytes);
             }
         } else {
-            sync.waitAtLeast(slotBase(t) + BCAST, epoch);
+            final int from = fromParent(n, k, mask, (int) (vr / mask % k));
+            sync.waitAtLeast(slotBase(t) + BCAST_FROM + 8L * from, ++t.bcastFrom[from]);
         }
         boolean sent = false;
         for (long m = mask / k; m >= 1; m /= k) {
             for (int j = k - 1; j >= 1; j--) {
                 final long child = vr + j * m;
                 if (child < n) {
-                    putSignal(t, dest, dest, bytes, (int) ((child + root) % n), BCAST);
+                    putSignal(t, dest, dest, bytes, (int) ((child + root) % n), BCAST_FROM + 8L * fromParent(n, k, m, j));
                     sent = true;
                 }
             }
@@ -192,6 +215,41 @@ final class Collectives {
         if (sent) {
             ops.quiet();
         }
+    }
+
+    /**
+     * The configured broadcast radix, lowered (the same on every member) until the parent distances j * k^p
+     * of a team of {@code n} number at most {@link #BCAST_COUNTERS}; radix 2 always fits (31 distances).
+     */
+    private int radix(final int n) {
+        return radix(tuning.bcastRadix, n);
+    }
+
+    static int radix(final int configured, final int n) {
+        int k = configured;
+        if (n - 1 <= BCAST_COUNTERS) {
+            return k;
+        }
+        while (k > 2 && (k - 1) * digits(n - 1, k) > BCAST_COUNTERS) {
+            k--;
+        }
+        return k;
+    }
+
+    private static int digits(final long v, final int k) {
+        int d = 0;
+        for (long m = 1; m <= v; m *= k) {
+            d++;
+        }
+        return d;
+    }
+
+    /** The counter of the parent at distance {@code j * m} ({@code m = k^p}): the distance itself on small teams. */
+    static int fromParent(final int n, final int k, final long m, final int j) {
+        if (n - 1 <= BCAST_COUNTERS) {
+            return (int) (j * m - 1);
+        }
+        return (digits(m, k) - 1) * (k - 1) + j - 1;
     }
 
     /** Block {@code i} of {@code dest} (on every member) = {@code bytes} of member {@code i}'s {@code src}. */
@@ -203,7 +261,6 @@ final class Collectives {
         for (int i = 0; i <= n; i++) {
             offs[i] = bytes * i;
         }
-        barrier(t);
         allgather(t, dest, src, offs);
     }
 
@@ -242,8 +299,9 @@ final class Collectives {
     }
 
     /**
-     * Gathers member i's {@code src} into {@code dest[offs[i], offs[i+1])} on every member (after a barrier):
-     * Bruck's dissemination for small results, a ring for large ones.
+     * Gathers member i's {@code src} into {@code dest[offs[i], offs[i+1])} on every member: Bruck's
+     * dissemination for small results, a ring for large ones. Writes only {@code dest}; each counter it
+     * waits on has one sender (the member 2^r ahead in round r, the left neighbour in the ring).
      */
     private void allgather(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long[] offs) {
         final int n = t.size();
@@ -261,8 +319,8 @@ final class Collectives {
             for (int d = 1; d < n; d <<= 1, round++) {
                 // I hold blocks [me, me + d) (mod n); the PE d behind lacks the first min(d, n - d) of them
                 final int to = (t.me - d + n) % n;
-                putBlocks(t, dest, offs, t.me, Math.min(d, n - d), to, ROUNDS + 8L * round);
-                awaitRound(t, round);
+                putBlocks(t, dest, offs, t.me, Math.min(d, n - d), to, BRUCK + 8L * round);
+                awaitBruck(t, round);
             }
         }
         ops.quiet();
@@ -287,19 +345,13 @@ final class Collectives {
         final int n = t.size();
         final int end = first + count;
         final int pe = t.pes[to];
-        putRange(dest, offs[first], offs[Math.min(end, n)], pe);
+        final long base = dest.address() - heap.base(); // dest was checked against the heap by the caller
+        ops.putAt(base + offs[first], dest, offs[first], offs[Math.min(end, n)] - offs[first], pe);
         if (end > n) {
-            putRange(dest, 0, offs[end - n], pe);
+            ops.putAt(base, dest, 0, offs[end - n], pe);
         }
         ops.fence();
         signal(t, to, counter);
-    }
-
-    private void putRange(final MemorySegment dest, final long from, final long to, final int pe) {
-        if (to > from) {
-            final MemorySegment part = dest.asSlice(from, to - from);
-            ops.put(part, part, to - from, pe, true);
-        }
     }
 
     /** The member this PE exchanges with in step {@code j} (1 <= j < n) of a pairwise exchange. */

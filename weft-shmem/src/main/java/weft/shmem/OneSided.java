@@ -133,6 +133,23 @@ final class OneSided {
         }
     }
 
+    /**
+     * Copies {@code src[srcOff, srcOff + bytes)} to heap offset {@code off} of world PE {@code pe}, without
+     * blocking (done by the next quiet): the collectives' puts, whose offsets their callers derived from
+     * checked segments; no slice of either side is made.
+     */
+    void putAt(final long off, final MemorySegment src, final long srcOff, final long bytes, final int pe) {
+        if (bytes == 0) {
+            return;
+        }
+        final MemorySegment d = direct(pe);
+        if (d != null) {
+            MemorySegment.copy(src, srcOff, d, off, bytes);
+            return;
+        }
+        check(transport(pe).putNbi(src, srcOff, bytes, heap.base() + off, peers.rkey(seg, pe)), "put", pe);
+    }
+
     /** Copies {@code src} (symmetric) of {@code pe} into {@code dest[0, bytes)}; blocking = data arrived. */
     void get(final MemorySegment dest, final MemorySegment src, final long bytes, final int tpe, final boolean nbi) {
         final int pe = checkPe(tpe);

@@ -27,9 +27,9 @@ final class Reduction {
     private Reduction() {
     }
 
-    /** Element {@code i} of {@code m}, widened to a long (sign or zero extended), or a double's bits. */
-    static long load(final Kind k, final MemorySegment m, final long i) {
-        final long off = i * k.size;
+    /** Element {@code i} of {@code m} from byte {@code base}, widened to a long (sign or zero extended), or a double's bits. */
+    static long load(final Kind k, final MemorySegment m, final long base, final long i) {
+        final long off = base + i * k.size;
         return switch (k) {
             case S8 -> m.get(ValueLayout.JAVA_BYTE, off);
             case U8 -> m.get(ValueLayout.JAVA_BYTE, off) & 0xFFL;
@@ -43,9 +43,9 @@ final class Reduction {
         };
     }
 
-    /** Stores {@code v} (as {@link #load} returns it) as element {@code i} of {@code m}. */
-    static void store(final Kind k, final MemorySegment m, final long i, final long v) {
-        final long off = i * k.size;
+    /** Stores {@code v} (as {@link #load} returns it) as element {@code i} of {@code m} from byte {@code base}. */
+    static void store(final Kind k, final MemorySegment m, final long base, final long i, final long v) {
+        final long off = base + i * k.size;
         switch (k) {
             case S8, U8 -> m.set(ValueLayout.JAVA_BYTE, off, (byte) v);
             case S16, U16 -> m.set(ValueLayout.JAVA_SHORT_UNALIGNED, off, (short) v);
@@ -83,8 +83,14 @@ final class Reduction {
     /** {@code out[i] = a[i] op b[i]} for {@code i < count}; {@code out} may be {@code a} or {@code b}. */
     static void combine2(final Kind k, final Op op, final MemorySegment a, final MemorySegment b, final long count,
                          final MemorySegment out) {
+        combine2(k, op, a, 0, b, 0, count, out, 0);
+    }
+
+    /** {@link #combine2} on the elements from byte offsets {@code aOff}, {@code bOff} and {@code outOff}. */
+    static void combine2(final Kind k, final Op op, final MemorySegment a, final long aOff, final MemorySegment b,
+                         final long bOff, final long count, final MemorySegment out, final long outOff) {
         for (long i = 0; i < count; i++) {
-            store(k, out, i, apply(k, op, load(k, a, i), load(k, b, i)));
+            store(k, out, outOff, i, apply(k, op, load(k, a, aOff, i), load(k, b, bOff, i)));
         }
     }
 }

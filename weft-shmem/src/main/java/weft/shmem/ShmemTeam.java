@@ -25,13 +25,16 @@ public final class ShmemTeam {
     boolean destroyed;
     // collective epochs: each counter in the slot only grows, a wait is "counter >= expected"
     long barrierEpoch;
-    long bcastEpoch;
     long dataExpected;
     long sizesExpected;
     long reduceExpected;
     long agreeEpoch;
     /** Signals expected so far on each per-round counter (only the rounds in which this PE receives count). */
     final long[] rounds = new long[Collectives.ROUND_COUNTERS];
+    /** Broadcast signals expected so far from the parent at each distance (see Collectives.broadcast). */
+    final long[] bcastFrom = new long[Collectives.BCAST_COUNTERS];
+    /** Signals expected so far on each Bruck round counter of fcollect and collect. */
+    final long[] bruck = new long[Collectives.ROUND_COUNTERS];
     long ringExpected;
     /** Recursive-doubling chunks reduced so far: their parity picks the scratch regions. */
     long doublingChunks;

@@ -41,14 +41,14 @@ final class TeamReductions {
     }
 
     private void check(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long count,
-                       final Reduction.Kind k, final Reduction.Op op, final String what) {
+                       final Reduction.Kind k, final Reduction.Op op, final String what, final String destWhat) {
         if (count < 0) {
             throw new IllegalArgumentException("negative count " + count);
         }
         if (k.floating && (op == Reduction.Op.AND || op == Reduction.Op.OR || op == Reduction.Op.XOR)) {
             throw new IllegalArgumentException(op + " does not apply to floating-point types");
         }
-        ops.heap().offsetOf(dest, count * k.size, "the " + what + " destination");
+        ops.heap().offsetOf(dest, count * k.size, destWhat); // a constant: a built message would allocate per call
         if (src.byteSize() < count * k.size) {
             throw new IllegalArgumentException("the " + what + " source has " + src.byteSize() + " bytes, needs "
                 + count * k.size);
@@ -62,7 +62,7 @@ final class TeamReductions {
     /** {@code dest[i] = op over members of src[i]} for {@code i < count}, on every member. */
     void reduce(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long count,
                 final Reduction.Kind k, final Reduction.Op op) {
-        check(t, dest, src, count, k, op, "reduction");
+        check(t, dest, src, count, k, op, "reduction", "the reduction destination");
         final int n = t.size();
         if (n == 1) {
             if (count > 0 && dest.address() != src.address()) {
@@ -81,41 +81,48 @@ final class TeamReductions {
         long done = 0;
         do {
             final long c = Math.min(chunk, count - done);
-            final MemorySegment s = src.asSlice(done * k.size, c * k.size);
-            final MemorySegment d = dest.asSlice(done * k.size, c * k.size);
             if (ring) {
                 coll.barrier(t); // every member is done with the lower scratch and its dest
-                ringChunk(t, d, s, c, k, op, regionElems * k.size);
+                ringChunk(t, dest.asSlice(done * k.size, c * k.size), src.asSlice(done * k.size, c * k.size), c, k, op,
+                    regionElems * k.size);
             } else {
                 final long set = LOWER_BYTES + (t.doublingChunks++ & 1) * DOUBLING_SET_BYTES;
-                doublingChunk(t, d, s, c, k, op, coll.scratch(t).asSlice(set, DOUBLING_SET_BYTES),
+                doublingChunk(t, dest, src, done * k.size, c, k, op, Collectives.scratchOffset(t) + set,
                     regionElems * k.size);
             }
             done += c;
         } while (done < count);
     }
 
-    private void doublingChunk(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long c,
-                               final Reduction.Kind k, final Reduction.Op op, final MemorySegment scratch,
+    /**
+     * One chunk by recursive doubling: {@code c} elements from byte {@code at} of {@code src} into the same
+     * place of {@code dest}, through the regions of {@code regionBytes} from heap offset {@code scratch}. Works
+     * on offsets into the segments it is given (no slices: a small reduction allocates nothing).
+     */
+    private void doublingChunk(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long at,
+                               final long c, final Reduction.Kind k, final Reduction.Op op, final long scratch,
                                final long regionBytes) {
         final int n = t.size();
         final int p2 = Integer.highestOneBit(n);
         final int rem = n - p2;
         final long bytes = c * k.size;
         final int levels = log2(p2);
+        final MemorySegment heap = ops.heap().memory();
         MemorySegment acc = src;
+        long accOff = at;
         final int newRank;
         if (t.me < 2 * rem) {
-            final MemorySegment pre = scratch.asSlice(levels * regionBytes, bytes);
+            final long pre = scratch + levels * regionBytes;
             if (t.me % 2 == 0) {
-                coll.putSignal(t, pre, acc, bytes, t.me + 1, Collectives.ROUNDS + 8L * PRE);
+                coll.putSignalAt(t, pre, acc, accOff, bytes, t.me + 1, Collectives.ROUNDS + 8L * PRE);
                 coll.awaitRound(t, POST); // the odd partner puts the result into my dest
                 ops.quiet();
                 return;
             }
             coll.awaitRound(t, PRE);
-            Reduction.combine2(k, op, pre, acc, c, pre);
-            acc = pre;
+            Reduction.combine2(k, op, heap, pre, acc, accOff, c, heap, pre);
+            acc = heap;
+            accOff = pre;
             newRank = t.me / 2;
         } else {
             newRank = t.me - rem;
@@ -123,22 +130,25 @@ final class TeamReductions {
         for (int mask = 1, r = 0; mask < p2; mask <<= 1, r++) {
             final int pn = newRank ^ mask;
             final int partner = pn < rem ? 2 * pn + 1 : pn + rem;
-            final MemorySegment region = scratch.asSlice(r * regionBytes, bytes);
-            coll.putSignal(t, region, acc, bytes, partner, Collectives.ROUNDS + 8L * r);
+            final long region = scratch + r * regionBytes;
+            coll.putSignalAt(t, region, acc, accOff, bytes, partner, Collectives.ROUNDS + 8L * r);
             coll.awaitRound(t, r);
             if (pn < newRank) {
-                Reduction.combine2(k, op, region, acc, c, region);
+                Reduction.combine2(k, op, heap, region, acc, accOff, c, heap, region);
             } else {
-                Reduction.combine2(k, op, acc, region, c, region);
+                Reduction.combine2(k, op, acc, accOff, heap, region, c, heap, region);
             }
-            acc = region;
+            acc = heap;
+            accOff = region;
         }
         ops.quiet(); // every put that read src is done: dest may be src
-        if (bytes > 0 && acc.address() != dest.address()) {
-            MemorySegment.copy(acc, 0, dest, 0, bytes);
+        if (bytes > 0 && acc.address() + accOff != dest.address() + at) {
+            MemorySegment.copy(acc, accOff, dest, at, bytes);
         }
         if (t.me < 2 * rem) {
-            coll.putSignal(t, dest, acc, bytes, t.me - 1, Collectives.ROUNDS + 8L * POST);
+            // dest was checked against the heap: the same offset on the even partner
+            coll.putSignalAt(t, dest.address() - ops.heap().base() + at, acc, accOff, bytes, t.me - 1,
+                Collectives.ROUNDS + 8L * POST);
             ops.quiet();
         }
     }
@@ -186,7 +196,7 @@ final class TeamReductions {
      */
     void scan(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long count,
               final Reduction.Kind k, final Reduction.Op op, final boolean inclusive) {
-        check(t, dest, src, count, k, op, "scan");
+        check(t, dest, src, count, k, op, "scan", "the scan destination");
         final int n = t.size();
         final int rounds = n == 1 ? 1 : 32 - Integer.numberOfLeadingZeros(n - 1);
         final long regionElems = LOWER_BYTES / rounds / k.size;

@@ -8,8 +8,9 @@ import java.lang.management.ManagementFactory;
  * Bytes allocated per small operation ({@link ShmemAllocationTest}): every PE runs each operation against its
  * right neighbour, warms it up, then measures windows of it with the thread's allocation counter and prints
  * {@code alloc NAME BYTES} for the window that allocated least: windows of 20000 operations (a tenth over
- * tcp), shrinking while they exceed {@link #limit}, for up to 20 s; barriers run five windows of 2000 on every
- * PE alike. A stray allocation of the JVM (a compilation's) lands in some windows, a per-operation one in all.
+ * tcp), shrinking while they exceed {@link #limit}, for up to 20 s; barriers and the small broadcast, fcollect
+ * and reduction run five windows of 2000 on every PE alike. A stray allocation of the JVM (a compilation's)
+ * lands in some windows, a per-operation one in all.
  */
 final class ShmemAllocPe {
     // tcp: every operation is a round trip through the peer's progress, 10x fewer keep the job short
@@ -42,6 +43,15 @@ final class ShmemAllocPe {
             measure(shmem, "quiet", shmem::quiet);
             measure(shmem, "longTest", () -> shmem.longTest(flag, Shmem.CMP_EQ, 0));
             measure(shmem, "barrierAll", shmem::barrierAll, WARM / 10, WINDOW / 10, false);
+            // back to back into the same destinations: the values do not matter here, only the allocation
+            final MemorySegment src = sym.asSlice(24, 8);
+            final MemorySegment dest = sym.asSlice(64, 8L * shmem.nPes());
+            measure(shmem, "longBroadcast", () -> shmem.longBroadcast(Shmem.TEAM_WORLD, dest, src, 1, 0), WARM / 10,
+                WINDOW / 10, false);
+            measure(shmem, "longFcollect", () -> shmem.longFcollect(Shmem.TEAM_WORLD, dest, src, 1), WARM / 10,
+                WINDOW / 10, false);
+            measure(shmem, "longSumReduce", () -> shmem.longSumReduce(Shmem.TEAM_WORLD, dest, src, 1), WARM / 10,
+                WINDOW / 10, false);
         }
         shmem.free(sym);
     }
@@ -56,12 +66,16 @@ final class ShmemAllocPe {
      * {@code Worker.waitForEvents}, seen allocating a few hundred bytes per window.
      */
     static long limit(final String tls, final String op) {
+        final boolean collective = op.equals("barrierAll") || op.startsWith("longBroadcast")
+            || op.startsWith("longFcollect") || op.startsWith("longSumReduce");
         if (tls.equals("shm")) {
-            return op.equals("barrierAll") ? 1024 : 0;
+            return collective ? 1024 : 0;
+        }
+        if (collective) {
+            return 128L * 200 + 1024;
         }
         return switch (op) {
             case "longAtomicAdd" -> 128L * (2000 / 64 + 1);
-            case "barrierAll" -> 128L * 200 + 1024;
             case "longP" -> 512;
             default -> 0;
         };

@@ -110,12 +110,15 @@ final class ShmemCollPe {
                 check(d.getAtIndex(ValueLayout.JAVA_LONG, i) == root * 1_000_000L + i, name + " broadcast from " + root);
             }
         }
-        // fcollect and collect, small and past the scratch area
+        // fcollect and collect, small and past the scratch area; fcollect has no entry barrier, so d must be ready
+        // on every member (done checking the broadcast) before any enters it
+        shmem.teamSync(team);
         final int[] mine = {tme, tme * 10, tme * 100};
         shmem.intFcollect(team, d, MemorySegment.ofArray(mine), 3);
         for (int p = 0; p < tn; p++) {
             check(d.getAtIndex(ValueLayout.JAVA_INT, 3L * p + 2) == p * 100, name + " fcollect block " + p);
         }
+        shmem.teamSync(team); // the same for the next fcollect into d
         final int big = 20_000 / tn;
         for (int i = 0; i < big; i++) {
             s.setAtIndex(ValueLayout.JAVA_LONG, i, tme * 1_000_000L + i);
