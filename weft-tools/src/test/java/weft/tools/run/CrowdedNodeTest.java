@@ -3,7 +3,6 @@ package weft.tools.run;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -28,10 +27,7 @@ class CrowdedNodeTest {
     }
 
     private static List<String> peCommand(final String... args) {
-        final RunCommand cmd = new RunCommand();
-        cmd.env = name -> null;
-        new CommandLine(cmd).setStopAtPositional(true).parseArgs(args);
-        return cmd.spec().peCommand();
+        return RunAotCacheTest.peCommand(args);
     }
 
     @Test
