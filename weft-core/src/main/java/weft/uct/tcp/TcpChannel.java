@@ -40,8 +40,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * <p>Single threaded (the interface's progress thread).
  */
 final class TcpChannel {
+    /** Most entries the write queue holds. */
     static final int IOV_CAP = 256;
-    private static final int IOV_MASK = IOV_CAP - 1;
+    /** Entries of a new queue: a connection that carries a few small messages at a time costs 256 bytes. */
+    static final int IOV_INIT = 16;
     private static final int WRITEV_BATCH = 64;
 
     /** Told about readiness by the interface's progress. */
@@ -72,10 +74,16 @@ final class TcpChannel {
     /** The smallest splice pipe worth using (unless a smaller one was asked for). */
     private static final int MIN_PIPE = 256 << 10;
 
-    private final long iovBase;
-    private final boolean[] inTx = new boolean[IOV_CAP];
+    /**
+     * The write queue: a ring of {@code struct iovec} entries ({@link #iovCap}, growing by doubling up to
+     * {@link #IOV_CAP} when a push finds it full, so a connection pays for the depth it used).
+     */
+    private long iovBase;
+    private int iovCap = IOV_INIT;
+    private int iovMask = IOV_INIT - 1;
+    private boolean[] inTx = new boolean[IOV_INIT];
     /** The entry is user memory that may be spliced (see the class comment). */
-    private final boolean[] spliceable = new boolean[IOV_CAP];
+    private boolean[] spliceable = new boolean[IOV_INIT];
     private int spliceQueued;
     /** Read and write end of the splice pipe, -1 until the first splice (and for good if it failed). */
     private int pipeR = -1;
@@ -129,7 +137,7 @@ final class TcpChannel {
         this.rxBase = rx.address();
         this.tx = LazyMemory.allocate(arena, txCap);
         this.txBase = tx.address();
-        this.iovBase = LazyMemory.allocate(arena, 16L * IOV_CAP).address();
+        this.iovBase = arena.allocate(16L * IOV_INIT, 16).address();
     }
 
     // ---- transmit ----
@@ -223,7 +231,7 @@ final class TcpChannel {
 
     private void append(final int off, final int len) {
         if (iovCount > 0) {
-            final int last = (iovHead + iovCount - 1) & IOV_MASK;
+            final int last = (iovHead + iovCount - 1) & iovMask;
             final long e = iovBase + 16L * last;
             if (inTx[last] && e(e) + l(e) == txBase + off) {
                 setL(e, l(e) + len); // coalesce with the previous frame: one iovec, one write
@@ -253,20 +261,48 @@ final class TcpChannel {
         }
         push(address, len, false);
         if (kind == TcpReplayLog.REF && len >= iface.spliceThresh && len <= iface.spliceMax && !pipeFailed) {
-            spliceable[(iovHead + iovCount - 1) & IOV_MASK] = true;
+            spliceable[(iovHead + iovCount - 1) & iovMask] = true;
             spliceQueued++;
         }
         bytesQueued += len;
     }
 
     private void push(final long base, final long len, final boolean fromTx) {
-        final int i = (iovHead + iovCount) & IOV_MASK;
+        if (iovCount == iovCap) {
+            growIov();
+        }
+        final int i = (iovHead + iovCount) & iovMask;
         final long e = iovBase + 16L * i;
         ALL.set(JAVA_LONG, e, base);
         setL(e, len);
         inTx[i] = fromTx;
         spliceable[i] = false;
         iovCount++;
+    }
+
+    /**
+     * Doubles the write queue, its entries moved in order to the start of the new ring. The old ring stays in
+     * the channel's arena until close (at most {@link #IOV_CAP} entries in all, once per connection).
+     */
+    private void growIov() {
+        final int cap = 2 * iovCap;
+        final long grown = arena.allocate(16L * cap, 16).address();
+        for (int k = 0; k < iovCount; k++) {
+            final long from = iovBase + 16L * ((iovHead + k) & iovMask);
+            ALL.set(JAVA_LONG, grown + 16L * k, e(from));
+            setL(grown + 16L * k, l(from));
+        }
+        inTx = RingArrays.doubled(inTx, iovHead, iovHead + iovCount, iovHead);
+        spliceable = RingArrays.doubled(spliceable, iovHead, iovHead + iovCount, iovHead);
+        iovBase = grown;
+        iovHead = 0;
+        iovCap = cap;
+        iovMask = cap - 1;
+    }
+
+    /** Entries the write queue has room for before it grows again (for tests). */
+    int iovCapacity() {
+        return iovCap;
     }
 
     @SuppressWarnings("restricted") // raw buffer addresses the channel itself took from live segments
@@ -314,10 +350,10 @@ final class TcpChannel {
                 }
                 continue;
             }
-            int n = Math.min(Math.min(iovCount, IOV_CAP - iovHead), WRITEV_BATCH);
+            int n = Math.min(Math.min(iovCount, iovCap - iovHead), WRITEV_BATCH);
             if (spliceQueued > 0) {
                 for (int k = 1; k < n; k++) {
-                    if (spliceable[(iovHead + k) & IOV_MASK]) {
+                    if (spliceable[(iovHead + k) & iovMask]) {
                         n = k; // written up to the spliced entry, which goes its own way
                         break;
                     }
@@ -424,7 +460,7 @@ final class TcpChannel {
                 if (inTx[iovHead]) {
                     txHead = (int) (e(e) + len - txBase);
                 }
-                iovHead = (iovHead + 1) & IOV_MASK;
+                iovHead = (iovHead + 1) & iovMask;
                 iovCount--;
                 done++;
             } else {

@@ -35,7 +35,12 @@ final class TcpReplayLog {
     static final byte COPY = 0;
     static final byte REF = 1;
     static final byte VOLATILE = 2;
-    private static final int FIRST_CAP = 64 * 1024;
+    /** First ring: a connection that carries a few small messages between acknowledgements costs 1 KiB. */
+    static final int FIRST_CAP = 1024;
+    /** Rings from this size on are mapped lazily (pages appear as copies are written); smaller ones are malloc'd. */
+    private static final int LAZY_CAP = 64 * 1024;
+    /** First size of the entry arrays. */
+    static final int FIRST_ENTRIES = 16;
     private static final MemorySegment ALL = TcpInterface.ALL;
 
     private final int max;
@@ -46,7 +51,7 @@ final class TcpReplayLog {
     private int tail;
     private int copies;
 
-    private int eCap = 64;
+    private int eCap = FIRST_ENTRIES;
     private int eHead;
     private int eCount;
     private long[] ePos = new long[eCap];
@@ -67,7 +72,7 @@ final class TcpReplayLog {
         this.start = position;
         this.end = position;
         this.lost = position;
-        this.max = Math.max(FIRST_CAP, max);
+        this.max = Math.max(LAZY_CAP, max);
     }
 
     long start() {
@@ -92,7 +97,7 @@ final class TcpReplayLog {
     void copyFrom(final long address, final long n) {
         long done = 0;
         while (done < n) {
-            final int k = (int) Math.min(n - done, FIRST_CAP);
+            final int k = (int) Math.min(n - done, LAZY_CAP);
             final int at = room(k);
             MemoryCopy.copy(ALL, address + done, buf, at, k);
             appendCopy(at, k);
@@ -298,7 +303,7 @@ final class TcpReplayLog {
             arena.close();
         }
         arena = Arena.ofShared();
-        buf = LazyMemory.allocate(arena, c); // pages appear as copies are written: a quiet connection costs little
+        buf = c < LAZY_CAP ? arena.allocate(c, 8) : LazyMemory.allocate(arena, c);
         cap = c;
         if (copies == 0) {
             head = 0;
@@ -315,6 +320,16 @@ final class TcpReplayLog {
         eKind = RingArrays.doubled(eKind, from, to, from);
         eHead = 0;
         eCap *= 2;
+    }
+
+    /** Bytes the copy ring holds before it grows (0 before the first copy; for tests). */
+    int capacity() {
+        return buf == null ? 0 : cap;
+    }
+
+    /** Entries the entry ring holds before it grows (for tests). */
+    int entryCapacity() {
+        return eCap;
     }
 
     /** Copied bytes kept (for tests and counters). */

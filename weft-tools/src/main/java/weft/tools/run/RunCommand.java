@@ -188,7 +188,9 @@ public final class RunCommand implements Callable<Integer> {
         if (port < 0 || port > 65535) {
             throw new LaunchException("--port must be in 0..65535, got " + port);
         }
-        return new JobLauncher.Spec(placements, agentWords, exportedVariables(), timeoutNs, tagOutput, peCommand(),
+        return new JobLauncher.Spec(placements, agentWords, exportedVariables(), timeoutNs, tagOutput,
+            peCommand(CrowdedNode.crowded(placements.stream().filter(HostList.Placement::local).count(),
+                weft.ucs.Cpus.online())),
             port, bootstrapAddress, config.get(RuntimeConfig.RUN_KILL_GRACE), config.get(RuntimeConfig.BOOTSTRAP_TIMEOUT),
             config.text(RuntimeConfig.BOOTSTRAP_TIMEOUT), cpus, reportBindings);
     }
@@ -225,7 +227,8 @@ public final class RunCommand implements Callable<Integer> {
         return env;
     }
 
-    private List<String> peCommand() {
+    /** The PEs' command; {@code crowded}: this node's PEs outnumber its CPUs (see {@link CrowdedNode}). */
+    List<String> peCommand(final boolean crowded) {
         final String own = System.getProperty("java.class.path");
         // the java launcher's source mode adds modules the cache was not trained with: the JVM would refuse it
         final String aot = main.endsWith(".java") && program == null ? null : aotCache();
@@ -238,7 +241,12 @@ public final class RunCommand implements Callable<Integer> {
         cmd.add("--enable-native-access=ALL-UNNAMED");
         if (aot != null) {
             cmd.add("-XX:AOTCache=" + aot);
-            cmd.addAll(AOT_JIT_OPTIONS);
+            if (!crowded) {
+                cmd.addAll(AOT_JIT_OPTIONS);
+            }
+        }
+        if (crowded) {
+            cmd.addAll(CrowdedNode.options(jvmOptions));
         }
         cmd.addAll(jvmOptions);
         if (main.endsWith(".jar")) {

@@ -135,6 +135,23 @@ class LaunchTest {
         assertTrue(job.out().contains("rank 1 got \"hello from rank 0\" and 42 in its heap"), job.toString());
     }
 
+    /**
+     * The all-pairs example (every PE connects to every other, one tagged message each way, checked, a barrier)
+     * with more PEs than the machine has CPUs, so that the PEs start as on a crowded node ({@link CrowdedNode}).
+     */
+    @Test
+    void shouldRunTheAllPairsExampleWithMorePesThanCpus() {
+        final java.nio.file.Path example = java.nio.file.Path.of("..", "examples", "AllPairs.java").toAbsolutePath();
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(example), "no " + example);
+        org.junit.jupiter.api.Assumptions.assumeTrue(weft.ucs.Cpus.online() <= 8,
+            "crowding a machine of " + weft.ucs.Cpus.online() + " CPUs takes more JVMs than a test should start");
+        final int n = Math.max(3, weft.ucs.Cpus.online() + 2);
+        final Job job = run("-n", Integer.toString(n), example.toString());
+        assertEquals(0, job.rc(), job.toString());
+        assertTrue(job.out().contains(n + " PEs: all-pairs wireup + exchange + barrier"), job.toString());
+        assertTrue(job.out().contains("rank 0 has " + (n - 1) + " endpoints"), job.toString());
+    }
+
     /** The MPI examples (package mpi, weft-mpi on the launcher's class path), as single-file sources. */
     @Test
     void shouldRunTheMpiExamples() {

@@ -24,7 +24,8 @@ class RunAotCacheTest {
         System.clearProperty(RunCommand.AOT_PROPERTY);
     }
 
-    private static List<String> peCommand(final String... args) {
+    /** The PEs' command that {@code weft run ARGS} would start. */
+    static List<String> peCommand(final String... args) {
         final RunCommand cmd = new RunCommand();
         cmd.env = name -> null;
         new CommandLine(cmd).setStopAtPositional(true).parseArgs(args);
