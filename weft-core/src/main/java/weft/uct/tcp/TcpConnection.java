@@ -667,7 +667,9 @@ final class TcpConnection implements TcpChannel.Owner {
         resume = new TcpResume(this, cause);
         ch.dropSocket();
         iface.addResuming(this);
-        LOG.log(System.Logger.Level.INFO, "tcp: connection {0} {1}:{2} broke ({3}); {4} for up to {5} ms",
+        // DEBUG: at a job's end every peer's sockets break as PEs exit; what matters is logged when a connection
+        // resumes (INFO) or fails for a reason other than its peer being gone (WARNING)
+        LOG.log(System.Logger.Level.DEBUG, "tcp: connection {0} {1}:{2} broke ({3}); {4} for up to {5} ms",
             connector ? "to" : "from", TcpAddress.ipString(peerIp), String.valueOf(peerPort), cause,
             connector ? "reconnecting" : "waiting for the peer", String.valueOf(iface.faultTimeoutNs / 1_000_000L));
     }
@@ -681,8 +683,16 @@ final class TcpConnection implements TcpChannel.Owner {
 
     /** The connection cannot come back: fails it as a socket error always did. */
     void giveUp(final String why) {
+        giveUp(why, System.Logger.Level.WARNING);
+    }
+
+    /**
+     * The connection cannot come back, logged at {@code level}: DEBUG when the peer's process or interface is
+     * gone (normal at a job's end; its endpoints report the failure to whoever uses them).
+     */
+    void giveUp(final String why, final System.Logger.Level level) {
         final Status st = resume != null ? resume.cause : Status.CONNECTION_RESET;
-        LOG.log(System.Logger.Level.WARNING, "tcp: connection {0} {1}:{2} failed ({3}): {4}",
+        LOG.log(level, "tcp: connection {0} {1}:{2} failed ({3}): {4}",
             connector ? "to" : "from", TcpAddress.ipString(peerIp), String.valueOf(peerPort), st, why);
         fail(st, true);
     }

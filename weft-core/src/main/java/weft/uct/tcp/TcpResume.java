@@ -131,7 +131,8 @@ final class TcpResume {
         if (errno == LibC.ECONNREFUSED) {
             // the peer's host answers, but nothing listens: its interface or its process is gone
             closeAttempt();
-            conn.giveUp("the peer refused a new connection (its interface or process is gone)");
+            conn.giveUp("the peer refused a new connection (its interface or process is gone)",
+                System.Logger.Level.DEBUG);
             return;
         }
         retry(now);
