@@ -28,8 +28,13 @@ public class OsuMpi {
         final int max = args.length > 1 ? Integer.parseInt(args[1]) : 1 << 20;
         final Intracomm w = MPI.COMM_WORLD;
         if ("1".equals(System.getenv("OSU_BIND"))) {
-            final int cpus = Runtime.getRuntime().availableProcessors();
-            Affinity.pinCurrentThread(w.getRank() % cpus);
+            // weft run binds each PE to a core of its own when they fit: the PE then sees one CPU, and pinning
+            // to "rank modulo the CPUs it sees" would put every rank on the first CPU of its mask, or worse,
+            // move both ranks onto one core (a 4 ms time slice per message)
+            final int[] cpus = Affinity.currentCpus();
+            if (cpus.length > 1) {
+                Affinity.pinCurrentThread(cpus[w.getRank() % cpus.length]);
+            }
         }
         for (final String t : new String[] {"latency", "bw", "bibw", "mbw_mr", "barrier", "bcast", "reduce",
             "allreduce", "allgather", "alltoall"}) {
