@@ -11,9 +11,22 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class RuntimeTest {
     private static final Config NO_ENV = Config.fromMap(Map.of());
+
+    @Test
+    void initLinksTheSetupCallsOnAThreadThatDoesNotOutliveIt() {
+        // the process's own environment: a singleton unless this JVM runs as a task of some job
+        assumeTrue(System.getenv(LaunchEnv.RANK) == null && System.getenv("PMIX_RANK") == null
+            && System.getenv("PMI_FD") == null && System.getenv("SLURM_STEP_ID") == null, "inside a job");
+        try (Runtime rt = Runtime.init(NO_ENV)) {
+            assertEquals("singleton", rt.bootstrapName());
+            assertTrue(Thread.getAllStackTraces().keySet().stream()
+                .noneMatch(t -> t.getName().equals("weft-link") && t.isAlive()), "the link thread outlived init");
+        }
+    }
 
     @Test
     void shouldBeASingletonWithoutLauncherEnvironment() {

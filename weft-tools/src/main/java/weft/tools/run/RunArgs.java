@@ -1,7 +1,16 @@
 package weft.tools.run;
 
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.BiConsumer;
+import java.util.function.BiPredicate;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The launcher's fast reading of {@code weft run}'s command line: the common forms (each option by one of its
@@ -14,32 +23,72 @@ import java.util.Map;
  * {@code weft run}'s start. {@code RunArgsTest} checks that both readings agree on every option.
  */
 final class RunArgs {
-    private enum Kind { VALUE, LIST, FLAG }
+    /**
+     * One option: whether it takes a value and how the value sets the command (false: the value does not
+     * parse, so picocli must say why). Its names share one instance, so a repeat by another name is seen.
+     */
+    private record Opt(boolean flag, boolean repeatable, BiPredicate<RunCommand, String> set) {
+        static Opt flag(final Consumer<RunCommand> set) {
+            return new Opt(true, false, (c, v) -> {
+                set.accept(c);
+                return true;
+            });
+        }
 
-    private record Opt(String field, Kind kind) {
+        static Opt value(final BiConsumer<RunCommand, String> set) {
+            return new Opt(false, false, (c, v) -> {
+                set.accept(c, v);
+                return true;
+            });
+        }
+
+        static Opt number(final String digits, final BiConsumer<RunCommand, String> set) {
+            return new Opt(false, false, (c, v) -> {
+                if (!v.matches(digits)) {
+                    return false;
+                }
+                set.accept(c, v);
+                return true;
+            });
+        }
+
+        static Opt list(final Function<RunCommand, List<String>> list) {
+            return new Opt(false, true, (c, v) -> list.apply(c).add(v));
+        }
     }
 
-    /** Every name of every option of {@link RunCommand}, with the field it sets. */
-    static final Map<String, Opt> OPTIONS = Map.ofEntries(
-        Map.entry("-n", new Opt("n", Kind.VALUE)), Map.entry("-np", new Opt("n", Kind.VALUE)),
-        Map.entry("--np", new Opt("n", Kind.VALUE)),
-        Map.entry("-H", new Opt("hosts", Kind.VALUE)), Map.entry("--hosts", new Opt("hosts", Kind.VALUE)),
-        Map.entry("--host", new Opt("hosts", Kind.VALUE)),
-        Map.entry("--hostfile", new Opt("hostfile", Kind.VALUE)),
-        Map.entry("--oversubscribe", new Opt("oversubscribe", Kind.FLAG)),
-        Map.entry("--bind-to", new Opt("bindTo", Kind.VALUE)),
-        Map.entry("--map-by", new Opt("mapBy", Kind.VALUE)),
-        Map.entry("--report-bindings", new Opt("reportBindings", Kind.FLAG)),
-        Map.entry("--agent", new Opt("agent", Kind.VALUE)),
-        Map.entry("-x", new Opt("exports", Kind.LIST)),
-        Map.entry("--timeout", new Opt("timeoutSeconds", Kind.VALUE)),
-        Map.entry("--tag-output", new Opt("tagOutput", Kind.FLAG)),
-        Map.entry("-cp", new Opt("classpath", Kind.VALUE)), Map.entry("--cp", new Opt("classpath", Kind.VALUE)),
-        Map.entry("--classpath", new Opt("classpath", Kind.VALUE)),
-        Map.entry("-J", new Opt("jvmOptions", Kind.LIST)), Map.entry("--jvm-option", new Opt("jvmOptions", Kind.LIST)),
-        Map.entry("--no-aot-cache", new Opt("noAotCache", Kind.FLAG)),
-        Map.entry("--port", new Opt("port", Kind.VALUE)),
-        Map.entry("--bootstrap-address", new Opt("bootstrapAddress", Kind.VALUE)));
+    private static final String INT = "[0-9]{1,9}";
+
+    /** Every name of every option of {@link RunCommand}. */
+    static final Map<String, Opt> OPTIONS = options();
+
+    private static Map<String, Opt> options() {
+        final Map<String, Opt> m = new HashMap<>();
+        put(m, Opt.number(INT, (c, v) -> c.n = Integer.parseInt(v)), "-n", "-np", "--np");
+        put(m, Opt.value((c, v) -> c.hosts = v), "-H", "--hosts", "--host");
+        put(m, Opt.value((c, v) -> c.hostfile = Path.of(v)), "--hostfile");
+        put(m, Opt.flag(c -> c.oversubscribe = true), "--oversubscribe");
+        put(m, Opt.value((c, v) -> c.bindTo = v), "--bind-to");
+        put(m, Opt.value((c, v) -> c.mapBy = v), "--map-by");
+        put(m, Opt.flag(c -> c.reportBindings = true), "--report-bindings");
+        put(m, Opt.value((c, v) -> c.agent = v), "--agent");
+        put(m, Opt.list(c -> c.exports), "-x");
+        put(m, Opt.number(INT + "(\\.[0-9]{1,9})?", (c, v) -> c.timeoutSeconds = Double.parseDouble(v)),
+            "--timeout");
+        put(m, Opt.flag(c -> c.tagOutput = true), "--tag-output");
+        put(m, Opt.value((c, v) -> c.classpath = v), "-cp", "--cp", "--classpath");
+        put(m, Opt.list(c -> c.jvmOptions), "-J", "--jvm-option");
+        put(m, Opt.flag(c -> c.noAotCache = true), "--no-aot-cache");
+        put(m, Opt.number(INT, (c, v) -> c.port = Integer.parseInt(v)), "--port");
+        put(m, Opt.value((c, v) -> c.bootstrapAddress = v), "--bootstrap-address");
+        return Map.copyOf(m);
+    }
+
+    private static void put(final Map<String, Opt> m, final Opt o, final String... names) {
+        for (final String name : names) {
+            m.put(name, o);
+        }
+    }
 
     private RunArgs() {
     }
@@ -50,84 +99,39 @@ final class RunArgs {
      */
     static RunCommand parse(final String... a) {
         final RunCommand c = new RunCommand();
-        final java.util.Set<String> seen = new java.util.HashSet<>();
+        final Set<Opt> seen = new HashSet<>();
         int i = 0;
         for (; i < a.length && a[i].startsWith("-"); i++) {
             final int eq = a[i].indexOf('=');
-            final String name = eq < 0 ? a[i] : a[i].substring(0, eq);
-            final Opt o = OPTIONS.get(name);
+            final Opt o = OPTIONS.get(eq < 0 ? a[i] : a[i].substring(0, eq));
             if (o == null) {
                 return null; // --help, --, an unknown option, a clustered short option ...
             }
-            if (o.kind() == Kind.FLAG) {
-                if (eq >= 0 || !seen.add(o.field())) {
-                    return null;
-                }
-                setFlag(c, o.field());
-                continue;
+            if (!o.repeatable() && !seen.add(o)) {
+                return null; // picocli refuses a single-valued option given twice: let it say so
             }
             final String value;
-            if (eq >= 0) {
+            if (o.flag()) {
+                if (eq >= 0) {
+                    return null;
+                }
+                value = null;
+            } else if (eq >= 0) {
                 value = a[i].substring(eq + 1);
             } else if (i + 1 < a.length && !OPTIONS.containsKey(a[i + 1])) {
                 value = a[++i];
             } else {
                 return null;
             }
-            if (o.kind() != Kind.LIST && !seen.add(o.field())) {
-                return null; // picocli refuses a single-valued option given twice: let it say so
-            }
-            if (!set(c, o, value)) {
+            if (!o.set().test(c, value)) {
                 return null;
             }
         }
-        if (i >= a.length || !seen.contains("n")) {
+        if (i >= a.length || !seen.contains(OPTIONS.get("-n"))) {
             return null;
         }
         c.main = a[i];
-        c.args.addAll(java.util.Arrays.asList(a).subList(i + 1, a.length));
+        c.args.addAll(Arrays.asList(a).subList(i + 1, a.length));
         return c;
-    }
-
-    private static void setFlag(final RunCommand c, final String field) {
-        switch (field) {
-            case "oversubscribe" -> c.oversubscribe = true;
-            case "reportBindings" -> c.reportBindings = true;
-            case "tagOutput" -> c.tagOutput = true;
-            case "noAotCache" -> c.noAotCache = true;
-            default -> throw new IllegalStateException("no flag " + field);
-        }
-    }
-
-    private static boolean set(final RunCommand c, final Opt o, final String v) {
-        switch (o.field()) {
-            case "n", "port" -> {
-                if (!v.matches("[0-9]{1,9}")) {
-                    return false;
-                }
-                if (o.field().equals("n")) {
-                    c.n = Integer.parseInt(v);
-                } else {
-                    c.port = Integer.parseInt(v);
-                }
-            }
-            case "timeoutSeconds" -> {
-                if (!v.matches("[0-9]{1,9}(\\.[0-9]{1,9})?")) {
-                    return false;
-                }
-                c.timeoutSeconds = Double.parseDouble(v);
-            }
-            case "hostfile" -> c.hostfile = Path.of(v);
-            case "hosts" -> c.hosts = v;
-            case "bindTo" -> c.bindTo = v;
-            case "mapBy" -> c.mapBy = v;
-            case "agent" -> c.agent = v;
-            case "classpath" -> c.classpath = v;
-            case "bootstrapAddress" -> c.bootstrapAddress = v;
-            case "exports" -> c.exports.add(v);
-            case "jvmOptions" -> c.jvmOptions.add(v);
-            default -> throw new IllegalStateException("no option field " + o.field());
-        }
-        return true;
     }
 }

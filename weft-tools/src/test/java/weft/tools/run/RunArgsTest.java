@@ -89,6 +89,7 @@ class RunArgsTest {
         assertNull(RunArgs.parse("-n", "two", "M"), "not a number");
         assertNull(RunArgs.parse("-n", "-1", "M"));
         assertNull(RunArgs.parse("-n", "2", "-n", "3", "M"), "a single-valued option twice");
+        assertNull(RunArgs.parse("-n", "2", "--np", "3", "M"), "a single-valued option twice, by two of its names");
         assertNull(RunArgs.parse("-n", "2", "--tag-output", "--tag-output", "M"));
         assertNull(RunArgs.parse("-n2", "M"), "a clustered short option");
         assertNull(RunArgs.parse("-n", "2", "--bogus", "M"));
