@@ -4,6 +4,7 @@ import weft.ucs.memory.LazyMemory;
 import weft.ucs.memory.MemoryCopy;
 import weft.ucs.stats.Counter;
 import weft.ucs.sys.LibC;
+import weft.uct.AbstractMemoryDomain;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -246,7 +247,7 @@ final class TcpChannel {
      * iovFree). {@code kind} says how long the memory stays as it is, for the replay log and the
      * splice: {@link TcpReplayLog#REF} until the peer acknowledged having received it (it may then
      * be spliced when large enough), {@link TcpReplayLog#COPY} only until written (the log copies
-     * it), {@link TcpReplayLog#VOLATILE} never (it cannot be replayed).
+     * it). Get replies read from a region go through {@link #appendReply}.
      */
     void appendUser(final long address, final long len, final byte kind) {
         if (len == 0) {
@@ -256,7 +257,7 @@ final class TcpChannel {
             if (kind == TcpReplayLog.COPY) {
                 log.copyFrom(address, len);
             } else {
-                log.reference(kind, address, len);
+                log.reference(address, len);
             }
         }
         push(address, len, false);
@@ -264,6 +265,21 @@ final class TcpChannel {
             spliceable[(iovHead + iovCount - 1) & iovMask] = true;
             spliceQueued++;
         }
+        bytesQueued += len;
+    }
+
+    /**
+     * Queues a get reply of {@code len} bytes read straight from {@code region} at {@code address}
+     * (zero copy; caller checked iovFree): logged as {@link TcpReplayLog#VOLATILE}, never spliced.
+     */
+    void appendReply(final long address, final long len, final AbstractMemoryDomain.Region region) {
+        if (len == 0) {
+            return;
+        }
+        if (log != null) {
+            log.referenceVolatile(address, len, region);
+        }
+        push(address, len, false);
         bytesQueued += len;
     }
 
@@ -588,6 +604,9 @@ final class TcpChannel {
             return false;
         }
         log.ack(from);
+        if (!log.settleForReplay(bytesWritten)) {
+            return false; // a get reply to send again could not be copied (the ring is at its limit)
+        }
         if (replayIov == 0) {
             replayIov = arena.allocate(16L * WRITEV_BATCH, 16).address();
         }

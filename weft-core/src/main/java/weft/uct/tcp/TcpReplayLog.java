@@ -2,6 +2,7 @@ package weft.uct.tcp;
 
 import weft.ucs.memory.LazyMemory;
 import weft.ucs.memory.MemoryCopy;
+import weft.uct.AbstractMemoryDomain;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -22,12 +23,18 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *   into the log's own ring;</li>
  *   <li>{@link #REF referenced}: put payloads, whose owner keeps them unchanged until the target's
  *   PUT_ACK, which comes only after the target consumed them (so they are never needed after);</li>
- *   <li>{@link #VOLATILE}: large get replies written straight from a registered region; the
- *   region may change once the reply left (a later put), so such bytes cannot be replayed, and a
- *   resume that would need them fails the connection.</li>
+ *   <li>{@link #VOLATILE}: large get replies written straight from a registered region. The region
+ *   stays as the reply read it until the server applies a later request of the same stream (a put,
+ *   an atomic, an AM whose handler may write it; what else writes it races with the get, whose
+ *   requester has not consumed these bytes yet). So before it applies such a request the server
+ *   {@link #settle settles} the log: the volatile bytes not acknowledged yet are copied into a second
+ *   ring ({@link #SETTLED}), in stream order as they are forgotten. A resume settles what is left
+ *   (re-reading the region, which nothing ordered after the reply has changed), unless the region was
+ *   deregistered meanwhile: then those bytes cannot be replayed and the connection fails.</li>
  * </ul>
- * The copy ring grows by doubling up to {@code max} bytes; beyond that the oldest bytes are
- * forgotten unacknowledged, and a resume from below them fails ({@link #replayable}).
+ * Each ring grows by doubling up to {@code max} bytes; beyond that the oldest copies are forgotten
+ * unacknowledged, and a resume from below them fails ({@link #replayable}); volatile bytes that do
+ * not fit the settled ring stay volatile and are replayable only while no later request was applied.
  *
  * <p>Single threaded (the interface's progress thread).
  */
@@ -35,6 +42,8 @@ final class TcpReplayLog {
     static final byte COPY = 0;
     static final byte REF = 1;
     static final byte VOLATILE = 2;
+    /** Volatile bytes copied into the settled ring. */
+    static final byte SETTLED = 3;
     /** First ring: a connection that carries a few small messages between acknowledgements costs 1 KiB. */
     static final int FIRST_CAP = 1024;
     /** Rings from this size on are mapped lazily (pages appear as copies are written); smaller ones are malloc'd. */
@@ -44,12 +53,13 @@ final class TcpReplayLog {
     private static final MemorySegment ALL = TcpInterface.ALL;
 
     private final int max;
-    private Arena arena;
-    private MemorySegment buf;
-    private int cap;
-    private int head;
-    private int tail;
-    private int copies;
+    /** Frames and AM payloads ({@link #COPY}). */
+    private final Ring ring = new Ring();
+    /** Settled get replies ({@link #SETTLED}); allocated by the first settle. */
+    private final Ring settledRing = new Ring();
+    /** {@link #VOLATILE} entries kept; the regions they read, by entry index (allocated with the first). */
+    private int volatiles;
+    private AbstractMemoryDomain.Region[] eRegion;
 
     private int eCap = FIRST_ENTRIES;
     private int eHead;
@@ -89,7 +99,7 @@ final class TcpReplayLog {
             return;
         }
         final int at = room(n);
-        MemorySegment.copy(src, off, buf, at, n);
+        MemorySegment.copy(src, off, ring.buf, at, n);
         appendCopy(at, n);
     }
 
@@ -99,19 +109,20 @@ final class TcpReplayLog {
         while (done < n) {
             final int k = (int) Math.min(n - done, LAZY_CAP);
             final int at = room(k);
-            MemoryCopy.copy(ALL, address + done, buf, at, k);
+            MemoryCopy.copy(ALL, address + done, ring.buf, at, k);
             appendCopy(at, k);
             done += k;
         }
     }
 
     private void appendCopy(final int at, final int n) {
-        tail = at + n;
-        copies++;
+        ring.tail = at + n;
+        ring.copies++;
         if (eCount > 0) {
             final int last = (eHead + eCount - 1) & (eCap - 1);
             if (eKind[last] == COPY && eAddr[last] + eLen[last] == at) {
                 eLen[last] += n; // contiguous with the previous copy: one entry
+                ring.copies--;
                 end += n;
                 return;
             }
@@ -119,11 +130,24 @@ final class TcpReplayLog {
         push(COPY, at, n);
     }
 
-    /** Logs {@code n} bytes of memory at {@code address} by reference ({@link #REF} or {@link #VOLATILE}). */
-    void reference(final byte kind, final long address, final long n) {
+    /** Logs {@code n} bytes of memory at {@code address} by reference ({@link #REF}). */
+    void reference(final long address, final long n) {
         if (n > 0) {
-            push(kind, address, n);
+            push(REF, address, n);
         }
+    }
+
+    /** Logs {@code n} bytes of {@code region} at {@code address}, read by the socket as it takes them ({@link #VOLATILE}). */
+    void referenceVolatile(final long address, final long n, final AbstractMemoryDomain.Region region) {
+        if (n <= 0) {
+            return;
+        }
+        if (eRegion == null) {
+            eRegion = new AbstractMemoryDomain.Region[eCap];
+        }
+        push(VOLATILE, address, n);
+        eRegion[(eHead + eCount - 1) & (eCap - 1)] = region;
+        volatiles++;
     }
 
     private void push(final byte kind, final long addr, final long n) {
@@ -153,8 +177,8 @@ final class TcpReplayLog {
                 ePos[i] += d;
                 eAddr[i] += d;
                 eLen[i] -= d;
-                if (eKind[i] == COPY) {
-                    head = (int) eAddr[i];
+                if (eKind[i] == COPY || eKind[i] == SETTLED) {
+                    ringOf(eKind[i]).head = (int) eAddr[i];
                 }
             }
             break;
@@ -162,14 +186,18 @@ final class TcpReplayLog {
         start = Math.max(start, Math.min(position, end));
     }
 
+    private Ring ringOf(final byte kind) {
+        return kind == COPY ? ring : settledRing;
+    }
+
     private void pop() {
         final int i = eHead;
-        if (eKind[i] == COPY) {
-            head = (int) (eAddr[i] + eLen[i]);
-            if (--copies == 0) {
-                head = 0;
-                tail = 0;
-            }
+        final byte kind = eKind[i];
+        if (kind == COPY || kind == SETTLED) {
+            ringOf(kind).release(eAddr[i] + eLen[i]);
+        } else if (kind == VOLATILE) {
+            eRegion[i] = null;
+            volatiles--;
         }
         start = ePos[i] + eLen[i];
         eHead = (eHead + 1) & (eCap - 1);
@@ -185,20 +213,87 @@ final class TcpReplayLog {
         lost = end;
     }
 
+    /** Whether volatile bytes are kept (the server then settles before it applies a request). */
+    boolean holdsVolatile() {
+        return volatiles > 0;
+    }
+
+    /**
+     * The server is about to apply a request that may change a region: copies every volatile byte
+     * kept into the settled ring. Bytes that cannot be copied (no room within the limit, or their
+     * region was deregistered) are marked lost: a resume that needs them fails.
+     */
+    void settleBeforeChange() {
+        for (int k = 0; k < eCount && volatiles > 0; k++) {
+            final int i = (eHead + k) & (eCap - 1);
+            if (eKind[i] == VOLATILE && !settle(i)) {
+                lost = Math.max(lost, ePos[i] + eLen[i]);
+            }
+        }
+    }
+
+    /**
+     * Before a replay of the bytes below {@code to}: copies the volatile ones into the settled ring
+     * (nothing ordered after their reply has changed their region), so that the replay reads no
+     * region a later request may change. False if one could not be copied.
+     */
+    boolean settleForReplay(final long to) {
+        boolean all = true;
+        for (int k = 0; k < eCount && volatiles > 0; k++) {
+            final int i = (eHead + k) & (eCap - 1);
+            if (ePos[i] >= to) {
+                break;
+            }
+            if (eKind[i] == VOLATILE && !settle(i)) {
+                all = false;
+            }
+        }
+        return all;
+    }
+
+    private boolean settle(final int i) {
+        final AbstractMemoryDomain.Region region = eRegion[i];
+        final long n = eLen[i];
+        if (!region.isLive() || n > max) {
+            return false;
+        }
+        final int at = settledRoom((int) n);
+        if (at < 0) {
+            return false;
+        }
+        // the region's owner may deregister it from another thread (its requester may already have
+        // consumed these bytes): revoke() takes the same monitor, so the memory stays until the copy ends
+        synchronized (region) {
+            if (!region.isLive()) {
+                return false;
+            }
+            MemoryCopy.copy(ALL, eAddr[i], settledRing.buf, at, n);
+        }
+        settledRing.tail = at + (int) n;
+        settledRing.copies++;
+        eKind[i] = SETTLED;
+        eAddr[i] = at;
+        eRegion[i] = null;
+        volatiles--;
+        return true;
+    }
+
     /**
      * True when the bytes {@code [from, to)} are all kept and may be sent again; {@code from} must
      * also be at least the oldest position kept (the peer cannot have consumed less than it acked).
+     * Volatile bytes count as kept while their region is registered ({@link #settleForReplay}
+     * copies them before the replay).
      */
     boolean replayable(final long from, final long to) {
         if (from < start || from < lost || from > to || to > end) {
             return false;
         }
-        for (int k = 0; k < eCount; k++) {
+        for (int k = 0; k < eCount && volatiles > 0; k++) {
             final int i = (eHead + k) & (eCap - 1);
             if (ePos[i] >= to) {
                 break;
             }
-            if (eKind[i] == VOLATILE && ePos[i] + eLen[i] > from) {
+            if (eKind[i] == VOLATILE && ePos[i] + eLen[i] > from && !eRegion[i].isLive()) {
                 return false;
             }
         }
@@ -224,7 +319,8 @@ final class TcpReplayLog {
             }
             final long s = Math.max(p, from + bytes);
             final long len = Math.min(e, to) - s;
-            final long base = (eKind[i] == COPY ? buf.address() : 0) + eAddr[i] + (s - p);
+            final byte kind = eKind[i];
+            final long base = (kind == COPY || kind == SETTLED ? ringOf(kind).buf.address() : 0) + eAddr[i] + (s - p);
             ALL.set(JAVA_LONG, iovs + 16L * n, base);
             ALL.set(JAVA_LONG, iovs + 16L * n + 8, len);
             bytes += len;
@@ -236,79 +332,67 @@ final class TcpReplayLog {
 
     /** Offset of {@code n} contiguous free bytes in the copy ring, growing or forgetting to make room. */
     private int room(final int n) {
-        if (buf == null) {
-            allocate(Math.max(FIRST_CAP, Integer.highestOneBit(n - 1) << 1));
+        if (ring.buf == null) {
+            ring.allocate(Math.max(FIRST_CAP, Integer.highestOneBit(n - 1) << 1));
         }
         while (true) {
-            final int at = fit(n);
+            final int at = ring.fit(n);
             if (at >= 0) {
                 return at;
             }
-            if (cap < max) {
-                grow(n);
-            } else if (copies > 0) {
+            if (ring.cap < max) {
+                grow(ring, COPY, n);
+            } else if (ring.copies > 0) {
                 lost = Math.max(lost, ePos[eHead] + eLen[eHead]);
                 pop(); // full at its limit: the oldest bytes go unacknowledged
             } else {
-                allocate(Math.max(cap, Integer.highestOneBit(n - 1) << 1));
+                ring.allocate(Math.max(ring.cap, Integer.highestOneBit(n - 1) << 1));
             }
         }
     }
 
-    private int fit(final int n) {
-        if (copies == 0) {
-            return n <= cap ? 0 : -1;
+    /** Offset of {@code n} contiguous free bytes in the settled ring, growing to the limit; -1 if none. */
+    private int settledRoom(final int n) {
+        if (settledRing.buf == null) {
+            settledRing.allocate(Math.max(FIRST_CAP, Integer.highestOneBit(Math.max(1, n - 1)) << 1));
         }
-        if (tail >= head) {
-            if (cap - tail >= n) {
-                return tail;
+        while (true) {
+            final int at = settledRing.fit(n);
+            if (at >= 0) {
+                return at;
             }
-            return head > n ? 0 : -1;
+            if (settledRing.cap >= max) {
+                return -1;
+            }
+            grow(settledRing, SETTLED, n);
         }
-        return head - tail > n ? tail : -1;
     }
 
-    /** Doubles the ring (at least to hold {@code n} more), moving the copies to its start in order. */
-    private void grow(final int n) {
-        int c = cap;
-        while (c < max && c - used() <= n) {
+    /** Doubles ring {@code r} (at least to hold {@code n} more), moving its entries' bytes to its start in order. */
+    private void grow(final Ring r, final byte kind, final int n) {
+        int c = r.cap;
+        while (c < max && c - r.used() <= n) {
             c *= 2;
         }
-        final MemorySegment old = buf;
-        final Arena oldArena = arena;
-        allocate(Math.max(c, cap * 2));
+        if (r.copies == 0) {
+            r.allocate(Math.max(c, r.cap * 2)); // nothing to move; allocate frees the old ring
+            return;
+        }
+        final MemorySegment old = r.buf;
+        final Arena oldArena = r.arena;
+        r.allocate(Math.max(c, r.cap * 2));
         int at = 0;
         for (int k = 0; k < eCount; k++) {
             final int i = (eHead + k) & (eCap - 1);
-            if (eKind[i] == COPY) {
-                MemorySegment.copy(old, eAddr[i], buf, at, eLen[i]);
+            if (eKind[i] == kind) {
+                MemorySegment.copy(old, eAddr[i], r.buf, at, eLen[i]);
                 eAddr[i] = at;
                 at += (int) eLen[i];
             }
         }
-        head = 0;
-        tail = at;
+        r.head = 0;
+        r.tail = at;
         oldArena.close();
-    }
-
-    private int used() {
-        if (copies == 0) {
-            return 0;
-        }
-        return tail >= head ? tail - head : cap - head + tail;
-    }
-
-    private void allocate(final int c) {
-        if (arena != null && copies == 0) {
-            arena.close();
-        }
-        arena = Arena.ofShared();
-        buf = c < LAZY_CAP ? arena.allocate(c, 8) : LazyMemory.allocate(arena, c);
-        cap = c;
-        if (copies == 0) {
-            head = 0;
-            tail = 0;
-        }
     }
 
     private void growEntries() {
@@ -318,13 +402,21 @@ final class TcpReplayLog {
         eAddr = RingArrays.doubled(eAddr, from, to, from);
         eLen = RingArrays.doubled(eLen, from, to, from);
         eKind = RingArrays.doubled(eKind, from, to, from);
+        if (eRegion != null) {
+            eRegion = RingArrays.doubled(eRegion, from, to, from);
+        }
         eHead = 0;
         eCap *= 2;
     }
 
     /** Bytes the copy ring holds before it grows (0 before the first copy; for tests). */
     int capacity() {
-        return buf == null ? 0 : cap;
+        return ring.buf == null ? 0 : ring.cap;
+    }
+
+    /** Bytes the settled ring holds before it grows (0 before the first settle; for tests). */
+    int settledCapacity() {
+        return settledRing.buf == null ? 0 : settledRing.cap;
     }
 
     /** Entries the entry ring holds before it grows (for tests). */
@@ -334,18 +426,83 @@ final class TcpReplayLog {
 
     /** Copied bytes kept (for tests and counters). */
     int copiedBytes() {
-        return used();
+        return ring.used() + settledRing.used();
     }
 
-    /** Frees the copy ring. Idempotent. */
+    /** Frees both rings. Idempotent. */
     void close() {
-        if (arena != null) {
-            arena.close();
-            arena = null;
-            buf = null;
-        }
+        ring.close();
+        settledRing.close();
         Arrays.fill(eKind, COPY);
+        if (eRegion != null) {
+            Arrays.fill(eRegion, null);
+        }
         eCount = 0;
-        copies = 0;
+        volatiles = 0;
+    }
+
+    /**
+     * A ring of copied bytes, used in entry order: bytes are added at {@code tail} and freed from
+     * {@code head} as the entries that own them are forgotten.
+     */
+    private static final class Ring {
+        Arena arena;
+        MemorySegment buf;
+        int cap;
+        int head;
+        int tail;
+        /** Entries whose bytes are in this ring. */
+        int copies;
+
+        int fit(final int n) {
+            if (copies == 0) {
+                return n <= cap ? 0 : -1;
+            }
+            if (tail >= head) {
+                if (cap - tail >= n) {
+                    return tail;
+                }
+                return head > n ? 0 : -1;
+            }
+            return head - tail > n ? tail : -1;
+        }
+
+        int used() {
+            if (copies == 0) {
+                return 0;
+            }
+            return tail >= head ? tail - head : cap - head + tail;
+        }
+
+        /** The entry whose bytes end at {@code entryEnd} was forgotten. */
+        void release(final long entryEnd) {
+            head = (int) entryEnd;
+            if (--copies == 0) {
+                head = 0;
+                tail = 0;
+            }
+        }
+
+        void allocate(final int c) {
+            if (arena != null && copies == 0) {
+                arena.close();
+            }
+            arena = Arena.ofShared();
+            buf = c < LAZY_CAP ? arena.allocate(c, 8) : LazyMemory.allocate(arena, c);
+            cap = c;
+            if (copies == 0) {
+                head = 0;
+                tail = 0;
+            }
+        }
+
+        void close() {
+            if (arena != null) {
+                arena.close();
+                arena = null;
+                buf = null;
+            }
+            copies = 0;
+        }
     }
 }

@@ -55,6 +55,8 @@ final class TcpServerConnection {
 
     /** Set by {@link #check}: the region memory and offset of the access. */
     private MemorySegment target;
+    /** The region {@link #target} belongs to (a large get reply's log entry watches it). */
+    private TcpMemoryDomain.Region targetRegion;
     private long targetOff;
 
     TcpServerConnection(final TcpConnection conn) {
@@ -78,6 +80,11 @@ final class TcpServerConnection {
             // a get reply is still read from its region as the socket takes it: serve nothing
             // after it (a later put to the same bytes must not overtake it) until it is written
             return BLOCKED;
+        }
+        if (c.log != null && c.log.holdsVolatile() && type != TcpFrame.GET_REQ && type != TcpFrame.KEEPALIVE) {
+            // a put, atomic or AM handler may change a region an earlier get reply was read from,
+            // whose bytes the peer may need again after a fault: keep a copy of them first
+            c.log.settleBeforeChange();
         }
         switch (type) {
             case TcpFrame.AM -> {
@@ -177,6 +184,7 @@ final class TcpServerConnection {
             return Status.OUT_OF_RANGE;
         }
         target = r.global;
+        targetRegion = r;
         targetOff = address - r.address();
         return Status.OK;
     }
@@ -284,16 +292,13 @@ final class TcpServerConnection {
             }
             return c.commit(off, hdr + (int) data) < 0 ? fail() : CONT;
         }
-        if (c.commit(off, hdr) < 0) {
-            return fail();
-        }
-        c.appendUser(target.address() + targetOff, data, TcpReplayLog.VOLATILE);
-        if (c.flushTx() < 0) {
-            return fail();
-        }
+        // header and data are queued together: a socket that fails in between must not leave the
+        // header alone in the queue (a resume sends the queue on, and other frames would follow it)
+        c.queue(off, hdr);
+        c.appendReply(target.address() + targetOff, data, targetRegion);
         // the reply is read from the region as the socket takes it: the next request waits
         largeReplyEnd = c.bytesQueued;
-        return CONT;
+        return c.flushTx() < 0 ? fail() : CONT;
     }
 
     private int atomic(final AtomicOp op, final int size, final boolean post) {

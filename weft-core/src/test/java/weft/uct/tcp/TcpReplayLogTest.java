@@ -6,7 +6,9 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -50,7 +52,7 @@ class TcpReplayLogTest {
         final MemorySegment user = bytes(300, 2);
         final MemorySegment b = bytes(50, 3);
         log.copy(a, 0, 100);
-        log.reference(TcpReplayLog.REF, user.address(), 300);
+        log.reference(user.address(), 300);
         log.copy(b, 0, 50);
         a.fill((byte) 0); // the tx ring reuses its room: the log has its own copy
         assertEquals(1450, log.end());
@@ -74,16 +76,77 @@ class TcpReplayLogTest {
     }
 
     @Test
-    void refusesARangeThatNeedsVolatileBytesOrBytesNeverSent() {
+    void refusesBytesNeverSentOrAVolatileReplyWhoseRegionWasDeregistered() {
         final TcpReplayLog log = new TcpReplayLog(0, 1 << 20);
+        final TcpMemoryDomain.Region region = new TcpMemoryDomain.Region(1, 1, bytes(100, 2));
         log.copy(bytes(10, 1), 0, 10);
-        log.reference(TcpReplayLog.VOLATILE, bytes(100, 2).address(), 100);
+        log.referenceVolatile(region.address(), 100, region);
         log.copy(bytes(10, 3), 0, 10);
-        assertFalse(log.replayable(0, 120), "the volatile reply would be needed");
+        assertTrue(log.holdsVolatile());
+        assertTrue(log.replayable(0, 120), "the region is still registered: it can be read again");
+        assertFalse(log.replayable(0, 121), "beyond what was logged");
+        region.revoke();
+        assertFalse(log.replayable(0, 120), "the region is gone");
         assertFalse(log.replayable(50, 120));
         assertTrue(log.replayable(110, 120), "after it");
         assertTrue(log.replayable(5, 10), "before it");
-        assertFalse(log.replayable(0, 121), "beyond what was logged");
+        assertFalse(log.settleForReplay(120));
+        log.settleBeforeChange(); // cannot copy a dead region: its bytes are lost
+        assertFalse(log.replayable(5, 10), "bytes before lost ones cannot be replayed alone");
+        assertTrue(log.replayable(110, 120));
+        log.close();
+    }
+
+    @Test
+    void aVolatileReplySettledBeforeAChangeReplaysTheBytesTheReplyHad() {
+        final TcpReplayLog log = new TcpReplayLog(0, 1 << 20);
+        final MemorySegment user = bytes(200_000, 4);
+        final TcpMemoryDomain.Region region = new TcpMemoryDomain.Region(1, 1, user);
+        final byte[] expect = new byte[10 + 150_000 + 10 + 30_000];
+        log.copy(bytes(10, 1), 0, 10);
+        log.referenceVolatile(user.address() + 1000, 150_000, region);
+        log.copy(bytes(10, 3), 0, 10);
+        log.referenceVolatile(user.address(), 30_000, region);
+        MemorySegment.copy(bytes(10, 1), ValueLayout.JAVA_BYTE, 0, expect, 0, 10);
+        MemorySegment.copy(user, ValueLayout.JAVA_BYTE, 1000, expect, 10, 150_000);
+        MemorySegment.copy(bytes(10, 3), ValueLayout.JAVA_BYTE, 0, expect, 150_010, 10);
+        MemorySegment.copy(user, ValueLayout.JAVA_BYTE, 0, expect, 150_020, 30_000);
+        log.ack(5_000); // the peer consumed part of the first reply
+        log.settleBeforeChange();
+        assertFalse(log.holdsVolatile());
+        assertTrue(log.settledCapacity() >= 175_000, "settled ring " + log.settledCapacity());
+        user.fill((byte) 0x55); // a later put changes the region
+        region.revoke(); // and it may even go: the settled bytes do not need it
+        assertTrue(log.replayable(5_000, 180_020));
+        final byte[] got = replay(log, 5_000, 180_020);
+        assertArrayEquals(Arrays.copyOfRange(expect, 5_000, 180_020), got);
+        log.ack(180_020);
+        assertEquals(0, log.copiedBytes());
+        log.close();
+    }
+
+    @Test
+    void settlingForAReplayCopiesOnlyWhatTheReplayNeeds() {
+        final TcpReplayLog log = new TcpReplayLog(0, 1 << 20);
+        final MemorySegment user = bytes(8192, 6);
+        final TcpMemoryDomain.Region region = new TcpMemoryDomain.Region(1, 1, user);
+        log.referenceVolatile(user.address(), 4096, region);
+        log.referenceVolatile(user.address() + 4096, 4096, region); // queued, not written yet
+        assertTrue(log.settleForReplay(4096));
+        assertTrue(log.holdsVolatile(), "the unwritten reply is still read from its region");
+        user.set(ValueLayout.JAVA_BYTE, 0, (byte) 1);
+        assertEquals((byte) 6, replay(log, 0, 1)[0], "the replay reads the copy");
+        log.close();
+    }
+
+    @Test
+    void growsAfterEverythingWasAcknowledged() {
+        final TcpReplayLog log = new TcpReplayLog(0, 1 << 20);
+        log.copy(bytes(100, 1), 0, 100);
+        log.ack(100);
+        log.copy(bytes(2000, 2), 0, 2000); // larger than the first ring, which is empty
+        assertTrue(log.capacity() >= 2000);
+        assertEquals((byte) (1999 * 7 + 2), replay(log, 100, 2100)[1999]);
         log.close();
     }
 
