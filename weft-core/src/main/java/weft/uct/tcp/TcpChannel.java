@@ -24,19 +24,12 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * {@link #bytesWritten} count every byte of the stream, so that completions can wait for "all
  * bytes up to here have left".
  *
- * <p>Large user memory whose owner waits for the peer's acknowledgement anyway (a put; from
- * {@code WEFT_TCP_SPLICE_THRESH} to {@code WEFT_TCP_SPLICE_MAX} bytes) may be queued as <em>spliceable</em>:
- * it then goes to the socket by reference (vmsplice into a pipe of this channel, splice from the pipe into
- * the socket), so the sending kernel does not copy it
- * and, on loopback, the receiver copies straight from the sender's pages. The socket (and the
- * peer's receive queue) refers to those pages until the peer has read them, which is why only
- * memory that must not change before the peer's acknowledgement may be spliced. Bytes count as
- * written when they reach the socket, not the pipe; nothing queued after them leaves before the
- * pipe is empty.
+ * <p>Large put payloads may be queued as <em>spliceable</em> and go to the socket by reference
+ * ({@link TcpSplicePipe}). Bytes count as written when they reach the socket, not the pipe;
+ * nothing queued after them leaves before the pipe is empty.
  *
- * <p>The tx buffer is a ring with contiguous reservations: a frame that does not fit at the end
- * starts again at offset 0 (the tail of the buffer is skipped until the head passes it). The tail
- * never catches up with the head, so {@code head == tail} always means empty.
+ * <p>The tx buffer is a ring with contiguous reservations: a frame that does not fit at the end starts
+ * again at 0 (the tail is skipped until the head passes it); {@code head == tail} always means empty.
  *
  * <p>Single threaded (the interface's progress thread).
  */
@@ -60,20 +53,24 @@ final class TcpChannel {
     int fd;
     private final Arena arena;
 
-    final MemorySegment rx;
-    final long rxBase;
-    final int rxCap;
+    /** Size of the first rx and tx buffers (malloc'd): a connection that carries small messages costs 2 KiB. */
+    static final int FIRST_BUF = 1024;
+
+    /** The rx buffer: {@link #FIRST_BUF} bytes until a frame or a full read needs more, then {@link #rxFull}. */
+    MemorySegment rx;
+    long rxBase;
+    int rxCap;
+    private final int rxFull;
     int rxHead;
     int rxTail;
 
-    final MemorySegment tx;
-    final long txBase;
-    final int txCap;
+    /** The tx ring: {@link #FIRST_BUF} bytes until a reservation does not fit, then {@link #txFull}. */
+    MemorySegment tx;
+    long txBase;
+    int txCap;
+    private final int txFull;
     private int txHead;
     private int txTail;
-
-    /** The smallest splice pipe worth using (unless a smaller one was asked for). */
-    private static final int MIN_PIPE = 256 << 10;
 
     /**
      * The write queue: a ring of {@code struct iovec} entries ({@link #iovCap}, growing by doubling up to
@@ -86,12 +83,7 @@ final class TcpChannel {
     /** The entry is user memory that may be spliced (see the class comment). */
     private boolean[] spliceable = new boolean[IOV_INIT];
     private int spliceQueued;
-    /** Read and write end of the splice pipe, -1 until the first splice (and for good if it failed). */
-    private int pipeR = -1;
-    private int pipeW = -1;
-    private boolean pipeFailed;
-    /** Spliced bytes in the pipe, not yet in the socket: they leave before anything queued. */
-    private long pipeBytes;
+    private final TcpSplicePipe pipe = new TcpSplicePipe();
     private int iovHead;
     private int iovCount;
 
@@ -131,12 +123,15 @@ final class TcpChannel {
         this.owner = owner;
         this.fd = fd;
         this.arena = Arena.ofShared();
-        this.rxCap = rxCap;
-        this.txCap = txCap;
-        // pages appear as the rings are used: a connection that carries small messages costs a few pages
-        this.rx = LazyMemory.allocate(arena, rxCap);
+        // small buffers first (two pages of lazy mappings would cost 8 KiB per connection); the full
+        // ones are lazy mappings too, whose pages appear as they are used
+        this.rxFull = rxCap;
+        this.txFull = txCap;
+        this.rxCap = Math.min(rxCap, FIRST_BUF);
+        this.txCap = Math.min(txCap, FIRST_BUF);
+        this.rx = arena.allocate(this.rxCap, 8);
         this.rxBase = rx.address();
-        this.tx = LazyMemory.allocate(arena, txCap);
+        this.tx = arena.allocate(this.txCap, 8);
         this.txBase = tx.address();
         this.iovBase = arena.allocate(16L * IOV_INIT, 16).address();
     }
@@ -150,7 +145,7 @@ final class TcpChannel {
 
     /** True when nothing is waiting to be written (queued, or spliced into the pipe). */
     boolean txEmpty() {
-        return iovCount == 0 && pipeBytes == 0;
+        return iovCount == 0 && pipe.bytes == 0;
     }
 
     /**
@@ -166,15 +161,62 @@ final class TcpChannel {
             if (txCap - txTail >= len) {
                 return txTail;
             }
-            return txHead > len ? 0 : -1; // wrap; strict so the tail never reaches the head
+            if (txHead > len) {
+                return 0; // wrap; strict so the tail never reaches the head
+            }
+        } else if (txHead - txTail > len) {
+            return txTail;
         }
-        return txHead - txTail > len ? txTail : -1;
+        return txCap < txFull && len < txFull ? growTx() : -1;
     }
 
-    /** Free tx bytes available for a reservation right now (conservative). */
+    /** Moves on to the full tx ring (what the first holds is written from it as plain memory); returns 0. */
+    private int growTx() {
+        for (int k = 0; k < iovCount; k++) {
+            inTx[(iovHead + k) & iovMask] = false;
+        }
+        tx = LazyMemory.allocate(arena, txFull);
+        txBase = tx.address();
+        txCap = txFull;
+        txHead = 0;
+        txTail = 0;
+        return 0;
+    }
+
+
+    /** Grows the rx buffer to its full size (a lazy mapping), keeping the bytes it holds. */
+    void growRx() {
+        if (rxCap == rxFull) {
+            return;
+        }
+        final MemorySegment full = LazyMemory.allocate(arena, rxFull);
+        final int n = rxTail - rxHead;
+        MemorySegment.copy(rx, rxHead, full, 0, n);
+        rx = full;
+        rxBase = full.address();
+        rxCap = rxFull;
+        rxHead = 0;
+        rxTail = n;
+    }
+
+    /** A frame of {@code n} bytes starts at rxHead: the rx buffer grows first if only the full one holds it. */
+    void fitFrame(final long n) {
+        if (n > rxCap && rxCap < rxFull) {
+            growRx();
+        }
+    }
+
+    /** True while the tx ring is the first, small one (it grows on the first reservation that does not fit). */
+    boolean txFirst() {
+        return txCap < txFull;
+    }
+
+    /** Free tx bytes available for a reservation right now (conservative; the first ring grows on demand). */
     int txFree() {
         if (iovCount == IOV_CAP) {
             return 0;
+        } else if (txCap < txFull) {
+            return txFull - 1;
         }
         if (txTail >= txHead) {
             return Math.max(txCap - txTail, txHead - 1);
@@ -194,7 +236,7 @@ final class TcpChannel {
         if (log != null) {
             log.copy(tx, off, len);
         }
-        if (iovCount == 0 && pipeBytes == 0 && connected && !held && !replaying) {
+        if (iovCount == 0 && pipe.bytes == 0 && connected && !held && !replaying) {
             long n = LibC.send(fd, txBase + off, len, LibC.MSG_DONTWAIT | LibC.MSG_NOSIGNAL);
             if (n == len) {
                 bytesWritten += len;
@@ -261,7 +303,7 @@ final class TcpChannel {
             }
         }
         push(address, len, false);
-        if (kind == TcpReplayLog.REF && len >= iface.spliceThresh && len <= iface.spliceMax && !pipeFailed) {
+        if (kind == TcpReplayLog.REF && len >= iface.spliceThresh && len <= iface.spliceMax && !pipe.failed()) {
             spliceable[(iovHead + iovCount - 1) & iovMask] = true;
             spliceQueued++;
         }
@@ -358,8 +400,8 @@ final class TcpChannel {
                 return r;
             }
         }
-        while (iovCount > 0 || pipeBytes > 0) {
-            if (pipeBytes > 0 || spliceQueued > 0 && spliceable[iovHead]) {
+        while (iovCount > 0 || pipe.bytes > 0) {
+            if (pipe.bytes > 0 || spliceQueued > 0 && spliceable[iovHead]) {
                 final int r = spliceHead();
                 if (r <= 0) {
                     return r;
@@ -399,26 +441,18 @@ final class TcpChannel {
      * @return 1 to go on, 0 when the socket is full (epoll watches for writability), or -errno
      */
     private int spliceHead() {
-        if (pipeBytes == 0) {
-            if (pipeR < 0 && !openPipe()) {
+        if (pipe.bytes == 0) {
+            if (!pipe.open(iface.splicePipe) || pipe.fillFrom(iovBase + 16L * iovHead) == 0) {
                 unmarkSpliceable();
                 return 1; // written the ordinary way
             }
-            final long v = LibC.vmsplice(pipeW, iovBase + 16L * iovHead, 1, LibC.SPLICE_F_NONBLOCK);
-            if (v <= 0) {
-                // a kernel that refuses this memory: write it, and splice nothing more here
-                pipeFailed = true;
-                unmarkSpliceable();
-                return 1;
-            }
-            pipeBytes = v;
-            if (v == l(iovBase + 16L * iovHead)) {
+            if (pipe.bytes == l(iovBase + 16L * iovHead)) {
                 spliceable[iovHead] = false;
                 spliceQueued--;
             }
-            consume(v, 1);
+            consume(pipe.bytes, 1);
         }
-        final long s = LibC.splice(pipeR, fd, pipeBytes, LibC.SPLICE_F_MOVE | LibC.SPLICE_F_NONBLOCK);
+        final long s = pipe.drainTo(fd);
         if (s < 0) {
             if (s == -LibC.EAGAIN) {
                 setWantOut(true);
@@ -427,36 +461,12 @@ final class TcpChannel {
             return (int) s;
         }
         bytesWritten += s;
-        pipeBytes -= s;
         iface.counters().add(Counter.TX_SPLICED, s);
-        if (pipeBytes > 0) {
+        if (pipe.bytes > 0) {
             setWantOut(true); // the socket is full
             return 0;
         }
         return 1;
-    }
-
-    private boolean openPipe() {
-        final int[] fds = new int[2];
-        if (LibC.pipe2(fds, LibC.O_NONBLOCK | LibC.O_CLOEXEC) < 0) {
-            pipeFailed = true;
-            return false;
-        }
-        // the kernel may give less than asked (fs.pipe-max-size; beyond the per-user budget
-        // fs.pipe-user-pages-soft, new pipes get 2 pages): a small pipe costs two calls per few
-        // pages, more than the copy it saves (1 MiB puts: 7.3 GB/s through a 1 MiB pipe, 6.5
-        // through 256 KiB, 4.7 through 64 KiB, as fast as copying), so then this connection copies
-        LibC.fcntl(fds[1], LibC.F_SETPIPE_SZ, iface.splicePipe);
-        final int got = LibC.fcntl(fds[1], LibC.F_GETPIPE_SZ, 0);
-        if (got < Math.min(iface.splicePipe, MIN_PIPE)) {
-            LibC.close(fds[0]);
-            LibC.close(fds[1]);
-            pipeFailed = true;
-            return false;
-        }
-        pipeR = fds[0];
-        pipeW = fds[1];
-        return true;
     }
 
     /** After a failed splice: every queued entry is written the ordinary way. */
@@ -549,14 +559,8 @@ final class TcpChannel {
             return;
         }
         LibC.close(releaseSocket());
-        if (pipeR >= 0) {
-            LibC.close(pipeR);
-            LibC.close(pipeW);
-            pipeR = -1;
-            pipeW = -1;
-        }
-        bytesWritten += pipeBytes;
-        pipeBytes = 0;
+        bytesWritten += pipe.bytes;
+        pipe.close();
         connected = false;
         wantOut = false;
         replaying = false;
@@ -717,6 +721,9 @@ final class TcpChannel {
         final long n = recv(rxBase + rxTail, lastAsk);
         if (n > 0) {
             rxTail += (int) n;
+            if (rxTail == rxCap && rxCap < rxFull) {
+                growRx(); // a busy connection: the next reads take more at once
+            }
             if (n < SMALL_READ && (smallReads++ & REARM_MASK) == 0) {
                 ackRearm = true;
             }
@@ -748,6 +755,7 @@ final class TcpChannel {
      * read no further than that frame (plus the next header) when it is large.
      */
     void need(final int need) {
+        fitFrame(need);
         if (rxHead + need > rxCap) {
             compact();
         }
@@ -786,12 +794,7 @@ final class TcpChannel {
         if (log != null) {
             log.close();
         }
-        if (pipeR >= 0) {
-            LibC.close(pipeR); // pages still in the pipe are released with it
-            LibC.close(pipeW);
-            pipeR = -1;
-            pipeW = -1;
-        }
+        pipe.close();
         arena.close();
     }
 }

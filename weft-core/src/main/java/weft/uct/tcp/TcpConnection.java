@@ -348,6 +348,7 @@ final class TcpConnection implements TcpChannel.Owner {
             }
             final long hdr = c.rx.get(I64, c.rxHead);
             final int type = TcpFrame.type(hdr);
+            c.fitFrame(TcpFrame.HEADER + TcpFrame.length(hdr));
             final int r;
             if (connector && (!acceptDone || resume != null)) {
                 if (type != TcpFrame.ACCEPT) {

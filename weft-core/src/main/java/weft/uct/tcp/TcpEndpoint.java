@@ -33,11 +33,9 @@ import static weft.uct.tcp.TcpFrame.I64;
  * tx buffer until that get completes (the peer serves nothing after such a get until the data
  * left, so a request behind it would stop the peer's reading).
  *
- * <p>Bookkeeping without allocation: gets and fetching atomics sit in a ring of op slots and are
- * matched with their replies in order (the request id only double-checks); puts and post atomics
- * carry a sequence number acknowledged cumulatively by PUT_ACK; completions that wait for "bytes
- * written", "acked up to seq" and "replies up to op n" (zcopy, putZcopy, flush) sit in a FIFO of
- * waiters whose three targets only ever grow.
+ * <p>Bookkeeping without allocation: gets and fetching atomics sit in a ring of op slots matched with
+ * their replies in order; puts and post atomics carry a sequence number acknowledged cumulatively by
+ * PUT_ACK; completions wait for "bytes written", "acked up to seq" or "replies up to op n" in a FIFO.
  */
 final class TcpEndpoint extends AbstractEndpoint {
     private static final System.Logger LOG = System.getLogger("weft.uct.tcp");
@@ -133,11 +131,12 @@ final class TcpEndpoint extends AbstractEndpoint {
 
     /** The sharing rules of the class comment. */
     private int reserveGated(final int len, final int replyBytes) {
-        if (ops.bigGets != 0 || ch.txFree() < len + REPLY_RESERVE || ch.iovFree() < IOV_RESERVE
-            || !replyRoom(replyBytes)) {
-            return -1;
-        }
-        return ch.reserve(len);
+        return gateOpen(len, replyBytes) ? ch.reserve(len) : -1;
+    }
+
+    private boolean gateOpen(final int len, final int replyBytes) {
+        return ops.bigGets == 0 && ch.txFree() >= len + REPLY_RESERVE && ch.iovFree() >= IOV_RESERVE
+            && replyRoom(replyBytes);
     }
 
     /** True if the peer can owe {@code bytes} more reply bytes within the budget. */
@@ -152,10 +151,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         return Status.NO_RESOURCE;
     }
 
-    /**
-     * Commits a frame; on a socket error fails the endpoint and returns false, unless the
-     * connection resumes (the frame then stays queued and goes out on the new socket).
-     */
+    /** Commits a frame; false if a socket error failed the endpoint (a resuming one keeps the frame queued). */
     private boolean commit(final int off, final int len) {
         sentAny = true;
         if (ch.commit(off, len) < 0) {
@@ -224,11 +220,36 @@ final class TcpEndpoint extends AbstractEndpoint {
             return Status.INVALID_PARAM.code();
         }
         final int seg = iface.segSize;
+        if (ch.txFirst()) {
+            return amBcopyAside(id, packer, seg);
+        }
         final int off = reserveReq(TcpFrame.HEADER + seg, 0);
         if (off < 0) {
             return noResource().code();
         }
-        final long len = packer.pack(ch.tx, off + TcpFrame.HEADER, seg);
+        return amFrame(off, id, packer.pack(ch.tx, off + TcpFrame.HEADER, seg), seg);
+    }
+
+    /** The channel's tx ring is still its first, small one: packs aside, then takes the room the AM needs. */
+    private long amBcopyAside(final int id, final Packer packer, final int seg) {
+        if (gate ? !gateOpen(TcpFrame.HEADER + seg, 0) : ch.iovFree() == 0) {
+            return noResource().code();
+        }
+        final MemorySegment aside = iface.packAside();
+        final long len = packer.pack(aside, 0, seg);
+        if (len < 0 || len > seg) {
+            return Status.INVALID_PARAM.code();
+        }
+        final int off = ch.reserve(TcpFrame.HEADER + (int) len); // fits, or the ring grows
+        if (off < 0) {
+            return noResource().code();
+        }
+        MemorySegment.copy(aside, 0, ch.tx, off + TcpFrame.HEADER, len);
+        return amFrame(off, id, len, seg);
+    }
+
+    /** Completes an AM frame whose {@code len} payload bytes were packed at {@code off} + HEADER. */
+    private long amFrame(final int off, final int id, final long len, final int seg) {
         if (len < 0 || len > seg) {
             return Status.INVALID_PARAM.code();
         }
@@ -705,9 +726,8 @@ final class TcpEndpoint extends AbstractEndpoint {
     // ---------------------------------------------------------------- failure and close
 
     /**
-     * The socket failed: marks the endpoint failed. From progress, outstanding operations
-     * complete and the error handler runs now; from an operation call they are deferred to the
-     * next progress.
+     * The socket failed: marks the endpoint failed. Outstanding operations complete and the error
+     * handler runs now from progress, at the next progress from an operation call.
      */
     void connectionLost(final Status st, final boolean fromProgress) {
         if (failStatus != null) {

@@ -76,6 +76,7 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
     final boolean shareEnabled;
     private final byte[] helloAddress;
     private final Arena arena = Arena.ofShared();
+    private MemorySegment packAside;
     private final MemorySegment scratch;
 
     final int rxBufSize;
@@ -593,6 +594,19 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
             }
         }
         return null;
+    }
+
+    /** Where an endpoint whose tx ring is still the first one packs a bcopy AM (segSize bytes, allocated once). */
+    MemorySegment packAside() {
+        if (packAside == null) {
+            packAside = arena.allocate(segSize, 8);
+        }
+        return packAside;
+    }
+
+    /** Tests: the connections of this interface (open or handshaking). */
+    List<TcpConnection> connectionsForTest() {
+        return List.copyOf(conns);
     }
 
     /**

@@ -68,12 +68,62 @@ class TcpFootprintTest {
             final long seq = i;
             progressUntil(() -> ep.amShort(AM, seq, MemorySegment.NULL, 0, 0) == Status.OK, 20000, "room", a, b);
         }
-        progressUntil(() -> got.size() == 10, 20000, "10 messages", a, b);
+        // a bcopy AM (how a wireup goes) takes only the room it needs
+        assertEquals(100L, ep.amBcopy(AM, (d, o, cap) -> {
+            d.set(TcpFrame.I64, o, 10L);
+            return 100;
+        }));
+        progressUntil(() -> got.size() == 11, 20000, "11 messages", a, b);
+        assertEquals(10L, got.get(10));
         assertEquals(TcpChannel.IOV_INIT, ep.ch.iovCapacity(), "write queue entries");
         assertTrue(ep.ch.log.capacity() <= TcpReplayLog.FIRST_CAP, "replay ring " + ep.ch.log.capacity() + " B");
         assertEquals(TcpReplayLog.FIRST_ENTRIES, ep.ch.log.entryCapacity(), "replay log entries");
         assertTrue(16L * ep.ch.iovCapacity() + ep.ch.log.capacity() <= 2048,
             "the queue and the log of a quiet connection fit in 2 KiB");
+        assertEquals(TcpChannel.FIRST_BUF, ep.ch.txCap, "tx buffer");
+        final TcpChannel served = served();
+        assertEquals(TcpChannel.FIRST_BUF, served.rxCap, "the peer's rx buffer");
+        assertEquals(TcpChannel.FIRST_BUF, served.txCap, "the peer's tx buffer");
+    }
+
+    /** The channel of b's only connection (the one a opened). */
+    private TcpChannel served() {
+        final List<TcpConnection> conns = b.connectionsForTest();
+        assertEquals(1, conns.size(), "b's connections");
+        return conns.get(0).ch;
+    }
+
+    @Test
+    void theBuffersGrowForALargeFrameAndABurstAndKeepTheStreamIntact() {
+        final TcpEndpoint ep = connected();
+        final int big = 3 * TcpChannel.FIRST_BUF; // an AM larger than both first buffers
+        final MemorySegment payload = arena.allocate(big);
+        payload.set(TcpFrame.I64, 0, 1000);
+        final List<Long> sent = new ArrayList<>();
+        // small messages queued behind a held socket, then the large one, then more small ones: the
+        // tx ring grows while the first one still holds queued frames
+        ep.ch.held = true;
+        for (long i = 0; i < 40; i++) {
+            final long seq = i;
+            assertEquals(Status.OK, ep.amShort(AM, seq, MemorySegment.NULL, 0, 0), "queued " + i);
+            sent.add(seq);
+        }
+        assertEquals(TcpChannel.FIRST_BUF, ep.ch.txCap, "40 small frames fit the first ring");
+        assertEquals(big, ep.amBcopy(AM, (d, o, cap) -> {
+            MemorySegment.copy(payload, 0, d, o, big);
+            return big;
+        }), "the large frame");
+        sent.add(1000L);
+        for (long i = 40; i < 80; i++) {
+            assertEquals(Status.OK, ep.amShort(AM, i, MemorySegment.NULL, 0, 0), "queued " + i);
+            sent.add(i);
+        }
+        assertTrue(ep.ch.txCap > TcpChannel.FIRST_BUF, "the tx ring grew");
+        ep.ch.held = false;
+        ep.ch.owner.onWritable();
+        progressUntil(() -> got.size() == sent.size(), 20000, sent.size() + " messages", a, b);
+        assertEquals(sent, got, "every message once, in order");
+        assertTrue(served().rxCap > TcpChannel.FIRST_BUF, "the peer's rx buffer grew for the large frame");
     }
 
     @Test
