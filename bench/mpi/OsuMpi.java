@@ -16,7 +16,9 @@ import java.nio.ByteBuffer;
  * Run with {@code ./weft run -n 2 bench/mpi/OsuMpi.java
  * [latency|bw|bibw|mbw_mr|barrier|bcast|reduce|allreduce|allgather|alltoall|all] [MAX_BYTES]}; with
  * {@code OSU_BIND=1} each rank's measuring thread is pinned to CPU {@code rank} (as mpirun's --bind-to core);
- * {@code OSU_SIZES=8,1048576} measures only those of the sizes the test walks.
+ * {@code OSU_SIZES=8,1048576} measures only those of the sizes the test walks; {@code OSU_WARMUP=P} runs P
+ * untimed passes of the iterations before the timed one (default 1, as OSU's warm-up; more measure the
+ * steady state of the JIT-compiled code).
  * Rank 0 prints one line per size: {@code test bytes value unit}.
  */
 public class OsuMpi {
@@ -50,6 +52,12 @@ public class OsuMpi {
         final String list = System.getenv("OSU_SIZES");
         return list == null || list.isBlank()
             || java.util.Arrays.stream(list.split(",")).anyMatch(v -> v.trim().equals(Integer.toString(bytes)));
+    }
+
+    /** Untimed passes before the timed one: {@code OSU_WARMUP}, default 1 (the same in osu_mpi.c). */
+    private static int warmupPasses() {
+        final String v = System.getenv("OSU_WARMUP");
+        return v == null || v.isBlank() ? 1 : Integer.parseInt(v.trim());
     }
 
     /** Iteration counts: the same function as osu_mpi.c's. */
@@ -108,7 +116,9 @@ public class OsuMpi {
                 default -> throw new IllegalArgumentException("unknown test " + test);
             };
             final boolean collective = !java.util.List.of("latency", "bw", "bibw", "mbw_mr").contains(test);
-            time(w, collective, n, body);
+            for (int pass = 0; pass < warmupPasses(); pass++) {
+                time(w, collective, n, body);
+            }
             final double sec = time(w, collective, n, body);
             if (rank == 0) {
                 switch (test) {

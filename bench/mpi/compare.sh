@@ -5,10 +5,13 @@
 # against the targets (latency <= 1.0x, bandwidth and message rate >= 1.0x). Without mpicc/mpirun it says
 # so and measures Weft alone (MPICC and MPIRUN name other ones).
 #   ./weft bench mpi [--repeat N] [--max BYTES] [--sizes B1,B2] [--tls shm,tcp] [--tests t1,t2] [--transports tag,am]
-#                    [--out FILE]
+#                    [--out FILE] [--warmup PASSES]
 # Tests: latency bw bibw mbw_mr barrier bcast reduce allreduce allgather alltoall (default: all).
 # --transports: Weft's message paths to run (WEFT_MPI_TRANSPORT; default tag); am adds a column weft-am.
 # --sizes: only these of the sizes up to --max (both sides; OSU_SIZES).
+# --warmup: untimed passes of each point's iterations before the timed one (both sides; OSU_WARMUP; default 1,
+#           OSU's warm-up). A JVM's first thousands of iterations run before its JIT has compiled them: more
+#           passes measure the steady state instead of the warm-up.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 REPEAT=3
@@ -17,6 +20,7 @@ TLS=shm,tcp
 TESTS=all
 TRANSPORTS=tag
 SIZES=""
+WARMUP=1
 OUT=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -27,14 +31,16 @@ while [[ $# -gt 0 ]]; do
         --transports) TRANSPORTS=$2; shift 2 ;;
         --sizes) SIZES=$2; shift 2 ;;
         --out) OUT=$2; shift 2 ;;
-        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --warmup) WARMUP=$2; shift 2 ;;
+        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "weft bench mpi: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
 [[ "$REPEAT" =~ ^[1-9][0-9]*$ ]] || { echo "weft bench mpi: --repeat takes a positive number" >&2; exit 2; }
 [[ "$MAX" =~ ^[0-9]+$ ]] || { echo "weft bench mpi: --max takes a number of bytes" >&2; exit 2; }
 [[ -z "$SIZES" || "$SIZES" =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "weft bench mpi: --sizes takes bytes,bytes,..." >&2; exit 2; }
-export OSU_SIZES=$SIZES
+[[ "$WARMUP" =~ ^[1-9][0-9]*$ ]] || { echo "weft bench mpi: --warmup takes a positive number of passes" >&2; exit 2; }
+export OSU_SIZES=$SIZES OSU_WARMUP=$WARMUP
 for tl in ${TLS//,/ }; do
     [[ "$tl" == shm || "$tl" == tcp ]] || { echo "weft bench mpi: unknown transport set '$tl' (shm or tcp)" >&2; exit 2; }
 done
@@ -91,7 +97,7 @@ run_ompi() { # tl run test
     [[ $1 == tcp ]] && ucx=tcp,self
     local load; load=$(cut -d' ' -f1 /proc/loadavg)
     # pml ucx only picks shm/tcp when told any transport and device will do (its defaults are RDMA devices)
-    "$MPIRUN" "${ROOT_OPT[@]}" --oversubscribe -np 2 --bind-to core -x OSU_SIZES --mca pml ucx --mca pml_ucx_tls any \
+    "$MPIRUN" "${ROOT_OPT[@]}" --oversubscribe -np 2 --bind-to core -x OSU_SIZES -x OSU_WARMUP --mca pml ucx --mca pml_ucx_tls any \
         --mca pml_ucx_devices any --mca btl ^openib,ofi -x UCX_TLS=$ucx -x UCX_WARN_UNUSED_ENV_VARS=n \
         "$WORK/osu_mpi" "$3" "$MAX" 2>"$WORK/err" | record ompi "$1" "$2" "$load" \
         || { echo "weft bench mpi: Open MPI run failed:" >&2; tail -5 "$WORK/err" >&2; exit 1; }
@@ -103,7 +109,7 @@ run_weft() { # tl run test transport
     # as ./weft run, with the ranks' JVMs given ./weft's options (serial GC)
     WEFT_TLS=$1 OSU_BIND=1 WEFT_MPI_TRANSPORT=$4 "$JDK/bin/java" --enable-native-access=ALL-UNNAMED \
         -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$CP" weft.tools.Main run -n 2 -x WEFT_TLS -x OSU_BIND \
-        -x OSU_SIZES -x WEFT_MPI_TRANSPORT -J -XX:+UseSerialGC -J -Xss2m -cp "$WORK/classes" OsuMpi "$3" "$MAX" \
+        -x OSU_SIZES -x OSU_WARMUP -x WEFT_MPI_TRANSPORT -J -XX:+UseSerialGC -J -Xss2m -cp "$WORK/classes" OsuMpi "$3" "$MAX" \
         2>"$WORK/err" | record "$side" "$1" "$2" "$load" \
         || { echo "weft bench mpi: Weft run failed:" >&2; tail -5 "$WORK/err" >&2; exit 1; }
 }
@@ -111,7 +117,7 @@ run_weft() { # tl run test transport
 REV=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$ROOT" diff --quiet HEAD -- weft-core weft-mpi 2>/dev/null || REV="$REV+changes"
 {
-    echo "# ./weft bench mpi --repeat $REPEAT --max $MAX${SIZES:+ --sizes $SIZES} --tls $TLS --tests $TESTS --transports $TRANSPORTS"
+    echo "# ./weft bench mpi --repeat $REPEAT --max $MAX${SIZES:+ --sizes $SIZES}$([[ $WARMUP == 1 ]] || echo " --warmup $WARMUP") --tls $TLS --tests $TESTS --transports $TRANSPORTS"
     echo "# $(date -u +%FT%TZ) $(uname -m) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); weft $REV; JDK $("$JDK/bin/java" -version 2>&1 | head -1)"
     if [[ $OMPI == 1 ]]; then echo "# $("$MPIRUN" --version 2>/dev/null | head -1); $(ucx_info -v 2>/dev/null | sed -n 's/^# *//p' | head -1)"; fi
 } | tee "$OUT.head" >&2

@@ -5,7 +5,7 @@
  *   mpicc -O2 -o osu_mpi osu_mpi.c
  *   mpirun -np 2 --bind-to core ./osu_mpi [latency|bw|bibw|mbw_mr|barrier|bcast|reduce|allreduce|allgather|alltoall|all] [MAX_BYTES]
  *
- * Method (OSU's): warm-up iterations, then timed ones. latency = half a ping-pong between ranks 0 and 1;
+ * Method (OSU's): warm-up iterations (OSU_WARMUP passes of them, default 1), then timed ones. latency = half a ping-pong between ranks 0 and 1;
  * bw/bibw = windows of 64 non-blocking sends (both ways for bibw) acknowledged by a zero-byte message from rank 1;
  * mbw_mr = the same window from each of the first size/2 ranks to its partner in the second half, as
  * aggregate bandwidth and message rate; collectives = time per call with a barrier between calls (not timed),
@@ -20,6 +20,12 @@
 #define WINDOW 64
 
 static int rank, size;
+
+/* Untimed passes before the timed one: OSU_WARMUP, default 1 (the same in OsuMpi.java). */
+static int warmup_passes(void) {
+    const char *v = getenv("OSU_WARMUP");
+    return v == NULL || *v == '\0' ? 1 : atoi(v);
+}
 
 /* Iteration counts: the same function as OsuMpi.iterations. */
 static int iterations(const char *test, long bytes) {
@@ -137,7 +143,9 @@ static void run(const char *t, long max) {
         char *s = malloc(cap), *r = malloc(cap);
         memset(s, 1, cap);
         memset(r, 0, cap);
-        timed(t, s, r, b, n);
+        for (int pass = 0; pass < warmup_passes(); pass++) {
+            timed(t, s, r, b, n);
+        }
         const double sec = timed(t, s, r, b, n);
         if (rank == 0) {
             const int pairs = size / 2;

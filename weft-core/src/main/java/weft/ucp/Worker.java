@@ -563,6 +563,15 @@ public final class Worker implements AutoCloseable {
         }
     }
 
+    /**
+     * Progresses until some work was done (returned; 0: none), at most {@code polls} times, spinning between
+     * idle polls: a wait loop's step. A SINGLE or SERIALIZED worker is entered once for all of them (each poll
+     * is then a cheap reentry, not an owner swap), a MULTI worker per poll, so other threads get in between.
+     */
+    public int progress(final int polls) {
+        return guard.mode() == ThreadMode.MULTI ? WorkerSpin.eachPoll(this, polls) : WorkerSpin.entered(this, polls);
+    }
+
     /** Progresses until {@code r} completes. */
     void await(final Request r) {
         int idle = 0;

@@ -94,6 +94,57 @@ class ThreadModeConformanceTest {
         }
     }
 
+    @Test
+    void serializedBatchedProgressHoldsTheWorkerUntilWorkThenLetsGo() throws Exception {
+        try (Two t = new Two("shm,self", Config.global(), ThreadMode.SERIALIZED); Arena arena = Arena.ofShared()) {
+            final Endpoint[] e = t.connectByAddress();
+            final MemorySegment in = arena.allocate(8);
+            final MemorySegment out = arena.allocate(8);
+            out.set(ValueLayout.JAVA_LONG, 0, 77);
+            final Request r = t.a.recvTag(in, 0, 8, 5, -1L);
+            final CompletableFuture<Integer> work = new CompletableFuture<>();
+            final Thread t1 = Thread.ofPlatform().start(() -> {
+                try {
+                    int w = 0;
+                    while (w == 0 && !r.isCompleted()) {
+                        try {
+                            w = t.a.progress(Integer.MAX_VALUE); // returns only once it did some work
+                        } catch (final WeftException ex) {
+                            if (ex.status() != Status.BUSY) {
+                                throw ex;
+                            } // the main thread was inside for a poll: enter again
+                        }
+                    }
+                    work.complete(w);
+                } catch (final Throwable ex) {
+                    work.completeExceptionally(ex);
+                }
+            });
+            // while t1's batch spins, the worker is t1's: another thread is refused, as for one poll
+            final long deadline = System.nanoTime() + 10_000_000_000L;
+            WeftException busy = null;
+            while (busy == null && System.nanoTime() < deadline) {
+                try {
+                    t.a.progress();
+                } catch (final WeftException ex) {
+                    busy = ex;
+                }
+            }
+            assertTrue(busy != null && busy.status() == Status.BUSY, "a second thread entered a batched progress");
+            final Request s = e[1].sendTag(5, out, 0, 8);
+            while (!s.isCompleted()) {
+                t.b.progress();
+            }
+            s.release();
+            assertTrue(work.get(10, TimeUnit.SECONDS) > 0, "the batch returns the work that ended it");
+            t1.join(10_000);
+            Waits.until(r::isCompleted, t.a::progress, 10_000, () -> "the receive");
+            assertEquals(77, in.get(ValueLayout.JAVA_LONG, 0));
+            r.release();
+            t.a.progress(1); // the batch gave the worker back: this thread enters without BUSY
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"shm,self", "tcp,self"})
     void multiWorksWithSeveralThreadsSendingAndReceivingConcurrently(final String tls) throws Exception {
