@@ -703,6 +703,21 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
+     * {@link Endpoint#flushSent()} of every endpoint of this worker, as one request: completes when every
+     * one-sided operation started on this worker before the call has left this process (sources reusable,
+     * delivery independent of this worker's further progress). Implies nothing at the targets.
+     */
+    public Request flushSent() {
+        guard.enter();
+        try {
+            checkOpen();
+            return EndpointRma.flushSentAll(this);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
      * Orders one-sided operations per endpoint (per target): every put, get or atomic started on an
      * endpoint after the fence is performed at the target after every one started on that endpoint
      * before it. So a target thread that observes (with an acquire load, or a CPU atomic) any effect of

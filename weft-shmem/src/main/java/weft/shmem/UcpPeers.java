@@ -256,6 +256,19 @@ public final class UcpPeers implements AutoCloseable {
         }
     }
 
+    /** Waits until every operation started on the worker has left this process (local completion). */
+    public void flushSent() {
+        if (endpointCount == 0) {
+            return;
+        }
+        final Request r = worker.flushSent();
+        try {
+            r.await();
+        } finally {
+            r.release();
+        }
+    }
+
     /** Orders operations per endpoint: later ones are seen after earlier ones. */
     public void fence() {
         if (endpointCount != 0) {
