@@ -40,6 +40,7 @@ final class EndpointRma {
      * list itself (a flush that only asks the lanes removes no endpoint, and the hot path allocates nothing).
      */
     static Request flushSentAll(final Worker worker) {
+        worker.checkOpen();
         return flushAll(worker, worker.epTable.live(), Rma.FLUSH_SENT);
     }
 

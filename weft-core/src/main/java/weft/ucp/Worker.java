@@ -702,16 +702,11 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    /**
-     * {@link Endpoint#flushSent()} of every endpoint of this worker, as one request: completes when every
-     * one-sided operation started on this worker before the call has left this process (sources reusable,
-     * delivery independent of this worker's further progress). Implies nothing at the targets.
-     */
+    /** {@link Endpoint#flushSent()} (local completion) of every endpoint of this worker, as one request. */
     public Request flushSent() {
         guard.enter();
         try {
-            checkOpen();
-            return EndpointRma.flushSentAll(this);
+            return EndpointRma.flushSentAll(this); // checks that the worker is open
         } finally {
             guard.exit();
         }

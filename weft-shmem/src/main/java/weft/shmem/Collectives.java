@@ -1,6 +1,5 @@
 package weft.shmem;
 
-import weft.uct.AtomicOp;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -162,7 +162,7 @@ final class OneSided {
         check(internalTransport(pe).putNbi(src, srcOff, bytes, heap.base() + off, peers.rkey(seg, pe)), "put", pe);
     }
 
-    /** A collective's signal: adds 1 to the 64-bit counter at heap offset {@code off} of world PE {@code pe}, as {@link #putAt}. */
+    /** A collective's signal: adds 1 to the 64-bit counter at heap offset {@code off} of world PE {@code pe} (as putAt). */
     void signalAt(final long off, final int pe) {
         final MemorySegment d = direct(pe);
         if (d != null) {
