@@ -2,13 +2,19 @@ import weft.shmem.Shmem;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * The Weft side of bench/shmem/compare.sh: the measurements of shmem_bench.c (the OSHMEM side), the same
  * operations, counts and order, on weft.shmem. 2 PEs: PE 0 issues, PE 1 waits in a barrier (progressing).
  * Warm-up passes (the JIT), then one that reports; each measured loop is a method of its own, so that the JIT
  * compiles it as a method (not one on-stack replacement of a large main, whose code a later row's profile
- * throws out). Output (PE 0): "test bytes value unit" per line.
+ * throws out). In the reported pass each row repeats its measured loop (a window of the C side's count)
+ * for at least {@link #MIN_ROW_NS} (the JIT's tiers take that long on a hot loop: two windows that agree
+ * early can both be on a C1 plateau) and until two consecutive windows agree within {@link #STEADY} (the
+ * steady state differs per JVM and per row; the C side has none to reach), at most {@link #MAX_ROW_NS};
+ * the figure is the last window's. Output (PE 0): "test bytes value unit" per row, then
+ * "steady test bytes windows" (the windows it took; a negative count: no two agreed within the limits).
  * Run: ./weft run -n 2 bench/shmem/ShmemBench.java
  */
 public class ShmemBench {
@@ -19,6 +25,18 @@ public class ShmemBench {
     /** Passes before the reported one (the C side makes one; more warm-up than the anchor is allowed). */
     private static final int WARM_PASSES = 2;
     private static final int[] SIZES = {8, 64, 512, 4096, 32768, 262144, 1048576};
+    /** Two consecutive windows within this relative difference: the row is at its steady state. */
+    private static final double STEADY = 0.10;
+    private static final int MAX_WINDOWS = 1_000_000;
+    private static final long MIN_ROW_NS = 300_000_000L;
+    private static final long MAX_ROW_NS = 4_000_000_000L;
+
+    /** One measured window of a row (its figure: us per op, or Mops). */
+    private interface Window {
+        double run();
+    }
+
+    private static MemorySegment steadyFlag;
 
     private static Shmem shmem;
     private static MemorySegment sym;
@@ -45,37 +63,38 @@ public class ShmemBench {
         redSrc = shmem.calloc(1, 8);
         redDst = shmem.calloc(1, 8);
         collDst = shmem.calloc(16, 8);
+        steadyFlag = shmem.calloc(2, 8);
         local.fill((byte) 1);
         shmem.barrierAll();
         for (int pass = 0; pass <= WARM_PASSES; pass++) {
             final boolean report = pass == WARM_PASSES && me == 0;
             for (final int b : SIZES) {
                 if (me == 0) {
-                    print(report, "put", b, put(b, iters(b)), "us");
-                    print(report, "get", b, get(b, iters(b)), "us");
+                    row(report, false, "put", b, "us", () -> put(b, iters(b)));
+                    row(report, false, "get", b, "us", () -> get(b, iters(b)));
                 }
                 shmem.barrierAll();
             }
+            final int n = 10000;
             if (me == 0) {
-                final int n = 10000;
-                print(report, "put+quiet", 8, putQuiet(n), "us");
-                print(report, "put_rate", 8, putRate(n), "Mops");
-                print(report, "get_rate", 8, getRate(n), "Mops");
-                print(report, "fetch_add", 8, fetchAdd(n), "us");
-                print(report, "add", 8, add(n), "us");
-                print(report, "swap", 8, swap(n), "us");
-                print(report, "cswap", 8, cswap(n), "us");
+                row(report, false, "put+quiet", 8, "us", () -> putQuiet(n));
+                row(report, false, "put_rate", 8, "Mops", () -> putRate(n));
+                row(report, false, "get_rate", 8, "Mops", () -> getRate(n));
+                row(report, false, "fetch_add", 8, "us", () -> fetchAdd(n));
+                row(report, false, "add", 8, "us", () -> add(n));
+                row(report, false, "swap", 8, "us", () -> swap(n));
+                row(report, false, "cswap", 8, "us", () -> cswap(n));
             }
             shmem.barrierAll();
-            final int n = 10000;
+            final boolean steady = pass == WARM_PASSES; // every PE takes part in a collective row's windows
             barrier(COLL_SKIP); // OSU's warm-up iterations, the same on both sides
-            print(report, "barrier", 0, barrier(n), "us");
+            row(steady, true, "barrier", 0, "us", () -> barrier(n));
             broadcast(COLL_SKIP);
-            print(report, "broadcast", 8, broadcast(n), "us");
+            row(steady, true, "broadcast", 8, "us", () -> broadcast(n));
             reduce(COLL_SKIP);
-            print(report, "reduce", 8, reduce(n), "us");
+            row(steady, true, "reduce", 8, "us", () -> reduce(n));
             fcollect(COLL_SKIP);
-            print(report, "fcollect", 8, fcollect(n), "us");
+            row(steady, true, "fcollect", 8, "us", () -> fcollect(n));
             shmem.barrierAll();
         }
         System.out.flush();
@@ -195,10 +214,42 @@ public class ShmemBench {
         return us(t0) / n;
     }
 
-    private static void print(final boolean report, final String test, final int bytes, final double v,
-                              final String unit) {
-        if (report) {
+    /**
+     * One row: a single window in the warm-up passes; in the reported one ({@code report}) windows until two
+     * consecutive ones agree within {@link #STEADY}, then the row and its window count. A collective row runs
+     * on every PE, which follow PE 0's decision to go on (broadcast between windows, outside them).
+     */
+    private static void row(final boolean report, final boolean collective, final String test, final int bytes,
+                            final String unit, final Window w) {
+        double v = w.run();
+        if (!report) {
+            return;
+        }
+        final boolean lead = shmem.myPe() == 0;
+        final long t0 = System.nanoTime();
+        int windows = 1;
+        boolean agreed = false;
+        while (true) {
+            final double prev = v;
+            final long spent = System.nanoTime() - t0;
+            final boolean more = windows < MAX_WINDOWS && spent < MAX_ROW_NS;
+            agreed &= spent >= MIN_ROW_NS;
+            if (collective) {
+                steadyFlag.set(ValueLayout.JAVA_LONG, 8, agreed || !more ? 0 : 1);
+                shmem.longBroadcast(Shmem.TEAM_WORLD, steadyFlag, steadyFlag.asSlice(8), 1, 0);
+                if (steadyFlag.get(ValueLayout.JAVA_LONG, 0) == 0) {
+                    break;
+                }
+            } else if (agreed || !more) {
+                break;
+            }
+            v = w.run();
+            windows++;
+            agreed = Math.abs(v - prev) <= STEADY * Math.max(v, prev);
+        }
+        if (lead) {
             System.out.printf("%s %d %.3f %s%n", test, bytes, v, unit);
+            System.out.printf("steady %s %d %d%n", test, bytes, agreed ? windows : -windows);
         }
     }
 }

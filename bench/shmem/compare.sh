@@ -11,7 +11,11 @@
 #
 # Both sides bind each PE to a core of its own (weft run does by default; oshrun gets --bind-to core).
 # OSHMEM: oshrun -np 2 --mca spml ucx -x UCX_TLS=sm,self (shm) or tcp,self (tcp); Weft: ./weft run -n 2 with
-# WEFT_TLS=shm or tcp. Without oshcc/oshrun the script says so and measures Weft alone.
+# WEFT_TLS=shm or tcp. OSHMEM's collectives (scoll mpi) run on Open MPI's MPI layer (pml ob1 here: pml ucx
+# declines without an RDMA transport), which UCX_TLS does not reach: its btl is pinned to the same transport
+# too (--mca btl vader,self or tcp,self), else the "tcp" collectives go through shared memory (vader).
+# Without oshcc/oshrun the script says so and measures Weft alone. The table's last column: the windows
+# each Weft run's row took to its steady state (see ShmemBench).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PAIRS=${1:-3}
@@ -37,10 +41,10 @@ run_weft() { # tls file
         || echo "bench/shmem: the Weft run ($1) failed, see below" >&2
 }
 run_oshmem() { # tls file
-    local tls=sm,self
-    [ "$1" = tcp ] && tls=tcp,self
+    local tls=sm,self btl=vader,self
+    [ "$1" = tcp ] && tls=tcp,self btl=tcp,self
     # OSHMEM 4.1 with UCX 1.13 may crash in shmem_finalize here, after the measurements: the lines count.
-    timeout 600 oshrun -np 2 "${ROOT_OPTS[@]}" --oversubscribe --bind-to core --mca spml ucx -x UCX_TLS=$tls \
+    timeout 600 oshrun -np 2 "${ROOT_OPTS[@]}" --oversubscribe --bind-to core --mca spml ucx -x UCX_TLS=$tls --mca btl $btl \
         "$WORK/shmem_bench" >"$2" 2>"$2.err" || true
 }
 
@@ -64,12 +68,17 @@ def parse(path):
     if os.path.exists(path):
         for line in open(path):
             f = line.split()
+            if len(f) == 4 and f[0] == 'steady':
+                steady.setdefault((path, f[1], int(f[2])), f[3])
+                continue
             if len(f) == 4:
                 try:
                     rows[(f[0], int(f[1]))] = (float(f[2]), f[3])
                 except ValueError:
                     pass
     return rows
+
+steady = {}  # (run file, test, bytes) -> windows the Weft row took to its steady state
 
 def load(path):
     return open(path).read().strip() if os.path.exists(path) else '?'
@@ -81,7 +90,8 @@ for tls in ('shm', 'tcp'):
     print(f'\n## {tls}  (loadavg before each run: weft ' + ', '.join(load(f'{work}/{tls}.weft.{p}.load')
           for p in range(1, pairs + 1)) + ('; oshmem ' + ', '.join(load(f'{work}/{tls}.oshmem.{p}.load')
           for p in range(1, pairs + 1)) if have else '') + ')')
-    print('%-10s %8s %6s %12s %12s %10s' % ('test', 'bytes', 'unit', 'weft', 'oshmem', 'weft/osh'))
+    print('%-10s %8s %6s %12s %12s %10s  %s' % ('test', 'bytes', 'unit', 'weft', 'oshmem', 'weft/osh',
+                                              'weft windows'))
     keys = []
     for r in weft + osh:
         for k in r:
@@ -92,9 +102,10 @@ for tls in ('shm', 'tcp'):
         o = [r[k][0] for r in osh if k in r]
         unit = next(r[k][1] for r in weft + osh if k in r)
         ratios = [a[k][0] / b[k][0] for a, b in zip(weft, osh) if k in a and k in b and b[k][0] > 0]
-        print('%-10s %8d %6s %12s %12s %10s' % (k[0], k[1], unit,
+        win = '/'.join(steady.get((f'{work}/{tls}.weft.{p}', k[0], k[1]), '-') for p in range(1, pairs + 1))
+        print('%-10s %8d %6s %12s %12s %10s  %s' % (k[0], k[1], unit,
               '%.3f' % statistics.median(w) if w else '-', '%.3f' % statistics.median(o) if o else '-',
-              '%.2f' % statistics.median(ratios) if ratios else '-'))
+              '%.2f' % statistics.median(ratios) if ratios else '-', win))
 PY
 for f in "$WORK"/*.err; do
     if grep -q -i "exception\|error" "$f" 2>/dev/null && [[ "$f" == *weft* ]]; then

@@ -770,6 +770,18 @@ public final class Endpoint implements AutoCloseable {
         return rma.flush(callback);
     }
 
+    /**
+     * Local completion: completes when every one-sided operation started on this endpoint before the call
+     * has left this process: its source may be reused and its delivery needs no further progress of this
+     * worker (tcp: every byte left the socket and the zero-copy puts, whose memory goes by reference, were
+     * acknowledged, no other ack or reply awaited; shm and cma: done when issued). Says nothing about the
+     * target: gets and fetching atomics may still be on their way back, puts not yet performed. Queued behind
+     * the send queue, as {@link #flush()}.
+     */
+    public Request flushSent() {
+        return rma.flush(null, Rma.FLUSH_SENT);
+    }
+
     /** Round-robin cursor of this peer's rails ({@link Rails#RR}). */
     int rrNext;
 

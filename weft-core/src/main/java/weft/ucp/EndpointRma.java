@@ -32,15 +32,29 @@ final class EndpointRma {
 
     /** See {@link Worker#flush()}: one request over every endpoint's flush. */
     static Request flushAll(final Worker worker) {
+        return flushAll(worker, new ArrayList<>(worker.epTable.live()), (byte) 0);
+    }
+
+    /**
+     * See {@link Worker#flushSent()}: as {@link #flushAll(Worker)} with {@link Rma#FLUSH_SENT}s, over the live
+     * list itself (a flush that only asks the lanes removes no endpoint, and the hot path allocates nothing).
+     */
+    static Request flushSentAll(final Worker worker) {
+        worker.checkOpen();
+        return flushAll(worker, worker.epTable.live(), Rma.FLUSH_SENT);
+    }
+
+    private static Request flushAll(final Worker worker, final java.util.List<Endpoint> eps, final byte op) {
         final Request parent = worker.acquire(Request.RMA);
         parent.completion.reset(1);
-        for (final Endpoint ep : new ArrayList<>(worker.epTable.live())) {
+        for (int i = 0; i < eps.size(); i++) {
+            final Endpoint ep = eps.get(i);
             if (!ep.userOwned && !ep.rma.used) {
                 // made by a peer's wireup and never given a one-sided operation: nothing to complete, and its
                 // failure (that peer's worker closed, e.g. an OpenSHMEM context) is no operation's failure
                 continue;
             }
-            final Request child = ep.flush(null);
+            final Request child = ep.rma.flush(null, op);
             if (!child.isCompleted()) {
                 parent.completion.expect(1);
                 child.rma.parent = parent;
@@ -178,7 +192,7 @@ final class EndpointRma {
             worker.recycle(r);
             return Status.OK;
         }
-        if (r.rma.op == 0) { // flush
+        if (r.rma.op == 0 || r.rma.op == Rma.FLUSH_SENT) { // flush
             if (flushLanes(r) == Status.NO_RESOURCE) {
                 return Status.NO_RESOURCE;
             }
@@ -190,15 +204,18 @@ final class EndpointRma {
 
     /**
      * Flushes lanes from index r.moved on; NO_RESOURCE leaves the rest for a retry. Once every lane
-     * is flushed, the request also waits for the replies of the emulated atomics sent before it.
+     * is flushed, the request also waits for the replies of the emulated atomics sent before it (not
+     * a {@link Rma#FLUSH_SENT}, which asks the lanes only whether they sent everything).
      */
     private Status flushLanes(final Request r) {
         final int n = ep.laneSet.count();
+        final boolean sent = r.rma.op == Rma.FLUSH_SENT;
+        final int flags = sent ? weft.uct.Interface.FLUSH_SENT : weft.uct.Interface.FLUSH_REMOTE;
         while (r.moved < n) {
             final int i = (int) r.moved;
             final Lane l = ep.laneSet.at(i);
             r.completion.expect(1);
-            final Status st = l.uct.flush(weft.uct.Interface.FLUSH_REMOTE, r.completion);
+            final Status st = l.uct.flush(flags, r.completion);
             if (st == Status.NO_RESOURCE) {
                 r.completion.expect(-1);
                 return st;
@@ -207,6 +224,9 @@ final class EndpointRma {
                 r.completion.complete(st);
             }
             r.moved++;
+        }
+        if (sent) {
+            return Status.OK;
         }
         if (softAmoIssued != softAmoDone) {
             r.completion.expect(1);
@@ -278,6 +298,11 @@ final class EndpointRma {
 
     /** See {@link Endpoint#flush()}: a flush request, queued behind what the send queue holds. */
     Request flush(final RequestCallback cb) {
+        return flush(cb, (byte) 0);
+    }
+
+    /** A flush ({@code op} 0) or a {@link Rma#FLUSH_SENT}, queued behind what the send queue holds. */
+    Request flush(final RequestCallback cb, final byte op) {
         worker.guard.enter();
         try {
             if (ep.failure() != null || ep.isClosed()) {
@@ -289,6 +314,7 @@ final class EndpointRma {
             final Request r = worker.acquire(Request.RMA);
             r.ep = ep;
             r.callback = cb;
+            r.rma.op = op;
             r.completion.reset(1);
             if (ep.queue.isEmpty() && flushLanes(r) == Status.OK) {
                 r.completion.complete(Status.OK);

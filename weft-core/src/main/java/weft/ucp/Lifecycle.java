@@ -462,7 +462,7 @@ final class Lifecycle {
                 r.completion.reset(1); // our reference
                 for (final Lane l : ep.lanes) {
                     r.completion.expect(1);
-                    final Status st = l.uct.flush(0, r.completion);
+                    final Status st = l.uct.flush(weft.uct.Interface.FLUSH_REMOTE, r.completion);
                     if (st != Status.IN_PROGRESS) {
                         r.completion.complete(Status.OK); // done, or cannot flush: the close proceeds anyway
                     }

@@ -23,6 +23,8 @@ final class Rma {
     static final byte AMO_FETCH = 4;
     static final byte AMO_CSWAP = 5;
     static final byte FENCE = 6;
+    /** A flush that waits only until the lanes sent everything ({@link Endpoint#flushSent()}). */
+    static final byte FLUSH_SENT = 7;
 
     private Rma() {
     }

@@ -711,6 +711,16 @@ public final class Worker implements AutoCloseable {
         }
     }
 
+    /** {@link Endpoint#flushSent()} (local completion) of every endpoint of this worker, as one request. */
+    public Request flushSent() {
+        guard.enter();
+        try {
+            return EndpointRma.flushSentAll(this); // checks that the worker is open
+        } finally {
+            guard.exit();
+        }
+    }
+
     /**
      * Orders one-sided operations per endpoint (per target): every put, get or atomic started on an
      * endpoint after the fence is performed at the target after every one started on that endpoint

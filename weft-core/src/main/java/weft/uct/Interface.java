@@ -28,6 +28,13 @@ public interface Interface extends AutoCloseable {
     int FLUSH_CANCEL = 1;
     /** Flush flag: wait until the updates are visible at the target. */
     int FLUSH_REMOTE = 2;
+    /**
+     * Flush flag: wait only until every byte of the operations issued before left this process and no
+     * source is still referenced (tcp: a zero-copy put's memory until its acknowledgement), so sources
+     * are reusable and the delivery needs no more progress here; nothing about the target.
+     * Transports that send no later than the call (shared memory, self, cma) treat it as their flush.
+     */
+    int FLUSH_SENT = 4;
 
     Transport transport();
 

@@ -1,6 +1,5 @@
 package weft.shmem;
 
-import weft.uct.AtomicOp;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -27,8 +26,13 @@ import java.lang.foreign.ValueLayout;
  * entry barrier. Their signals stay unambiguous without one because each counter they wait on has one
  * sender (per team, in program order): the broadcast parent at a given distance, the Bruck partner of a
  * round, the ring's left neighbour, the doubling partner. Collect, alltoall(s), the ring reductions and the
- * scans start with a barrier (scratch areas, or counters several members signal). Each ends with a quiet
- * (so the data this PE forwards is delivered without its further progress).
+ * scans start with a barrier (scratch areas, or counters several members signal).
+ * <p>Completion: a collective (the barrier included) ends with local completion only
+ * ({@link OneSided#quietSent}: what this PE sent has left it, so its sources may change and the delivery
+ * needs no further progress here), never a round trip; its receivers learn of their data from the
+ * signals they wait on, which a fence orders after the data. A user's {@code quiet} does not wait for the
+ * collectives' operations; {@code teamDestroy} and finalize complete them too, so that no signal of a
+ * finished team is on its way when its slot is reused.
  */
 final class Collectives {
     static final int MAX_TEAMS = 64;
@@ -114,14 +118,16 @@ final class Collectives {
     /** {@code bytes} of local {@code src} to {@code dest} (symmetric) on member {@code idx}, then a signal at {@code counter}. */
     void putSignal(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long bytes,
                    final int idx, final long counter) {
-        ops.put(dest, src, bytes, t.pes[idx], true);
-        ops.fence();
-        signal(t, idx, counter);
+        putSignalAt(t, heap.offsetOf(dest, bytes, "a collective's destination"), src, 0, bytes, idx, counter);
     }
 
     /** {@link #putSignal} from {@code src[srcOff, srcOff + bytes)} to heap offset {@code off} of member {@code idx}. */
     void putSignalAt(final ShmemTeam t, final long off, final MemorySegment src, final long srcOff, final long bytes,
                      final int idx, final long counter) {
+        if (src.byteSize() - srcOff < bytes) {
+            throw new IllegalArgumentException("a collective's source has " + (src.byteSize() - srcOff)
+                + " bytes from " + srcOff + ", needs " + bytes);
+        }
         ops.putAt(off, src, srcOff, bytes, t.pes[idx]);
         ops.fence();
         signal(t, idx, counter);
@@ -138,7 +144,7 @@ final class Collectives {
     }
 
     void signal(final ShmemTeam t, final int idx, final long off) {
-        ops.amoAt(AtomicOp.ADD, slotBase(t) + off, 1, 8, t.pes[idx], false);
+        ops.signalAt(slotBase(t) + off, t.pes[idx]);
     }
 
     /** Waits for the team's members to arrive (no completion of earlier operations: see {@link #quietBarrier}). */
@@ -165,11 +171,22 @@ final class Collectives {
                     + " (round " + round + ", waiting for PE " + t.pes[(t.me - d + n) % n] + ")");
             }
         }
+        ops.quietSent();
     }
 
-    /** Completes this PE's operations, then {@link #barrier}: {@code barrierAll} and {@code teamSync} after quiet. */
+    /** Completes this PE's operations, then {@link #barrier}: {@code barrierAll}. */
     void quietBarrier(final ShmemTeam t) {
         ops.quiet();
+        barrier(t);
+    }
+
+    /**
+     * Completes every operation of this PE, the collectives' own included, then {@link #barrier}: once it
+     * returns, no signal of an earlier collective of {@code t} is on its way to any member (a destroyed
+     * team's slot can be reused and zeroed).
+     */
+    void quietAllBarrier(final ShmemTeam t) {
+        ops.quietAll();
         barrier(t);
     }
 
@@ -213,7 +230,7 @@ final class Collectives {
             }
         }
         if (sent) {
-            ops.quiet();
+            ops.quietSent(); // dest may change once this returns; the children wait for their signals
         }
     }
 
@@ -323,7 +340,7 @@ final class Collectives {
                 awaitBruck(t, round);
             }
         }
-        ops.quiet();
+        ops.quietSent();
     }
 
     /**
@@ -374,7 +391,7 @@ final class Collectives {
         }
         MemorySegment.copy(src, bytes * t.me, mine, 0, bytes);
         sync.waitAtLeast(slotBase(t) + DATA, expected);
-        ops.quiet();
+        ops.quietSent();
     }
 
     /**
@@ -405,7 +422,7 @@ final class Collectives {
             }
         }
         sync.waitAtLeast(slotBase(t) + DATA, expected);
-        ops.quiet();
+        ops.quietSent();
     }
 
     /** {@code dest[i] = op over members of src[i]} for {@code i < count}, on every member. */

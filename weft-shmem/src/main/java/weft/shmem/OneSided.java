@@ -37,6 +37,12 @@ final class OneSided {
     private final List<Request> pending = new ArrayList<>();
     /** Set by every operation that went through the transport: quiet and fence have nothing to do otherwise. */
     private volatile boolean transportUsed;
+    /**
+     * Set by the collectives' own transport operations ({@link #putAt}, {@link #signalAt}), which a user's
+     * quiet does not wait for (their receivers wait for their signals; {@link #quietSent} sends them), but a
+     * fence still orders. Cleared by a quiet that flushed (everything is complete then).
+     */
+    private volatile boolean internalUsed;
     private final ThreadLocal<MemorySegment> scratch = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(64, 64));
 
     OneSided(final UcpPeers peers, final SymmetricHeap heap) {
@@ -109,6 +115,11 @@ final class OneSided {
         return peers.endpoint(pe);
     }
 
+    private Endpoint internalTransport(final int pe) {
+        internalUsed = true;
+        return peers.endpoint(pe);
+    }
+
     // ------------------------------------------------------------------ contiguous RMA
 
     /** Copies {@code src[0, bytes)} to {@code dest} (symmetric) on {@code pe}; blocking = source reusable. */
@@ -135,8 +146,9 @@ final class OneSided {
 
     /**
      * Copies {@code src[srcOff, srcOff + bytes)} to heap offset {@code off} of world PE {@code pe}, without
-     * blocking (done by the next quiet): the collectives' puts, whose offsets their callers derived from
-     * checked segments; no slice of either side is made.
+     * blocking: the collectives' puts, whose offsets their callers derived from checked segments (no slice of
+     * either side is made). Sent by {@link #quietSent}; performed at the target before a signal that follows
+     * a {@link #fence}; not completed by {@link #quiet} (see {@link #internalUsed}).
      */
     void putAt(final long off, final MemorySegment src, final long srcOff, final long bytes, final int pe) {
         if (bytes == 0) {
@@ -147,7 +159,20 @@ final class OneSided {
             MemorySegment.copy(src, srcOff, d, off, bytes);
             return;
         }
-        check(transport(pe).putNbi(src, srcOff, bytes, heap.base() + off, peers.rkey(seg, pe)), "put", pe);
+        check(internalTransport(pe).putNbi(src, srcOff, bytes, heap.base() + off, peers.rkey(seg, pe)), "put", pe);
+    }
+
+    /** A collective's signal: adds 1 to the 64-bit counter at heap offset {@code off} of world PE {@code pe} (as putAt). */
+    void signalAt(final long off, final int pe) {
+        final MemorySegment d = direct(pe);
+        if (d != null) {
+            MemoryAtomics.fetch64(AtomicOp.ADD, d, off, 1);
+            return;
+        }
+        final Status st = internalTransport(pe).atomicPost(AtomicOp.ADD, 1, heap.base() + off, peers.rkey(seg, pe));
+        if (st.isError()) {
+            throw new WeftException(st, "signal to PE " + pe + " failed: " + st);
+        }
     }
 
     /** Copies {@code src} (symmetric) of {@code pe} into {@code dest[0, bytes)}; blocking = data arrived. */
@@ -405,7 +430,7 @@ final class OneSided {
     /** Operations to each PE issued after the fence are performed after those issued before it. */
     void fence() {
         VarHandle.fullFence();
-        if (transportUsed) {
+        if (transportUsed || internalUsed) {
             peers.fence();
         }
     }
@@ -417,6 +442,7 @@ final class OneSided {
             return; // loads and stores through mappings are complete when they return
         }
         transportUsed = false;
+        internalUsed = false;
         peers.flush();
         final Request[] reqs;
         synchronized (pending) {
@@ -441,6 +467,28 @@ final class OneSided {
         if (first != null) {
             throw first;
         }
+    }
+
+    /**
+     * Local completion, the end of every collective: every operation issued so far (the collectives' own
+     * included) has left this PE, so its source may be reused and its delivery needs no further progress
+     * here; nothing is implied at the targets (their signals tell them). Free on shared memory.
+     */
+    void quietSent() {
+        VarHandle.fullFence();
+        if (!internalUsed && !transportUsed) {
+            return;
+        }
+        peers.flushSent();
+    }
+
+    /** {@link #quiet} of the collectives' operations too: nothing this PE started is still on its way. */
+    void quietAll() {
+        if (internalUsed) {
+            internalUsed = false;
+            transportUsed = true;
+        }
+        quiet();
     }
 
     /** Completes every operation to {@code pe}. */

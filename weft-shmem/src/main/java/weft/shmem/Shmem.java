@@ -421,7 +421,7 @@ public final class Shmem extends ShmemCollectives implements AutoCloseable {
         if (t == teams.world() || team == TEAM_SHARED) {
             throw new IllegalArgumentException("the predefined teams cannot be destroyed: " + team);
         }
-        coll.quietBarrier(t);
+        coll.quietAllBarrier(t);
         teams.destroy(t);
     }
 
@@ -533,7 +533,7 @@ public final class Shmem extends ShmemCollectives implements AutoCloseable {
             current = null;
         }
         try {
-            ops.quiet();
+            ops.quietAll();
             coll.barrier(teams.world(), System.nanoTime() + finalizeTimeoutNs);
             // Out of band: once every PE is past the barrier, every signal of it was delivered and nothing is
             // in flight, so no PE closes its worker under another's operation.

@@ -3,8 +3,8 @@ package weft.shmem;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The reductions and scans of {@link Collectives}, in chunks that fit the team's scratch area (a quiet after
- * each chunk completes the puts whose sources are read later):
+ * The reductions and scans of {@link Collectives}, in chunks that fit the team's scratch area (a local
+ * completion after each chunk, {@link OneSided#quietSent}, releases the sources of its puts):
  * <ul>
  * <li>reduce below {@code WEFT_SHMEM_REDUCE_RING_BYTES} (or on two PEs): recursive doubling; on a team that is
  *     not a power of two the first 2r members fold pairwise into r first (the even one sends, the odd one
@@ -116,7 +116,7 @@ final class TeamReductions {
             if (t.me % 2 == 0) {
                 coll.putSignalAt(t, pre, acc, accOff, bytes, t.me + 1, Collectives.ROUNDS + 8L * PRE);
                 coll.awaitRound(t, POST); // the odd partner puts the result into my dest
-                ops.quiet();
+                ops.quietSent();
                 return;
             }
             coll.awaitRound(t, PRE);
@@ -141,7 +141,7 @@ final class TeamReductions {
             acc = heap;
             accOff = region;
         }
-        ops.quiet(); // every put that read src is done: dest may be src
+        ops.quietSent(); // every put that read src is done: dest may be src
         if (bytes > 0 && acc.address() + accOff != dest.address() + at) {
             MemorySegment.copy(acc, accOff, dest, at, bytes);
         }
@@ -149,7 +149,7 @@ final class TeamReductions {
             // dest was checked against the heap: the same offset on the even partner
             coll.putSignalAt(t, dest.address() - ops.heap().base() + at, acc, accOff, bytes, t.me - 1,
                 Collectives.ROUNDS + 8L * POST);
-            ops.quiet();
+            ops.quietSent();
         }
     }
 
@@ -181,13 +181,13 @@ final class TeamReductions {
             Reduction.combine2(k, op, region, src.asSlice(offs[recv], recvBytes), recvBytes / k.size, region);
             partial = region;
         }
-        ops.quiet(); // every put that read src is done: dest may be src
+        ops.quietSent(); // every put that read src is done: dest may be src
         final long mine = offs[t.me + 1] - offs[t.me];
         if (mine > 0) {
             MemorySegment.copy(partial, 0, dest, offs[t.me], mine);
         }
         coll.ringAllgather(t, dest, offs, t.me);
-        ops.quiet();
+        ops.quietSent();
     }
 
     /**
@@ -227,7 +227,7 @@ final class TeamReductions {
                     incl = region;
                 }
             }
-            ops.quiet(); // every put that read src is done: dest may be src
+            ops.quietSent(); // every put that read src is done: dest may be src
             final MemorySegment d = dest.asSlice(done * k.size, bytes);
             if (inclusive) {
                 if (incl.address() != d.address()) {

@@ -245,10 +245,19 @@ public final class UcpPeers implements AutoCloseable {
 
     /** Completes every operation started on the worker (remote completion). */
     public void flush() {
-        if (endpointCount == 0) {
-            return;
+        if (endpointCount != 0) {
+            awaitAndRelease(worker.flush());
         }
-        final Request r = worker.flush();
+    }
+
+    /** Waits until every operation started on the worker has left this process (local completion). */
+    public void flushSent() {
+        if (endpointCount != 0) {
+            awaitAndRelease(worker.flushSent());
+        }
+    }
+
+    private static void awaitAndRelease(final Request r) {
         try {
             r.await();
         } finally {

@@ -70,6 +70,8 @@ final class TcpEndpoint extends AbstractEndpoint {
     boolean failureNotified;
 
     long putSeq;
+    /** The sequence of the last putZcopy: its memory is referenced (spliced, replayable) until acknowledged. */
+    private long refPutSeq;
     long ackedSeq;
     private Status putError;
 
@@ -382,6 +384,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             return noResource();
         }
         putHeader(off, len, remoteAddress, (TcpMemoryDomain.Key) rkey);
+        refPutSeq = putSeq;
         return sendWithIov(off, fixed, iov, TcpWaiters.PUT, putSeq, completion);
     }
 
@@ -557,7 +560,8 @@ final class TcpEndpoint extends AbstractEndpoint {
      * Both FLUSH_LOCAL and FLUSH_REMOTE complete when every byte left the socket, every get and
      * atomic got its reply and every put was acknowledged: over TCP the ack is the only evidence
      * that a buffered put_short has landed. A put refused by the target makes the next flush
-     * complete with that error.
+     * complete with that error. FLUSH_SENT completes when every byte left the socket and every putZcopy (whose
+     * memory goes by reference) was acknowledged; it waits for no other ack and no reply.
      */
     @Override
     public Status flush(final int flags, final Completion completion) {
@@ -570,6 +574,16 @@ final class TcpEndpoint extends AbstractEndpoint {
         }
         if (!pending.isEmpty()) {
             return noResource();
+        }
+        if ((flags & Interface.FLUSH_SENT) != 0) {
+            if (ch.bytesWritten >= ownTx && ackedSeq >= refPutSeq) {
+                return Status.OK;
+            }
+            if (!waits.room()) {
+                return noResource();
+            }
+            waits.add(TcpWaiters.TX, ownTx, refPutSeq, 0, completion);
+            return Status.IN_PROGRESS;
         }
         if (ch.bytesWritten >= ownTx && ackedSeq == putSeq && ops.isEmpty() && waits.isEmpty()) {
             final Status e = putError;
