@@ -574,27 +574,7 @@ public final class Worker implements AutoCloseable {
 
     /** Progresses until {@code r} completes. */
     void await(final Request r) {
-        int idle = 0;
-        while (!r.completed) {
-            if (closed) {
-                throw new WeftException(Status.CLOSED, "worker closed while waiting for " + r);
-            }
-            if (progress() == 0) {
-                if ((++idle & 63) == 0) {
-                    // the thread's other workers too: a peer's request to one of them (an OpenSHMEM context's
-                    // worker waits while over tcp the peers' contexts reach the default worker) may be what
-                    // this request waits for
-                    BlockedProgress.run();
-                }
-                if (idle > 2000) {
-                    Thread.yield();
-                } else {
-                    Thread.onSpinWait();
-                }
-            } else {
-                idle = 0;
-            }
-        }
+        WorkerSpin.await(this, r);
     }
 
     /**

@@ -1,8 +1,12 @@
 package weft.ucp;
 
+import weft.ucs.BlockedProgress;
+import weft.ucs.Status;
+import weft.ucs.WeftException;
+
 /**
- * {@link Worker#progress(int)}: polls until some work was done, spinning between idle polls, with the worker
- * entered once for the whole batch or once per poll.
+ * A worker's wait loops: {@link Worker#progress(int)} (polls until some work was done, spinning between idle
+ * polls, the worker entered once for the batch or once per poll) and the blocking wait for one request.
  */
 final class WorkerSpin {
     private WorkerSpin() {
@@ -28,5 +32,30 @@ final class WorkerSpin {
             Thread.onSpinWait();
         }
         return 0;
+    }
+
+    /** Progresses {@code w} until {@code r} completes: spins, then yields once idle for a while. */
+    static void await(final Worker w, final Request r) {
+        int idle = 0;
+        while (!r.completed) {
+            if (w.isClosed()) {
+                throw new WeftException(Status.CLOSED, "worker closed while waiting for " + r);
+            }
+            if (w.progress() == 0) {
+                if ((++idle & 63) == 0) {
+                    // the thread's other workers too: a peer's request to one of them (an OpenSHMEM context's
+                    // worker waits while over tcp the peers' contexts reach the default worker) may be what
+                    // this request waits for
+                    BlockedProgress.run();
+                }
+                if (idle > 2000) {
+                    Thread.yield();
+                } else {
+                    Thread.onSpinWait();
+                }
+            } else {
+                idle = 0;
+            }
+        }
     }
 }

@@ -19,10 +19,9 @@ import static weft.uct.tcp.TcpFrame.I32;
 import static weft.uct.tcp.TcpFrame.I64;
 
 /**
- * The requester role towards one peer interface: requests and active messages go out on one
- * {@link TcpConnection}; replies (put acks, get data, atomic results, keepalive acks) come back on
- * it in request order. The connection is the socket this endpoint opened, or, with one socket
- * per peer pair, a socket the peer opened (at connect, or by a switch: {@link TcpSocketSwitch}).
+ * The requester role towards one peer interface: requests and AMs go out on one {@link TcpConnection}; replies
+ * come back on it in request order. The connection is the socket this endpoint opened, or, with one socket per
+ * peer pair, a socket the peer opened (at connect, or by a switch: {@link TcpSocketSwitch}).
  *
  * <p>On a shared socket the peer's server answers on the same socket as its own requester
  * sends, so both sides must be able to queue every reply they owe at any time, or two saturated
@@ -281,11 +280,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         return sendWithIov(off, TcpFrame.HEADER + headerLength, iov, TcpWaiters.TX, 0, completion);
     }
 
-    /**
-     * Queues a frame header from the tx buffer followed by the iov's user memory, writes what the
-     * socket takes, and returns OK if all went out (and the op needs nothing else), otherwise
-     * registers a waiter and returns IN_PROGRESS.
-     */
+    /** Queues a header and the iov's memory, writes what the socket takes: OK if done, else a waiter and IN_PROGRESS. */
     private Status sendWithIov(final int off, final int hdrLen, final IoVector iov, final byte kind, final long seq,
                                final Completion completion) {
         final boolean wasEmpty = ch.txEmpty();
@@ -575,25 +570,17 @@ final class TcpEndpoint extends AbstractEndpoint {
         if (!pending.isEmpty()) {
             return noResource();
         }
-        if ((flags & Interface.FLUSH_SENT) != 0) {
-            if (ch.bytesWritten >= ownTx && ackedSeq >= refPutSeq) {
-                return Status.OK;
-            }
-            if (!waits.room()) {
-                return noResource();
-            }
-            waits.add(TcpWaiters.TX, ownTx, refPutSeq, 0, completion);
-            return Status.IN_PROGRESS;
-        }
-        if (ch.bytesWritten >= ownTx && ackedSeq == putSeq && ops.isEmpty() && waits.isEmpty()) {
-            final Status e = putError;
-            putError = null;
+        final boolean sent = (flags & Interface.FLUSH_SENT) != 0;
+        final long seq = sent ? refPutSeq : putSeq;
+        if (ch.bytesWritten >= ownTx && ackedSeq >= seq && (sent || ops.isEmpty() && waits.isEmpty())) {
+            final Status e = sent ? null : putError;
+            putError = sent ? putError : null;
             return e == null ? Status.OK : e;
         }
         if (!waits.room()) {
             return noResource();
         }
-        waits.add(TcpWaiters.FLUSH, ownTx, putSeq, ops.issued, completion);
+        waits.add(sent ? TcpWaiters.TX : TcpWaiters.FLUSH, ownTx, seq, sent ? 0 : ops.issued, completion);
         return Status.IN_PROGRESS;
     }
 
@@ -739,10 +726,7 @@ final class TcpEndpoint extends AbstractEndpoint {
 
     // ---------------------------------------------------------------- failure and close
 
-    /**
-     * The socket failed: marks the endpoint failed. Outstanding operations complete and the error
-     * handler runs now from progress, at the next progress from an operation call.
-     */
+    /** The socket failed: outstanding operations complete and the error handler runs (from an op call: at next progress). */
     void connectionLost(final Status st, final boolean fromProgress) {
         if (failStatus != null) {
             return;
