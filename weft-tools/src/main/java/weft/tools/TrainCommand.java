@@ -18,11 +18,7 @@ import java.util.concurrent.Callable;
  * training's profiles. It runs, in this one process, the protocol-layer perftests short jobs run most
  * (tag, put/get, atomics, active messages, streams; small and large messages) over shared memory and over
  * TCP, each long enough for its loops to be compiled with full profiles, and a two-PE job through the
- * launcher, so that the launcher's classes are in the cache too. With {@code --pe} the training JVM is
- * itself the one PE of a {@code weft run} job (the weft script trains so): it first joins that job and
- * passes a message and a put through its own worker ({@link TrainPe}), so that the cache holds a PE's
- * start-up path too (the runtime's classes, their lambdas and profiles), which the PEs of the two-PE job,
- * other JVMs, cannot record. About ten seconds.
+ * launcher, so that the launcher's classes are in the cache too. About ten seconds.
  */
 @Command(name = "train", hidden = true, description = "the training run of the JVM's AOT cache (used by ./weft)")
 public final class TrainCommand implements Callable<Integer> {
@@ -42,9 +38,6 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--no-job", description = "skip the two-PE job through the launcher")
     boolean noJob;
 
-    @Option(names = "--pe", description = "this JVM is a PE of a weft run job: join it first, as a program does")
-    boolean pe;
-
     @Option(names = "--quick", description = "a few iterations of each test (for tests of the cache's plumbing)")
     boolean quick;
 
@@ -55,10 +48,6 @@ public final class TrainCommand implements Callable<Integer> {
     public Integer call() {
         final PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
         int failed = 0;
-        if (pe && !TrainPe.exchange()) {
-            failed++;
-            System.err.println("weft train: the PE's message or put did not arrive");
-        }
         for (final String tl : TRANSPORTS) {
             for (final List<String> test : TESTS) {
                 final String[] args = java.util.stream.Stream.concat(

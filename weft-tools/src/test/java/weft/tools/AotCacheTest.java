@@ -94,27 +94,6 @@ class AotCacheTest {
         assertTrue(!used.output().contains("[error]"), used.output());
     }
 
-    /**
-     * As the weft script trains: the training JVM is the one PE of a launcher's job, so the cache holds a
-     * PE's start-up path, and the PEs of a later job load the runtime's classes from it.
-     */
-    @Test
-    void trainingAsThePeOfAJobPutsThePeStartUpPathInTheCache() throws Exception {
-        final Path cache = tmp.resolve("weft.aot");
-        final String cp = jarredClassPath();
-        final Result train = java(List.of("-cp", cp, "weft.tools.Main", "run", "-n", "1", "--bind-to", "none",
-            "--timeout", "200", "-J=-XX:+UseSerialGC", "-J=-Xss2m", "-J=-XX:AOTCacheOutput=" + cache,
-            "weft.tools.Main", "train", "--pe", "--quick", "--no-job"));
-        assertEquals(0, train.rc(), train.output());
-        assertTrue(Files.size(cache) > 0, "no cache written: " + train.output());
-        final Result job = java(List.of("-D" + weft.tools.run.RunCommand.AOT_PROPERTY + "=" + cache, "-cp", cp,
-            "weft.tools.Main", "run", "-n", "2", "--bind-to", "none", "--timeout", "200",
-            "-J=-Xlog:class+load=info", TrainPe.class.getName()));
-        assertEquals(0, job.rc(), job.output());
-        assertEquals(2, job.output().lines().filter(l -> l.contains(" weft.runtime.TcpBootstrap source: shared"))
-            .count(), job.output());
-    }
-
     @Test
     void aMissingOrCorruptCacheDoesNotStopTheJvm() throws Exception {
         final String cp = jarredClassPath();
