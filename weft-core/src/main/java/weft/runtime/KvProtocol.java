@@ -1,17 +1,15 @@
 package weft.runtime;
 
+import weft.ucs.HmacSha256;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 
 /**
@@ -106,17 +104,12 @@ final class KvProtocol {
     /** HMAC-SHA256 keyed by the secret over label, both nonces and the rank. */
     static byte[] mac(final String secret, final String label, final byte[] serverNonce, final byte[] clientNonce,
                       final int rank) {
-        try {
-            final Mac m = Mac.getInstance("HmacSHA256");
-            m.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-            m.update(label.getBytes(StandardCharsets.US_ASCII));
-            m.update(serverNonce);
-            m.update(clientNonce);
-            m.update(ByteBuffer.allocate(4).putInt(0, rank).array());
-            return m.doFinal();
-        } catch (final GeneralSecurityException e) {
-            throw new WeftException(Status.UNSUPPORTED, "HmacSHA256 is not available in this JDK", e);
-        }
+        return new HmacSha256(secret.getBytes(StandardCharsets.UTF_8))
+            .update(label.getBytes(StandardCharsets.US_ASCII))
+            .update(serverNonce)
+            .update(clientNonce)
+            .update(ByteBuffer.allocate(4).putInt(0, rank).array())
+            .doFinal();
     }
 
     static void write(final DataOutputStream out, final byte type, final byte[] payload) throws IOException {

@@ -106,8 +106,12 @@ final class LaneSelector {
                     .append(c.remote.device()).append(" only through a gateway;");
             }
         }
-        final Comparator<Candidate> tiebreak = Comparator.comparingDouble(Candidate::bandwidth).reversed()
-            .thenComparing(c -> c.local.name());
+        // comparators spelled out: Comparator.comparing's lambdas are serializable ones, which the AOT cache
+        // does not link, so a PE would generate their classes at start-up
+        final Comparator<Candidate> tiebreak = (a, b) -> {
+            final int c = Double.compare(b.bandwidth(), a.bandwidth());
+            return c != 0 ? c : a.local.name().compareTo(b.local.name());
+        };
         // AM lane
         final List<Candidate> am = new ArrayList<>();
         for (final Candidate c : all) {
@@ -120,8 +124,10 @@ final class LaneSelector {
                 + "(local: " + names(locals) + "; peer: " + remote.entries().stream()
                 .map(e -> e.transport() + "/" + e.device()).toList() + ";" + why + ")");
         }
-        am.sort(Comparator.comparingDouble((Candidate c) -> -1e3 / (c.latency() + c.overhead()))
-            .thenComparing(tiebreak));
+        am.sort((a, b) -> {
+            final int c = Double.compare(-1e3 / (a.latency() + a.overhead()), -1e3 / (b.latency() + b.overhead()));
+            return c != 0 ? c : tiebreak.compare(a, b);
+        });
         final List<Candidate> lanes = new ArrayList<>();
         lanes.add(am.get(0));
         // rendezvous lanes
@@ -132,7 +138,10 @@ final class LaneSelector {
                 bw.add(c);
             }
         }
-        bw.sort(Comparator.comparingDouble((Candidate c) -> -rndvScore(c)).thenComparing(tiebreak));
+        bw.sort((a, b) -> {
+            final int c = Double.compare(-rndvScore(a), -rndvScore(b));
+            return c != 0 ? c : tiebreak.compare(a, b);
+        });
         final List<Candidate> rndv = new ArrayList<>();
         for (final Candidate c : bw) {
             if (rndv.size() == ctx.maxRndvRails) {

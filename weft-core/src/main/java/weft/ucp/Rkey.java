@@ -181,8 +181,16 @@ public final class Rkey implements AutoCloseable {
         for (int i = 0; i < order.length; i++) {
             order[i] = i;
         }
-        java.util.Arrays.sort(order, java.util.Comparator.comparingDouble((Integer i) -> -score(rma.get(i)))
-            .thenComparingDouble(i -> -rma.get(i).bandwidth()).thenComparingInt(i -> rma.get(i).index));
+        // not Comparator.comparing: its lambdas are serializable ones, which the AOT cache does not link
+        java.util.Arrays.sort(order, (x, y) -> {
+            final Lane a = rma.get(x);
+            final Lane b = rma.get(y);
+            int c = Double.compare(-score(a), -score(b));
+            if (c == 0) {
+                c = Double.compare(-a.bandwidth(), -b.bandwidth());
+            }
+            return c != 0 ? c : Integer.compare(a.index, b.index);
+        });
         final List<Lane> rails = new ArrayList<>();
         final List<RemoteKey> railKeys = new ArrayList<>();
         for (final Integer i : order) {

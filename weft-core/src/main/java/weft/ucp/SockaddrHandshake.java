@@ -1,5 +1,6 @@
 package weft.ucp;
 
+import weft.ucs.HmacSha256;
 import weft.ucs.LogLimit;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
@@ -9,8 +10,6 @@ import weft.ucs.config.ConfigType;
 import weft.ucs.config.ConfigVar;
 import weft.uct.Transports;
 
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,7 +21,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -98,14 +96,10 @@ final class SockaddrHandshake {
                 secret = o == null ? "" : o.toString();
             }
         }
-        try {
-            final MessageDigest md = MessageDigest.getInstance("SHA-256");
-            md.update("weft-ucp-listener-v1:".getBytes(StandardCharsets.US_ASCII));
-            md.update(secret.getBytes(StandardCharsets.UTF_8));
-            return md.digest();
-        } catch (final GeneralSecurityException e) {
-            throw new IllegalStateException("SHA-256 is not available", e);
-        }
+        final MessageDigest md = HmacSha256.sha256();
+        md.update("weft-ucp-listener-v1:".getBytes(StandardCharsets.US_ASCII));
+        md.update(secret.getBytes(StandardCharsets.UTF_8));
+        return md.digest();
     }
 
     static boolean hasSecret(final Config config) {
@@ -120,18 +114,8 @@ final class SockaddrHandshake {
     }
 
     static byte[] mac(final byte[] key, final byte role, final byte[] nonce, final byte[] middle,
-                              final byte[] address) {
-        try {
-            final Mac m = Mac.getInstance("HmacSHA256");
-            m.init(new SecretKeySpec(key, "HmacSHA256"));
-            m.update(role);
-            m.update(nonce);
-            m.update(middle);
-            m.update(address);
-            return m.doFinal();
-        } catch (final GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 is not available", e);
-        }
+                      final byte[] address) {
+        return new HmacSha256(key).update(role).update(nonce).update(middle).update(address).doFinal();
     }
 
     private static byte[] le128(final long a, final long b) {

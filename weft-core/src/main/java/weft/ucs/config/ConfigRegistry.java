@@ -2,7 +2,6 @@ package weft.ucs.config;
 
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +35,7 @@ public final class ConfigRegistry {
     /** All registered variables, sorted by name. */
     public static synchronized List<ConfigVar<?>> all() {
         final List<ConfigVar<?>> list = new ArrayList<>(VARS.values());
-        list.sort(Comparator.comparing(ConfigVar::name));
+        list.sort((a, b) -> a.name().compareTo(b.name())); // not Comparator.comparing: see LaneSelector.select
         return Collections.unmodifiableList(list);
     }
 }

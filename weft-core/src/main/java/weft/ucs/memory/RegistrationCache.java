@@ -1,7 +1,6 @@
 package weft.ucs.memory;
 
 import java.lang.foreign.MemorySegment;
-import java.util.Comparator;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -18,8 +17,7 @@ public final class RegistrationCache<H> {
     private final Function<MemorySegment, H> registrar;
     private final Consumer<H> deregistrar;
     // ordered by (start, end, seq): two regions may start at the same address with different ends
-    private final TreeSet<Entry<H>> byStart = new TreeSet<>(Comparator.<Entry<H>>comparingLong(e -> e.start)
-        .thenComparingLong(e -> e.end).thenComparingLong(e -> e.seq));
+    private final TreeSet<Entry<H>> byStart = new TreeSet<>(RegistrationCache::compare);
     // release finds an entry in O(1); handles are distinct per entry
     private final java.util.IdentityHashMap<H, Entry<H>> byHandle = new java.util.IdentityHashMap<>();
     /** No entry was ever longer than this: a lookup stops scanning at entries starting before end - maxLength. */
@@ -122,5 +120,15 @@ public final class RegistrationCache<H> {
         }
         byStart.clear();
         byHandle.clear();
+    }
+
+    // by hand: Comparator.comparing's lambdas are serializable ones, which the AOT cache does not link
+    private static <H> int compare(final Entry<H> a, final Entry<H> b) {
+        final int c = Long.compare(a.start, b.start);
+        if (c != 0) {
+            return c;
+        }
+        final int d = Long.compare(a.end, b.end);
+        return d != 0 ? d : Long.compare(a.seq, b.seq);
     }
 }

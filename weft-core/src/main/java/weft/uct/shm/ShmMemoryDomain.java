@@ -70,6 +70,16 @@ final class ShmMemoryDomain implements MemoryDomain {
     }
 
     private record AttachmentKey(int pid, int fd, String name) {
+        // spelled out: a record's own are linked on first use by generating method handle classes (start-up cost)
+        @Override
+        public boolean equals(final Object o) {
+            return o instanceof AttachmentKey k && pid == k.pid && fd == k.fd && name.equals(k.name);
+        }
+
+        @Override
+        public int hashCode() {
+            return (pid * 31 + fd) * 31 + name.hashCode();
+        }
     }
 
     /** A peer's memory file mapped here, shared by every key and endpoint that uses it. */

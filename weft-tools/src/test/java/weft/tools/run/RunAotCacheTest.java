@@ -47,6 +47,20 @@ class RunAotCacheTest {
         assertEquals(own + java.io.File.pathSeparator + "/app/classes", classPathOf(cmd));
     }
 
+    /** Every option the launcher may add to a PE's JVM is one the JVM accepts (a typo would stop every PE). */
+    @Test
+    void theJvmAcceptsTheOptionsThePesGet() throws IOException, InterruptedException {
+        final List<String> cmd = new java.util.ArrayList<>(List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        cmd.addAll(RunCommand.AOT_JIT_OPTIONS);
+        cmd.addAll(CrowdedNode.options(List.of()));
+        cmd.add("-version");
+        final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        final String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS), "did not end: " + cmd);
+        assertEquals(0, p.exitValue(), cmd + "\n" + out);
+    }
+
     @Test
     void withoutACacheTheProgramsClassPathComesFirst() {
         System.setProperty(RunCommand.AOT_PROPERTY, tmp.resolve("absent.aot").toString());
