@@ -119,6 +119,14 @@ public final class Endpoint implements AutoCloseable {
         return remote != null;
     }
 
+    /**
+     * True while a socket-address connect ({@link Worker#connect(java.net.InetSocketAddress)}) runs its
+     * handshake: no lanes yet, operations wait until the endpoint binds, the threshold getters answer placeholders.
+     */
+    public boolean isConnecting() {
+        return connecting != null && !closed && failure == null;
+    }
+
     /** The worker this endpoint belongs to. */
     public Worker worker() {
         return worker;
@@ -156,12 +164,15 @@ public final class Endpoint implements AutoCloseable {
             c.maxRmaRails, 2 * c.minRmaChunk, c.config().get(UcpConfig.LANE_POLICY));
     }
 
-    /** The size from which tag sends use rendezvous. */
+    /**
+     * The size from which tag sends use rendezvous; {@code Long.MAX_VALUE} (no fast path: a placeholder, not a
+     * wait) while the endpoint is connecting ({@link #isConnecting()}), like the other threshold getters.
+     */
     public long rendezvousThreshold() {
         return thresholds.rndvThresh;
     }
 
-    /** The largest payload sent inline. */
+    /** The largest payload sent inline; -1 (nothing) while the endpoint is connecting ({@link #isConnecting()}). */
     public long maxShort() {
         return thresholds.maxShort;
     }
@@ -169,13 +180,14 @@ public final class Endpoint implements AutoCloseable {
     /**
      * The size from which eager tag sends of contiguous off-heap data go zero-copy (below
      * {@link #rendezvousThreshold()}), or {@code Long.MAX_VALUE} when the AM lane cannot send from user
-     * memory. The buffer then belongs to the transport until the request completes.
+     * memory. The buffer then belongs to the transport until the request completes. {@code Long.MAX_VALUE}
+     * as well while the endpoint is connecting ({@link #isConnecting()}).
      */
     public long zeroCopyThreshold() {
         return thresholds.zcopyThresh;
     }
 
-    /** The largest payload of one eager zero-copy fragment (0 when there is no eager zero-copy). */
+    /** The largest payload of one eager zero-copy fragment (0 when there is none, and while connecting). */
     public long maxZeroCopyFragment() {
         return thresholds.maxZcopy;
     }

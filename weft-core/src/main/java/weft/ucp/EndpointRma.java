@@ -34,8 +34,12 @@ final class EndpointRma {
     static Request flushAll(final Worker worker) {
         final Request parent = worker.acquire(Request.RMA);
         parent.completion.reset(1);
-        for (final Endpoint ep : new ArrayList<>(worker.epTable.live())) {
-            if (!ep.userOwned && !ep.rma.used) {
+        final ArrayList<Endpoint> eps = new ArrayList<>(worker.epTable.live());
+        final int bound = eps.size();
+        worker.lifecycle.addConnecting(eps); // their flush waits for the bind and the operations posted before
+        for (int i = 0; i < eps.size(); i++) {
+            final Endpoint ep = eps.get(i);
+            if (i < bound && !ep.userOwned && !ep.rma.used) {
                 // made by a peer's wireup and never given a one-sided operation: nothing to complete, and its
                 // failure (that peer's worker closed, e.g. an OpenSHMEM context) is no operation's failure
                 continue;

@@ -321,6 +321,16 @@ final class Lifecycle {
         }
     }
 
+    /** Adds the endpoints still connecting (shells not bound yet, not closed) to {@code out}, in connect order. */
+    List<Endpoint> addConnecting(final List<Endpoint> out) {
+        for (final SockaddrConnect c : connecting) {
+            if (c.ep.connecting != null && !c.ep.isClosed()) {
+                out.add(c.ep);
+            }
+        }
+        return out;
+    }
+
     /** From a handshake thread: wake a sleeping worker so that progress sees the end of the handshake now. */
     private void handshakeEnded() {
         if (worker.hasWakeup()) {
