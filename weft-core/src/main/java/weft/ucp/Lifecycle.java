@@ -323,9 +323,10 @@ final class Lifecycle {
 
     /** Adds the endpoints still connecting (shells not bound yet, not closed) to {@code out}, in connect order. */
     List<Endpoint> addConnecting(final List<Endpoint> out) {
-        for (final SockaddrConnect c : connecting) {
-            if (c.ep.connecting != null && !c.ep.isClosed()) {
-                out.add(c.ep);
+        for (int i = 0; i < connecting.size(); i++) {
+            final Endpoint ep = connecting.get(i).ep;
+            if (ep.connecting != null && !ep.isClosed()) {
+                out.add(ep);
             }
         }
         return out;
