@@ -3,6 +3,7 @@
 # native UCX), side by side: the same program (bench/jucx/JucxBench.java, JUCX's public API only) run on
 # either jar, alternating, two processes pinned to cores 0 and 1, same counts on both sides.
 #   bench/compare-jucx.sh [PAIRS] [OUT]        PAIRS alternating pairs per test (default 3)
+#   env: SPECS="lat 8 200000;bw 65536 20000" (tests to run), SLEEP (server start-up seconds), PORT, CONNECT
 # Needs: a JDK >= 25, Maven (to fetch the JUCX jar into ~/.m2 once), native UCX (apt-get install ucx-utils
 # libucx0). Not part of the build or the tests: when JUCX or UCX is missing it says so and exits 0.
 set -uo pipefail
@@ -11,6 +12,10 @@ PAIRS=${1:-3}
 OUT=${2:-/dev/stdout}
 JUCX_VERSION=${JUCX_VERSION:-1.15.0}
 PORT=${PORT:-24200}
+SLEEP=${SLEEP:-3} # seconds the server gets to start (raise on a loaded machine)
+# the tests, "TEST SIZE ITERS" each; SPECS="lat 8 200000" runs one
+if [[ -n "${SPECS:-}" ]]; then IFS=';' read -r -a SPECS <<<"$SPECS"; else
+    SPECS=("lat 8 200000" "bw 65536 20000" "bwalloc 65536 20000" "bw 1048576 20000" "bwalloc 1048576 20000"); fi
 # addr: connect by worker address (native UCX then uses shared memory on one node; its socket-address
 # endpoints stay on tcp); sock: through a listener, as JUCX's own benchmarks
 CONNECT=${CONNECT:-addr}
@@ -29,16 +34,21 @@ JDK=$("$ROOT/weft" jdk)
 JAVA="$JDK/bin/java"
 WEFT_CP=$("$ROOT/weft" classpath)
 JOPTS=(--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Xms256m -Xmx256m)
+# compiled once against real JUCX's jar and run as a class on either jar (the API is the same): the source
+# launcher would compile it in every run, on the pinned core, beside the measured loop
+BENCH_CLASSES=$(mktemp -d)
+trap 'rm -rf "$BENCH_CLASSES"' EXIT
+"$JDK/bin/javac" -d "$BENCH_CLASSES" -cp "$JAR" "$ROOT/bench/jucx/JucxBench.java" || { echo "compare-jucx: JucxBench does not compile"; exit 1; }
 export UCX_WARN_UNUSED_ENV_VARS=n
 
 one() { # impl test size iters port -> RESULT line of the client
     local impl=$1 test=$2 size=$3 iters=$4 PORT=$5 cp
-    if [[ $impl == weft ]]; then cp=$WEFT_CP; else cp=$JAR; fi
-    taskset -c 0 timeout 300 "$JAVA" "${JOPTS[@]}" -cp "$cp" "$ROOT/bench/jucx/JucxBench.java" server $PORT "$test" "$size" "$iters" "$CONNECT" \
+    if [[ $impl == weft ]]; then cp=$WEFT_CP:$BENCH_CLASSES; else cp=$JAR:$BENCH_CLASSES; fi
+    taskset -c 0 timeout 300 "$JAVA" "${JOPTS[@]}" -cp "$cp" JucxBench server $PORT "$test" "$size" "$iters" "$CONNECT" \
         >/dev/null 2>&1 &
     local spid=$!
-    sleep 3
-    taskset -c 1 timeout 300 "$JAVA" "${JOPTS[@]}" -cp "$cp" "$ROOT/bench/jucx/JucxBench.java" client 127.0.0.1 $PORT "$test" \
+    sleep "$SLEEP"
+    taskset -c 1 timeout 300 "$JAVA" "${JOPTS[@]}" -cp "$cp" JucxBench client 127.0.0.1 $PORT "$test" \
         "$size" "$iters" "$CONNECT" 2>/dev/null | grep '^RESULT' || echo "RESULT impl=$impl test=$test size=$size value=FAILED"
     wait $spid 2>/dev/null
 }
@@ -46,8 +56,8 @@ one() { # impl test size iters port -> RESULT line of the client
 {
 echo "# bench/compare-jucx.sh $PAIRS   ($(date -u '+%F %T') UTC, $(nproc) cpus)"
 echo "# weft: weft-jucx on weft.ucp (default transports);  jucx: org.openucx:jucx:$JUCX_VERSION on $(ucx_info -v 2>/dev/null | head -1 | sed 's/# //')"
-echo "# UCX_TLS=${UCX_TLS:-<default>}  WEFT_TLS=${WEFT_TLS:-<default>}  connect=$CONNECT  (value: usec one-way for tag_lat, MB/s for read_bw)"
-for spec in "lat 8 200000" "bw 65536 20000" "bw 1048576 20000"; do
+echo "# UCX_TLS=${UCX_TLS:-<default>}  WEFT_TLS=${WEFT_TLS:-<default>}  connect=$CONNECT  (value: usec one-way for tag_lat, MB/s for read_bw (registered buffer) and read_bw_alloc (memoryMap allocate))"
+for spec in "${SPECS[@]}"; do
     set -- $spec
     for p in $(seq 1 "$PAIRS"); do
         for impl in weft jucx; do

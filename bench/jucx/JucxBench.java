@@ -4,6 +4,7 @@ import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpEndpointParams;
 import org.openucx.jucx.ucp.UcpListener;
 import org.openucx.jucx.ucp.UcpListenerParams;
+import org.openucx.jucx.ucp.UcpMemMapParams;
 import org.openucx.jucx.ucp.UcpMemory;
 import org.openucx.jucx.ucp.UcpParams;
 import org.openucx.jucx.ucp.UcpRemoteKey;
@@ -23,8 +24,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * class path.
  *
  * <pre>
- *   java -cp JAR JucxBench server PORT lat|bw SIZE ITERS [sock|addr]         (start first)
- *   java -cp JAR JucxBench client HOST PORT lat|bw SIZE ITERS [sock|addr]
+ *   java -cp JAR JucxBench server PORT lat|bw|bwalloc SIZE ITERS [sock|addr]         (start first)
+ *   java -cp JAR JucxBench client HOST PORT lat|bw|bwalloc SIZE ITERS [sock|addr]
  * </pre>
  *
  * sock (default): the client connects to the server's {@code UcpListener}, as JUCX's own benchmarks do.
@@ -35,7 +36,10 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * lat: tag ping-pong of SIZE bytes (the client prints the one-way latency and the bytes it allocated per
  * round trip). bw: JUCX's read-bandwidth test: the server registers SIZE bytes and sends its address and
- * remote key; the client gets them ITERS times and prints MB/s. The client prints one line:
+ * remote key; the client gets them ITERS times and prints MB/s. bwalloc: the same on memory the server has UCX
+ * allocate ({@code memoryMap} with {@code allocate()}), as JUCX's own read-bandwidth benchmark does: UCX 1.13
+ * emulates the gets of either kind on one node with active messages over its shared-memory transport (its
+ * rma lanes reach neither); Weft reads registered user memory with cma and maps allocated memory directly. The client prints one line:
  * {@code RESULT impl=... test=... size=... value=... unit=... alloc_per_op=...}.
  */
 public final class JucxBench {
@@ -84,7 +88,7 @@ public final class JucxBench {
             if (test.equals("lat")) {
                 latency(w, ep, server, addr, size, iters, impl);
             } else {
-                bandwidth(ctx, w, ep, server, buf, size, iters, impl);
+                bandwidth(ctx, w, ep, server, buf, size, iters, impl, test);
             }
             if (listener != null) {
                 listener.close();
@@ -162,12 +166,16 @@ public final class JucxBench {
     }
 
     private static void bandwidth(final UcpContext ctx, final UcpWorker w, final UcpEndpoint ep, final boolean server,
-                                  final ByteBuffer buf, final int size, final int iters, final String impl)
+                                  final ByteBuffer buf, final int size, final int iters, final String impl,
+                                  final String test)
         throws Exception {
         final ByteBuffer msg = ByteBuffer.allocateDirect(4096).order(ByteOrder.nativeOrder());
         final long msgAddr = UcxUtils.getAddress(msg);
         if (server) {
-            final UcpMemory mem = ctx.registerMemory(buf);
+            // bw: the caller's buffer, registered; bwalloc: memory UCX allocates (memoryMap with allocate()), as
+            // JUCX's own read-bandwidth benchmark (UcxReadBWBenchmarkSender) does
+            final UcpMemory mem = test.equals("bwalloc")
+                ? ctx.memoryMap(new UcpMemMapParams().allocate().setLength(size)) : ctx.registerMemory(buf);
             final ByteBuffer key = mem.getRemoteKeyBuffer();
             msg.putLong(0, mem.getAddress()).putInt(8, key.remaining());
             msg.position(12);
@@ -186,16 +194,19 @@ public final class JucxBench {
         key.put(msg).flip();
         final UcpRemoteKey rk = ep.unpackRemoteKey(key);
         final long local = UcxUtils.getAddress(buf);
-        final int warm = Math.max(10, iters / 10);
-        long t0 = 0;
-        for (int i = 0; i < warm + iters; i++) {
-            if (i == warm) {
-                t0 = System.nanoTime();
-            }
+        // warm-up: ITERS/10 gets and at least 2 s, so that the JIT has compiled Weft's get path before the
+        // measured loop (on a loaded machine the compiler threads share the pinned core)
+        final long warmEnd = System.nanoTime() + 2_000_000_000L;
+        for (int i = 0; i < Math.max(10, iters / 10) || System.nanoTime() < warmEnd; i++) {
+            await(w, ep.getNonBlocking(remote, rk, local, size, null));
+        }
+        final long t0 = System.nanoTime();
+        for (int i = 0; i < iters; i++) {
             await(w, ep.getNonBlocking(remote, rk, local, size, null));
         }
         final long ns = System.nanoTime() - t0;
-        System.out.printf("RESULT impl=%s test=read_bw size=%d value=%.1f unit=MB/s alloc_per_op=-%n", impl, size,
+        System.out.printf("RESULT impl=%s test=%s size=%d value=%.1f unit=MB/s alloc_per_op=-%n", impl,
+            test.equals("bwalloc") ? "read_bw_alloc" : "read_bw", size,
             (double) size * iters / (ns / 1e9) / 1e6);
         rk.close();
         msg.clear();

@@ -119,6 +119,11 @@ public final class Endpoint implements AutoCloseable {
         return remote != null;
     }
 
+    /** True while a socket-address connect runs its handshake: operations wait for the bind, getters give placeholders. */
+    public boolean isConnecting() {
+        return connecting != null && !closed && failure == null;
+    }
+
     /** The worker this endpoint belongs to. */
     public Worker worker() {
         return worker;
@@ -156,12 +161,12 @@ public final class Endpoint implements AutoCloseable {
             c.maxRmaRails, 2 * c.minRmaChunk, c.config().get(UcpConfig.LANE_POLICY));
     }
 
-    /** The size from which tag sends use rendezvous. */
+    /** The size from which tag sends use rendezvous; {@code Long.MAX_VALUE} while {@link #isConnecting()}. */
     public long rendezvousThreshold() {
         return thresholds.rndvThresh;
     }
 
-    /** The largest payload sent inline. */
+    /** The largest payload sent inline; -1 (nothing) while the endpoint is connecting ({@link #isConnecting()}). */
     public long maxShort() {
         return thresholds.maxShort;
     }
@@ -169,13 +174,13 @@ public final class Endpoint implements AutoCloseable {
     /**
      * The size from which eager tag sends of contiguous off-heap data go zero-copy (below
      * {@link #rendezvousThreshold()}), or {@code Long.MAX_VALUE} when the AM lane cannot send from user
-     * memory. The buffer then belongs to the transport until the request completes.
+     * memory or while {@link #isConnecting()}. The buffer then belongs to the transport until the request completes.
      */
     public long zeroCopyThreshold() {
         return thresholds.zcopyThresh;
     }
 
-    /** The largest payload of one eager zero-copy fragment (0 when there is no eager zero-copy). */
+    /** The largest payload of one eager zero-copy fragment (0 when there is none, and while connecting). */
     public long maxZeroCopyFragment() {
         return thresholds.maxZcopy;
     }
@@ -463,8 +468,6 @@ public final class Endpoint implements AutoCloseable {
         worker.streams.consume(this, length);
     }
 
-    // ------------------------------------------------------------------ control and wireup
-
     /** Sends a short control message now, or queues it if the lane is busy. */
     void sendControl(final int amId, final long header, final long value) {
         worker.control.send(this, amId, header, value);
@@ -479,8 +482,6 @@ public final class Endpoint implements AutoCloseable {
     void sendWireup(final byte type, final long dst) {
         worker.control.sendWireup(this, type, dst);
     }
-
-    // ------------------------------------------------------------------ failure and close
 
     boolean usesUct(final weft.uct.Endpoint u) {
         return laneSet.uses(u);
@@ -542,7 +543,6 @@ public final class Endpoint implements AutoCloseable {
         }
     }
 
-    /** Package view for Lifecycle. */
     boolean isClosed() {
         return closed;
     }

@@ -32,7 +32,10 @@ final class EndpointRma {
 
     /** See {@link Worker#flush()}: one request over every endpoint's flush. */
     static Request flushAll(final Worker worker) {
-        return flushAll(worker, new ArrayList<>(worker.epTable.live()), (byte) 0);
+        final ArrayList<Endpoint> eps = new ArrayList<>(worker.epTable.live());
+        final int bound = eps.size();
+        worker.lifecycle.addConnecting(eps); // their flush waits for the bind and the operations posted before
+        return flushAll(worker, eps, bound, (byte) 0);
     }
 
     /**
@@ -41,15 +44,23 @@ final class EndpointRma {
      */
     static Request flushSentAll(final Worker worker) {
         worker.checkOpen();
-        return flushAll(worker, worker.epTable.live(), Rma.FLUSH_SENT);
+        java.util.List<Endpoint> eps = worker.epTable.live();
+        final int bound = eps.size();
+        if (worker.lifecycle.anyConnecting()) { // operations waiting for a bind have not left either
+            eps = new ArrayList<>(eps);
+            worker.lifecycle.addConnecting(eps);
+        }
+        return flushAll(worker, eps, bound, Rma.FLUSH_SENT);
     }
 
-    private static Request flushAll(final Worker worker, final java.util.List<Endpoint> eps, final byte op) {
+    /** Flushes {@code eps}; those below {@code bound} are bound, and skipped if no one-sided operation used them. */
+    private static Request flushAll(final Worker worker, final java.util.List<Endpoint> eps, final int bound,
+                                    final byte op) {
         final Request parent = worker.acquire(Request.RMA);
         parent.completion.reset(1);
         for (int i = 0; i < eps.size(); i++) {
             final Endpoint ep = eps.get(i);
-            if (!ep.userOwned && !ep.rma.used) {
+            if (i < bound && !ep.userOwned && !ep.rma.used) {
                 // made by a peer's wireup and never given a one-sided operation: nothing to complete, and its
                 // failure (that peer's worker closed, e.g. an OpenSHMEM context) is no operation's failure
                 continue;

@@ -321,6 +321,22 @@ final class Lifecycle {
         }
     }
 
+    /** Whether a connect is in progress (its endpoint may hold operations waiting for the bind). */
+    boolean anyConnecting() {
+        return !connecting.isEmpty();
+    }
+
+    /** Adds the endpoints still connecting (shells not bound yet, not closed) to {@code out}, in connect order. */
+    List<Endpoint> addConnecting(final List<Endpoint> out) {
+        for (int i = 0; i < connecting.size(); i++) {
+            final Endpoint ep = connecting.get(i).ep;
+            if (ep.connecting != null && !ep.isClosed()) {
+                out.add(ep);
+            }
+        }
+        return out;
+    }
+
     /** From a handshake thread: wake a sleeping worker so that progress sees the end of the handshake now. */
     private void handshakeEnded() {
         if (worker.hasWakeup()) {

@@ -129,6 +129,26 @@ final class SockaddrConnect {
         return r;
     }
 
+    /**
+     * Cancels {@code r}, a DEFERRED request, if it still waits in its endpoint's connect: it is never started
+     * and completes with CANCELED. False once the endpoint bound (the operation started).
+     */
+    static boolean cancel(final Request r) {
+        final SockaddrConnect c = r.ep.connecting;
+        return c != null && c.cancelWaiting(r);
+    }
+
+    private boolean cancelWaiting(final Request r) {
+        final int i = waiting.indexOf(r);
+        if (i < 0) {
+            return false;
+        }
+        waiting.remove(i);
+        starts.remove(i);
+        ep.worker.complete(r, Status.CANCELED);
+        return true;
+    }
+
     /** The connect failed or the endpoint closed before binding: the waiting operations complete with {@code st}. */
     void failWaiting(final Status st) {
         for (final Request r : waiting) {

@@ -287,11 +287,14 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    /** Endpoints open on this worker (including ones peers created toward it). */
+    /**
+     * Endpoints open on this worker: the connected ones (including ones peers created toward it), then those
+     * still connecting by socket address ({@link Endpoint#isConnecting()}).
+     */
     public List<Endpoint> endpoints() {
         guard.enter();
         try {
-            return List.copyOf(epTable.live());
+            return List.copyOf(lifecycle.addConnecting(new java.util.ArrayList<>(epTable.live())));
         } finally {
             guard.exit();
         }
@@ -404,7 +407,9 @@ public final class Worker implements AutoCloseable {
     /**
      * Cancels a receive that has not matched yet: it completes with {@link Status#CANCELED}. A request
      * that already matched (or a send) is left alone and completes normally. A stream receive still
-     * waiting for bytes is canceled too; its {@link Request#length()} is the bytes it already got.
+     * waiting for bytes is canceled too; its {@link Request#length()} is the bytes it already got. An
+     * operation posted on an endpoint still connecting ({@link Endpoint#isConnecting()}) is not started yet:
+     * it is canceled whatever its kind, and never starts.
      *
      * @return true if the request was canceled
      * @throws IllegalStateException if {@code r} was released and waits in the pool (see {@link Request})
@@ -416,7 +421,8 @@ public final class Worker implements AutoCloseable {
                 return false;
             }
             r.checkLive(); // a released handle: it may not name the receive its request serves next
-            return !r.completed && protocols.of(r.kind).cancel(r);
+            return !r.completed && (r.kind == Request.DEFERRED ? SockaddrConnect.cancel(r)
+                : protocols.of(r.kind).cancel(r));
         } finally {
             guard.exit();
         }
@@ -679,7 +685,9 @@ public final class Worker implements AutoCloseable {
      * {@link Endpoint#flush()} of every endpoint of this worker, as one request: completes when every
      * one-sided operation started on this worker before the call is complete at its target (puts and
      * atomics performed in the target's memory, gets and fetches in the local buffer) and every queued
-     * send has been issued. Its status is OK or the first error among the endpoints' flushes.
+     * send has been issued. Its status is OK or the first error among the endpoints' flushes. Endpoints
+     * still connecting are included: their flush waits until they bind and what was posted on them is
+     * done (or fails with the connect's error).
      */
     public Request flush() {
         guard.enter();

@@ -93,7 +93,7 @@ final class Jucx {
             final Status st = failOrStatus(r);
             return cb == null && st == Status.OK ? UcpRequest.DONE : UcpRequest.completed(code(st), 0, 0, cb);
         }
-        return new UcpRequest(r, cb);
+        return new UcpRequest.Pending(r, cb);
     }
 
     /**
@@ -107,7 +107,7 @@ final class Jucx {
             final long n = i != null ? i.length() : doneLength;
             return UcpRequest.completed(code(st), n, i != null ? i.senderTag() : 0, cb);
         }
-        return new UcpRequest(r, cb);
+        return new UcpRequest.Pending(r, cb);
     }
 
     private static Status failOrStatus(final Request r) {

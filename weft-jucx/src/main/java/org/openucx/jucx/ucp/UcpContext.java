@@ -117,10 +117,21 @@ public class UcpContext extends UcxNativeStruct implements Closeable {
             throw Jucx.unsupported("mapping exported memory (UcpMemMapParams.setExportedMemh)");
         }
         final boolean alloc = (params.flags & UcpConstants.UCP_MEM_MAP_ALLOCATE) != 0;
-        final int flags = (params.flags & UcpConstants.UCP_MEM_MAP_FIXED) != 0 ? MemoryMap.FIXED : 0;
+        final boolean fixed = (params.flags & UcpConstants.UCP_MEM_MAP_FIXED) != 0;
+        final long address = params.getAddress();
+        if (!alloc && (address == 0 || fixed)) {
+            throw new UcxException(address == 0 ? "memoryMap: registering memory needs an address (setAddress) or "
+                + "allocate()" : "memoryMap: fixed() applies to allocate() only", UcsConstants.STATUS.UCS_ERR_INVALID_PARAM);
+        }
         try {
-            final MemoryMap m = alloc && params.getAddress() == 0 ? weft.memMap(params.getLength(), flags)
-                : weft.memMap(params.getAddress(), params.getLength(), alloc ? flags : 0);
+            final MemoryMap m;
+            if (!alloc) { // register the caller's memory where it is
+                m = weft.memMap(MemorySegment.ofAddress(address).reinterpret(params.getLength()), 0);
+            } else if (address == 0) {
+                m = weft.memMap(params.getLength(), fixed ? MemoryMap.FIXED : 0);
+            } else { // UCX allocates at the address when asked (fixed) and takes it as a hint otherwise
+                m = weft.memMap(address, params.getLength(), MemoryMap.FIXED);
+            }
             return track(new UcpMemory(this, m, null));
         } catch (final WeftException e) {
             throw Jucx.error(e);

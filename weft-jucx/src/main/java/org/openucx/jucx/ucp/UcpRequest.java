@@ -4,6 +4,7 @@ import org.openucx.jucx.UcxCallback;
 import org.openucx.jucx.UcxNativeStruct;
 import org.openucx.jucx.ucs.UcsConstants;
 import weft.ucp.Request;
+import weft.ucp.RequestCallback;
 
 /**
  * A non-blocking operation: poll {@link #isCompleted()} (progressing the worker) or give a
@@ -25,12 +26,27 @@ public class UcpRequest extends UcxNativeStruct {
         this.status = status;
     }
 
-    /** A request in progress on {@code r}; {@code cb} runs from progress when it completes. */
+    /** A request in progress on {@code r} ({@link Pending} hears its completion); {@code cb} runs then. */
     UcpRequest(final Request r, final UcxCallback cb) {
         this.status = UcsConstants.STATUS.UCS_INPROGRESS;
         this.weft = r;
         this.callback = cb;
-        r.whenComplete(this::onWeftComplete);
+    }
+
+    /**
+     * A request in progress that is its Weft request's callback itself: one object per operation, not two
+     * (a method reference would be a second). Package-private, so its callback method is no JUCX API.
+     */
+    static final class Pending extends UcpRequest implements RequestCallback {
+        Pending(final Request r, final UcxCallback cb) {
+            super(r, cb);
+            r.whenComplete(this);
+        }
+
+        @Override
+        public void onComplete(final Request r) {
+            onWeftComplete(r);
+        }
     }
 
     /** A request that finished inside its call; {@code cb} runs now (as JUCX calls it for such operations). */
@@ -63,7 +79,7 @@ public class UcpRequest extends UcxNativeStruct {
         return status;
     }
 
-    private void onWeftComplete(final Request r) {
+    final void onWeftComplete(final Request r) {
         recvSize = r.length();
         senderTag = r.senderTag();
         final int st = Jucx.code(r.status());

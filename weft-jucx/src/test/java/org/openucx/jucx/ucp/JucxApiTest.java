@@ -209,6 +209,31 @@ class JucxApiTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"shm,self", "tcp,self", "shm,cma,self,tcp"})
+    void memoryMapOfAnAddressRegistersTheCallersMemoryInPlace(final String tls) throws Exception {
+        try (Pair p = new Pair(tls)) {
+            final long n = 3 * 4096 + 100; // not page sized: registration, not an allocation over the caller's pages
+            final MemorySegment mine = p.alloc(n);
+            Pair.fill(mine, n, 21);
+            final UcpMemory mem = p.context.memoryMap(new UcpMemMapParams().setAddress(mine.address()).setLength(n));
+            assertEquals(mine.address(), mem.getAddress(), "registered where the caller's memory is");
+            assertEquals(n, mem.getLength());
+            Pair.check(mine, n, 21, "the caller's data survives its registration");
+            final UcpRemoteKey rk = p.ab.unpackRemoteKey(mem.getRemoteKeyBuffer());
+            final MemorySegment back = p.alloc(n);
+            p.await(p.ab.getNonBlocking(mem.getAddress(), rk, back.address(), n, null));
+            Pair.check(back, n, 21, "get of memory registered by memoryMap over " + tls);
+            rk.close();
+            mem.deregister();
+            Pair.check(mine, n, 21, "the caller's memory stays after deregistration");
+            assertThrows(UcxException.class, () -> p.context.memoryMap(new UcpMemMapParams().setLength(n)),
+                "registration without an address");
+            assertThrows(UcxException.class, () -> p.context.memoryMap(new UcpMemMapParams()
+                .setAddress(mine.address()).setLength(n).fixed()), "fixed without allocate");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm,self", "tcp,self", "shm,cma,self,tcp"})
     void putGetWithCallbacksImplicitAndFlush(final String tls) throws Exception {
         try (Pair p = new Pair(tls)) {
             final long n = 1 << 20;
