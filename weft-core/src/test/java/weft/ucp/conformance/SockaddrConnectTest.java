@@ -230,19 +230,24 @@ class SockaddrConnectTest {
             assertFalse(t.a.cancel(canceled), "canceled once");
             t.progressUntil(() -> cb.get() == Status.CANCELED, 5, "the canceled send's callback");
             final Request flush = t.a.flush();
+            final Request sent = t.a.flushSent();
             for (int i = 0; i < 1000; i++) {
                 t.a.progress();
             }
             assertFalse(flush.isCompleted(), "the worker's flush waits for the connecting endpoint");
+            assertFalse(sent.isCompleted(), "so does its local completion: the waiting send has not left");
             assertFalse(kept.isCompleted());
             ep.closeNonBlocking(CloseMode.FORCE).release();
             t.await(flush, 5, "the worker flush once the endpoint closed");
             assertEquals(Status.CANCELED, flush.status(), "the flush reports the canceled endpoint");
+            t.await(sent, 5, "the worker's flushSent once the endpoint closed");
+            assertEquals(Status.CANCELED, sent.status());
             assertEquals(Status.CANCELED, kept.status());
             assertFalse(t.a.endpoints().contains(ep), "a closed shell is not listed");
             canceled.release();
             kept.release();
             flush.release();
+            sent.release();
         }
         Resources.assertBackTo(before, "canceled operations of a connecting endpoint", 3000);
     }

@@ -127,6 +127,22 @@ class TcpFootprintTest {
     }
 
     @Test
+    void aReadThatFillsTheFirstRxBufferGrowsIt() {
+        final TcpEndpoint ep = connected();
+        ep.ch.held = true; // 100 small frames (2,400 bytes) leave in one write: the peer's first read fills 1 KiB
+        for (long i = 0; i < 100; i++) {
+            assertEquals(Status.OK, ep.amShort(AM, i, MemorySegment.NULL, 0, 0), "queued " + i);
+        }
+        ep.ch.held = false;
+        ep.ch.owner.onWritable();
+        progressUntil(() -> got.size() == 100, 20000, "100 messages", a, b);
+        for (int i = 0; i < 100; i++) {
+            assertEquals(i, got.get(i), "message " + i);
+        }
+        assertTrue(served().rxCap > TcpChannel.FIRST_BUF, "a busy connection reads into its full buffer");
+    }
+
+    @Test
     void aWriteQueueThatFillsGrowsAndDeliversInOrder() {
         final TcpEndpoint ep = connected();
         final int n = 60; // a header entry and a payload entry each: 120 entries, past 16, 32 and 64
