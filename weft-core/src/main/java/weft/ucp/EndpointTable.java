@@ -191,7 +191,10 @@ final class EndpointTable {
         final Peer peer = peers.computeIfAbsent(remote.uuid(), k -> new Peer());
         Endpoint ep = peer.bySn.get(sn);
         if (ep == null && (sn & SockaddrHandshake.LISTENER_SN) != 0) {
-            ep = worker.lifecycle.bindByWireup(sn, remote); // our sockaddr client, accepted by that worker
+            ep = worker.lifecycle.bindByWireup(sn, remote, src); // our sockaddr client, accepted by that worker
+            if (ep != null && !ep.isBound()) {
+                return Status.OK; // its handshake has not ended: answered when it does (answerWireup)
+            }
         }
         if (ep == null) {
             try {
@@ -202,6 +205,12 @@ final class EndpointTable {
             }
             peer.bySn.put(sn, ep);
         }
+        answerWireup(ep, src);
+        return Status.OK;
+    }
+
+    /** Takes a peer's WIREUP request to {@code ep} (sent by its endpoint {@code src}) and answers it. */
+    void answerWireup(final Endpoint ep, final long src) {
         wired(ep, src);
         try {
             ep.sendWireup(WireupMessage.REPLY, src);
@@ -211,6 +220,5 @@ final class EndpointTable {
             LOG.log(System.Logger.Level.INFO, "wireup reply not sent: " + e.getMessage());
             worker.lifecycle.failLater(ep, e.status());
         }
-        return Status.OK;
     }
 }

@@ -295,8 +295,8 @@ final class Lifecycle {
             c = new SockaddrConnect(ep, address, clientId);
             ep.connecting = c;
             ep.closeGate(worker.acquire(Request.CONNECT));
+            connecting.add(c); // listed before the handshake: the accepting worker's WIREUP may come first
             if (!blocking) {
-                connecting.add(c);
                 c.startThread(this::handshakeEnded);
                 return ep;
             }
@@ -311,10 +311,10 @@ final class Lifecycle {
                 e = new WeftException(Status.CLOSED, "connect to " + address + ": the worker closed meanwhile");
             }
             if (e != null) {
+                connecting.remove(c);
                 c.ep.closeForce(e.status());
                 throw e;
             }
-            connecting.add(c);
             return c.ep;
         } finally {
             guard.exit();
@@ -352,7 +352,7 @@ final class Lifecycle {
     private void bind(final SockaddrConnect c, final WorkerAddress accepting) {
         final Endpoint ep = c.ep;
         final SockaddrHandshake.Client hs = c.result();
-        worker.epTable.client(ep, accepting, hs.connSn());
+        worker.epTable.client(ep, accepting, c.sn);
         ep.localSocket = hs.local();
         ep.remoteSocket = hs.server();
         ep.connecting = null;
@@ -360,23 +360,34 @@ final class Lifecycle {
     }
 
     /**
-     * A WIREUP request with connection number {@code sn} from {@code remote}: if it is the accepting worker of
-     * one of our connects whose decision has not come yet, binds that endpoint to it (null otherwise).
+     * A WIREUP request with connection number {@code sn} from {@code remote}'s endpoint {@code src}: if it is
+     * the accepting worker of one of our connects not bound yet, binds that endpoint to it and returns it. If
+     * that connect's handshake thread has not ended yet (the server accepted before this side read its last
+     * reply), the request is kept in the connect, answered once the handshake ends ({@link #pollConnecting}),
+     * and the shell is returned unbound. Null if no connect of ours waits for that number.
      */
-    Endpoint bindByWireup(final long sn, final WorkerAddress remote) {
+    Endpoint bindByWireup(final long sn, final WorkerAddress remote, final long src) {
         for (int i = 0; i < connecting.size(); i++) {
             final SockaddrConnect c = connecting.get(i);
             final Endpoint ep = c.ep;
-            if (!ep.isBound() && ep.status() == Status.OK && c.finished() && c.error() == null
-                && c.result().connSn() == sn) {
-                try {
-                    bind(c, remote);
-                    return ep;
-                } catch (final WeftException e) {
-                    connecting.remove(i).close();
-                    failLater(ep, e.status()); // from progress, not inside this transport callback
-                    return null;
-                }
+            if (c.sn != sn || ep.isBound() || ep.status() != Status.OK) {
+                continue;
+            }
+            if (!c.finished()) {
+                c.earlySrc = src;
+                c.earlyRemote = remote;
+                return ep;
+            }
+            if (c.error() != null) {
+                return null;
+            }
+            try {
+                bind(c, remote);
+                return ep;
+            } catch (final WeftException e) {
+                connecting.remove(i).close();
+                failLater(ep, e.status()); // from progress, not inside this transport callback
+                return null;
             }
         }
         return null;
@@ -411,6 +422,18 @@ final class Lifecycle {
                 connecting.remove(i).close();
                 LOG.log(System.Logger.Level.DEBUG, "connect to " + c.server + " failed: " + e.getMessage());
                 ep.fail(e.status());
+                continue;
+            }
+            if (c.earlySrc >= 0 && !ep.isBound()) { // the accepting worker's WIREUP came before the handshake ended
+                work++;
+                try {
+                    bind(c, c.earlyRemote);
+                } catch (final WeftException x) {
+                    connecting.remove(i).close();
+                    ep.fail(x.status());
+                    continue;
+                }
+                worker.epTable.answerWireup(ep, c.earlySrc); // its acceptance too: takes c off the list
                 continue;
             }
             final int d = c.result().pollDecision();

@@ -30,6 +30,8 @@ final class SockaddrConnect {
 
     final Endpoint ep;
     final InetSocketAddress server;
+    /** The connection number the handshake sends; the accepting worker's WIREUP request names it. */
+    final long sn;
     private final byte[] localAddress;
     private final long clientId;
     private final long deadline;
@@ -40,12 +42,17 @@ final class SockaddrConnect {
     private volatile boolean finished;
     private final ArrayList<Request> waiting = new ArrayList<>();
     private final ArrayList<Start> starts = new ArrayList<>();
+    /** The accepting worker's WIREUP request if it came before the handshake ended (its sender's id), else -1. */
+    long earlySrc = -1;
+    /** The address that early WIREUP request came from. */
+    WorkerAddress earlyRemote;
 
     SockaddrConnect(final Endpoint ep, final InetSocketAddress server, final long clientId) {
         this.ep = ep;
         this.server = server;
         this.localAddress = ep.worker.address();
         this.clientId = clientId;
+        this.sn = SockaddrHandshake.nextSn();
         this.deadline = SockaddrHandshake.deadline(ep.worker.context.config());
     }
 
@@ -63,8 +70,8 @@ final class SockaddrConnect {
     /** Runs the handshake on the caller's thread (the blocking connect). */
     void run() {
         try {
-            result = SockaddrHandshake.connect(server, localAddress, clientId, ep.worker.context.config(), deadline,
-                cancel);
+            result = SockaddrHandshake.connect(server, localAddress, sn, clientId, ep.worker.context.config(),
+                deadline, cancel);
         } catch (final WeftException e) {
             error = e;
         } catch (final RuntimeException e) { // an unresolved address, a security manager's refusal

@@ -84,6 +84,14 @@ final class SockaddrHandshake {
     private SockaddrHandshake() {
     }
 
+    /**
+     * A new connection number for a connect to a listener (unique in this process; the accepting worker's
+     * WIREUP request carries it back, so the client knows it before its handshake ends).
+     */
+    static long nextSn() {
+        return LISTENER_SN | NEXT_SN.getAndIncrement();
+    }
+
     // ------------------------------------------------------------------ secret
 
     /** The HMAC key derived from {@code WEFT_JOB_SECRET} (the variable the tcp transport registers). */
@@ -233,7 +241,6 @@ final class SockaddrHandshake {
     static final class Client implements AutoCloseable {
         private final SocketChannel ch;
         private final WorkerAddress remote;
-        private final long connSn;
         private final long deadline;
         private final InetSocketAddress server;
         private final InetSocketAddress local;
@@ -244,11 +251,10 @@ final class SockaddrHandshake {
         private ByteBuffer decisionAddress;
         private WorkerAddress accepting;
 
-        Client(final SocketChannel ch, final WorkerAddress remote, final long connSn, final long deadline,
+        Client(final SocketChannel ch, final WorkerAddress remote, final long deadline,
                final InetSocketAddress server, final byte[] key, final byte[] nonce, final byte[] macC) {
             this.ch = ch;
             this.remote = remote;
-            this.connSn = connSn;
             this.deadline = deadline;
             this.server = server;
             this.key = key;
@@ -270,10 +276,6 @@ final class SockaddrHandshake {
 
         WorkerAddress remote() {
             return remote;
-        }
-
-        long connSn() {
-            return connSn;
         }
 
         InetSocketAddress server() {
@@ -364,8 +366,8 @@ final class SockaddrHandshake {
      * @throws WeftException UNREACHABLE (nothing listens, or not a weft listener), REJECTED (job secret),
      *     TIMED_OUT, CANCELED (by {@code cancel})
      */
-    static Client connect(final InetSocketAddress server, final byte[] localAddress, final long clientId,
-                          final Config config, final long deadline, final Cancel cancel) {
+    static Client connect(final InetSocketAddress server, final byte[] localAddress, final long sn,
+                          final long clientId, final Config config, final long deadline, final Cancel cancel) {
         final byte[] key = key(config);
         SocketChannel ch = null;
         try {
@@ -388,7 +390,6 @@ final class SockaddrHandshake {
             hello.getInt();
             final byte[] nonce = new byte[NONCE];
             hello.get(nonce);
-            final long sn = LISTENER_SN | NEXT_SN.getAndIncrement();
             final byte[] macC = mac(key, (byte) 'C', nonce, le128(sn, clientId), localAddress);
             final ByteBuffer req = le(REQUEST_FIXED + localAddress.length).putLong(MAGIC).putShort((short) VERSION)
                 .putShort((short) 0).putInt(localAddress.length).putLong(sn).putLong(clientId).put(macC)
@@ -424,7 +425,7 @@ final class SockaddrHandshake {
                     + "it knows the job secret (WEFT_JOB_SECRET)");
             }
             final WorkerAddress remote = WorkerAddress.unpack(remoteAddr);
-            final Client c = new Client(ch, remote, sn, deadline, server, key, nonce, macC);
+            final Client c = new Client(ch, remote, deadline, server, key, nonce, macC);
             ch = null;
             return c;
         } catch (final IOException e) {

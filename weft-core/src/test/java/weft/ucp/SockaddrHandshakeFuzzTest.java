@@ -154,7 +154,8 @@ class SockaddrHandshakeFuzzTest {
         // Jazzer's SSRF detector: the one connection this test means is to its own fake listener
         try (SilentCloseable allowed = BugDetectors.allowNetworkConnections((host, p) -> p == port);
              SockaddrHandshake.Client cl = SockaddrHandshake.connect(
-            new InetSocketAddress(InetAddress.getLoopbackAddress(), fake.getLocalPort()), local, 7L, c,
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), fake.getLocalPort()), local,
+                 SockaddrHandshake.nextSn(), 7L, c,
                  SockaddrHandshake.deadline(c), null)) {
             assertTrue(signed && result == 0, "accepted a listener without the right MAC");
             assertArrayEquals(addr, cl.remote().pack());

@@ -106,9 +106,13 @@ class SockaddrConnectTest {
                     dst[i] = arena.allocate(1 << 20);
                     recvs.add(t.b.recvTag(dst[i], 0, 1 << 20, 9, -1L));
                 }
-                for (final Request r : recvs) {
-                    t.await(r, 30, "receive");
-                    assertEquals(Status.OK, r.status());
+                for (int i = 0; i < recvs.size(); i++) {
+                    try {
+                        t.await(recvs.get(i), 30, "receive " + i);
+                    } catch (final AssertionError e) {
+                        throw new AssertionError(e.getMessage() + "; " + states(client, served, sends, recvs, flush), e);
+                    }
+                    assertEquals(Status.OK, recvs.get(i).status());
                 }
                 for (int i = 0; i < sizes.length; i++) {
                     assertEquals(sizes[i], recvs.get(i).length(), "message " + i + " in order");
@@ -144,6 +148,26 @@ class SockaddrConnectTest {
             }
         }
         Resources.assertBackTo(before, "early operations over " + tls, 3000);
+    }
+
+    /** What a timed-out wait reports: where the connect and each operation stand. */
+    private static String states(final Endpoint client, final List<Endpoint> served, final List<Request> sends,
+                                 final List<Request> recvs, final Request flush) {
+        final StringBuilder b = new StringBuilder("client ").append(client).append(" status ").append(client.status())
+            .append(client.isConnecting() ? " connecting" : " bound").append(", connect request ")
+            .append(state(client.connectRequest())).append(", served ").append(served.size()).append(", sends");
+        for (final Request r : sends) {
+            b.append(' ').append(state(r));
+        }
+        b.append(", receives");
+        for (final Request r : recvs) {
+            b.append(' ').append(state(r)).append('/').append(r.isCompleted() ? r.length() : -1);
+        }
+        return b.append(", flush ").append(state(flush)).toString();
+    }
+
+    private static String state(final Request r) {
+        return r == null ? "none" : r.isCompleted() ? r.status().toString() : "pending";
     }
 
     @ParameterizedTest
