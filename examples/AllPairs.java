@@ -11,20 +11,24 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * Run with: ./weft run -n 64 examples/AllPairs.java — every PE connects to every other, sends each one an
  * 8-byte tagged message (its rank), receives one from each, checks them, and meets a barrier. Rank 0 prints
- * the time from init to the barrier, and the memory each PE spends per connected peer.
+ * the time from init to the barrier.
  *
- * <p>The footprint per peer is measured between two points of every PE: after its first endpoint is up and
+ * <p>With the argument {@code footprint} ({@code ./weft run -n 32 examples/AllPairs.java footprint}) rank 0
+ * also prints the memory each PE spends per connected peer. That measurement changes the job (a first peer
+ * and a barrier before the others, four full GCs a PE), so the plain run is the one to time.
+ * The footprint per peer is measured between two points of every PE: after its first endpoint is up and
  * used (so classes, compiled code and pools that any first endpoint brings are already paid), and after all
  * n-1 are; the difference is divided by the n-2 peers added in between. Three figures: Java heap in use
  * after a GC, private resident memory (heap, off-heap buffers, our own shared-memory FIFO pages, from
  * /proc/self/smaps_rollup) and shared resident memory (the peers' FIFOs we mapped). Rank 0 prints the
  * median and the largest over all PEs. Needs n >= 3. For the private figure to leave the heap out, give
  * the PEs a fixed, pre-touched heap: {@code ./weft run -n 32 -J -Xms64m -J -Xmx64m -J -XX:+AlwaysPreTouch
- * examples/AllPairs.java}.
+ * examples/AllPairs.java footprint}.
  */
 public class AllPairs {
     public static void main(String[] args) {
         long t0 = System.nanoTime();
+        boolean measure = args.length > 0 && args[0].equals("footprint");
         try (Runtime rt = Runtime.init(); Context ctx = Context.create(Feature.TAG);
              Worker w = ctx.newWorker(); Arena arena = Arena.ofConfined()) {
             int n = rt.size(), me = rt.rank();
@@ -39,16 +43,18 @@ public class AllPairs {
                 int from = (me + n - i) % n;
                 recvs[from] = w.recvTag(in, 8L * from, 8, from, -1L);
             }
-            // the first peer: connect, exchange, and wait for everyone, so the second sample counts peers only
-            int first = (me + 1) % n;
-            int firstFrom = (me + n - 1) % n;
-            eps[first] = w.connect(workers[first]);
-            sends[first] = eps[first].sendTag(me, out, 0, 8);
-            sends[first].await();
-            recvs[firstFrom].await();
-            rt.barrier();
-            long[] before = footprint();
-            for (int i = 2; i < n; i++) {                        // then connect and send to the others
+            long[] before = null;
+            if (measure) {
+                // the first peer: connect, exchange, and wait for everyone, so the second sample counts peers only
+                int first = (me + 1) % n;
+                eps[first] = w.connect(workers[first]);
+                sends[first] = eps[first].sendTag(me, out, 0, 8);
+                sends[first].await();
+                recvs[(me + n - 1) % n].await();
+                rt.barrier();
+                before = footprint();
+            }
+            for (int i = measure ? 2 : 1; i < n; i++) {          // connect and send to the others
                 int to = (me + i) % n;
                 eps[to] = w.connect(workers[to]);
                 sends[to] = eps[to].sendTag(me, out, 0, 8);
@@ -70,6 +76,13 @@ public class AllPairs {
             }
             rt.barrier();
             double seconds = (System.nanoTime() - t0) / 1e9;
+            if (me == 0) {
+                System.out.printf("%d PEs: all-pairs wireup + exchange + barrier in %.2f s after rank 0 started; "
+                    + "rank 0 has %d endpoints%n", n, seconds, w.endpoints().size());
+            }
+            if (!measure) {
+                return;
+            }
             long[] after = footprint();
             ByteBuffer mine = ByteBuffer.allocate(24);
             for (int k = 0; k < 3; k++) {
@@ -77,8 +90,6 @@ public class AllPairs {
             }
             byte[][] all = rt.allgather(mine.array());
             if (me == 0) {
-                System.out.printf("%d PEs: all-pairs wireup + exchange + barrier in %.2f s after rank 0 started; "
-                    + "rank 0 has %d endpoints%n", n, seconds, w.endpoints().size());
                 String[] what = {"Java heap", "private resident", "shared resident"};
                 for (int k = 0; k < 3; k++) {
                     long[] v = new long[n];

@@ -150,6 +150,11 @@ class LaunchTest {
         assertEquals(0, job.rc(), job.toString());
         assertTrue(job.out().contains(n + " PEs: all-pairs wireup + exchange + barrier"), job.toString());
         assertTrue(job.out().contains("rank 0 has " + (n - 1) + " endpoints"), job.toString());
+        assertFalse(job.out().contains("per connected peer"), "footprint only when asked: " + job);
+        final Job measured = run("-n", Integer.toString(n), example.toString(), "footprint");
+        assertEquals(0, measured.rc(), measured.toString());
+        assertTrue(measured.out().contains("rank 0 has " + (n - 1) + " endpoints"), measured.toString());
+        assertTrue(measured.out().contains("per connected peer, private resident:"), measured.toString());
     }
 
     /** The MPI examples (package mpi, weft-mpi on the launcher's class path), as single-file sources. */
