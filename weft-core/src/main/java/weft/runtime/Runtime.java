@@ -3,6 +3,7 @@ package weft.runtime;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.config.Config;
+import weft.ucs.memory.MemoryCopy;
 import weft.ucs.sys.LibC;
 
 import java.util.Map;
@@ -87,6 +88,7 @@ public final class Runtime implements AutoCloseable {
     private static void linkSetupCalls() {
         try {
             LibC.linkSetupCalls();
+            MemoryCopy.link();
         } catch (final LinkageError e) {
             // a call that cannot link fails again, with this cause, where it is first used: that use reports it
         }

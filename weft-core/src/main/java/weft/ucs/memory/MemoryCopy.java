@@ -81,6 +81,14 @@ public final class MemoryCopy {
     private MemoryCopy() {
     }
 
+    /**
+     * Links the native copy now (its downcall's code generation takes milliseconds), so that the first
+     * message a process receives does not pay it: a PE calls this on its link thread while it joins its job.
+     */
+    public static void link() {
+        Objects.requireNonNull(MEMMOVE);
+    }
+
     /** The configuration variables of this class (for {@code ./weft info -c}). */
     public static List<ConfigVar<?>> configVars() {
         return List.of(NATIVE_MIN, NATIVE_MAX);

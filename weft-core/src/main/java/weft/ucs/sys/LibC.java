@@ -230,7 +230,7 @@ public final class LibC {
 
     /**
      * Links, ahead of their first use, the calls a process makes while it opens a context and a worker over
-     * the default transports (shm, cma, tcp). A PE calls this on a helper thread while it joins its job over
+     * the default transports (shm, cma, tcp), and the first progress's {@code epoll_wait}. A PE calls this on a helper thread while it joins its job over
      * the network, so that the code generation of these links overlaps the wait. Each holder initializes once,
      * whichever thread comes first; the other waits for it.
      *
@@ -239,7 +239,7 @@ public final class LibC {
     public static int linkSetupCalls() {
         final MethodHandle[] linked = {Open.H, ReadPlain.H, Close.H, MemfdCreate.H, Fchmod.H, Ftruncate.H,
             Fcntl.H, Mmap.H, Munmap.H, ProcessVmReadvPlain.H, ProcessVmWritevPlain.H, Socket.H, Bind.H, Listen.H,
-            Getsockname.H, EpollCreate1.H, EpollCtl.H, Lseek.H};
+            Getsockname.H, EpollCreate1.H, EpollCtl.H, EpollWaitPlain.H, Lseek.H};
         return linked.length;
     }
 
