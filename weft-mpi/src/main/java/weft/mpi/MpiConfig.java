@@ -34,11 +34,11 @@ public final class MpiConfig {
 
     /** For how long after MPI.Init a wait that keeps finding nothing to do yields, whatever YIELD_WHEN_IDLE says. */
     public static final ConfigVar<Long> WARMUP_YIELD = ConfigRegistry.register("MPI_WARMUP_YIELD",
-        ConfigType.TIME, "0", "For how long after MPI.Init a waiting MPI call that keeps finding nothing to do "
+        ConfigType.TIME, "2s", "For how long after MPI.Init a waiting MPI call that keeps finding nothing to do "
             + "(2000 polls) yields its CPU whatever MPI_YIELD_WHEN_IDLE says: while the JIT compiles the message "
             + "path its compiler threads share a bound rank's CPU, and then run while the rank waits for a slow peer "
-            + "rather than while it has a message to answer. Helps a short job's first thousands of messages on a "
-            + "quiet machine, costs on a busy one (a yield hands the CPU to other processes); 0 = never.");
+            + "rather than while it has a message to answer (and on a machine busy with other work, they run "
+            + "then too). 0 = never.");
 
     /** Which ucp path carries point-to-point messages (and so the collectives built on them). */
     public static final ConfigVar<String> TRANSPORT = ConfigRegistry.register("MPI_TRANSPORT",
