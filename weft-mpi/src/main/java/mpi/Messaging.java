@@ -64,6 +64,44 @@ final class Messaging {
             null), null);
     }
 
+    /**
+     * A blocking receive of contiguous data on the tag path: the ucp request itself, no pooled {@link InFlight}
+     * around it (the shortest path from {@code Comm.recv} to ucp, and the one the JIT compiles first).
+     *
+     * @param matched if not null, gets the ucp tag of the message received
+     * @return the bytes received
+     * @throws MPIException ERR_TRUNCATE or the ucp error the receive failed with
+     */
+    static long recvContiguous(final PointToPoint c, final long tag, final long mask, final Span span,
+                               final long capacity, final int source, final long[] matched) throws MPIException {
+        final weft.ucp.Request r = c.session.worker.recvTag(span.segment, span.origin, capacity, tag, mask, null,
+            null);
+        final weft.ucs.Status st = await(c, r, null, source);
+        final long senderTag = r.senderTag();
+        final long length = r.length();
+        r.release();
+        return receivedBytes(st, senderTag, length, capacity, span, matched);
+    }
+
+    /**
+     * A finished blocking receive's result, without a {@link Status} (its caller makes the one it returns):
+     * copies the data back to a copied buffer, throws the receive's error, reports the matched ucp tag.
+     *
+     * @param matched if not null, gets {@code senderTag}
+     * @return the bytes received
+     */
+    static long receivedBytes(final weft.ucs.Status st, final long senderTag, final long length, final long capacity,
+                              final Span span, final long[] matched) throws MPIException {
+        span.finish();
+        if (errorClass(st) != MPI.SUCCESS) {
+            throw failure(status(st, senderTag, length, capacity), st, "recv");
+        }
+        if (matched != null) {
+            matched[0] = senderTag;
+        }
+        return st == weft.ucs.Status.CANCELED ? 0 : Math.min(length, capacity);
+    }
+
     /** Starts a send of raw bytes (the collectives' messages). */
     static InFlight sendBytes(final Comm c, final int dest, final long tag, final MemorySegment seg, final long off,
                         final long len) {
@@ -89,6 +127,11 @@ final class Messaging {
         final long senderTag = r.senderTag();
         final long length = r.length();
         r.release();
+        return status(st, senderTag, length, capacity);
+    }
+
+    private static Status status(final weft.ucs.Status st, final long senderTag, final long length,
+                                 final long capacity) {
         if (st == weft.ucs.Status.CANCELED) {
             return new mpi.Status(MPI.ANY_SOURCE, MPI.ANY_TAG, MPI.SUCCESS, 0, true);
         }
@@ -129,42 +172,53 @@ final class Messaging {
      */
     static weft.ucs.Status awaitFrom(final PointToPoint c, final InFlight r, final int source)
         throws MPIException {
+        return await(c, null, r, source);
+    }
+
+    /** {@link #awaitFrom} for a bare ucp request {@code req} or else an {@link InFlight} {@code op}. */
+    private static weft.ucs.Status await(final PointToPoint c, final weft.ucp.Request req, final InFlight op,
+                                         final int source) throws MPIException {
         final Worker w = c.session.worker;
         long next = System.nanoTime() + WATCH_NS;
-        for (int idle = 0, spins = 0; !r.isCompleted(); spins++) {
+        for (int idle = 0, spins = 0; !(req != null ? req.isCompleted() : op.isCompleted()); spins++) {
             idle = Progress.step(w, idle);
             if (source != NO_WATCH && (spins & 1023) == 0 && System.nanoTime() > next) {
                 next = System.nanoTime() + WATCH_NS;
                 if (source >= 0) {
-                    checkAlive(c, source, r);
+                    failIfDead(c, source, c.endpoint(source), req, op);
                 } else {
-                    checkConnected(c, r);
+                    checkConnected(c, req, op);
                 }
             }
         }
-        return r.status();
+        return req != null ? req.status() : op.status();
     }
 
     /** Fails (cancelling {@code r}) if the endpoint to {@code source} has failed. */
     static void checkAlive(final PointToPoint c, final int source, final InFlight r) throws MPIException {
-        failIfDead(c, source, c.endpoint(source), r);
+        failIfDead(c, source, c.endpoint(source), null, r);
     }
 
-    /** Fails (cancelling {@code r}) if the endpoint to any rank of the communicator this rank talked to failed. */
-    private static void checkConnected(final PointToPoint c, final InFlight r) throws MPIException {
+    /** Fails (cancelling the receive) if the endpoint to any rank of the communicator this rank talked to failed. */
+    private static void checkConnected(final PointToPoint c, final weft.ucp.Request req, final InFlight op)
+        throws MPIException {
         for (int i = 0; i < c.peers(); i++) {
             final Endpoint ep = c.session.job.existingEndpoint(c.jobRank(i));
             if (ep != null) {
-                failIfDead(c, i, ep, r);
+                failIfDead(c, i, ep, req, op);
             }
         }
     }
 
-    private static void failIfDead(final PointToPoint c, final int rank, final Endpoint ep, final InFlight r)
-        throws MPIException {
+    private static void failIfDead(final PointToPoint c, final int rank, final Endpoint ep,
+                                   final weft.ucp.Request req, final InFlight op) throws MPIException {
         final weft.ucs.Status st = ep.status();
-        if (st.isError() && !r.isCompleted()) {
-            r.cancel(c.session.worker);
+        if (st.isError() && !(req != null ? req.isCompleted() : op.isCompleted())) {
+            if (req != null) {
+                c.session.worker.cancel(req);
+            } else {
+                op.cancel(c.session.worker);
+            }
             throw new MPIException(MPI.ERR_OTHER, "rank " + rank + " (job rank " + c.jobRank(rank) + ") failed ("
                 + st + ") while this rank waited for a message");
         }

@@ -266,25 +266,58 @@ abstract class PointToPoint {
      */
     public final Status recv(final Object buf, final int count, final Datatype type, final int source, final int tag)
         throws MPIException {
+        if ((source | tag) < 0) {
+            return recvAny(buf, count, type, source, tag);
+        }
+        // a named source and tag: only the length is to learn, and the Status is made here, in a method small
+        // enough for the JIT to inline into the caller: a caller that drops it then allocates nothing
+        return new Status(source, tag, MPI.SUCCESS, receive(buf, count, type, source, tag, null), false);
+    }
+
+    /** {@link #recv} with a wildcard or {@link MPI#PROC_NULL} (or a bad rank or tag, refused). */
+    private Status recvAny(final Object buf, final int count, final Datatype type, final int source, final int tag)
+        throws MPIException {
+        final long[] matched = new long[1];
+        final long bytes = receive(buf, count, type, source, tag, matched);
+        return bytes < 0 ? Status.empty()
+            : new Status(Tags.source(matched[0]), Tags.tag(matched[0]), MPI.SUCCESS, bytes, false);
+    }
+
+    /**
+     * The blocking receive.
+     *
+     * @param matched if not null, gets the ucp tag of the message received
+     * @return the bytes received; -1 for a receive from {@link MPI#PROC_NULL}
+     */
+    private long receive(final Object buf, final int count, final Datatype type, final int source, final int tag,
+                         final long[] matched) throws MPIException {
         checkLive();
         try {
             Args.checkRecv(count, type, source, tag, peers());
             if (source == MPI.PROC_NULL) {
-                return Status.empty();
+                return -1;
             }
             final Span span = Span.of(buf);
             span.check(count, type);
-            final InFlight r = startRecv(span, count, type, source, tag);
-            final weft.ucs.Status st = Messaging.awaitFrom(this, r, source);
-            final Status s = Messaging.received(r, count * type.size);
-            span.finish();
-            if (s.getError() != MPI.SUCCESS) {
-                throw Messaging.failure(s, st, "recv");
+            if (session.am == null && type.contiguous) {
+                return Messaging.recvContiguous(this, matchTag(source, tag), Tags.mask(source, tag), span,
+                    count * type.size, source, matched);
             }
-            return s;
+            return receiveGeneral(span, count, type, source, tag, matched);
         } catch (final MPIException | RuntimeException e) {
             throw fail(e);
         }
+    }
+
+    /** {@link #receive} of a derived type or on the active-message path (out of line: the fast path stays small). */
+    private long receiveGeneral(final Span span, final int count, final Datatype type, final int source,
+                                final int tag, final long[] matched) throws MPIException {
+        final InFlight r = startRecv(span, count, type, source, tag);
+        final weft.ucs.Status st = Messaging.awaitFrom(this, r, source);
+        final long senderTag = r.senderTag();
+        final long length = r.length();
+        r.release();
+        return Messaging.receivedBytes(st, senderTag, length, count * type.size, span, matched);
     }
 
     /** Sends one message and receives another at once. */
@@ -405,8 +438,12 @@ abstract class PointToPoint {
     }
 
     private InFlight startRecv(final Span span, final int count, final Datatype type, final int source, final int tag) {
-        final long t = Tags.make(cid, source == MPI.ANY_SOURCE ? 0 : source, tag == MPI.ANY_TAG ? 0 : tag);
-        return Messaging.recv(this, t, Tags.mask(source, tag), span, count, type);
+        return Messaging.recv(this, matchTag(source, tag), Tags.mask(source, tag), span, count, type);
+    }
+
+    /** The ucp tag a receive from {@code source} with {@code tag} matches (wildcards as zeros under the mask). */
+    private long matchTag(final int source, final int tag) {
+        return Tags.make(cid, source == MPI.ANY_SOURCE ? 0 : source, tag == MPI.ANY_TAG ? 0 : tag);
     }
 
     // ------------------------------------------------------------------ persistent requests
@@ -495,7 +532,7 @@ abstract class PointToPoint {
     }
 
     private Status peek(final int source, final int tag) {
-        final long t = Tags.make(cid, source == MPI.ANY_SOURCE ? 0 : source, tag == MPI.ANY_TAG ? 0 : tag);
+        final long t = matchTag(source, tag);
         if (session.am != null) {
             return session.am.peek(t, Tags.mask(source, tag));
         }

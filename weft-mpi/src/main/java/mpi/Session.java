@@ -31,7 +31,7 @@ final class Session {
         this.nextCid = firstFreeCid;
         this.am = activeMessages ? new AmMatcher(worker) : null;
         Progress.configure(weft.ucs.config.Config.global().get(weft.mpi.MpiConfig.YIELD_WHEN_IDLE),
-            job.runtime().localSize());
+            job.runtime().localSize(), weft.ucs.config.Config.global().get(weft.mpi.MpiConfig.WARMUP_YIELD));
     }
 
     /** The lowest context id this process has not used yet. */

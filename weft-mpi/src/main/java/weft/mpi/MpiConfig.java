@@ -32,6 +32,14 @@ public final class MpiConfig {
             + "process has CPUs (the peer may need this CPU to answer); n = always poll (Open MPI's default, "
             + "mpi_yield_when_idle=0: on a busy machine a yield can lose the CPU for a whole time slice).");
 
+    /** For how long after MPI.Init a wait that keeps finding nothing to do yields, whatever YIELD_WHEN_IDLE says. */
+    public static final ConfigVar<Long> WARMUP_YIELD = ConfigRegistry.register("MPI_WARMUP_YIELD",
+        ConfigType.TIME, "2s", "For how long after MPI.Init a waiting MPI call that keeps finding nothing to do "
+            + "(2000 polls) yields its CPU whatever MPI_YIELD_WHEN_IDLE says: while the JIT compiles the message "
+            + "path its compiler threads share a bound rank's CPU, and then run while the rank waits for a slow peer "
+            + "rather than while it has a message to answer (and on a machine busy with other work, they run "
+            + "then too). 0 = never.");
+
     /** Which ucp path carries point-to-point messages (and so the collectives built on them). */
     public static final ConfigVar<String> TRANSPORT = ConfigRegistry.register("MPI_TRANSPORT",
         ConfigType.oneOf("tag", "am"), "tag", "What carries MPI's messages: tag = ucp tag matching (the 64-bit tag "
@@ -45,7 +53,7 @@ public final class MpiConfig {
 
     /** Every variable of the MPI layer. */
     public static List<ConfigVar<?>> configVars() {
-        return List.of(BCAST_LARGE, BCAST_LARGE_MIN_RANKS, ALLREDUCE_LARGE, YIELD_WHEN_IDLE, TRANSPORT);
+        return List.of(BCAST_LARGE, BCAST_LARGE_MIN_RANKS, ALLREDUCE_LARGE, YIELD_WHEN_IDLE, WARMUP_YIELD, TRANSPORT);
     }
 
     /** The values in force, read once from the environment. */
