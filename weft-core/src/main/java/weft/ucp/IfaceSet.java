@@ -21,9 +21,9 @@ import java.util.Map;
  * (e.g. tcp when every peer is reached over shm, whose progress is an epoll_wait syscall) can only see a
  * peer's first contact, so it gets an idle turn at most once per {@code WEFT_IDLE_PROGRESS_INTERVAL}: a time,
  * not a count of calls, so that a fast poll loop does not pay a syscall every few polls. Both are decided on
- * the worker's slow tick ({@link #tick}, with the clock its lifecycle services read anyway). An idle interface that did work, or whose {@code arm()} found events,
- * stays "hot", progressed on every call, for {@link #HOT_CALLS} calls, so traffic on it is never throttled
- * for long.
+ * the worker's slow tick ({@link #tick}, with the clock its lifecycle services read anyway). An idle
+ * interface that did work, or whose {@code arm()} found events, stays "hot", progressed on every call, for
+ * {@link #HOT_CALLS} calls, so traffic on it is never throttled for long.
  */
 final class IfaceSet {
     /** Calls for which an idle interface that did work is progressed every time. */
