@@ -137,7 +137,7 @@ public final class Context implements AutoCloseable {
         return List.of(UcpConfig.RNDV_THRESH, UcpConfig.MAX_SHORT, UcpConfig.MAX_RNDV_RAILS,
             UcpConfig.MULTI_LANE_MAX_RATIO, UcpConfig.RNDV_CHUNK, UcpConfig.ZCOPY_THRESH, UcpConfig.RNDV_SCHEME,
             UcpConfig.EAGER_GET_THRESH, UcpConfig.EAGER_GET_MAX, UcpConfig.EAGER_GET_POOL, UcpConfig.UNEXPECTED_BUDGET,
-            UcpConfig.MAX_RMA_RAILS, UcpConfig.MIN_RMA_CHUNK, UcpConfig.LANE_POLICY,
+            UcpConfig.MAX_RMA_RAILS, UcpConfig.MIN_RMA_CHUNK, UcpConfig.LANE_POLICY, UcpConfig.IDLE_PROGRESS_INTERVAL,
             Lifecycle.KEEPALIVE_INTERVAL, Lifecycle.KEEPALIVE_TIMEOUT, Lifecycle.EP_CLOSE_TIMEOUT,
             SockaddrHandshake.CONNECT_TIMEOUT, Streams.WINDOW, FixedAllocation.FIXED_BASE);
     }

@@ -118,8 +118,12 @@ final class Lifecycle {
 
     /** Runs every service that is due; returns the work done. */
     int service() {
+        return service(System.nanoTime());
+    }
+
+    /** {@link #service()} with the clock the caller just read. */
+    int service(final long now) {
         int work = 0;
-        final long now = System.nanoTime();
         final long gap = keepaliveRamp.sinceLastRound(now);
         if (keepaliveRamp.due(now)) {
             // if this worker itself was not progressed for a while, the peers' keepalives may be waiting

@@ -53,6 +53,11 @@ final class UcpConfig {
             + "(round robin per peer, as TNI-RR of the Tofu-D port) or lu (the lane with the fewest outstanding "
             + "bytes, as TNI-LU). Atomics on one remote key always use one lane.");
 
+    static final ConfigVar<Long> IDLE_PROGRESS_INTERVAL = ConfigRegistry.register("IDLE_PROGRESS_INTERVAL",
+        ConfigType.TIME, "100us", "How often a worker progresses an interface that carries none of its lanes and "
+            + "has no connection or pending work of its own (where only a peer's first contact can arrive): "
+            + "at most once in this time, and once in 32 progress calls when they are slower; 0 = every "
+            + "32 calls; longer than a second (inf) counts as a second, so a first contact is always seen.");
 
     private UcpConfig() {
     }

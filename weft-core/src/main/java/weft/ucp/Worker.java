@@ -552,7 +552,9 @@ public final class Worker implements AutoCloseable {
             int work = requests.drainDone();
             if (--serviceCountdown < 0) {
                 serviceCountdown = Lifecycle.SERVICE_EVERY;
-                work += lifecycle.service();
+                final long now = System.nanoTime();
+                work += lifecycle.service(now);
+                ifaceSet.tick(now);
             }
             work += ifaceSet.progress();
             if (!sendPending.isEmpty()) {

@@ -25,8 +25,10 @@ final class WorkerIface {
     final InterfaceAttributes attrs;
     final MemoryDomain md;
     final MemoryDomainAttributes mdAttrs;
-    /** Lanes of this worker's endpoints on this interface; 0 = idle (progressed sparsely, see Worker). */
+    /** Lanes of this worker's endpoints on this interface; 0 = idle unless it has activity of its own (see IfaceSet). */
     int lanes;
+    /** Lanes, or activity of the interface's own, as of the worker's last slow tick (see IfaceSet). */
+    boolean active;
     /** Progress calls left during which an idle interface that just did work is progressed every time. */
     int hot;
 

@@ -39,10 +39,8 @@ final class WorkerWakeup {
                     || !worker.getPending.isEmpty()) {
                     return true;
                 }
-                for (final WorkerIface wi : worker.ifaces) {
-                    if (wi.iface.eventFd() >= 0 && wi.iface.arm() != Status.OK) {
-                        return true; // events are pending: progress instead of sleeping
-                    }
+                if (!worker.ifaceSet.armAll()) {
+                    return true; // events are pending: progress instead of sleeping
                 }
             } finally {
                 worker.guard.exit();
@@ -75,12 +73,7 @@ final class WorkerWakeup {
             || !worker.getPending.isEmpty()) {
             return Status.BUSY;
         }
-        for (final WorkerIface wi : worker.ifaces) {
-            if (wi.iface.eventFd() >= 0 && wi.iface.arm() != Status.OK) {
-                return Status.BUSY;
-            }
-        }
-        return Status.OK;
+        return worker.ifaceSet.armAll() ? Status.OK : Status.BUSY;
     }
 
     int fd() {

@@ -147,6 +147,15 @@ public abstract class AbstractInterface<E extends Endpoint> implements Interface
         failed.add(ep);
     }
 
+    /**
+     * Endpoints, or failures not reported yet; a transport that holds connections or queues of its own
+     * adds them.
+     */
+    @Override
+    public boolean hasActivity() {
+        return endpoints.length > 0 || !failed.isEmpty();
+    }
+
     /** Failures not reported yet. */
     protected final boolean hasFailures() {
         return !failed.isEmpty();

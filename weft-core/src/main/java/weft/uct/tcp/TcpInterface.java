@@ -434,6 +434,16 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
         return work;
     }
 
+    /**
+     * Also while a connection is open or handshaking (a peer's traffic and its failure arrive on it), or a
+     * broken one is being drained or resumed; with none, only the listening socket can see a first contact.
+     */
+    @Override
+    public boolean hasActivity() {
+        return super.hasActivity() || !conns.isEmpty() || handshaking > 0 || !draining.isEmpty()
+            || !resuming.isEmpty();
+    }
+
     /** One epoll round: readiness of every socket and the listener. */
     private int pollEvents() {
         int work = 0;
