@@ -81,8 +81,8 @@ public interface Interface extends AutoCloseable {
      * True while this interface holds work whose progress cannot wait: endpoints, open or handshaking
      * connections, queued sends, failures not reported yet (UCT's send-side progress). False when the
      * only thing that can happen is a peer's first contact (a connection, a first message), which a worker
-     * with no lane here notices on its sparse idle turn. Called on every worker progress of an interface
-     * with no lane, so it must be cheap: no system call. The default, true, makes the worker progress the
+     * with no lane here notices on its sparse idle turn. Asked on the worker's slow tick of an interface with
+     * no lane, so it must be cheap: no system call. The default, true, makes the worker progress the
      * interface on every call.
      */
     default boolean hasActivity() {
