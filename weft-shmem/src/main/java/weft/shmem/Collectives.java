@@ -128,9 +128,7 @@ final class Collectives {
             throw new IllegalArgumentException("a collective's source has " + (src.byteSize() - srcOff)
                 + " bytes from " + srcOff + ", needs " + bytes);
         }
-        ops.putAt(off, src, srcOff, bytes, t.pes[idx]);
-        ops.fence();
-        signal(t, idx, counter);
+        ops.putSignalAt(off, src, srcOff, bytes, slotBase(t) + counter, t.pes[idx]);
     }
 
     /** The heap offset of {@code t}'s scratch area. */

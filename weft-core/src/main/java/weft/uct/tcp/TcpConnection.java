@@ -513,7 +513,7 @@ final class TcpConnection implements TcpChannel.Owner {
             if (ep.conn == this) {
                 ep.connectionLost(st, fromProgress);
             } else {
-                ep.switchTargetLost(this, fromProgress);
+                ep.move.targetLost(this, fromProgress);
             }
         }
     }
@@ -552,7 +552,7 @@ final class TcpConnection implements TcpChannel.Owner {
             if (ep.conn == this) {
                 ep.connectionLost(Status.CONNECTION_RESET, fromProgress);
             } else {
-                ep.switchTargetLost(this, fromProgress);
+                ep.move.targetLost(this, fromProgress);
             }
         }
         iface.deferDrain(this);
@@ -658,7 +658,7 @@ final class TcpConnection implements TcpChannel.Owner {
         }
         final TcpEndpoint ep = requester;
         if (ep != null) {
-            return ep.conn == this && !ep.switching(); // a socket in a switch fails as before
+            return ep.conn == this && !ep.move.active(); // a socket in a switch fails as before
         }
         return connector ? shared && !detachRecv : !detachRecv; // the peer's requester may still use it
     }

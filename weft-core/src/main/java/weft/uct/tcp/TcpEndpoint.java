@@ -55,7 +55,7 @@ final class TcpEndpoint extends AbstractEndpoint {
     /** The socket requests go to is shared: they go through {@link #reserveGated}. */
     boolean gate;
     /** Moving to a socket the peer opened (one socket per peer pair). */
-    private final TcpSocketSwitch move = new TcpSocketSwitch(this);
+    final TcpSocketSwitch move = new TcpSocketSwitch(this);
     long kaSent;
     long kaAcked;
     /** A request went out on this endpoint's current socket (beyond the hello). */
@@ -328,6 +328,28 @@ final class TcpEndpoint extends AbstractEndpoint {
         return commit(off, total) ? Status.OK : failStatus;
     }
 
+    /** A PUT_REQ frame and the signal's ATOMIC_REQ behind it in one write; the target serves them in order. */
+    @Override
+    public Status putShortSignal(final MemorySegment src, final long offset, final int length, final long remoteAddress,
+                                 final RemoteKey rkey, final AtomicOp signalOp, final long signal,
+                                 final long signalAddress, final RemoteKey signalKey) {
+        final Status badPut = checkRma(rkey, remoteAddress, length);
+        final Status bad = badPut != null ? badPut : checkRma(signalKey, signalAddress, 8);
+        if (bad != null || length > iface.amMaxShort || signalOp.bit() > AtomicOp.XOR.bit() || (signalAddress & 7) != 0) {
+            return bad != null ? bad : Status.INVALID_PARAM;
+        }
+        final int put = TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED + length;
+        final int total = put + TcpFrame.HEADER + TcpFrame.ATOMIC_REQ_LEN;
+        final int off = reserveReq(total, 32);
+        if (off < 0) {
+            return noResource();
+        }
+        putHeader(off, length, remoteAddress, (TcpMemoryDomain.Key) rkey);
+        MemoryCopy.copy(src, offset, ch.tx, off + put - length, length);
+        atomicFrame(off + put, signalOp, 8, true, (int) ++putSeq, signal, 0, signalAddress, (TcpMemoryDomain.Key) signalKey);
+        return commit(off, total) ? Status.OK : failStatus;
+    }
+
     private void putHeader(final int off, final long length, final long address, final TcpMemoryDomain.Key k) {
         final MemorySegment tx = ch.tx;
         TcpFrame.header(tx, off, TcpFrame.PUT_REQ, 0, 0, (int) (TcpFrame.PUT_REQ_FIXED + length));
@@ -519,20 +541,16 @@ final class TcpEndpoint extends AbstractEndpoint {
     public Status atomic64Fetch(final AtomicOp op, final long value, final MemorySegment result,
                                 final long resultOffset, final long remoteAddress, final RemoteKey rkey,
                                 final Completion completion) {
-        if (op == AtomicOp.CSWAP) {
-            return Status.INVALID_PARAM;
-        }
-        return atomicFetch(op, 8, value, 0, result, resultOffset, remoteAddress, rkey, completion);
+        return op == AtomicOp.CSWAP ? Status.INVALID_PARAM
+            : atomicFetch(op, 8, value, 0, result, resultOffset, remoteAddress, rkey, completion);
     }
 
     @Override
     public Status atomic32Fetch(final AtomicOp op, final int value, final MemorySegment result,
                                 final long resultOffset, final long remoteAddress, final RemoteKey rkey,
                                 final Completion completion) {
-        if (op == AtomicOp.CSWAP) {
-            return Status.INVALID_PARAM;
-        }
-        return atomicFetch(op, 4, value, 0, result, resultOffset, remoteAddress, rkey, completion);
+        return op == AtomicOp.CSWAP ? Status.INVALID_PARAM
+            : atomicFetch(op, 4, value, 0, result, resultOffset, remoteAddress, rkey, completion);
     }
 
     @Override
@@ -587,7 +605,7 @@ final class TcpEndpoint extends AbstractEndpoint {
     @Override
     public Status fence() {
         // one ordered stream, served in order by the target: later operations cannot pass earlier
-        // ones (a switch to another socket waits until the old one was served: see beginSwitch)
+        // ones (a switch to another socket waits until the old one was served: see TcpSocketSwitch)
         return failStatus != null ? failStatus : Status.OK;
     }
 
@@ -645,23 +663,6 @@ final class TcpEndpoint extends AbstractEndpoint {
 
     boolean hasPending() {
         return !pending.isEmpty();
-    }
-
-    // ---------------------------------------------------------------- switching sockets (TcpSocketSwitch)
-
-    /** Moves this endpoint to {@code target}, a shared socket the peer opened (see {@link TcpSocketSwitch}). */
-    void beginSwitch(final TcpConnection target) {
-        move.begin(target);
-    }
-
-    /** The socket this endpoint was moving to closed before the switch. */
-    void switchTargetLost(final TcpConnection t, final boolean fromProgress) {
-        move.targetLost(t, fromProgress);
-    }
-
-    /** True while moving to another socket. */
-    boolean switching() {
-        return move.active();
     }
 
     // ---------------------------------------------------------------- replies (decoded by TcpReplyReader)
