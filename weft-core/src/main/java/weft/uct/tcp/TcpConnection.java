@@ -163,7 +163,7 @@ final class TcpConnection implements TcpChannel.Owner {
         if (detachPending) {
             sendDetach();
         }
-        server.flushAck();
+        server.flushDueAck();
         if (closed) {
             return;
         }
@@ -199,7 +199,7 @@ final class TcpConnection implements TcpChannel.Owner {
         if (!closed) {
             // a due ACK rides in the same write as the put acks (a bulk put stream pays no extra send)
             final boolean ride = server.ackDue() && ackIfDue(ACK_EVERY, false);
-            server.flushAck();
+            server.flushDueAck();
             if (!ride) {
                 ackIfDue(ACK_EVERY, true);
             } else if (!closed && ch.flushTx() < 0) {
