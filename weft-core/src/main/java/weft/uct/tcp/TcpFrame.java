@@ -69,9 +69,9 @@ import java.nio.ByteOrder;
  * role it belongs to ({@link #isRequest}).
  * Requests flow from the connecting endpoint to the accepting interface; replies come back on
  * the same socket, in request order (PUT_ACKs are cumulative: an ack for seq n acknowledges
- * every put up to n, and its status is that of put n; OK acks are deferred: see {@link #FLAG_ACK}). Anything else (unknown type, a length
- * that does not match the type, a reply on the request side or the reverse, an AM larger than
- * {@link #MAX_AM_PAYLOAD}) is malformed and closes the connection.
+ * every put up to n, and its status is that of put n; OK acks are deferred: see {@link #FLAG_ACK}).
+ * Anything else (unknown type, a length that does not match the type, a reply on the request side
+ * or the reverse, an AM larger than {@link #MAX_AM_PAYLOAD}) is malformed and closes the connection.
  */
 final class TcpFrame {
     static final long MAGIC = 0x0050435454464557L; // "WEFTTCP\0" read as LE
