@@ -643,8 +643,8 @@ public final class Endpoint implements AutoCloseable {
 
     /**
      * Put-with-signal: {@link #putNbi}, then the 64-bit post atomic {@code signalOp} of {@code signal} at {@code
-     * signalAddress}, performed at the peer after the data (who sees the signal sees the data); one transport
-     * operation where the lane allows it ({@link weft.uct.Capability#PUT_SIGNAL}). Completed by flush. */
+     * signalAddress}, performed at the peer after the data and every earlier operation of this endpoint (who sees
+     * the signal sees them); one transport operation where the lane allows it ({@link weft.uct.Capability#PUT_SIGNAL}). */
     public Status putSignalNbi(final MemorySegment src, final long offset, final long length, final long remoteAddress,
                                final Rkey rkey, final weft.uct.AtomicOp signalOp, final long signal,
                                final long signalAddress, final Rkey signalKey) {

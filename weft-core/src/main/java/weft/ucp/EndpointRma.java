@@ -395,7 +395,7 @@ final class EndpointRma {
     }
     // fence state (lazy, as UCX's endpoint-based fence): lanes with one-sided operations that no strong fence
     // has covered yet, and whether a fence waits for the next operation to see which lanes it uses
-    private long unflushedLanes;
+    long unflushedLanes;
     private boolean fencePending;
     /** Whether any one-sided operation was ever issued on this endpoint (a worker flush covers it). */
     boolean used;

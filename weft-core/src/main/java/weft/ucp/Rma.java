@@ -148,15 +148,18 @@ final class Rma {
 
     /**
      * Put-with-signal in one lane call ({@link Capability#PUT_SIGNAL}): a short put to {@code k}'s first rail
-     * and a 64-bit post atomic through {@code sk}'s atomic lane, when that is the same lane. Called as
-     * {@link #putShort} (nothing orders it behind other work); null when the general path must take it.
+     * and a 64-bit post atomic through {@code sk}'s atomic lane, when that is the same lane and no other lane
+     * holds earlier unfenced operations (the one lane's order then puts the signal after all of them, as the
+     * general path's fence does). Called as {@link #putShort} (nothing orders it behind other work); null when
+     * the general path must take it.
      */
     static Status putSignal(final Endpoint ep, final MemorySegment buf, final long off, final long len,
                             final long raddr, final Rkey k, final AtomicOp sigOp, final long signal,
                             final long saddr, final Rkey sk) {
         final Lane lane = k.rmaLane;
         if (len > k.putShortMax || buf == null || !buf.isNative() || lane == null || sk.amoLane != lane
-            || !lane.local.attrs.has(Capability.PUT_SIGNAL) || !sk.supportsAtomic(sigOp, true)) {
+            || (ep.rma.unflushedLanes & ~lane.bit()) != 0 || !lane.local.attrs.has(Capability.PUT_SIGNAL)
+            || !sk.supportsAtomic(sigOp, true)) {
             return null;
         }
         final Status st = lane.uct.putShortSignal(buf, off, (int) len, raddr, k.rmaKey, sigOp, signal, saddr,
