@@ -1,10 +1,10 @@
 package weft.uct.tcp;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import weft.ucs.Status;
+import weft.ucs.config.Config;
 import weft.uct.AtomicOp;
 import weft.uct.Completion;
 import weft.uct.Interface;
@@ -12,9 +12,7 @@ import weft.uct.IoVector;
 import weft.uct.MemoryDomain;
 import weft.uct.MemoryHandle;
 import weft.uct.RemoteKey;
-import weft.uct.UctWorker;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -29,34 +27,23 @@ import static weft.uct.tcp.TcpTestSupport.progressUntil;
  * and a put stream that is never flushed still gets an ack every {@link TcpServerConnection#ACK_DEFER_MAX}.
  */
 @Timeout(60)
-class TcpDeferredAckTest {
-    private UctWorker w1;
-    private UctWorker w2;
+class TcpDeferredAckTest extends TcpInterfaceFixture {
     private Interface a;
     private Interface b;
     private TcpEndpoint ep;
     private final MemoryDomain md = TcpTestSupport.TRANSPORT.memoryDomain();
     private MemoryHandle target;
     private RemoteKey rkey;
-    private final Arena arena = Arena.ofShared();
 
     @BeforeEach
     void setUp() {
-        w1 = new UctWorker();
-        w2 = new UctWorker();
-        a = TcpTestSupport.open(w1);
-        b = TcpTestSupport.open(w2);
+        a = open(Config.global());
+        b = open(Config.global());
         ep = (TcpEndpoint) a.connect(b.deviceAddress(), b.interfaceAddress());
-        target = md.allocate(1 << 20);
+        final MemoryHandle t = md.allocate(1 << 20);
+        target = t;
+        toClose.add(() -> md.deregister(t));
         rkey = md.unpackRkey(md.packRkey(target));
-    }
-
-    @AfterEach
-    void tearDown() {
-        w1.close();
-        w2.close();
-        md.deregister(target);
-        arena.close();
     }
 
     @Test
@@ -95,6 +82,7 @@ class TcpDeferredAckTest {
         progressUntil(() -> ep.ackedSeq >= n - TcpServerConnection.ACK_DEFER_MAX + 1, 20000,
             "acks for all but the last deferred puts", a, b);
         assertTrue(ep.ackedSeq <= n);
+        assertTrue(errors.isEmpty(), errors.toString());
     }
 
     @Test
