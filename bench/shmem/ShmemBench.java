@@ -15,7 +15,7 @@ import java.lang.foreign.ValueLayout;
  * steady state differs per JVM and per row; the C side has none to reach), at most {@link #MAX_ROW_NS};
  * the figure is the last window's. Output (PE 0): "test bytes value unit" per row, then
  * "steady test bytes windows" (the windows it took; a negative count: no two agreed within the limits).
- * Run: ./weft run -n 2 bench/shmem/ShmemBench.java
+ * Run: ./weft run -n 2 bench/shmem/ShmemBench.java (SHMEM_BENCH_ROWS=coll: only the collective rows)
  */
 public class ShmemBench {
     private static final int MAX = 1 << 20;
@@ -66,9 +66,11 @@ public class ShmemBench {
         steadyFlag = shmem.calloc(2, 8);
         local.fill((byte) 1);
         shmem.barrierAll();
+        // SHMEM_BENCH_ROWS=coll: the collective rows alone (as the C side reads it)
+        final boolean p2p = !"coll".equals(System.getenv("SHMEM_BENCH_ROWS"));
         for (int pass = 0; pass <= WARM_PASSES; pass++) {
             final boolean report = pass == WARM_PASSES && me == 0;
-            for (final int b : SIZES) {
+            for (final int b : p2p ? SIZES : new int[0]) {
                 if (me == 0) {
                     row(report, false, "put", b, "us", () -> put(b, iters(b)));
                     row(report, false, "get", b, "us", () -> get(b, iters(b)));
@@ -76,7 +78,7 @@ public class ShmemBench {
                 shmem.barrierAll();
             }
             final int n = 10000;
-            if (me == 0) {
+            if (me == 0 && p2p) {
                 row(report, false, "put+quiet", 8, "us", () -> putQuiet(n));
                 row(report, false, "put_rate", 8, "Mops", () -> putRate(n));
                 row(report, false, "get_rate", 8, "Mops", () -> getRate(n));

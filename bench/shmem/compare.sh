@@ -8,6 +8,7 @@
 #
 #   ./weft bench shmem [PAIRS] [OUT]  or  bench/shmem/compare.sh [PAIRS] [OUT]
 #                                  (default 3 pairs, table on stdout and in OUT if given)
+#   BENCH_TLS="tcp" SHMEM_BENCH_ROWS=coll bench/shmem/compare.sh 3   (one transport; the collective rows alone)
 #
 # Both sides bind each PE to a core of its own (weft run does by default; oshrun gets --bind-to core).
 # OSHMEM: oshrun -np 2 --mca spml ucx -x UCX_TLS=sm,self (shm) or tcp,self (tcp); Weft: ./weft run -n 2 with
@@ -20,6 +21,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 PAIRS=${1:-3}
 OUT=${2:-}
+BENCH_TLS=${BENCH_TLS:-shm tcp}
+export SHMEM_BENCH_ROWS=${SHMEM_BENCH_ROWS:-all}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
@@ -45,10 +48,10 @@ run_oshmem() { # tls file
     [ "$1" = tcp ] && tls=tcp,self btl=tcp,self
     # OSHMEM 4.1 with UCX 1.13 may crash in shmem_finalize here, after the measurements: the lines count.
     timeout 600 oshrun -np 2 "${ROOT_OPTS[@]}" --oversubscribe --bind-to core --mca spml ucx -x UCX_TLS=$tls --mca btl $btl \
-        "$WORK/shmem_bench" >"$2" 2>"$2.err" || true
+        -x SHMEM_BENCH_ROWS "$WORK/shmem_bench" >"$2" 2>"$2.err" || true
 }
 
-for tls in shm tcp; do
+for tls in $BENCH_TLS; do
     for p in $(seq 1 "$PAIRS"); do
         cut -d' ' -f1-3 /proc/loadavg >"$WORK/$tls.weft.$p.load"
         run_weft "$tls" "$WORK/$tls.weft.$p"
@@ -59,7 +62,7 @@ for tls in shm tcp; do
     done
 done
 
-python3 - "$WORK" "$PAIRS" "$have_oshmem" <<'PY' | tee ${OUT:+"$OUT"}
+python3 - "$WORK" "$PAIRS" "$have_oshmem" "$BENCH_TLS" <<'PY' | tee ${OUT:+"$OUT"}
 import os, statistics, sys
 work, pairs, have = sys.argv[1], int(sys.argv[2]), sys.argv[3] == '1'
 
@@ -84,7 +87,7 @@ def load(path):
     return open(path).read().strip() if os.path.exists(path) else '?'
 
 print('# Weft OpenSHMEM vs Open MPI OSHMEM (spml ucx), 2 PEs, %d alternating pairs per transport' % pairs)
-for tls in ('shm', 'tcp'):
+for tls in sys.argv[4].split():
     weft = [parse(f'{work}/{tls}.weft.{p}') for p in range(1, pairs + 1)]
     osh = [parse(f'{work}/{tls}.oshmem.{p}') for p in range(1, pairs + 1)] if have else []
     print(f'\n## {tls}  (loadavg before each run: weft ' + ', '.join(load(f'{work}/{tls}.weft.{p}.load')

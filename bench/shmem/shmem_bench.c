@@ -3,7 +3,7 @@
  * OSHMEM (compiled with oshcc at bench time). 2 PEs: PE 0 issues, PE 1 waits in a barrier (progressing).
  * Open MPI 4.1's OSHMEM implements OpenSHMEM 1.4 (no teams): the collectives are the active-set forms over
  * all PEs, with two pSync arrays used in turn so that back-to-back calls need no barrier between them.
- * Output (PE 0): one line per measurement, "test bytes value unit".
+ * Output (PE 0): one line per measurement, "test bytes value unit". SHMEM_BENCH_ROWS=coll: the collectives alone.
  */
 #include <shmem.h>
 #include <stdio.h>
@@ -43,6 +43,8 @@ int main(void) {
     long *coll_dst = shmem_calloc(16, sizeof(long));
     memset(local, 1, MAX);
     int npes = shmem_n_pes();
+    const char *rows = getenv("SHMEM_BENCH_ROWS"); /* "coll": the collective rows alone */
+    int p2p = !(rows && strcmp(rows, "coll") == 0);
     for (int k = 0; k < 2; k++) {
         for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; i++) bsync[k][i] = SHMEM_SYNC_VALUE;
         for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++) rsync[k][i] = SHMEM_SYNC_VALUE;
@@ -54,7 +56,7 @@ int main(void) {
         for (unsigned s = 0; s < sizeof SIZES / sizeof SIZES[0]; s++) {
             size_t b = SIZES[s];
             int n = iters(b);
-            if (me == 0) {
+            if (me == 0 && p2p) {
                 double t0 = now_us();
                 for (int i = 0; i < n; i++) shmem_putmem(sym, local, b, 1);
                 shmem_quiet();
@@ -65,7 +67,7 @@ int main(void) {
             }
             shmem_barrier_all();
         }
-        if (me == 0) {
+        if (me == 0 && p2p) {
             int n = 10000;
             double t0 = now_us();
             for (int i = 0; i < n; i++) { shmem_putmem(sym, local, 8, 1); shmem_quiet(); }

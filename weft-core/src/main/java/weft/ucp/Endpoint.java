@@ -641,6 +641,16 @@ public final class Endpoint implements AutoCloseable {
         return rma.putNbi(src, offset, length, remoteAddress, rkey);
     }
 
+    /**
+     * Put-with-signal: {@link #putNbi}, then the 64-bit post atomic {@code signalOp} of {@code signal} at {@code
+     * signalAddress}, performed at the peer after the data and every earlier operation of this endpoint (who sees
+     * the signal sees them); one transport operation where the lane allows it ({@link weft.uct.Capability#PUT_SIGNAL}). */
+    public Status putSignalNbi(final MemorySegment src, final long offset, final long length, final long remoteAddress,
+                               final Rkey rkey, final weft.uct.AtomicOp signalOp, final long signal,
+                               final long signalAddress, final Rkey signalKey) {
+        return rma.putSignalNbi(src, offset, length, remoteAddress, rkey, signalOp, signal, signalAddress, signalKey);
+    }
+
     /** Reads the peer's memory at {@code remoteAddress} into {@code dst[offset, +length)}; completion by flush. */
     public Status getNbi(final MemorySegment dst, final long offset, final long length, final long remoteAddress,
                          final Rkey rkey) {
@@ -717,29 +727,22 @@ public final class Endpoint implements AutoCloseable {
      * visibility needs a flush). The iov object and its memory must stay untouched until then.
      */
     public Request putIov(final IoVector iov, final long remoteAddress, final Rkey rkey) {
-        return rma.rmaRequest(Rma.PUT, null, 0, iovLength(iov), remoteAddress, rkey, null, 0, 0, null, iov);
+        return rma.rmaRequest(Rma.PUT, null, 0, EndpointRma.iovLength(iov), remoteAddress, rkey, null, 0, 0, null, iov);
     }
 
     /** Reads {@code iov.totalLength()} bytes of the peer's memory from {@code remoteAddress}, scattered into {@code iov}. */
     public Request getIov(final IoVector iov, final long remoteAddress, final Rkey rkey) {
-        return rma.rmaRequest(Rma.GET, null, 0, iovLength(iov), remoteAddress, rkey, null, 0, 0, null, iov);
+        return rma.rmaRequest(Rma.GET, null, 0, EndpointRma.iovLength(iov), remoteAddress, rkey, null, 0, 0, null, iov);
     }
 
     /** {@link #putIov} completed by {@link #flush()}: OK if already done, IN_PROGRESS, or an error. */
     public Status putIovNbi(final IoVector iov, final long remoteAddress, final Rkey rkey) {
-        return rma.nbi(Rma.PUT, null, 0, iovLength(iov), remoteAddress, rkey, null, 0, 0, iov);
+        return rma.nbi(Rma.PUT, null, 0, EndpointRma.iovLength(iov), remoteAddress, rkey, null, 0, 0, iov);
     }
 
     /** {@link #getIov} completed by {@link #flush()}. */
     public Status getIovNbi(final IoVector iov, final long remoteAddress, final Rkey rkey) {
-        return rma.nbi(Rma.GET, null, 0, iovLength(iov), remoteAddress, rkey, null, 0, 0, iov);
-    }
-
-    private static long iovLength(final IoVector iov) {
-        if (iov == null) {
-            throw new WeftException(Status.INVALID_PARAM, "null IoVector");
-        }
-        return iov.totalLength();
+        return rma.nbi(Rma.GET, null, 0, EndpointRma.iovLength(iov), remoteAddress, rkey, null, 0, 0, iov);
     }
 
     /**
@@ -781,9 +784,6 @@ public final class Endpoint implements AutoCloseable {
     public Request flushSent() {
         return rma.flush(null, Rma.FLUSH_SENT);
     }
-
-    /** Round-robin cursor of this peer's rails ({@link Rails#RR}). */
-    int rrNext;
 
     /**
      * One-sided traffic per lane of this endpoint, keyed by the lane's local resource ("tcp/lo"):

@@ -1,6 +1,7 @@
 package weft.ucp;
 
 import weft.ucs.Status;
+import weft.ucs.WeftException;
 import weft.uct.IoVector;
 
 import java.lang.foreign.MemorySegment;
@@ -79,8 +80,17 @@ final class EndpointRma {
         return worker.finishImmediate(parent);
     }
 
+    static long iovLength(final IoVector iov) {
+        if (iov == null) {
+            throw new WeftException(Status.INVALID_PARAM, "null IoVector");
+        }
+        return iov.totalLength();
+    }
+
     private final Endpoint ep;
     private final Worker worker;
+    /** Round-robin cursor of this peer's rails ({@link Rails#RR}). */
+    int rrNext;
 
     EndpointRma(final Endpoint ep) {
         this.ep = ep;
@@ -113,6 +123,52 @@ final class EndpointRma {
                 return null;
             }
             return Rma.putShort(ep, src, offset, length, remoteAddress, rkey);
+        } finally {
+            worker.guard.exit();
+        }
+    }
+
+    /**
+     * See {@link Endpoint#putSignalNbi}: one lane call when the lane fuses the two ({@link Rma#putSignal}), else
+     * the put, a fence and the signal, each as {@link #nbi}.
+     */
+    Status putSignalNbi(final MemorySegment src, final long offset, final long length, final long remoteAddress,
+                        final Rkey rkey, final weft.uct.AtomicOp sigOp, final long signal, final long signalAddress,
+                        final Rkey signalKey) {
+        if (src == null || rkey == null || signalKey == null || sigOp == null) {
+            throw new WeftException(Status.INVALID_PARAM, "putSignalNbi: null source, key or signal operation");
+        }
+        final Status fused = putSignalNow(src, offset, length, remoteAddress, rkey, sigOp, signal, signalAddress,
+            signalKey);
+        if (fused != null) {
+            return fused;
+        }
+        final Status put = length == 0 ? Status.OK : nbi(Rma.PUT, src, offset, length, remoteAddress, rkey, null, 0, 0);
+        if (put.isError()) {
+            return put;
+        }
+        worker.guard.enter();
+        try {
+            fence();
+        } finally {
+            worker.guard.exit();
+        }
+        final Status sig = nbi(Rma.AMO_POST, null, 0, 8, signalAddress, signalKey, sigOp, signal, 0);
+        return sig == Status.OK ? put : sig;
+    }
+
+    /** {@link Rma#putSignal} under the checks of {@link #putShortNow}; null when the general path must decide. */
+    private Status putSignalNow(final MemorySegment src, final long offset, final long length,
+                                final long remoteAddress, final Rkey rkey, final weft.uct.AtomicOp sigOp,
+                                final long signal, final long signalAddress, final Rkey signalKey) {
+        worker.guard.enter();
+        try {
+            if (ep.failure() != null || ep.isClosed() || !ep.queue.isEmpty() || fencePending || rkey.ep != ep
+                || signalKey.ep != ep || rkey.isClosed() || signalKey.isClosed() || offset < 0 || length < 0
+                || length > src.byteSize() - offset) {
+                return null;
+            }
+            return Rma.putSignal(ep, src, offset, length, remoteAddress, rkey, sigOp, signal, signalAddress, signalKey);
         } finally {
             worker.guard.exit();
         }
@@ -339,7 +395,7 @@ final class EndpointRma {
     }
     // fence state (lazy, as UCX's endpoint-based fence): lanes with one-sided operations that no strong fence
     // has covered yet, and whether a fence waits for the next operation to see which lanes it uses
-    private long unflushedLanes;
+    long unflushedLanes;
     private boolean fencePending;
     /** Whether any one-sided operation was ever issued on this endpoint (a worker flush covers it). */
     boolean used;

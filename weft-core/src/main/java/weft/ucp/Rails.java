@@ -68,8 +68,8 @@ final class Rails {
     private static int pick(final Endpoint ep, final Lane[] rails) {
         switch (ep.worker.context.lanePolicy) {
             case RR -> {
-                final int i = ep.rrNext % rails.length;
-                ep.rrNext = i + 1;
+                final int i = ep.rma.rrNext % rails.length;
+                ep.rma.rrNext = i + 1;
                 return i;
             }
             case LU -> {

@@ -146,6 +146,34 @@ final class Rma {
         return st == Status.IN_PROGRESS ? Status.INVALID_PARAM : st;
     }
 
+    /**
+     * Put-with-signal in one lane call ({@link Capability#PUT_SIGNAL}): a short put to {@code k}'s first rail
+     * and a 64-bit post atomic through {@code sk}'s atomic lane, when that is the same lane and no other lane
+     * holds earlier unfenced operations (the one lane's order then puts the signal after all of them, as the
+     * general path's fence does). Called as {@link #putShort} (nothing orders it behind other work); null when
+     * the general path must take it.
+     */
+    static Status putSignal(final Endpoint ep, final MemorySegment buf, final long off, final long len,
+                            final long raddr, final Rkey k, final AtomicOp sigOp, final long signal,
+                            final long saddr, final Rkey sk) {
+        final Lane lane = k.rmaLane;
+        if (len > k.putShortMax || buf == null || !buf.isNative() || lane == null || sk.amoLane != lane
+            || (ep.rma.unflushedLanes & ~lane.bit()) != 0 || !lane.local.attrs.has(Capability.PUT_SIGNAL)
+            || !sk.supportsAtomic(sigOp, true)) {
+            return null;
+        }
+        final Status st = lane.uct.putShortSignal(buf, off, (int) len, raddr, k.rmaKey, sigOp, signal, saddr,
+            sk.amoKey);
+        if (st == Status.NO_RESOURCE) {
+            return null;
+        }
+        lane.countRma(true, len);
+        lane.counters.increment(weft.ucs.stats.Counter.ATOMICS);
+        lane.counters.increment(weft.ucs.stats.Counter.PUT_SIGNALS);
+        ep.rma.orderRma(lane.bit());
+        return st == Status.IN_PROGRESS ? Status.INVALID_PARAM : st; // no completion: never in progress
+    }
+
     /** The lane continues the operation: the spare becomes its request (as {@link #prepare} fills one). */
     private static void handOff(final Endpoint ep, final Request r, final byte op, final MemorySegment buf,
                                 final long off, final long len, final long raddr, final Rkey k, final AtomicOp aop,

@@ -20,6 +20,8 @@ public final class Capability {
     public static final long ATOMIC32 = 1L << 11;
     /** 64-bit atomics (see {@link InterfaceAttributes#atomic64Ops()}). */
     public static final long ATOMIC64 = 1L << 12;
+    /** {@link Endpoint#putShortSignal}: a short put and the signal after it in one transport operation. */
+    public static final long PUT_SIGNAL = 1L << 13;
     /** Atomics are coherent with CPU atomics of the target process on the same word. */
     public static final long ATOMIC_CPU = 1L << 30;
     /** A dead peer is reported as an error on the endpoint (never a crash or a hang). */

@@ -50,6 +50,18 @@ public interface Endpoint extends AutoCloseable {
 
     Status putZcopy(IoVector iov, long remoteAddress, RemoteKey rkey, Completion completion);
 
+    /**
+     * Put-with-signal in one transport operation ({@link Capability#PUT_SIGNAL}): {@code length} bytes as
+     * {@link #putShort}, then the 64-bit post atomic {@code signalOp} (ADD, AND, OR or XOR) of {@code signal} on
+     * the word at {@code signalAddress}, performed at the target after the data is in place, so that a target
+     * thread that sees the signal sees the data. OK = both issued (the source is reusable); NO_RESOURCE or an
+     * error = neither was. Without the capability: {@link Status#UNSUPPORTED}.
+     */
+    default Status putShortSignal(MemorySegment src, long offset, int length, long remoteAddress, RemoteKey rkey,
+                                  AtomicOp signalOp, long signal, long signalAddress, RemoteKey signalKey) {
+        return Status.UNSUPPORTED;
+    }
+
     // ---- get ----
 
     Status getBcopy(Unpacker unpacker, long length, long remoteAddress, RemoteKey rkey, Completion completion);

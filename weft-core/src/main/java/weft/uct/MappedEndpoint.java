@@ -104,6 +104,21 @@ public abstract class MappedEndpoint extends AbstractEndpoint {
         return Status.OK;
     }
 
+    /** The copy into the mapping, then the signal's CPU atomic, which orders the copy's stores before it. */
+    @Override
+    public final Status putShortSignal(final MemorySegment src, final long offset, final int length,
+                                       final long remoteAddress, final RemoteKey rkey, final AtomicOp signalOp,
+                                       final long signal, final long signalAddress, final RemoteKey signalKey) {
+        if (signalOp.bit() > AtomicOp.XOR.bit() || !MemoryAtomics.aligned(signalAddress, 8)) {
+            return Status.INVALID_PARAM;
+        }
+        Status st = access(signalKey, signalAddress, 8);
+        if (st == Status.OK) {
+            st = putShort(src, offset, length, remoteAddress, rkey);
+        }
+        return st == Status.OK ? atomic64Post(signalOp, signal, signalAddress, signalKey) : st;
+    }
+
     @Override
     public final Status atomic32Post(final AtomicOp op, final int value, final long remoteAddress,
                                      final RemoteKey rkey) {

@@ -128,9 +128,7 @@ final class Collectives {
             throw new IllegalArgumentException("a collective's source has " + (src.byteSize() - srcOff)
                 + " bytes from " + srcOff + ", needs " + bytes);
         }
-        ops.putAt(off, src, srcOff, bytes, t.pes[idx]);
-        ops.fence();
-        signal(t, idx, counter);
+        ops.putSignalAt(off, src, srcOff, bytes, slotBase(t) + counter, t.pes[idx]);
     }
 
     /** The heap offset of {@code t}'s scratch area. */
@@ -363,12 +361,13 @@ final class Collectives {
         final int end = first + count;
         final int pe = t.pes[to];
         final long base = dest.address() - heap.base(); // dest was checked against the heap by the caller
-        ops.putAt(base + offs[first], dest, offs[first], offs[Math.min(end, n)] - offs[first], pe);
-        if (end > n) {
-            ops.putAt(base, dest, 0, offs[end - n], pe);
+        final long head = offs[Math.min(end, n)] - offs[first];
+        if (end > n) { // the wrap: the signal rides with the second put, ordered after both
+            ops.putAt(base + offs[first], dest, offs[first], head, pe);
+            ops.putSignalAt(base, dest, 0, offs[end - n], slotBase(t) + counter, pe);
+        } else {
+            ops.putSignalAt(base + offs[first], dest, offs[first], head, slotBase(t) + counter, pe);
         }
-        ops.fence();
-        signal(t, to, counter);
     }
 
     /** The member this PE exchanges with in step {@code j} (1 <= j < n) of a pairwise exchange. */

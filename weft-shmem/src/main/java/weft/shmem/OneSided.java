@@ -162,6 +162,46 @@ final class OneSided {
         check(internalTransport(pe).putNbi(src, srcOff, bytes, heap.base() + off, peers.rkey(seg, pe)), "put", pe);
     }
 
+    /** A collective's put-with-signal: {@link #putAt}, then {@link #signalAt} on {@code counter}, the data first. */
+    void putSignalAt(final long off, final MemorySegment src, final long srcOff, final long bytes, final long counter,
+                     final int pe) {
+        final MemorySegment d = direct(pe);
+        if (d != null) {
+            MemorySegment.copy(src, srcOff, d, off, bytes);
+            MemoryAtomics.fetch64(AtomicOp.ADD, d, counter, 1); // a full fence: the data is visible first
+            return;
+        }
+        final Rkey rk = peers.rkey(seg, pe);
+        check(internalTransport(pe).putSignalNbi(src, srcOff, bytes, heap.base() + off, rk, AtomicOp.ADD, 1,
+            heap.base() + counter, rk), "put with signal", pe);
+    }
+
+    /**
+     * {@code bytes} of {@code src} to {@code dest} (symmetric) on {@code pe}, then {@code signal} added to the
+     * 64-bit word {@code sig} there, the data first at the target: one transport operation where the lane fuses
+     * them. Blocking = the source is reusable.
+     */
+    void putSignalAdd(final MemorySegment dest, final MemorySegment src, final long bytes, final MemorySegment sig,
+                      final long signal, final int tpe, final boolean nbi) {
+        final int pe = checkPe(tpe);
+        checkLocal(src, bytes, "the source");
+        final long off = heap.offsetOf(dest, bytes, "the destination");
+        final long sigOff = amoOffset(sig, 8);
+        final MemorySegment d = direct(pe);
+        if (d != null) {
+            MemorySegment.copy(src, 0, d, off, bytes);
+            MemoryAtomics.fetch64(AtomicOp.ADD, d, sigOff, signal);
+            return;
+        }
+        final Endpoint ep = transport(pe);
+        final Rkey rk = peers.rkey(seg, pe);
+        final Status st = ep.putSignalNbi(src, 0, bytes, dest.address(), rk, AtomicOp.ADD, signal, sig.address(), rk);
+        check(st, "put with signal", pe);
+        if (!nbi && st == Status.IN_PROGRESS) {
+            await(ep.flushSent()); // the source is reusable once it left
+        }
+    }
+
     /** A collective's signal: adds 1 to the 64-bit counter at heap offset {@code off} of world PE {@code pe} (as putAt). */
     void signalAt(final long off, final int pe) {
         final MemorySegment d = direct(pe);

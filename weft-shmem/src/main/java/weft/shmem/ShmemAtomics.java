@@ -14,8 +14,9 @@ import java.lang.foreign.MemorySegment;
  * updates of one word never lose each other. Non-fetching atomics are complete after {@link #quiet()};
  * the {@code Nbi} fetching forms write their result to {@code fetch} by then.
  *
- * <p>{@code putSignal}: the data, then (ordered by a fence) the signal update ({@link Shmem#SIGNAL_SET} or
- * {@link Shmem#SIGNAL_ADD}), so a PE that sees the signal sees the data.
+ * <p>{@code putSignal}: the data, then the signal update, so a PE that sees the signal sees the data:
+ * {@link Shmem#SIGNAL_ADD} in one transport operation where the lane fuses them ({@code Endpoint.putSignalNbi}),
+ * {@link Shmem#SIGNAL_SET} as the put, a fence and the swap.
  */
 public abstract class ShmemAtomics extends ShmemRma {
     ShmemAtomics(final OneSided ops) {
@@ -28,6 +29,10 @@ public abstract class ShmemAtomics extends ShmemRma {
         checkSigOp(sigOp);
         ops.checkPe(pe);
         ops.heap().offsetOf(sigAddr, 8, "the signal");
+        if (sigOp == Shmem.SIGNAL_ADD) {
+            ops.putSignalAdd(dest, source, bytes(nelems, size), sigAddr, signal, pe, nbi);
+            return;
+        }
         put(dest, source, nelems, size, pe, nbi);
         ops.fence();
         signal(sigAddr, signal, sigOp, pe);

@@ -13,7 +13,8 @@ public enum Counter {
     PENDING_DISPATCHED("pending requests dispatched"),
     ERRORS("operations that failed with an error"),
     WAKEUPS_SENT("wakeup signals sent to armed peers"),
-    TX_SPLICED("payload bytes handed to the kernel by reference instead of copied (tcp splice; part of tx_bytes)");
+    TX_SPLICED("payload bytes handed to the kernel by reference instead of copied (tcp splice; part of tx_bytes)"),
+    PUT_SIGNALS("puts issued with their signal in one transport operation (put-with-signal)");
 
     private final String doc;
 

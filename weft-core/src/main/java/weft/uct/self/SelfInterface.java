@@ -49,7 +49,7 @@ final class SelfInterface extends AbstractInterface<SelfEndpoint> {
             scratch[i] = arena.allocate(Math.max(segSize, MAX_SHORT + 8), 64);
         }
         final long caps = Capability.AM_SHORT | Capability.AM_BCOPY | Capability.AM_ZCOPY | Capability.PENDING
-            | Capability.PUT_SHORT | Capability.PUT_BCOPY | Capability.PUT_ZCOPY
+            | Capability.PUT_SHORT | Capability.PUT_SIGNAL | Capability.PUT_BCOPY | Capability.PUT_ZCOPY
             | Capability.GET_BCOPY | Capability.GET_ZCOPY | Capability.ATOMIC32 | Capability.ATOMIC64
             | Capability.ATOMIC_CPU | Capability.CONNECT_TO_IFACE | Capability.EP_CHECK;
         open(new InterfaceAttributes(caps, AtomicOp.ALL_OPS, AtomicOp.ALL_OPS,

@@ -163,7 +163,7 @@ final class TcpConnection implements TcpChannel.Owner {
         if (detachPending) {
             sendDetach();
         }
-        server.flushAck();
+        server.flushDueAck();
         if (closed) {
             return;
         }
@@ -199,7 +199,7 @@ final class TcpConnection implements TcpChannel.Owner {
         if (!closed) {
             // a due ACK rides in the same write as the put acks (a bulk put stream pays no extra send)
             final boolean ride = server.ackDue() && ackIfDue(ACK_EVERY, false);
-            server.flushAck();
+            server.flushDueAck();
             if (!ride) {
                 ackIfDue(ACK_EVERY, true);
             } else if (!closed && ch.flushTx() < 0) {
@@ -513,7 +513,7 @@ final class TcpConnection implements TcpChannel.Owner {
             if (ep.conn == this) {
                 ep.connectionLost(st, fromProgress);
             } else {
-                ep.switchTargetLost(this, fromProgress);
+                ep.move.targetLost(this, fromProgress);
             }
         }
     }
@@ -552,7 +552,7 @@ final class TcpConnection implements TcpChannel.Owner {
             if (ep.conn == this) {
                 ep.connectionLost(Status.CONNECTION_RESET, fromProgress);
             } else {
-                ep.switchTargetLost(this, fromProgress);
+                ep.move.targetLost(this, fromProgress);
             }
         }
         iface.deferDrain(this);
@@ -658,7 +658,7 @@ final class TcpConnection implements TcpChannel.Owner {
         }
         final TcpEndpoint ep = requester;
         if (ep != null) {
-            return ep.conn == this && !ep.switching(); // a socket in a switch fails as before
+            return ep.conn == this && !ep.move.active(); // a socket in a switch fails as before
         }
         return connector ? shared && !detachRecv : !detachRecv; // the peer's requester may still use it
     }

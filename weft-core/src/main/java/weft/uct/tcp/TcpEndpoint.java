@@ -55,7 +55,7 @@ final class TcpEndpoint extends AbstractEndpoint {
     /** The socket requests go to is shared: they go through {@link #reserveGated}. */
     boolean gate;
     /** Moving to a socket the peer opened (one socket per peer pair). */
-    private final TcpSocketSwitch move = new TcpSocketSwitch(this);
+    final TcpSocketSwitch move = new TcpSocketSwitch(this);
     long kaSent;
     long kaAcked;
     /** A request went out on this endpoint's current socket (beyond the hello). */
@@ -72,6 +72,8 @@ final class TcpEndpoint extends AbstractEndpoint {
     /** The sequence of the last putZcopy: its memory is referenced (spliced, replayable) until acknowledged. */
     private long refPutSeq;
     long ackedSeq;
+    /** The last put a KEEPALIVE asked the target to acknowledge (a flush asks; zero-copy puts ask themselves). */
+    private long askedSeq;
     private Status putError;
 
     /** Gets and fetching atomics waiting for their replies, with the reply credits they hold. */
@@ -323,14 +325,37 @@ final class TcpEndpoint extends AbstractEndpoint {
         if (off < 0) {
             return noResource();
         }
-        putHeader(off, length, remoteAddress, (TcpMemoryDomain.Key) rkey);
+        putHeader(off, length, remoteAddress, (TcpMemoryDomain.Key) rkey, 0);
         MemoryCopy.copy(src, offset, ch.tx, off + TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED, length);
         return commit(off, total) ? Status.OK : failStatus;
     }
 
-    private void putHeader(final int off, final long length, final long address, final TcpMemoryDomain.Key k) {
+    /** A PUT_REQ frame and the signal's ATOMIC_REQ behind it in one write; the target serves them in order. */
+    @Override
+    public Status putShortSignal(final MemorySegment src, final long offset, final int length, final long remoteAddress,
+                                 final RemoteKey rkey, final AtomicOp signalOp, final long signal,
+                                 final long signalAddress, final RemoteKey signalKey) {
+        final Status badPut = checkRma(rkey, remoteAddress, length);
+        final Status bad = badPut != null ? badPut : checkRma(signalKey, signalAddress, 8);
+        if (bad != null || length > iface.amMaxShort || signalOp.bit() > AtomicOp.XOR.bit() || (signalAddress & 7) != 0) {
+            return bad != null ? bad : Status.INVALID_PARAM;
+        }
+        final int put = TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED + length;
+        final int total = put + TcpFrame.HEADER + TcpFrame.ATOMIC_REQ_LEN;
+        final int off = reserveReq(total, 32);
+        if (off < 0) {
+            return noResource();
+        }
+        putHeader(off, length, remoteAddress, (TcpMemoryDomain.Key) rkey, 0);
+        MemoryCopy.copy(src, offset, ch.tx, off + put - length, length);
+        atomicFrame(off + put, signalOp, 8, true, (int) ++putSeq, signal, 0, signalAddress, (TcpMemoryDomain.Key) signalKey);
+        return commit(off, total) ? Status.OK : failStatus;
+    }
+
+    private void putHeader(final int off, final long length, final long address, final TcpMemoryDomain.Key k,
+                           final int flags) {
         final MemorySegment tx = ch.tx;
-        TcpFrame.header(tx, off, TcpFrame.PUT_REQ, 0, 0, (int) (TcpFrame.PUT_REQ_FIXED + length));
+        TcpFrame.header(tx, off, TcpFrame.PUT_REQ, 0, flags, (int) (TcpFrame.PUT_REQ_FIXED + length));
         tx.set(I32, off + 8, (int) ++putSeq);
         tx.set(I32, off + 12, 0);
         TcpFrame.rmaTarget(tx, off, address, k.regionId, k.incarnation);
@@ -358,7 +383,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             iface.counters().increment(Counter.ERRORS);
             return Status.OUT_OF_RANGE.code();
         }
-        putHeader(off, len, remoteAddress, (TcpMemoryDomain.Key) rkey);
+        putHeader(off, len, remoteAddress, (TcpMemoryDomain.Key) rkey, 0);
         return commit(off, fixed + (int) len) ? len : failStatus.code();
     }
 
@@ -378,7 +403,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         if (off < 0 || ch.iovFree() < iov.count() + 1 || !waits.room()) {
             return noResource();
         }
-        putHeader(off, len, remoteAddress, (TcpMemoryDomain.Key) rkey);
+        putHeader(off, len, remoteAddress, (TcpMemoryDomain.Key) rkey, TcpFrame.FLAG_ACK); // memory by reference
         refPutSeq = putSeq;
         return sendWithIov(off, fixed, iov, TcpWaiters.PUT, putSeq, completion);
     }
@@ -519,20 +544,16 @@ final class TcpEndpoint extends AbstractEndpoint {
     public Status atomic64Fetch(final AtomicOp op, final long value, final MemorySegment result,
                                 final long resultOffset, final long remoteAddress, final RemoteKey rkey,
                                 final Completion completion) {
-        if (op == AtomicOp.CSWAP) {
-            return Status.INVALID_PARAM;
-        }
-        return atomicFetch(op, 8, value, 0, result, resultOffset, remoteAddress, rkey, completion);
+        return op == AtomicOp.CSWAP ? Status.INVALID_PARAM
+            : atomicFetch(op, 8, value, 0, result, resultOffset, remoteAddress, rkey, completion);
     }
 
     @Override
     public Status atomic32Fetch(final AtomicOp op, final int value, final MemorySegment result,
                                 final long resultOffset, final long remoteAddress, final RemoteKey rkey,
                                 final Completion completion) {
-        if (op == AtomicOp.CSWAP) {
-            return Status.INVALID_PARAM;
-        }
-        return atomicFetch(op, 4, value, 0, result, resultOffset, remoteAddress, rkey, completion);
+        return op == AtomicOp.CSWAP ? Status.INVALID_PARAM
+            : atomicFetch(op, 4, value, 0, result, resultOffset, remoteAddress, rkey, completion);
     }
 
     @Override
@@ -554,7 +575,8 @@ final class TcpEndpoint extends AbstractEndpoint {
     /**
      * Both FLUSH_LOCAL and FLUSH_REMOTE complete when every byte left the socket, every get and
      * atomic got its reply and every put was acknowledged: over TCP the ack is the only evidence
-     * that a buffered put_short has landed. A put refused by the target makes the next flush
+     * that a buffered put_short has landed; the target defers OK acks, so such a flush first sends a
+     * KEEPALIVE, which it answers after them. A put refused by the target makes the next flush
      * complete with that error. FLUSH_SENT completes when every byte left the socket and every putZcopy (whose
      * memory goes by reference) was acknowledged; it waits for no other ack and no reply.
      */
@@ -577,9 +599,11 @@ final class TcpEndpoint extends AbstractEndpoint {
             putError = sent ? putError : null;
             return e == null ? Status.OK : e;
         }
-        if (!waits.room()) {
+        final boolean ask = !sent && askedSeq < putSeq && ackedSeq < putSeq; // the target defers put acks until asked
+        if (!waits.room() || ask && !keepalive()) {
             return noResource();
         }
+        askedSeq = ask ? putSeq : askedSeq;
         waits.add(sent ? TcpWaiters.TX : TcpWaiters.FLUSH, ownTx, seq, sent ? 0 : ops.issued, completion);
         return Status.IN_PROGRESS;
     }
@@ -587,25 +611,29 @@ final class TcpEndpoint extends AbstractEndpoint {
     @Override
     public Status fence() {
         // one ordered stream, served in order by the target: later operations cannot pass earlier
-        // ones (a switch to another socket waits until the old one was served: see beginSwitch)
+        // ones (a switch to another socket waits until the old one was served: see TcpSocketSwitch)
         return failStatus != null ? failStatus : Status.OK;
     }
 
     /** Sends a KEEPALIVE frame; a dead peer shows up as a reset from progress. */
     @Override
     public Status check() {
-        if (failStatus != null) {
-            return failStatus;
+        if (failStatus == null) {
+            keepalive();
         }
+        return failStatus != null ? failStatus : Status.OK;
+    }
+
+    /** Queues a KEEPALIVE, which the target answers after its deferred put acks; false if there is no room. */
+    private boolean keepalive() {
         final int off = reserveReq(TcpFrame.HEADER, TcpFrame.HEADER);
-        if (off >= 0) {
-            TcpFrame.header(ch.tx, off, TcpFrame.KEEPALIVE, 0, 0, 0);
-            kaSent++;
-            if (!commit(off, TcpFrame.HEADER)) {
-                return failStatus;
-            }
+        if (off < 0) {
+            return false;
         }
-        return Status.OK;
+        TcpFrame.header(ch.tx, off, TcpFrame.KEEPALIVE, 0, 0, 0);
+        kaSent++;
+        commit(off, TcpFrame.HEADER);
+        return true;
     }
 
     // ---------------------------------------------------------------- progress side
@@ -647,23 +675,6 @@ final class TcpEndpoint extends AbstractEndpoint {
         return !pending.isEmpty();
     }
 
-    // ---------------------------------------------------------------- switching sockets (TcpSocketSwitch)
-
-    /** Moves this endpoint to {@code target}, a shared socket the peer opened (see {@link TcpSocketSwitch}). */
-    void beginSwitch(final TcpConnection target) {
-        move.begin(target);
-    }
-
-    /** The socket this endpoint was moving to closed before the switch. */
-    void switchTargetLost(final TcpConnection t, final boolean fromProgress) {
-        move.targetLost(t, fromProgress);
-    }
-
-    /** True while moving to another socket. */
-    boolean switching() {
-        return move.active();
-    }
-
     // ---------------------------------------------------------------- replies (decoded by TcpReplyReader)
 
     /** A PUT_ACK: puts up to {@code seq} are acknowledged; {@code st} is not OK if the last one was refused. */
@@ -671,27 +682,6 @@ final class TcpEndpoint extends AbstractEndpoint {
         ackedSeq = seq;
         if (st != Status.OK) {
             putFailed(seq, st);
-        }
-        completeWaiters();
-    }
-
-    /** A KEEPALIVE_ACK; false if none was owed (malformed). */
-    boolean keepaliveAcked() {
-        if (kaAcked == kaSent) {
-            return false;
-        }
-        kaAcked++;
-        return true;
-    }
-
-    /** The head op's reply is in: retire it and complete it, and the waiters now due. */
-    void completeOp(final Status st) {
-        final Completion c = ops.retireHead();
-        if (st != Status.OK) {
-            iface.counters().increment(Counter.ERRORS);
-        }
-        if (c != null) {
-            c.complete(st);
         }
         completeWaiters();
     }

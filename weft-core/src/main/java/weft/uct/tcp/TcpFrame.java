@@ -38,7 +38,8 @@ import java.nio.ByteOrder;
  *  type        op       fields after the header (offsets from frame start)        direction
  *  AM          am id    8: payload (length bytes)                                  req
  *  PUT_REQ     0        8: seq u32 | 12: 0 | 16: addr u64 | 24: region u64 |       req
- *                       32: incarnation u64 | 40: payload (length - 32)
+ *                       32: incarnation u64 | 40: payload (length - 32);
+ *                       flags: {@link #FLAG_ACK} acknowledge at once
  *  PUT_ACK     0        8: seq u32 | 12: status i32              (length 8)        reply
  *  GET_REQ     0        8: req id u32 | 12: len u32 | 16: addr | 24: region |      req
  *                       32: incarnation                          (length 32)
@@ -68,9 +69,9 @@ import java.nio.ByteOrder;
  * role it belongs to ({@link #isRequest}).
  * Requests flow from the connecting endpoint to the accepting interface; replies come back on
  * the same socket, in request order (PUT_ACKs are cumulative: an ack for seq n acknowledges
- * every put up to n, and its status is that of put n). Anything else (unknown type, a length
- * that does not match the type, a reply on the request side or the reverse, an AM larger than
- * {@link #MAX_AM_PAYLOAD}) is malformed and closes the connection.
+ * every put up to n, and its status is that of put n; OK acks are deferred: see {@link #FLAG_ACK}).
+ * Anything else (unknown type, a length that does not match the type, a reply on the request side
+ * or the reverse, an AM larger than {@link #MAX_AM_PAYLOAD}) is malformed and closes the connection.
  */
 final class TcpFrame {
     static final long MAGIC = 0x0050435454464557L; // "WEFTTCP\0" read as LE
@@ -110,6 +111,12 @@ final class TcpFrame {
     /** Atomic flags. */
     static final int FLAG_64 = 1;
     static final int FLAG_POST = 2;
+    /**
+     * PUT_REQ and post ATOMIC_REQ flag: acknowledge at once (a zero-copy put, whose memory is referenced until
+     * then). Without it the target defers its PUT_ACK until a request with this flag, a KEEPALIVE (a flush's
+     * question), a reply it sends anyway, or {@link TcpServerConnection#ACK_DEFER_MAX} deferred puts.
+     */
+    static final int FLAG_ACK = 4;
 
     /** Bytes after the header of fixed-size frames (and the fixed part of PUT_REQ / GET_REP). */
     static final int PUT_REQ_FIXED = 32;

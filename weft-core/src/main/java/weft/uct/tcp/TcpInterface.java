@@ -184,7 +184,7 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
         this.listenFd = fd;
         this.helloAddress = TcpAddress.iface(ip, port, null); // no token: see TcpFrame
         final long caps = Capability.AM_SHORT | Capability.AM_BCOPY | Capability.AM_ZCOPY | Capability.PENDING
-            | Capability.PUT_SHORT | Capability.PUT_BCOPY | Capability.PUT_ZCOPY
+            | Capability.PUT_SHORT | Capability.PUT_SIGNAL | Capability.PUT_BCOPY | Capability.PUT_ZCOPY
             | Capability.GET_BCOPY | Capability.GET_ZCOPY | Capability.ATOMIC32 | Capability.ATOMIC64
             | Capability.ATOMIC_CPU | Capability.CB_SYNC | Capability.CONNECT_TO_IFACE | Capability.EP_CHECK
             | Capability.EP_KEEPALIVE | Capability.ERRHANDLE_PEER_FAILURE | Capability.INTER_NODE
@@ -372,8 +372,8 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
         for (final TcpEndpoint ep : endpoints()) {
             final TcpConnection own = ep.conn;
             if (ep.targetIp == c.peerIp && ep.targetPort == c.peerPort && own.connector && own.requester == ep
-                && !ep.switching() && ep.failStatus() == null) {
-                ep.beginSwitch(c);
+                && !ep.move.active() && ep.failStatus() == null) {
+                ep.move.begin(c);
                 return;
             }
         }

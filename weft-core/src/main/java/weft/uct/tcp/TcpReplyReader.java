@@ -4,6 +4,7 @@ import weft.ucs.Status;
 import weft.ucs.memory.MemoryCopy;
 import weft.ucs.stats.Counter;
 import weft.ucs.sys.LibC;
+import weft.uct.Completion;
 import weft.uct.IoVector;
 
 import java.lang.foreign.ValueLayout;
@@ -93,10 +94,10 @@ final class TcpReplyReader {
                     }
                 }
                 c.rxHead = h + TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN;
-                ep.completeOp(st);
+                completeOp(st);
             }
             case TcpFrame.KEEPALIVE_ACK -> {
-                if (len != 0 || !ep.keepaliveAcked()) {
+                if (len != 0 || !keepaliveAcked()) {
                     return conn.malformed();
                 }
                 c.rxHead = h + TcpFrame.HEADER;
@@ -148,7 +149,7 @@ final class TcpReplyReader {
                     ep.ops.iov[slot].scatter(c.rx, h + fixed, data);
                 }
             }
-            ep.completeOp(st);
+            completeOp(st);
             return TcpConnection.CONT;
         }
         // only zcopy gets exceed the rx buffer: scatter what is here, receive the rest in place
@@ -197,7 +198,7 @@ final class TcpReplyReader {
             streaming = false;
             ep.conn.ch.rxHead = 0;
             ep.conn.ch.rxTail = 0;
-            ep.completeOp(Status.OK);
+            completeOp(Status.OK);
         }
     }
 
@@ -225,5 +226,26 @@ final class TcpReplyReader {
     /** The endpoint failed or closed: a stream in progress is abandoned (the connection skips its rest). */
     void stop() {
         streaming = false;
+    }
+
+    /** A KEEPALIVE_ACK; false if none was owed (malformed). */
+    private boolean keepaliveAcked() {
+        if (ep.kaAcked == ep.kaSent) {
+            return false;
+        }
+        ep.kaAcked++;
+        return true;
+    }
+
+    /** The head op's reply is in: retire it and complete it, and the waiters now due. */
+    private void completeOp(final Status st) {
+        final Completion c = ep.ops.retireHead();
+        if (st != Status.OK) {
+            ep.iface.counters().increment(Counter.ERRORS);
+        }
+        if (c != null) {
+            c.complete(st);
+        }
+        ep.completeWaiters();
     }
 }

@@ -42,8 +42,18 @@ final class TcpServerConnection {
     final TcpInterface iface;
     final TcpChannel ch;
 
+    /**
+     * OK put acks deferred at most (their reply bytes stay far below a requester's {@link TcpEndpoint#REPLY_BUDGET}):
+     * a put stream whose initiator never flushes still gets acks, one per this many puts.
+     */
+    static final int ACK_DEFER_MAX = 64;
+
     private boolean ackPending;
     private int ackSeq;
+    /** The pending ack goes out after this read batch: asked for ({@link TcpFrame#FLAG_ACK}) or too many deferred. */
+    private boolean ackWanted;
+    private int ackDeferred;
+    private boolean streamAck;
 
     private boolean streaming;
     private long streamAddr;
@@ -97,14 +107,14 @@ final class TcpServerConnection {
                 return deliver(op, (int) len);
             }
             case TcpFrame.PUT_REQ -> {
-                if (op != 0 || flags != 0 || len < TcpFrame.PUT_REQ_FIXED
+                if (op != 0 || (flags & ~TcpFrame.FLAG_ACK) != 0 || len < TcpFrame.PUT_REQ_FIXED
                     || len - TcpFrame.PUT_REQ_FIXED > TcpFrame.MAX_RMA) {
                     return malformed();
                 }
                 if (avail < TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED) {
                     return more(TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED);
                 }
-                return put(avail, len - TcpFrame.PUT_REQ_FIXED);
+                return put(avail, len - TcpFrame.PUT_REQ_FIXED, (flags & TcpFrame.FLAG_ACK) != 0);
             }
             case TcpFrame.GET_REQ -> {
                 if (op != 0 || flags != 0 || len != TcpFrame.GET_REQ_LEN) {
@@ -117,30 +127,34 @@ final class TcpServerConnection {
             }
             case TcpFrame.ATOMIC_REQ -> {
                 final boolean post = (flags & TcpFrame.FLAG_POST) != 0;
-                if (op >= OPS.length || (flags & ~(TcpFrame.FLAG_64 | TcpFrame.FLAG_POST)) != 0
+                if (op >= OPS.length || (flags & ~(TcpFrame.FLAG_64 | TcpFrame.FLAG_POST | TcpFrame.FLAG_ACK)) != 0
                     || len != TcpFrame.ATOMIC_REQ_LEN || (post && op > AtomicOp.XOR.ordinal())) {
                     return malformed();
                 }
                 if (avail < TcpFrame.HEADER + len) {
                     return more(TcpFrame.HEADER + (int) len);
                 }
-                return atomic(OPS[op], (flags & TcpFrame.FLAG_64) != 0 ? 8 : 4, post);
+                return atomic(OPS[op], (flags & TcpFrame.FLAG_64) != 0 ? 8 : 4, post, (flags & TcpFrame.FLAG_ACK) != 0);
             }
             case TcpFrame.KEEPALIVE -> {
                 if (op != 0 || flags != 0 || len != 0) {
                     return malformed();
                 }
-                final int off = c.reserve(TcpFrame.HEADER);
+                // a deferred put ack goes first, in the same write (a flush's KEEPALIVE asks for it)
+                final int ack = ackPending ? TcpFrame.HEADER + TcpFrame.PUT_ACK_LEN : 0;
+                final int off = c.reserve(ack + TcpFrame.HEADER);
                 if (off < 0) {
                     return BLOCKED;
                 }
-                TcpFrame.header(c.tx, off, TcpFrame.KEEPALIVE_ACK, 0, 0, 0);
-                c.rxHead += TcpFrame.HEADER;
-                if (c.commit(off, TcpFrame.HEADER) < 0) {
-                    return fail();
+                if (ack != 0) {
+                    ackFrame(off, ackSeq, Status.OK);
+                    ackSent();
                 }
-                conn.ackIfDue(1, true); // a quiet peer forgets what we consumed, too
-                return conn.closed ? DEAD : CONT;
+                TcpFrame.header(c.tx, off + ack, TcpFrame.KEEPALIVE_ACK, 0, 0, 0);
+                c.rxHead += TcpFrame.HEADER;
+                c.queue(off, ack + TcpFrame.HEADER);
+                conn.ackIfDue(1, false); // a quiet peer forgets what we consumed, too (the same write)
+                return c.flushTx() < 0 ? fail() : conn.closed ? DEAD : CONT;
             }
             default -> {
                 return malformed();
@@ -189,7 +203,7 @@ final class TcpServerConnection {
         return Status.OK;
     }
 
-    private int put(final int avail, final long payload) {
+    private int put(final int avail, final long payload, final boolean ackNow) {
         final TcpChannel c = ch;
         final int h = c.rxHead;
         final int seq = c.rx.get(I32, h + 8);
@@ -215,8 +229,7 @@ final class TcpServerConnection {
         if (whole) {
             if (st == Status.OK) {
                 MemoryCopy.copy(c.rx, h + fixed, target, targetOff, payload);
-                ackPending = true;
-                ackSeq = seq;
+                pendAck(seq, ackNow);
             }
             c.rxHead = h + fixed + (int) payload;
             return CONT;
@@ -232,6 +245,7 @@ final class TcpServerConnection {
         streamAddr = streamOk ? target.address() + targetOff + take : 0;
         streamLeft = payload - take;
         streamSeq = seq;
+        streamAck = ackNow;
         return STREAM;
     }
 
@@ -256,8 +270,7 @@ final class TcpServerConnection {
             c.rxHead = 0;
             c.rxTail = 0;
             if (streamOk) {
-                ackPending = true;
-                ackSeq = streamSeq;
+                pendAck(streamSeq, streamAck);
             }
         }
         return 1;
@@ -301,7 +314,7 @@ final class TcpServerConnection {
         return c.flushTx() < 0 ? fail() : CONT;
     }
 
-    private int atomic(final AtomicOp op, final int size, final boolean post) {
+    private int atomic(final AtomicOp op, final int size, final boolean post, final boolean ackNow) {
         final TcpChannel c = ch;
         final int h = c.rxHead;
         final int reqId = c.rx.get(I32, h + 8);
@@ -334,8 +347,7 @@ final class TcpServerConnection {
         c.rxHead = h + TcpFrame.HEADER + TcpFrame.ATOMIC_REQ_LEN;
         if (post) {
             if (st == Status.OK) {
-                ackPending = true;
-                ackSeq = reqId;
+                pendAck(reqId, ackNow);
                 return CONT;
             }
             return flushAck() && emitAck(reqId, st) ? CONT : fail();
@@ -347,9 +359,20 @@ final class TcpServerConnection {
         return c.commit(off, TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN) < 0 ? fail() : CONT;
     }
 
-    /** True if a coalesced put ack waits to be sent. */
+    private void pendAck(final int seq, final boolean now) {
+        ackPending = true;
+        ackSeq = seq;
+        ackWanted |= now || ++ackDeferred >= ACK_DEFER_MAX;
+    }
+
+    /** True if a coalesced put ack is due at the end of this read batch. */
     boolean ackDue() {
-        return ackPending;
+        return ackPending && ackWanted;
+    }
+
+    /** Sends the coalesced ack if it is due ({@link #ackDue}); false if there was no room (or the socket died). */
+    boolean flushDueAck() {
+        return !ackWanted || flushAck();
     }
 
     /** Sends the coalesced OK ack if one is due; false if there was no room (or the socket died). */
@@ -360,8 +383,20 @@ final class TcpServerConnection {
         if (!emitAck(ackSeq, Status.OK)) {
             return false;
         }
-        ackPending = false;
+        ackSent();
         return true;
+    }
+
+    private void ackSent() {
+        ackPending = false;
+        ackWanted = false;
+        ackDeferred = 0;
+    }
+
+    private void ackFrame(final int off, final int seq, final Status st) {
+        TcpFrame.header(ch.tx, off, TcpFrame.PUT_ACK, 0, 0, TcpFrame.PUT_ACK_LEN);
+        ch.tx.set(I32, off + 8, seq);
+        ch.tx.set(I32, off + 12, st.code());
     }
 
     private boolean emitAck(final int seq, final Status st) {
@@ -373,9 +408,7 @@ final class TcpServerConnection {
         if (off < 0) {
             return false;
         }
-        TcpFrame.header(c.tx, off, TcpFrame.PUT_ACK, 0, 0, TcpFrame.PUT_ACK_LEN);
-        c.tx.set(I32, off + 8, seq);
-        c.tx.set(I32, off + 12, st.code());
+        ackFrame(off, seq, st);
         if (c.commit(off, TcpFrame.HEADER + TcpFrame.PUT_ACK_LEN) < 0) {
             conn.writeFailed(true);
             return !conn.closed;

@@ -312,8 +312,8 @@ class TcpFailureTest extends TcpInterfaceFixture {
         assertEquals(Status.OK, ab.amShort(1, 0, MemorySegment.NULL, 0, 0));
         assertEquals(Status.OK, ba.amShort(1, 0, MemorySegment.NULL, 0, 0));
         // and both endpoints settled on their socket (during a switch, sends queue without writing)
-        progressUntil(() -> delivered == 1 && atB[0] == 1 && !((TcpEndpoint) ab).switching()
-            && !((TcpEndpoint) ba).switching(), 5000, "one message each way", a, b);
+        progressUntil(() -> delivered == 1 && atB[0] == 1 && !((TcpEndpoint) ab).move.active()
+            && !((TcpEndpoint) ba).move.active(), 5000, "one message each way", a, b);
         // b's last message reaches a's receive queue, then b goes away before a reads it
         assertEquals(Status.OK, ba.amShort(1, 0, MemorySegment.NULL, 0, 0));
         wb.close();
@@ -340,8 +340,8 @@ class TcpFailureTest extends TcpInterfaceFixture {
         final Endpoint ba = b.connect(a.deviceAddress(), a.interfaceAddress());
         assertEquals(Status.OK, ab.amShort(1, 0, MemorySegment.NULL, 0, 0));
         assertEquals(Status.OK, ba.amShort(1, 0, MemorySegment.NULL, 0, 0));
-        progressUntil(() -> delivered == 1 && !((TcpEndpoint) ab).switching()
-            && !((TcpEndpoint) ba).switching(), 5000, "one message each way", a, b);
+        progressUntil(() -> delivered == 1 && !((TcpEndpoint) ab).move.active()
+            && !((TcpEndpoint) ba).move.active(), 5000, "one message each way", a, b);
         assertEquals(Status.OK, ba.amShort(1, 0, MemorySegment.NULL, 0, 0));
         wb.close();
         // a's writes are kept for a resume; the reconnect is refused (b's listener is gone), long

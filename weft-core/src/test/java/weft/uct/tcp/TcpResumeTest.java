@@ -168,7 +168,7 @@ class TcpResumeTest extends TcpInterfaceFixture {
         assertEquals(Status.OK, ab.amShort(1, 0, none, 0, 0));
         assertEquals(Status.OK, ba.amShort(1, 0, none, 0, 0));
         progressUntil(() -> a.connections() == 1 && b.connections() == 1
-            && !((TcpEndpoint) ab).switching() && !((TcpEndpoint) ba).switching(), WAIT_MS, "one shared socket", a, b);
+            && !((TcpEndpoint) ab).move.active() && !((TcpEndpoint) ba).move.active(), WAIT_MS, "one shared socket", a, b);
         return new Endpoint[] {ab, ba};
     }
 
