@@ -230,8 +230,9 @@ public final class LibC {
 
     /**
      * Links, ahead of their first use, the calls a process makes while it opens a context and a worker over
-     * the default transports (shm, cma, tcp), and the first progress's {@code epoll_wait}. A PE calls this on a helper thread while it joins its job over
-     * the network, so that the code generation of these links overlaps the wait. Each holder initializes once,
+     * the default transports (shm, cma, tcp), and the first progress's {@code epoll_wait}. A PE calls this on
+     * a helper thread while it joins its job over the network, so that the code generation of these links
+     * overlaps the wait. Each holder initializes once,
      * whichever thread comes first; the other waits for it.
      *
      * @return how many calls were linked (a checksum, so the reads are not dead code)

@@ -8,7 +8,7 @@ import java.nio.ByteOrder;
  * The wire format of the tcp transport: the connection handshake and the frames that follow it.
  * All integers are little endian.
  *
- * <p>Handshake (version 3), sent once by the connecting side before anything else:
+ * <p>Handshake (version 4: 3 plus the put frames' FLAG_ACK), sent once by the connecting side before anything else:
  * <pre>
  *  0                 8          10          12          16                          48          56          64
  *  +-----------------+----------+-----------+-----------+---------------------------+-----------+-----------+-------------+
@@ -75,7 +75,7 @@ import java.nio.ByteOrder;
  */
 final class TcpFrame {
     static final long MAGIC = 0x0050435454464557L; // "WEFTTCP\0" read as LE
-    static final int VERSION = 3;
+    static final int VERSION = 4;
     /** Hello / ACCEPT flag: this side takes part in one socket per peer pair. */
     static final int HELLO_SHARE = 1;
     /** Hello flag: this socket resumes a broken connection. */
