@@ -27,6 +27,12 @@ final class PerfRun {
     static final long WARMUP_REPORT_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(5);
     /** Calls of run() the warm-up is split into (fewer for short warm-ups: at least one chunk each). */
     static final long WARMUP_SLICES = 1000;
+    /**
+     * Calls of run() even a short warm-up is split into (down to one iteration each): OSU's 100 warm-up
+     * iterations in one or two chunks left run() and the test's chunk loop below their optimizing-compile
+     * thresholds, so both compiled (in the foreground, stalling the clock) inside the measured phase.
+     */
+    static final long MIN_WARMUP_SLICES = 100;
 
     private final PrintStream out;
     private final PrintStream err;
@@ -63,6 +69,11 @@ final class PerfRun {
         }
     }
 
+    /** How many calls of run() a warm-up of {@code warmup} iterations is split into. */
+    static long warmupSlices(final long warmup) {
+        return Math.max(1, Math.min(WARMUP_SLICES, Math.max(warmup / PerfLoop.CHUNK, Math.min(warmup, MIN_WARMUP_SLICES))));
+    }
+
     PerfResult measure(final PerfParams p, final PerfLoop initiator, final PerfOutput output) {
         // The warm-up runs the measured phase's code, so that the JIT compiles what the measurement runs:
         // - it is timed too (not reported), by a meter whose report interval is short, so that the report
@@ -73,7 +84,7 @@ final class PerfRun {
         //   the warm-up and whose recompile (blocking, with perftest's foreground JIT) fell inside the
         //   measured phase.
         final PerfMeter warm = new PerfMeter(null, p, WARMUP_REPORT_INTERVAL_NS);
-        final long slices = Math.max(1, Math.min(WARMUP_SLICES, p.warmup() / PerfLoop.CHUNK));
+        final long slices = warmupSlices(p.warmup());
         long left = p.warmup();
         for (long s = slices; s > 0; s--) {
             final long n = left / s;
