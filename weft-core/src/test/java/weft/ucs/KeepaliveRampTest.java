@@ -45,6 +45,34 @@ class KeepaliveRampTest {
     }
 
     @Test
+    void theLastStepReachesAnOddIntervalExactly() {
+        final KeepaliveRamp ramp = new KeepaliveRamp(3 * MS + 1, 0);
+        assertTrue(ramp.due(MS));
+        assertTrue(ramp.due(3 * MS), "gap 2 ms");
+        assertFalse(ramp.due(6 * MS));
+        assertTrue(ramp.due(6 * MS + 1), "then the interval, not twice the gap");
+        assertFalse(ramp.due(9 * MS + 1));
+        assertTrue(ramp.due(9 * MS + 2));
+    }
+
+    @Test
+    void anEndlessIntervalNeverOverflowsTheGap() {
+        final KeepaliveRamp ramp = new KeepaliveRamp(Long.MAX_VALUE, 0);
+        long t = 0;
+        long gap = MS;
+        for (int i = 0; i < 62; i++) { // gaps 1 ms, 2 ms, ... up to 2^61 ms would overflow a plain doubling
+            t += gap;
+            assertFalse(ramp.due(t - 1), "round " + i);
+            assertTrue(ramp.due(t), "round " + i);
+            gap = gap > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : gap * 2;
+            if (t > Long.MAX_VALUE - gap) {
+                break; // the next round lies past the clock's range: nothing more to check
+            }
+        }
+        assertFalse(ramp.due(t + MS), "the gap stayed positive and long");
+    }
+
+    @Test
     void anIntervalShorterThanTheFirstGapIsKept() {
         final KeepaliveRamp ramp = new KeepaliveRamp(300_000L, 0);
         assertFalse(ramp.due(299_999L));
