@@ -97,11 +97,9 @@ final class TcpChannel {
     TcpReplayLog log;
     /** {@link #bytesQueued} where the stream (and the log) started: the peer's offsets count from it. */
     long txOrigin;
-    /** Bytes of the stream being sent again after a resume, {@code [replayPos, replayEnd)}. */
+    /** Bytes of the stream being sent again after a resume (see {@link #replay}). */
     private boolean replaying;
-    private long replayPos;
-    private long replayEnd;
-    private long replayIov;
+    private final TcpReplayCursor replay = new TcpReplayCursor();
     /** Consumed stream offset at {@link #rxMark} (see {@link #consumed}). */
     private long rxConsumedBase;
     private long rxMark;
@@ -395,10 +393,14 @@ final class TcpChannel {
             return 0;
         }
         if (replaying) {
-            final int r = replay();
+            final int r = replay.write(fd, log);
             if (r <= 0) {
+                if (r == 0) {
+                    setWantOut(true);
+                }
                 return r;
             }
+            replaying = false;
         }
         while (iovCount > 0 || pipe.bytes > 0) {
             if (pipe.bytes > 0 || spliceQueued > 0 && spliceable[iovHead]) {
@@ -611,42 +613,14 @@ final class TcpChannel {
         if (!log.settleForReplay(bytesWritten)) {
             return false; // a get reply to send again could not be copied (the ring is at its limit)
         }
-        if (replayIov == 0) {
-            replayIov = arena.allocate(16L * WRITEV_BATCH, 16).address();
-        }
-        replayPos = from;
-        replayEnd = bytesWritten;
-        replaying = replayPos < replayEnd;
+        replaying = replay.start(from, bytesWritten, arena);
         held = false;
         return true;
     }
 
-    /** Bytes sent again so far and still to send (for the log line). */
+    /** Bytes still to send again (for the log line). */
     long replayBytes() {
-        return replayEnd - replayPos;
-    }
-
-    /** Writes the replayed bytes: 1 when done, 0 when the socket is full, or -errno. */
-    private int replay() {
-        while (replayPos < replayEnd) {
-            final int n = log.fill(replayPos, replayEnd, replayIov, WRITEV_BATCH);
-            final long ask = log.filled;
-            final long w = LibC.writev(fd, replayIov, n);
-            if (w < 0) {
-                if (w == -LibC.EAGAIN) {
-                    setWantOut(true);
-                    return 0;
-                }
-                return (int) w;
-            }
-            replayPos += w;
-            if (w < ask) {
-                setWantOut(true);
-                return 0;
-            }
-        }
-        replaying = false;
-        return 1;
+        return replay.remaining();
     }
 
     // ---- receive ----
