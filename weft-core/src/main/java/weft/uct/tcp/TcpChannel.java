@@ -388,11 +388,7 @@ final class TcpChannel {
         if (!connected) {
             return 0;
         }
-        if (held) {
-            setWantOut(false); // nothing may leave now: no writability wake-ups either
-            return 0;
-        }
-        if (replaying) {
+        if (replaying) { // (even while held: what was written before the hold goes again first)
             final int r = replay.write(fd, log);
             if (r <= 0) {
                 if (r == 0) {
@@ -401,6 +397,10 @@ final class TcpChannel {
                 return r;
             }
             replaying = false;
+        }
+        if (held) {
+            setWantOut(false); // nothing may leave now: no writability wake-ups either
+            return 0;
         }
         while (iovCount > 0 || pipe.bytes > 0) {
             if (pipe.bytes > 0 || spliceQueued > 0 && spliceable[iovHead]) {
@@ -602,9 +602,11 @@ final class TcpChannel {
      * The peer consumed {@code peerOffset} bytes of our stream: sends again what follows up to
      * what had been written, then goes on with the queue.
      *
+     * @param peerOffset what the peer consumed of this stream
+     * @param keepHeld the queue stays held after the replay (a switch holds this socket's new requests)
      * @return false if those bytes are not all kept (the connection cannot resume)
      */
-    boolean startReplay(final long peerOffset) {
+    boolean startReplay(final long peerOffset, final boolean keepHeld) {
         final long from = txOrigin + peerOffset;
         if (log == null || !log.replayable(from, bytesWritten)) {
             return false;
@@ -614,8 +616,20 @@ final class TcpChannel {
             return false; // a get reply to send again could not be copied (the ring is at its limit)
         }
         replaying = replay.start(from, bytesWritten, arena);
-        held = false;
+        held = keepHeld;
         return true;
+    }
+
+    /**
+     * A connector's socket broke before the ACCEPT frame: what is not written of its hello is dropped
+     * (the next socket starts with a resume hello); the stream after it stays queued.
+     */
+    void dropUnwrittenHello() {
+        final long n = txOrigin - bytesWritten;
+        if (log != null && n > 0) {
+            consume(n, iovCount);
+            bytesWritten = txOrigin;
+        }
     }
 
     /** Bytes still to send again (for the log line). */

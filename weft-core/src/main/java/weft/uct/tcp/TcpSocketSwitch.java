@@ -48,6 +48,16 @@ final class TcpSocketSwitch {
         return switchTo != null;
     }
 
+    /** True while moving to {@code t} (its socket comes back if it breaks meanwhile, as the old one does). */
+    boolean movingTo(final TcpConnection t) {
+        return switchTo == t;
+    }
+
+    /** True while new requests are held on {@code t}, the socket this endpoint moves to. */
+    boolean holds(final TcpConnection t) {
+        return switchTo == t && switchPhase == 2;
+    }
+
     /** True while new requests are held on the new socket (phase 2). */
     boolean holding() {
         return switchPhase == 2;

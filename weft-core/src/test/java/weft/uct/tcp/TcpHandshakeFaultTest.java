@@ -1,0 +1,153 @@
+package weft.uct.tcp;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import weft.ucs.Status;
+import weft.ucs.config.Config;
+import weft.uct.Completion;
+import weft.uct.Endpoint;
+import weft.uct.Interface;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static weft.uct.tcp.TcpTestSupport.progressUntil;
+
+/**
+ * A socket that breaks during a connection's first handshake, at a chosen protocol point (each side is
+ * progressed alone up to it): the connector comes back with its connection id, resumed when the acceptor
+ * had taken its hello and as a fresh connection when it had not, and every message, put and fetch-add sent
+ * behind the hello arrives exactly once and in order.
+ */
+@Timeout(120)
+class TcpHandshakeFaultTest extends TcpInterfaceFixture {
+    private static final long WAIT_MS = 20_000;
+    private static final int MESSAGES = 600;
+    private static final int FETCHES = 200;
+
+    private TcpInterface a;
+    private TcpInterface b;
+    private final TcpAmStream.Receiver atB = new TcpAmStream.Receiver();
+    private final TcpAmStream.Receiver atA = new TcpAmStream.Receiver();
+
+    private void open2() {
+        a = open(Config.global());
+        b = open(Config.global());
+        b.setAmHandler(TcpAmStream.AM_ID, (d, o, l, f) -> atB.onReceive(d, o, l));
+        a.setAmHandler(TcpAmStream.AM_ID, (d, o, l, f) -> atA.onReceive(d, o, l));
+    }
+
+    private static void until(final java.util.function.BooleanSupplier cond, final String what,
+                              final Interface... ifaces) {
+        progressUntil(cond, WAIT_MS, what, ifaces);
+    }
+
+    /** b's one accepted connection. */
+    private TcpConnection accepted() {
+        final List<TcpConnection> cs = b.connectionsForTest();
+        assertEquals(1, cs.size(), "b's connections");
+        assertFalse(cs.get(0).connector);
+        return cs.get(0);
+    }
+
+    /** Sends the rest of the stream and the fetch-adds while both progress, then checks that all came once. */
+    private void finish(final Endpoint ep, final TcpAmStream.Sender s, final TcpFetchAdds f) {
+        while (s.next < MESSAGES || f.issued < FETCHES) {
+            s.send(4, MESSAGES);
+            f.issue(ep);
+            a.progress();
+            b.progress();
+        }
+        until(() -> atB.next == MESSAGES && f.done(), "every message and fetch-add", a, b);
+        final Completion flush = new Completion().reset(1);
+        assertEquals(Status.OK, TcpTestSupport.await(flush, ep.flush(Interface.FLUSH_REMOTE, flush), a, b));
+        assertEquals(List.of(), atB.problems);
+        f.check();
+        assertEquals(List.of(), errors, "no endpoint failed");
+        assertEquals(1, a.connections());
+        assertEquals(1, b.connections());
+        assertEquals(0, a.brokenConnections() + b.brokenConnections());
+    }
+
+    /** Queues the first messages and fetch-adds behind the hello (a alone progresses: nothing is answered). */
+    private void queueFirst(final Endpoint ep, final TcpAmStream.Sender s, final TcpFetchAdds f, final int n) {
+        for (int i = 0; i < n; i++) {
+            while (!s.trySend()) {
+                a.progress();
+            }
+            while (!f.issue(ep)) {
+                a.progress();
+            }
+        }
+    }
+
+    @Test
+    void aResetBeforeTheAcceptorReadTheHelloComesBackAsAFreshConnection() {
+        open2();
+        final Endpoint ep = a.connect(b.deviceAddress(), b.interfaceAddress());
+        final TcpConnection conn = ((TcpEndpoint) ep).conn;
+        final TcpAmStream.Sender s = new TcpAmStream.Sender(ep, arena);
+        final TcpFetchAdds f = new TcpFetchAdds(FETCHES, arena, toClose);
+        queueFirst(ep, s, f, 5);
+        until(() -> conn.ch.connected, "a's connect", a);
+        // b accepts the socket and no more: its hello is not parsed (the next progress would)
+        until(() -> b.connections() == 1, "b's accept", b);
+        assertFalse(accepted().helloDone);
+        assertEquals(1, b.breakSocketsForTest(true)); // closed unread: a sees a reset
+        finish(ep, s, f);
+        assertEquals(1, a.resumes(), "a came back once");
+        assertFalse(conn.closed);
+        assertTrue(conn.acceptDone);
+    }
+
+    @Test
+    void aResetAfterTheAcceptorTookTheHelloButBeforeTheConnectorReadItsAnswerResumes() {
+        open2();
+        final Endpoint ep = a.connect(b.deviceAddress(), b.interfaceAddress());
+        final TcpConnection conn = ((TcpEndpoint) ep).conn;
+        final TcpAmStream.Sender s = new TcpAmStream.Sender(ep, arena);
+        final TcpFetchAdds f = new TcpFetchAdds(FETCHES, arena, toClose);
+        queueFirst(ep, s, f, 5);
+        until(() -> conn.ch.connected && conn.ch.txEmpty(), "a's hello and first requests written", a);
+        // b takes the hello and the first requests, and answers; a does not read the answer
+        until(() -> atB.next > 0 && b.serverConnections() == 1, "b's first message", b);
+        // b's endpoint shares the accepted socket: its messages follow its ACCEPT frame, unread by a
+        final Endpoint back = b.connect(a.deviceAddress(), a.interfaceAddress());
+        assertEquals(1, b.connections(), "b's endpoint uses a's socket");
+        final TcpAmStream.Sender sb = new TcpAmStream.Sender(back, arena);
+        sb.send(5, MESSAGES);
+        assertFalse(conn.acceptDone);
+        assertEquals(1, a.breakSocketsForTest(true)); // a's socket closed with b's answer unread
+        while (sb.next < MESSAGES) {
+            sb.send(4, MESSAGES);
+            a.progress();
+            b.progress();
+        }
+        finish(ep, s, f);
+        until(() -> atA.next == MESSAGES, "every message from b", a, b);
+        assertEquals(List.of(), atA.problems);
+        assertEquals(1, a.resumes(), "a came back once");
+        assertEquals(1, b.resumes(), "b took it back once");
+        assertTrue(conn.acceptDone);
+    }
+
+    @Test
+    void aConnectorThatComesBackWhileItsOldSocketStillHoldsTheHelloGetsEachMessageOnce() {
+        open2();
+        final Endpoint ep = a.connect(b.deviceAddress(), b.interfaceAddress());
+        final TcpConnection conn = ((TcpEndpoint) ep).conn;
+        final TcpAmStream.Sender s = new TcpAmStream.Sender(ep, arena);
+        final TcpFetchAdds f = new TcpFetchAdds(FETCHES, arena, toClose);
+        queueFirst(ep, s, f, 5);
+        until(() -> conn.ch.connected && conn.ch.txEmpty(), "a's hello and first requests written", a);
+        // a takes its socket for broken (b never ran): the old socket, hello and requests in it, ends
+        // with a FIN; a's resume hello comes on a second socket; b takes both in whatever order
+        conn.ioFailed(Status.CONNECTION_RESET);
+        assertTrue(conn.isBroken());
+        until(() -> conn.resume == null || conn.resume.phase == TcpResume.HELLO, "a's resume hello", a);
+        finish(ep, s, f);
+        assertTrue(a.resumes() >= 1, "a came back");
+    }
+}
