@@ -39,10 +39,10 @@ import static weft.uct.tcp.TcpFrame.I64;
  * count in the ACCEPT frame; each side then sends again what the other has not consumed and goes
  * on. Bytes received but not parsed when the socket broke are dropped and come again, so every
  * frame is handled exactly once and in order: no message is lost or duplicated, no atomic applied
- * twice. Meanwhile operations queue as on a slow socket. Not resumed, as before: a fault during the
- * handshake, while the requester moves to another socket, or past {@code WEFT_FAULT_TIMEOUT}; a
- * peer that refuses a new connection (its interface or process is gone) fails the connection at
- * once.
+ * twice. Meanwhile operations queue as on a slow socket. A connector's first handshake resumes too
+ * (see {@link TcpResume#FIRST_RX}), as do both sockets of a switch ({@link TcpSocketSwitch}). Not
+ * resumed, as before: a connect that fails, or a fault past {@code WEFT_FAULT_TIMEOUT}; a peer that
+ * refuses a new connection (its interface or process is gone) fails the connection at once.
  *
  * <p>Single threaded (the interface's progress thread).
  */

@@ -19,6 +19,10 @@ import weft.ucs.Status;
  * </ol>
  * Replies keep their order: those of the old socket all arrive before any request on the
  * new one leaves. An endpoint that sent nothing yet moves at once.
+ *
+ * <p>Either socket may break meanwhile: it resumes as any other ({@link TcpResume}); the new
+ * socket keeps its queue held through the resume ({@link #holds}), and the steps go on once the
+ * old socket's acknowledgement and replies arrive.
  */
 final class TcpSocketSwitch {
     private final TcpEndpoint ep;

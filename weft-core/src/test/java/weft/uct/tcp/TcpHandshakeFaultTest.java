@@ -29,6 +29,10 @@ class TcpHandshakeFaultTest extends TcpInterfaceFixture {
 
     private TcpInterface a;
     private TcpInterface b;
+    private Endpoint ep;
+    private TcpConnection conn;
+    private TcpAmStream.Sender s;
+    private TcpFetchAdds f;
     private final TcpAmStream.Receiver atB = new TcpAmStream.Receiver();
     private final TcpAmStream.Receiver atA = new TcpAmStream.Receiver();
 
@@ -52,8 +56,29 @@ class TcpHandshakeFaultTest extends TcpInterfaceFixture {
         return cs.get(0);
     }
 
+    /**
+     * a connects to b and queues the first messages and fetch-adds behind its hello, progressed alone (nothing
+     * is answered) until its connect completed and, if {@code written}, all of it went into the socket.
+     */
+    private void connectAndQueue(final boolean written) {
+        open2();
+        ep = a.connect(b.deviceAddress(), b.interfaceAddress());
+        conn = ((TcpEndpoint) ep).conn;
+        s = new TcpAmStream.Sender(ep, arena);
+        f = new TcpFetchAdds(FETCHES, arena, toClose);
+        for (int i = 0; i < 5; i++) {
+            while (!s.trySend()) {
+                a.progress();
+            }
+            while (!f.issue(ep)) {
+                a.progress();
+            }
+        }
+        until(() -> conn.ch.connected && (!written || conn.ch.txEmpty()), "a's connect", a);
+    }
+
     /** Sends the rest of the stream and the fetch-adds while both progress, then checks that all came once. */
-    private void finish(final Endpoint ep, final TcpAmStream.Sender s, final TcpFetchAdds f) {
+    private void finish() {
         while (s.next < MESSAGES || f.issued < FETCHES) {
             s.send(4, MESSAGES);
             f.issue(ep);
@@ -69,48 +94,24 @@ class TcpHandshakeFaultTest extends TcpInterfaceFixture {
         assertEquals(1, a.connections());
         assertEquals(1, b.connections());
         assertEquals(0, a.brokenConnections() + b.brokenConnections());
-    }
-
-    /** Queues the first messages and fetch-adds behind the hello (a alone progresses: nothing is answered). */
-    private void queueFirst(final Endpoint ep, final TcpAmStream.Sender s, final TcpFetchAdds f, final int n) {
-        for (int i = 0; i < n; i++) {
-            while (!s.trySend()) {
-                a.progress();
-            }
-            while (!f.issue(ep)) {
-                a.progress();
-            }
-        }
-    }
-
-    @Test
-    void aResetBeforeTheAcceptorReadTheHelloComesBackAsAFreshConnection() {
-        open2();
-        final Endpoint ep = a.connect(b.deviceAddress(), b.interfaceAddress());
-        final TcpConnection conn = ((TcpEndpoint) ep).conn;
-        final TcpAmStream.Sender s = new TcpAmStream.Sender(ep, arena);
-        final TcpFetchAdds f = new TcpFetchAdds(FETCHES, arena, toClose);
-        queueFirst(ep, s, f, 5);
-        until(() -> conn.ch.connected, "a's connect", a);
-        // b accepts the socket and no more: its hello is not parsed (the next progress would)
-        until(() -> b.connections() == 1, "b's accept", b);
-        assertFalse(accepted().helloDone);
-        assertEquals(1, b.breakSocketsForTest(true)); // closed unread: a sees a reset
-        finish(ep, s, f);
-        assertEquals(1, a.resumes(), "a came back once");
         assertFalse(conn.closed);
         assertTrue(conn.acceptDone);
     }
 
     @Test
+    void aResetBeforeTheAcceptorReadTheHelloComesBackAsAFreshConnection() {
+        connectAndQueue(false);
+        // b accepts the socket and no more: its hello is not parsed (the next progress would)
+        until(() -> b.connections() == 1, "b's accept", b);
+        assertFalse(accepted().helloDone);
+        assertEquals(1, b.breakSocketsForTest(true)); // closed unread: a sees a reset
+        finish();
+        assertEquals(1, a.resumes(), "a came back once");
+    }
+
+    @Test
     void aResetAfterTheAcceptorTookTheHelloButBeforeTheConnectorReadItsAnswerResumes() {
-        open2();
-        final Endpoint ep = a.connect(b.deviceAddress(), b.interfaceAddress());
-        final TcpConnection conn = ((TcpEndpoint) ep).conn;
-        final TcpAmStream.Sender s = new TcpAmStream.Sender(ep, arena);
-        final TcpFetchAdds f = new TcpFetchAdds(FETCHES, arena, toClose);
-        queueFirst(ep, s, f, 5);
-        until(() -> conn.ch.connected && conn.ch.txEmpty(), "a's hello and first requests written", a);
+        connectAndQueue(true);
         // b takes the hello and the first requests, and answers; a does not read the answer
         until(() -> atB.next > 0 && b.serverConnections() == 1, "b's first message", b);
         // b's endpoint shares the accepted socket: its messages follow its ACCEPT frame, unread by a
@@ -125,29 +126,22 @@ class TcpHandshakeFaultTest extends TcpInterfaceFixture {
             a.progress();
             b.progress();
         }
-        finish(ep, s, f);
+        finish();
         until(() -> atA.next == MESSAGES, "every message from b", a, b);
         assertEquals(List.of(), atA.problems);
         assertEquals(1, a.resumes(), "a came back once");
         assertEquals(1, b.resumes(), "b took it back once");
-        assertTrue(conn.acceptDone);
     }
 
     @Test
     void aConnectorThatComesBackWhileItsOldSocketStillHoldsTheHelloGetsEachMessageOnce() {
-        open2();
-        final Endpoint ep = a.connect(b.deviceAddress(), b.interfaceAddress());
-        final TcpConnection conn = ((TcpEndpoint) ep).conn;
-        final TcpAmStream.Sender s = new TcpAmStream.Sender(ep, arena);
-        final TcpFetchAdds f = new TcpFetchAdds(FETCHES, arena, toClose);
-        queueFirst(ep, s, f, 5);
-        until(() -> conn.ch.connected && conn.ch.txEmpty(), "a's hello and first requests written", a);
+        connectAndQueue(true);
         // a takes its socket for broken (b never ran): the old socket, hello and requests in it, ends
         // with a FIN; a's resume hello comes on a second socket; b takes both in whatever order
         conn.ioFailed(Status.CONNECTION_RESET);
         assertTrue(conn.isBroken());
         until(() -> conn.resume == null || conn.resume.phase == TcpResume.HELLO, "a's resume hello", a);
-        finish(ep, s, f);
+        finish();
         assertTrue(a.resumes() >= 1, "a came back");
     }
 }
