@@ -8,10 +8,18 @@ import weft.uct.Completion;
 import weft.uct.Endpoint;
 import weft.uct.Interface;
 
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static weft.uct.tcp.TcpTestSupport.progressUntil;
 
@@ -37,8 +45,12 @@ class TcpHandshakeFaultTest extends TcpInterfaceFixture {
     private final TcpAmStream.Receiver atA = new TcpAmStream.Receiver();
 
     private void open2() {
-        a = open(Config.global());
-        b = open(Config.global());
+        open2(Config.global());
+    }
+
+    private void open2(final Config c) {
+        a = open(c);
+        b = open(c);
         b.setAmHandler(TcpAmStream.AM_ID, (d, o, l, f) -> atB.onReceive(d, o, l));
         a.setAmHandler(TcpAmStream.AM_ID, (d, o, l, f) -> atA.onReceive(d, o, l));
     }
@@ -143,5 +155,77 @@ class TcpHandshakeFaultTest extends TcpInterfaceFixture {
         until(() -> conn.resume == null || conn.resume.phase == TcpResume.HELLO, "a's resume hello", a);
         finish();
         assertTrue(a.resumes() >= 1, "a came back");
+    }
+
+    @Test
+    void aPeerThatClosesTheResumeHelloUnansweredFailsTheFirstHandshakeAfterOneMoreTry() throws Exception {
+        open2();
+        try (ServerSocket fake = new ServerSocket()) {
+            fake.bind(new InetSocketAddress("127.0.0.1", 0));
+            fake.setSoTimeout((int) WAIT_MS);
+            ep = a.connect(TcpAddress.device(0x7F000001), TcpAddress.iface(0x7F000001, fake.getLocalPort(), new byte[16]));
+            conn = ((TcpEndpoint) ep).conn;
+            assertEquals(Status.OK, ep.amShort(TcpAmStream.AM_ID, 0, MemorySegment.NULL, 0, 0));
+            until(() -> conn.ch.connected, "a's connect", a);
+            final ByteBuffer first;
+            try (Socket s1 = fake.accept()) {
+                first = readHello(s1);
+                assertEquals(0, first.getInt(12) & TcpFrame.HELLO_RESUME);
+            } // closed unanswered, as an acceptor closes a hello it refuses
+            until(() -> conn.resume != null && conn.resume.phase == TcpResume.HELLO || !errors.isEmpty(),
+                "a's resume hello", a);
+            assertEquals(List.of(), errors, "the first socket's end is ridden through");
+            try (Socket s2 = fake.accept()) {
+                final ByteBuffer again = readHello(s2);
+                assertEquals(TcpFrame.HELLO_RESUME, again.getInt(12) & TcpFrame.HELLO_RESUME);
+                assertEquals(first.getLong(TcpFrame.HELLO_ID), again.getLong(TcpFrame.HELLO_ID), "its connection id");
+                assertEquals(TcpResume.FIRST_RX, again.getLong(TcpFrame.HELLO_RX), "it never had the ACCEPT frame");
+            } // closed unanswered again: a gives up, without a third try
+            until(() -> !errors.isEmpty(), "a's failure", a);
+            assertEquals(List.of(Status.CONNECTION_RESET), errors);
+            assertTrue(conn.closed);
+            assertEquals(0, a.connections() + a.brokenConnections());
+            fake.setSoTimeout(1);
+            assertThrows(SocketTimeoutException.class, fake::accept, "no third try");
+        }
+    }
+
+    @Test
+    void aFirstHandshakeThatCannotComeBackFailsAtTheLimitAndNothingIsLeft() {
+        open2(Config.global().with("FAULT_TIMEOUT", "300ms"));
+        ep = a.connect(b.deviceAddress(), b.interfaceAddress());
+        conn = ((TcpEndpoint) ep).conn;
+        assertEquals(Status.OK, ep.amShort(TcpAmStream.AM_ID, 0, MemorySegment.NULL, 0, 0));
+        until(() -> conn.ch.connected, "a's connect", a);
+        until(() -> b.connections() == 1, "b's accept", b);
+        assertEquals(1, b.breakSocketsForTest(true));
+        // b is not progressed: a's resume hellos get no answer, for longer than the limit
+        until(() -> !errors.isEmpty(), "a's failure", a);
+        assertEquals(List.of(Status.CONNECTION_RESET), errors);
+        assertEquals(Status.CONNECTION_RESET, ep.amShort(TcpAmStream.AM_ID, 1, MemorySegment.NULL, 0, 0));
+        assertEquals(0, a.connections() + a.brokenConnections());
+        // b then reads what a left in its backlog: whatever it took up, it lets go within its own limit
+        until(() -> b.connections() == 0 && b.brokenConnections() == 0, "b to let go", b);
+        assertEquals(0, atB.next, "nothing delivered");
+    }
+
+    /** Reads a hello's fixed part from {@code s} while a progresses. */
+    private ByteBuffer readHello(final Socket s) throws Exception {
+        s.setSoTimeout(5);
+        final byte[] b = new byte[TcpFrame.HANDSHAKE_FIXED];
+        int n = 0;
+        final long deadline = System.nanoTime() + WAIT_MS * 1_000_000L;
+        while (n < b.length) {
+            assertTrue(System.nanoTime() < deadline, "a hello within " + WAIT_MS + " ms");
+            a.progress();
+            try {
+                final int r = s.getInputStream().read(b, n, b.length - n);
+                assertTrue(r > 0, "the hello");
+                n += r;
+            } catch (final SocketTimeoutException e) {
+                continue;
+            }
+        }
+        return ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
     }
 }
