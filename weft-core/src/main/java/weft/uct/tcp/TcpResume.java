@@ -231,8 +231,7 @@ final class TcpResume {
      * @return CONT for a fresh start, else the parse result for {@code temp}
      */
     static int resumeHello(final TcpConnection temp, final long id, final long rx) {
-        final boolean known = temp.peerPort >= 0 && temp.iface.knowsConnection(id, temp.peerIp, temp.peerPort);
-        if (rx == FIRST_RX && !known) {
+        if (rx == FIRST_RX && !(temp.peerPort >= 0 && temp.iface.knowsConnection(id, temp.peerIp, temp.peerPort))) {
             return TcpConnection.CONT;
         }
         final long peerRx = rx == FIRST_RX ? 0 : rx; // the connector consumed nothing of ours
