@@ -97,11 +97,9 @@ final class TcpChannel {
     TcpReplayLog log;
     /** {@link #bytesQueued} where the stream (and the log) started: the peer's offsets count from it. */
     long txOrigin;
-    /** Bytes of the stream being sent again after a resume, {@code [replayPos, replayEnd)}. */
+    /** Bytes of the stream being sent again after a resume (see {@link #replay}). */
     private boolean replaying;
-    private long replayPos;
-    private long replayEnd;
-    private long replayIov;
+    private final TcpReplayCursor replay = new TcpReplayCursor();
     /** Consumed stream offset at {@link #rxMark} (see {@link #consumed}). */
     private long rxConsumedBase;
     private long rxMark;
@@ -390,15 +388,19 @@ final class TcpChannel {
         if (!connected) {
             return 0;
         }
+        if (replaying) { // (even while held: what was written before the hold goes again first)
+            final int r = replay.write(fd, log);
+            if (r <= 0) {
+                if (r == 0) {
+                    setWantOut(true);
+                }
+                return r;
+            }
+            replaying = false;
+        }
         if (held) {
             setWantOut(false); // nothing may leave now: no writability wake-ups either
             return 0;
-        }
-        if (replaying) {
-            final int r = replay();
-            if (r <= 0) {
-                return r;
-            }
         }
         while (iovCount > 0 || pipe.bytes > 0) {
             if (pipe.bytes > 0 || spliceQueued > 0 && spliceable[iovHead]) {
@@ -600,9 +602,11 @@ final class TcpChannel {
      * The peer consumed {@code peerOffset} bytes of our stream: sends again what follows up to
      * what had been written, then goes on with the queue.
      *
+     * @param peerOffset what the peer consumed of this stream
+     * @param keepHeld the queue stays held after the replay (a switch holds this socket's new requests)
      * @return false if those bytes are not all kept (the connection cannot resume)
      */
-    boolean startReplay(final long peerOffset) {
+    boolean startReplay(final long peerOffset, final boolean keepHeld) {
         final long from = txOrigin + peerOffset;
         if (log == null || !log.replayable(from, bytesWritten)) {
             return false;
@@ -611,42 +615,26 @@ final class TcpChannel {
         if (!log.settleForReplay(bytesWritten)) {
             return false; // a get reply to send again could not be copied (the ring is at its limit)
         }
-        if (replayIov == 0) {
-            replayIov = arena.allocate(16L * WRITEV_BATCH, 16).address();
-        }
-        replayPos = from;
-        replayEnd = bytesWritten;
-        replaying = replayPos < replayEnd;
-        held = false;
+        replaying = replay.start(from, bytesWritten, arena);
+        held = keepHeld;
         return true;
     }
 
-    /** Bytes sent again so far and still to send (for the log line). */
-    long replayBytes() {
-        return replayEnd - replayPos;
+    /**
+     * A connector's socket broke before the ACCEPT frame: what is not written of its hello is dropped
+     * (the next socket starts with a resume hello); the stream after it stays queued.
+     */
+    void dropUnwrittenHello() {
+        final long n = txOrigin - bytesWritten;
+        if (log != null && n > 0) {
+            consume(n, iovCount);
+            bytesWritten = txOrigin;
+        }
     }
 
-    /** Writes the replayed bytes: 1 when done, 0 when the socket is full, or -errno. */
-    private int replay() {
-        while (replayPos < replayEnd) {
-            final int n = log.fill(replayPos, replayEnd, replayIov, WRITEV_BATCH);
-            final long ask = log.filled;
-            final long w = LibC.writev(fd, replayIov, n);
-            if (w < 0) {
-                if (w == -LibC.EAGAIN) {
-                    setWantOut(true);
-                    return 0;
-                }
-                return (int) w;
-            }
-            replayPos += w;
-            if (w < ask) {
-                setWantOut(true);
-                return 0;
-            }
-        }
-        replaying = false;
-        return 1;
+    /** Bytes still to send again (for the log line). */
+    long replayBytes() {
+        return replay.remaining();
     }
 
     // ---- receive ----

@@ -39,10 +39,10 @@ import static weft.uct.tcp.TcpFrame.I64;
  * count in the ACCEPT frame; each side then sends again what the other has not consumed and goes
  * on. Bytes received but not parsed when the socket broke are dropped and come again, so every
  * frame is handled exactly once and in order: no message is lost or duplicated, no atomic applied
- * twice. Meanwhile operations queue as on a slow socket. Not resumed, as before: a fault during the
- * handshake, while the requester moves to another socket, or past {@code WEFT_FAULT_TIMEOUT}; a
- * peer that refuses a new connection (its interface or process is gone) fails the connection at
- * once.
+ * twice. Meanwhile operations queue as on a slow socket. A connector's first handshake resumes too
+ * (see {@link TcpResume#FIRST_RX}), as do both sockets of a switch ({@link TcpSocketSwitch}). Not
+ * resumed, as before: a connect that fails, or a fault past {@code WEFT_FAULT_TIMEOUT}; a peer that
+ * refuses a new connection (its interface or process is gone) fails the connection at once.
  *
  * <p>Single threaded (the interface's progress thread).
  */
@@ -270,7 +270,7 @@ final class TcpConnection implements TcpChannel.Owner {
             return;
         }
         if (resume != null) {
-            resume.retry(System.nanoTime()); // the new socket failed during the resume handshake
+            resume.attemptEnded(); // the new socket failed during the resume handshake
             return;
         }
         if (drainThenResume) {
@@ -426,6 +426,9 @@ final class TcpConnection implements TcpChannel.Owner {
 
     int reject() {
         iface.countRejected();
+        if (!helloDone) {
+            TcpHandshake.refuse(this); // the connector fails rather than tries again
+        }
         fail(Status.CONNECTION_RESET, true);
         return DEAD;
     }
@@ -594,6 +597,8 @@ final class TcpConnection implements TcpChannel.Owner {
         }
         if (!helloDone) {
             iface.handshakeDone();
+        } else if (!connector && connId != 0) {
+            iface.retire(connId); // a connector coming back with it must not start it afresh
         }
         ch.close();
         iface.removeConnection(this);
@@ -652,21 +657,47 @@ final class TcpConnection implements TcpChannel.Owner {
 
     /** True if a broken socket would be replaced rather than fail the connection. */
     boolean resumable() {
-        if (connId == 0 || ch.log == null || closed || draining || !helloDone || !acceptDone
-            || iface.isClosed()) {
+        if (connId == 0 || ch.log == null || closed || draining || !helloDone || iface.isClosed()) {
             return false;
+        }
+        if (!acceptDone && !ch.connected) {
+            return false; // a connect that failed: the peer was never reached (its failure is the answer)
         }
         final TcpEndpoint ep = requester;
         if (ep != null) {
-            return ep.conn == this && !ep.move.active(); // a socket in a switch fails as before
+            return ep.conn == this || ep.move.movingTo(this); // either socket of a switch comes back
         }
-        return connector ? shared && !detachRecv : !detachRecv; // the peer's requester may still use it
+        // the peer's requester may still use it (a connector's first handshake: if the peer accepts sharing)
+        return connector ? (acceptDone ? shared : shareOffered) && !detachRecv : !detachRecv;
+    }
+
+    /**
+     * A resume hello names this connection while its socket still looks alive here (acceptor): the
+     * connector saw the socket break first. A drain after a failed write is moot (the peer is alive: what
+     * it sent comes again on the new socket).
+     *
+     * @return false if the connection cannot come back
+     */
+    boolean brokenByPeer() {
+        if (drainThenResume) {
+            draining = false;
+            drainThenResume = false;
+            iface.cancelDrain(this);
+        }
+        if (!resumable()) {
+            return false;
+        }
+        broken(Status.CONNECTION_RESET);
+        return true;
     }
 
     /** The socket broke: closes it and starts resuming (progress or a deferred drain). */
     void broken(final Status cause) {
         resume = new TcpResume(this, cause);
         ch.dropSocket();
+        if (!acceptDone) {
+            ch.dropUnwrittenHello(); // the new socket starts with a resume hello of its own
+        }
         iface.addResuming(this);
         // DEBUG: at a job's end every peer's sockets break as PEs exit; what matters is logged when a connection
         // resumes (INFO) or fails for a reason other than its peer being gone (WARNING)

@@ -25,7 +25,9 @@ import java.nio.ByteOrder;
  * connector never resumes it). Flag {@link #HELLO_RESUME}: this socket replaces the broken socket
  * of connection {@code conn id}, and {@code rx offset} is how many bytes of the acceptor's stream
  * the connector consumed; the ACCEPT frame answers with the acceptor's own count, and each side
- * then resends its stream from the other's count (see {@link TcpReplayLog}).
+ * then resends its stream from the other's count (see {@link TcpReplayLog}). A connector whose
+ * socket broke before its ACCEPT frame came sends {@code rx offset} -1: the acceptor resumes the
+ * connection if it took the first hello, and takes this hello as a first one if it did not.
  *
  * <p>Every frame then starts with the same 8-byte header; {@code length} counts the bytes after
  * it (type-specific fields plus payload):
@@ -55,7 +57,8 @@ import java.nio.ByteOrder;
  *  ACCEPT      0        8: SHA-256(accept context, secret) | 40: rx offset u64    first frame
  *                       (length 40); flags: {@link #HELLO_SHARE} = the acceptor    acceptor -&gt;
  *                       shares the socket, {@link #ACCEPT_REFUSED} = a resume was
- *                       refused (unknown connection, or its bytes are lost);
+ *                       refused (unknown connection, or its bytes are lost), or,
+ *                       with a zero digest, a hello was (the connector fails);
  *                       rx offset: the acceptor's consumed count (resume only)
  *  DETACH      0        (length 0): the sender's requester left this socket:       either way
  *                       no more requests from it (the socket closes when both

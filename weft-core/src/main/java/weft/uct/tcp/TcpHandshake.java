@@ -21,6 +21,8 @@ import static weft.uct.tcp.TcpFrame.I64;
  * refusal. Frame layouts: {@link TcpFrame}. Single threaded (progress).
  */
 final class TcpHandshake {
+    private static final byte[] NO_DIGEST = new byte[32];
+
     private TcpHandshake() {
     }
 
@@ -123,7 +125,15 @@ final class TcpHandshake {
         conn.shared = conn.shareOffered && from != null && (flags & TcpFrame.HELLO_SHARE) != 0;
         conn.iface.handshakeDone();
         if ((flags & TcpFrame.HELLO_RESUME) != 0) {
-            return TcpResume.resumeHello(conn, id, peerRx);
+            final int r = TcpResume.resumeHello(conn, id, peerRx);
+            if (r != TcpConnection.CONT) {
+                return r;
+            }
+        } else if (conn.peerPort >= 0 && conn.iface.knowsConnection(id, conn.peerIp, conn.peerPort)) {
+            // a first hello of a connection already here: the socket the connector gave up during its first
+            // handshake, read late; its connector came back on another socket, which carries it all
+            conn.closeNow();
+            return TcpConnection.DEAD;
         }
         // our proof first: the connector serves nothing of ours before it checked out
         final int off = c.reserve(TcpFrame.HEADER + TcpFrame.ACCEPT_LEN);
@@ -142,6 +152,19 @@ final class TcpHandshake {
             conn.iface.sharedHello(conn);
         }
         return conn.closed ? TcpConnection.DEAD : TcpConnection.CONT;
+    }
+
+    /**
+     * Best effort before an acceptor closes a hello it refused: an ACCEPT frame flagged refused, with a zero
+     * digest (the connector fails on it at once instead of taking the closed socket for a fault to ride through).
+     */
+    static void refuse(final TcpConnection conn) {
+        final TcpChannel c = conn.ch;
+        final int off = c.reserve(TcpFrame.HEADER + TcpFrame.ACCEPT_LEN);
+        if (off >= 0 && c.fd >= 0) {
+            TcpFrame.accept(c.tx, off, TcpFrame.ACCEPT_REFUSED, NO_DIGEST, 0);
+            c.commit(off, TcpFrame.HEADER + TcpFrame.ACCEPT_LEN);
+        }
     }
 
     /** The acceptor's ACCEPT frame (connector side). */
@@ -167,20 +190,30 @@ final class TcpHandshake {
                 conn.giveUp("the peer no longer knows the connection, or lost what it had not acknowledged");
                 return TcpConnection.DEAD;
             }
-            c.markRx(conn.resume.announcedRx);
+            final boolean first = conn.resume.first;
+            if (first) {
+                accepted(conn, flags); // the first handshake completes on the new socket
+            } else {
+                c.markRx(conn.resume.announcedRx);
+            }
             TcpResume.resumed(conn, peerRx);
             return conn.closed ? TcpConnection.DEAD : TcpConnection.CONT;
         }
         if ((flags & TcpFrame.ACCEPT_REFUSED) != 0) {
             return conn.malformed(); // only an answer to a resume
         }
-        c.markRx(0);
+        accepted(conn, flags);
+        return TcpConnection.CONT;
+    }
+
+    /** The connector's first ACCEPT frame checked out: the peer's stream starts, the socket may be shared. */
+    private static void accepted(final TcpConnection conn, final int flags) {
+        conn.ch.markRx(0);
         conn.acceptDone = true;
         conn.shared = conn.shareOffered && (flags & TcpFrame.HELLO_SHARE) != 0;
         final TcpEndpoint ep = conn.requester;
         if (ep != null && ep.conn == conn) {
             ep.accepted();
         }
-        return TcpConnection.CONT;
     }
 }

@@ -104,6 +104,7 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
     private final long connIdBase = new SecureRandom().nextLong() | 1;
     private long connIdSeq;
     private final List<TcpConnection> resuming = new ArrayList<>();
+    private final TcpRetiredIds retired = new TcpRetiredIds();
     private long resumes;
 
 
@@ -596,6 +597,16 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
         return resuming.size();
     }
 
+    /** An accepted connection with id {@code id} ended here (see {@link TcpRetiredIds}). */
+    void retire(final long id) {
+        retired.add(id);
+    }
+
+    /** True if a connection {@code id} from {@code ip:port} was accepted here: it is open, or it ended. */
+    boolean knowsConnection(final long id, final int ip, final int port) {
+        return id != 0 && (resumeTarget(id, ip, port) != null || retired.contains(id));
+    }
+
     /** The accepted connection a resume hello names, or null. */
     TcpConnection resumeTarget(final long id, final int ip, final int port) {
         for (final TcpConnection c : conns) {
@@ -647,6 +658,11 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
     /** A connection whose write failed: read to its end at the next progress (TcpConnection.writeFailed). */
     void deferDrain(final TcpConnection c) {
         draining.add(c);
+    }
+
+    /** {@code c}'s deferred drain is moot (its peer came back on a new socket). */
+    void cancelDrain(final TcpConnection c) {
+        draining.remove(c);
     }
 
     private int processDeferred() {

@@ -33,7 +33,15 @@ final class TcpResume {
     private static final long MAX_BACKOFF_NS = 200_000_000L;
     private static final int SCRATCH = 16 + 8 + TcpFrame.HANDSHAKE_FIXED + TcpFrame.MAX_ADDR;
 
+    /**
+     * The consumed offset of a connector's resume hello when its socket broke before the ACCEPT frame: the
+     * acceptor resumes the connection if it took the first hello, and starts it afresh if it never did.
+     */
+    static final long FIRST_RX = -1L;
+
     private final TcpConnection conn;
+    /** The connector never had the ACCEPT frame: this resume may turn out to be the first handshake. */
+    final boolean first;
     final long sinceNs;
     final Status cause;
     int phase = WAIT;
@@ -49,6 +57,7 @@ final class TcpResume {
     TcpResume(final TcpConnection conn, final Status cause) {
         this.conn = conn;
         this.cause = cause;
+        this.first = !conn.acceptDone;
         this.sinceNs = System.nanoTime();
         // the connector tries at once; the acceptor's first probe waits a little (the connector
         // may be on its way already)
@@ -148,7 +157,7 @@ final class TcpResume {
             return;
         }
         conn.ch.adoptSocket(fd, true);
-        announcedRx = conn.ch.consumed();
+        announcedRx = first ? FIRST_RX : conn.ch.consumed();
         final int len = TcpFrame.hello(scratch, 24, TcpFrame.HELLO_RESUME | (conn.shareOffered ? TcpFrame.HELLO_SHARE : 0),
             conn.helloDigest, conn.connId, announcedRx, conn.iface.helloAddress());
         if (!sendAll(fd, 24, len)) {
@@ -171,6 +180,19 @@ final class TcpResume {
     /** A fresh socket's send buffer is empty: a handshake goes out whole or the socket is bad. */
     private boolean sendAll(final int fd, final long off, final int len) {
         return LibC.send(fd, scratch.address() + off, len, LibC.MSG_DONTWAIT | LibC.MSG_NOSIGNAL) == len;
+    }
+
+    /**
+     * The peer closed (or reset) the socket of this attempt before answering it. A connector still in its
+     * first handshake gives up: an acceptor closes a hello it refuses (a wrong secret, too many handshakes at
+     * once), and the first socket's end may have been that refusal. Any other attempt is tried again.
+     */
+    void attemptEnded() {
+        if (first && phase == HELLO) {
+            conn.giveUp("the peer closed the connection during its first handshake");
+        } else {
+            retry(System.nanoTime());
+        }
     }
 
     /** The attempt failed: the next one after a backoff. */
@@ -201,12 +223,18 @@ final class TcpResume {
     // ---------------------------------------------------------------- the acceptor's side, and both ends
 
     /**
-     * A hello on the new socket of {@code temp} resumes connection {@code id} (acceptor): that
-     * connection adopts the socket, or the resume is refused. Either way {@code temp} is done.
+     * A resume hello on the new socket of {@code temp} names connection {@code id} (acceptor). A connector
+     * that never had the ACCEPT frame ({@link #FIRST_RX}) and whose id is unknown here (this side never took
+     * its first hello) starts afresh: {@code temp} handles it as a first hello (CONT). Otherwise the
+     * connection adopts the socket, or the resume is refused, and either way {@code temp} is done.
      *
-     * @return the parse result for {@code temp}
+     * @return CONT for a fresh start, else the parse result for {@code temp}
      */
-    static int resumeHello(final TcpConnection temp, final long id, final long peerRx) {
+    static int resumeHello(final TcpConnection temp, final long id, final long rx) {
+        if (rx == FIRST_RX && !(temp.peerPort >= 0 && temp.iface.knowsConnection(id, temp.peerIp, temp.peerPort))) {
+            return TcpConnection.CONT;
+        }
+        final long peerRx = rx == FIRST_RX ? 0 : rx; // the connector consumed nothing of ours
         final TcpChannel ch = temp.ch;
         if (ch.rxTail != ch.rxHead) {
             return temp.malformed(); // the connector sends nothing more before our answer
@@ -232,11 +260,8 @@ final class TcpResume {
      * @return false if {@code c} cannot resume (it failed; the caller refuses the hello)
      */
     private static boolean adopt(final TcpConnection c, final TcpConnection from, final long peerRx) {
-        if (c.resume == null) {
-            if (!c.resumable()) {
-                return false;
-            }
-            c.broken(Status.CONNECTION_RESET); // the connector saw the old socket break before we did
+        if (c.resume == null && !c.brokenByPeer()) {
+            return false;
         }
         final TcpResume r = c.resume;
         r.closeAttempt();
@@ -258,7 +283,8 @@ final class TcpResume {
     /** {@code c}'s new socket checked out both ways: send again what the peer has not consumed, go on. */
     static void resumed(final TcpConnection c, final long peerRx) {
         final TcpChannel ch = c.ch;
-        if (!ch.startReplay(peerRx)) {
+        final TcpEndpoint ep = c.requester;
+        if (!ch.startReplay(peerRx, ep != null && ep.move.holds(c))) {
             c.giveUp("the peer asks again for bytes that are no longer kept");
             return;
         }
@@ -275,8 +301,7 @@ final class TcpResume {
             c.ioFailed(Status.CONNECTION_RESET);
             return;
         }
-        final TcpEndpoint ep = c.requester;
-        if (ep != null && ep.conn == c) {
+        if (ep != null && ep.conn == c && c.requester == ep) {
             ep.txProgress(); // what waited for bytes to leave may be due
         }
     }

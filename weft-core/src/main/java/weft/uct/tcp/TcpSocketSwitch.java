@@ -19,6 +19,10 @@ import weft.ucs.Status;
  * </ol>
  * Replies keep their order: those of the old socket all arrive before any request on the
  * new one leaves. An endpoint that sent nothing yet moves at once.
+ *
+ * <p>Either socket may break meanwhile: it resumes as any other ({@link TcpResume}); the new
+ * socket keeps its queue held through the resume ({@link #holds}), and the steps go on once the
+ * old socket's acknowledgement and replies arrive.
  */
 final class TcpSocketSwitch {
     private final TcpEndpoint ep;
@@ -46,6 +50,16 @@ final class TcpSocketSwitch {
     /** True while moving. */
     boolean active() {
         return switchTo != null;
+    }
+
+    /** True while moving to {@code t} (its socket comes back if it breaks meanwhile, as the old one does). */
+    boolean movingTo(final TcpConnection t) {
+        return switchTo == t;
+    }
+
+    /** True while new requests are held on {@code t}, the socket this endpoint moves to. */
+    boolean holds(final TcpConnection t) {
+        return switchTo == t && switchPhase == 2;
     }
 
     /** True while new requests are held on the new socket (phase 2). */
