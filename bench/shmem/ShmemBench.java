@@ -15,7 +15,8 @@ import java.lang.foreign.ValueLayout;
  * steady state differs per JVM and per row; the C side has none to reach), at most {@link #MAX_ROW_NS};
  * the figure is the last window's. Output (PE 0): "test bytes value unit" per row, then
  * "steady test bytes windows" (the windows it took; a negative count: no two agreed within the limits).
- * Run: ./weft run -n 2 bench/shmem/ShmemBench.java (SHMEM_BENCH_ROWS=coll: only the collective rows)
+ * Run: ./weft run -n 2 bench/shmem/ShmemBench.java (SHMEM_BENCH_ROWS=coll: only the collective rows;
+ * SHMEM_BENCH_ROWS=sig: put+quiet and the put-with-signal ping-pong rows alone)
  */
 public class ShmemBench {
     private static final int MAX = 1 << 20;
@@ -45,6 +46,9 @@ public class ShmemBench {
     private static MemorySegment redSrc;
     private static MemorySegment redDst;
     private static MemorySegment collDst;
+    private static MemorySegment pingSig;
+    /** The signal value of the last ping-pong round (both PEs count the same rounds). */
+    private static long pingSeq;
 
     private static int iters(final int bytes) {
         return bytes <= 4096 ? 10000 : bytes <= 262144 ? 1000 : 200;
@@ -64,12 +68,26 @@ public class ShmemBench {
         redDst = shmem.calloc(1, 8);
         collDst = shmem.calloc(16, 8);
         steadyFlag = shmem.calloc(2, 8);
+        pingSig = shmem.calloc(1, 8);
         local.fill((byte) 1);
         shmem.barrierAll();
         // SHMEM_BENCH_ROWS=coll: the collective rows alone (as the C side reads it)
-        final boolean p2p = !"coll".equals(System.getenv("SHMEM_BENCH_ROWS"));
+        final String rows = System.getenv("SHMEM_BENCH_ROWS");
+        final boolean sig = "sig".equals(rows);
+        final boolean p2p = !"coll".equals(rows) && !sig;
         for (int pass = 0; pass <= WARM_PASSES; pass++) {
             final boolean report = pass == WARM_PASSES && me == 0;
+            if (sig) {
+                if (me == 0) {
+                    row(report, false, "put+quiet", 8, "us", () -> putQuiet(10000));
+                }
+                shmem.barrierAll();
+                for (final int b : new int[] {8, 4096}) {
+                    row(pass == WARM_PASSES, true, "putsig", b, "us", () -> putSignalPingPong(b, 10000));
+                }
+                shmem.barrierAll();
+                continue;
+            }
             for (final int b : p2p ? SIZES : new int[0]) {
                 if (me == 0) {
                     row(report, false, "put", b, "us", () -> put(b, iters(b)));
@@ -127,6 +145,26 @@ public class ShmemBench {
             shmem.quiet();
         }
         return us(t0) / n;
+    }
+
+    /**
+     * Half the round trip of a put-with-signal ping-pong (both PEs): PE 0 puts {@code b} bytes with
+     * SIGNAL_SET of the round's number, PE 1 waits for it and answers the same way.
+     */
+    private static double putSignalPingPong(final int b, final int n) {
+        final int me = shmem.myPe();
+        final long t0 = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            final long seq = ++pingSeq;
+            if (me == 0) {
+                shmem.putmemSignal(sym, local, b, pingSig, seq, Shmem.SIGNAL_SET, 1);
+                shmem.signalWaitUntil(pingSig, Shmem.CMP_GE, seq);
+            } else {
+                shmem.signalWaitUntil(pingSig, Shmem.CMP_GE, seq);
+                shmem.putmemSignal(sym, local, b, pingSig, seq, Shmem.SIGNAL_SET, 0);
+            }
+        }
+        return us(t0) / n / 2;
     }
 
     private static double putRate(final int n) {

@@ -9,6 +9,8 @@
 #   ./weft bench shmem [PAIRS] [OUT]  or  bench/shmem/compare.sh [PAIRS] [OUT]
 #                                  (default 3 pairs, table on stdout and in OUT if given)
 #   BENCH_TLS="tcp" SHMEM_BENCH_ROWS=coll bench/shmem/compare.sh 3   (one transport; the collective rows alone)
+#   SHMEM_BENCH_ROWS=sig: put+quiet and the put-with-signal ping-pong rows alone (putsig: half a round trip of
+#   a put of 8 B / 4 KiB whose signal the other PE waits for; OSHMEM 4.1 (OpenSHMEM 1.4) puts, fences, sets)
 #
 # Both sides bind each PE to a core of its own (weft run does by default; oshrun gets --bind-to core).
 # OSHMEM: oshrun -np 2 --mca spml ucx -x UCX_TLS=sm,self (shm) or tcp,self (tcp); Weft: ./weft run -n 2 with

@@ -3,7 +3,9 @@
  * OSHMEM (compiled with oshcc at bench time). 2 PEs: PE 0 issues, PE 1 waits in a barrier (progressing).
  * Open MPI 4.1's OSHMEM implements OpenSHMEM 1.4 (no teams): the collectives are the active-set forms over
  * all PEs, with two pSync arrays used in turn so that back-to-back calls need no barrier between them.
- * Output (PE 0): one line per measurement, "test bytes value unit". SHMEM_BENCH_ROWS=coll: the collectives alone.
+ * Output (PE 0): one line per measurement, "test bytes value unit". SHMEM_BENCH_ROWS=coll: the collectives alone;
+ * SHMEM_BENCH_ROWS=sig: put+quiet and the put-with-signal ping-pong alone (OpenSHMEM 1.4 has no put_signal: the
+ * put, a fence and an atomic set, as a 1.4 program signals).
  */
 #include <shmem.h>
 #include <stdio.h>
@@ -44,7 +46,10 @@ int main(void) {
     memset(local, 1, MAX);
     int npes = shmem_n_pes();
     const char *rows = getenv("SHMEM_BENCH_ROWS"); /* "coll": the collective rows alone */
-    int p2p = !(rows && strcmp(rows, "coll") == 0);
+    int sig = rows && strcmp(rows, "sig") == 0;
+    int p2p = !(rows && strcmp(rows, "coll") == 0) && !sig;
+    long *ping_sig = shmem_calloc(1, sizeof(long));
+    long ping_seq = 0;
     for (int k = 0; k < 2; k++) {
         for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; i++) bsync[k][i] = SHMEM_SYNC_VALUE;
         for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++) rsync[k][i] = SHMEM_SYNC_VALUE;
@@ -53,6 +58,33 @@ int main(void) {
     shmem_barrier_all();
     for (int pass = 0; pass < 2; pass++) {
         int report = pass == 1 && me == 0;
+        if (sig) {
+            int n = 10000;
+            if (me == 0) {
+                double t0 = now_us();
+                for (int i = 0; i < n; i++) { shmem_putmem(sym, local, 8, 1); shmem_quiet(); }
+                if (report) printf("put+quiet 8 %.3f us\n", (now_us() - t0) / n);
+            }
+            shmem_barrier_all();
+            static const size_t PS[] = {8, 4096};
+            for (int s = 0; s < 2; s++) {
+                size_t b = PS[s];
+                double t0 = now_us();
+                for (int i = 0; i < n; i++) {
+                    long seq = ++ping_seq;
+                    if (me == 0) {
+                        shmem_putmem(sym, local, b, 1); shmem_fence(); shmem_long_atomic_set(ping_sig, seq, 1);
+                        shmem_long_wait_until(ping_sig, SHMEM_CMP_GE, seq);
+                    } else {
+                        shmem_long_wait_until(ping_sig, SHMEM_CMP_GE, seq);
+                        shmem_putmem(sym, local, b, 0); shmem_fence(); shmem_long_atomic_set(ping_sig, seq, 0);
+                    }
+                }
+                if (report) printf("putsig %zu %.3f us\n", b, (now_us() - t0) / n / 2);
+            }
+            shmem_barrier_all();
+            continue;
+        }
         for (unsigned s = 0; s < sizeof SIZES / sizeof SIZES[0]; s++) {
             size_t b = SIZES[s];
             int n = iters(b);

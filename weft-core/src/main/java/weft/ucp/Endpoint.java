@@ -685,7 +685,7 @@ public final class Endpoint implements AutoCloseable {
         return rma.rmaRequest(Rma.GET, dst, offset, length, remoteAddress, rkey, null, 0, 0, callback);
     }
 
-    /** A 64-bit atomic without result (ADD, AND, OR, XOR), completed by flush. */
+    /** A 64-bit atomic without result (ADD, AND, OR, XOR; SWAP = a set), completed by flush. */
     public Status atomicPost(final weft.uct.AtomicOp op, final long value, final long remoteAddress, final Rkey rkey) {
         return rma.nbi(Rma.AMO_POST, null, 0, 8, remoteAddress, rkey, op, value, 0);
     }

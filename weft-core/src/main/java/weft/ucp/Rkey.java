@@ -41,6 +41,12 @@ public final class Rkey implements AutoCloseable {
     final long oneRailMax;
     /** The longest put that goes straight to the first rail's {@code putShort} ({@link Rma#putShort}); -1: none. */
     final long putShortMax;
+    /**
+     * The longest put that fuses with its signal on the first rail ({@link Rma#putSignal}): what the rail copies
+     * out inside the call ({@code putShort} or {@code putBcopy} sizes) with {@link weft.uct.Capability#PUT_SIGNAL},
+     * within {@link #oneRailMax}; -1: none.
+     */
+    final long putSignalMax;
     /** No lane has atomics on this memory: they are emulated at the target ({@link SoftAtomics}). */
     final boolean softAmo;
     /** No lane has put/get on this memory: they are emulated at the target over active messages ({@link SoftRma}). */
@@ -211,6 +217,9 @@ public final class Rkey implements AutoCloseable {
         this.oneRailMax = oneRailMax(ep.worker.context, this.rails);
         this.putShortMax = this.rails.length == 0 || !this.rails[0].local.attrs.has(weft.uct.Capability.PUT_SHORT)
             ? -1 : Math.min(this.oneRailMax, this.rails[0].local.attrs.putMaxShort());
+        this.putSignalMax = this.rails.length == 0 || !this.rails[0].local.attrs.has(weft.uct.Capability.PUT_SIGNAL)
+            ? -1 : Math.min(this.oneRailMax, Math.max(this.rails[0].local.attrs.putMaxShort(),
+                this.rails[0].local.attrs.putMaxBcopy()));
         this.amo32Ops = amo != null ? amo.local.attrs.atomic32Ops() : soft != null ? -1 : 0;
         this.amo64Ops = amo != null ? amo.local.attrs.atomic64Ops() : soft != null ? -1 : 0;
     }

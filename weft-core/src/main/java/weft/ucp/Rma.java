@@ -147,8 +147,9 @@ final class Rma {
     }
 
     /**
-     * Put-with-signal in one lane call ({@link Capability#PUT_SIGNAL}): a short put to {@code k}'s first rail
-     * and a 64-bit post atomic through {@code sk}'s atomic lane, when that is the same lane and no other lane
+     * Put-with-signal in one lane call ({@link Capability#PUT_SIGNAL}): a put the lane copies out inside the call
+     * (up to {@link Rkey#putSignalMax}) to {@code k}'s first rail and a 64-bit post atomic (a SWAP is a set)
+     * through {@code sk}'s atomic lane, when that is the same lane and no other lane
      * holds earlier unfenced operations (the one lane's order then puts the signal after all of them, as the
      * general path's fence does). Called as {@link #putShort} (nothing orders it behind other work); null when
      * the general path must take it.
@@ -157,9 +158,8 @@ final class Rma {
                             final long raddr, final Rkey k, final AtomicOp sigOp, final long signal,
                             final long saddr, final Rkey sk) {
         final Lane lane = k.rmaLane;
-        if (len > k.putShortMax || buf == null || !buf.isNative() || lane == null || sk.amoLane != lane
-            || (ep.rma.unflushedLanes & ~lane.bit()) != 0 || !lane.local.attrs.has(Capability.PUT_SIGNAL)
-            || !sk.supportsAtomic(sigOp, true)) {
+        if (len > k.putSignalMax || buf == null || !buf.isNative() || lane == null || sk.amoLane != lane
+            || (ep.rma.unflushedLanes & ~lane.bit()) != 0 || !sk.supportsAtomic(sigOp, true)) {
             return null;
         }
         final Status st = lane.uct.putShortSignal(buf, off, (int) len, raddr, k.rmaKey, sigOp, signal, saddr,

@@ -52,7 +52,7 @@ final class SoftAtomics {
         }
         final long size = r.capacity;
         final AtomicOp op = r.rma.op == Rma.AMO_CSWAP ? AtomicOp.CSWAP : r.rma.atomicOp;
-        if (op == null || (r.rma.op == Rma.AMO_POST && op.bit() > AtomicOp.XOR.bit())) {
+        if (op == null || (r.rma.op == Rma.AMO_POST && !op.postable())) {
             r.completion.complete(Status.INVALID_PARAM);
             return Status.OK;
         }
@@ -105,7 +105,7 @@ final class SoftAtomics {
         if (map == null) {
             st = Status.INVALID_RKEY;
         } else if (opIndex < 0 || opIndex >= OPS.length || (size != 4 && size != 8)
-            || post && OPS[opIndex].bit() > AtomicOp.XOR.bit()) {
+            || post && !OPS[opIndex].postable()) {
             st = Status.INVALID_PARAM;
         } else {
             final MemorySegment seg = map.segmentUnchecked();

@@ -51,11 +51,13 @@ public interface Endpoint extends AutoCloseable {
     Status putZcopy(IoVector iov, long remoteAddress, RemoteKey rkey, Completion completion);
 
     /**
-     * Put-with-signal in one transport operation ({@link Capability#PUT_SIGNAL}): {@code length} bytes as
-     * {@link #putShort}, then the 64-bit post atomic {@code signalOp} (ADD, AND, OR or XOR) of {@code signal} on
-     * the word at {@code signalAddress}, performed at the target after the data is in place, so that a target
-     * thread that sees the signal sees the data. OK = both issued (the source is reusable); NO_RESOURCE or an
-     * error = neither was. Without the capability: {@link Status#UNSUPPORTED}.
+     * Put-with-signal in one transport operation ({@link Capability#PUT_SIGNAL}): {@code length} bytes, up to the
+     * larger of {@link InterfaceAttributes#putMaxShort()} and {@link InterfaceAttributes#putMaxBcopy()}, copied
+     * out inside the call as by {@link #putShort} or {@link #putBcopy}, then the 64-bit post atomic
+     * {@code signalOp} (ADD, AND, OR, XOR, or SWAP as a set) of {@code signal} on the word at {@code
+     * signalAddress}, performed at the target after the data is in place, so that a target thread that sees the
+     * signal sees the data. OK = both issued (the source is reusable);
+     * NO_RESOURCE or an error = neither was. Without the capability: {@link Status#UNSUPPORTED}.
      */
     default Status putShortSignal(MemorySegment src, long offset, int length, long remoteAddress, RemoteKey rkey,
                                   AtomicOp signalOp, long signal, long signalAddress, RemoteKey signalKey) {
@@ -70,7 +72,7 @@ public interface Endpoint extends AutoCloseable {
 
     // ---- atomics ----
 
-    /** ADD, AND, OR or XOR on the 64-bit word at {@code remoteAddress} (8-byte aligned). */
+    /** ADD, AND, OR, XOR or SWAP (a set: no old value) on the 64-bit word at {@code remoteAddress}, 8-byte aligned. */
     Status atomic64Post(AtomicOp op, long value, long remoteAddress, RemoteKey rkey);
 
     /** Same for 32-bit words (4-byte aligned). */

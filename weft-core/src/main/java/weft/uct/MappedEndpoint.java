@@ -92,7 +92,7 @@ public abstract class MappedEndpoint extends AbstractEndpoint {
     @Override
     public final Status atomic64Post(final AtomicOp op, final long value, final long remoteAddress,
                                      final RemoteKey rkey) {
-        if (op.bit() > AtomicOp.XOR.bit()) {
+        if (!op.postable()) {
             return Status.INVALID_PARAM;
         }
         final Status st = atomicAccess(rkey, remoteAddress, 8);
@@ -104,25 +104,35 @@ public abstract class MappedEndpoint extends AbstractEndpoint {
         return Status.OK;
     }
 
-    /** The copy into the mapping, then the signal's CPU atomic, which orders the copy's stores before it. */
+    /**
+     * The copy into the mapping (any length), then the signal's CPU atomic, which orders the copy's stores before
+     * it.
+     */
     @Override
     public final Status putShortSignal(final MemorySegment src, final long offset, final int length,
                                        final long remoteAddress, final RemoteKey rkey, final AtomicOp signalOp,
                                        final long signal, final long signalAddress, final RemoteKey signalKey) {
-        if (signalOp.bit() > AtomicOp.XOR.bit() || !MemoryAtomics.aligned(signalAddress, 8)) {
+        if (!signalOp.postable() || !MemoryAtomics.aligned(signalAddress, 8) || offset < 0 || length < 0
+            || length > src.byteSize() - offset) {
             return Status.INVALID_PARAM;
         }
         Status st = access(signalKey, signalAddress, 8);
         if (st == Status.OK) {
-            st = putShort(src, offset, length, remoteAddress, rkey);
+            st = access(rkey, remoteAddress, length);
         }
-        return st == Status.OK ? atomic64Post(signalOp, signal, signalAddress, signalKey) : st;
+        if (st != Status.OK) {
+            return st;
+        }
+        MemoryCopy.copy(src, offset, mapped(rkey), remoteAddress - rkey.base(), length);
+        counters().increment(Counter.PUTS);
+        counters().add(Counter.TX_BYTES, length);
+        return atomic64Post(signalOp, signal, signalAddress, signalKey);
     }
 
     @Override
     public final Status atomic32Post(final AtomicOp op, final int value, final long remoteAddress,
                                      final RemoteKey rkey) {
-        if (op.bit() > AtomicOp.XOR.bit()) {
+        if (!op.postable()) {
             return Status.INVALID_PARAM;
         }
         final Status st = atomicAccess(rkey, remoteAddress, 4);

@@ -23,9 +23,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 /**
  * Put-with-signal ({@link Endpoint#putSignalNbi}) keeps its order at the target on every transport: a reader
  * thread spinning on the signal word, which sees round {@code r}'s signal, finds every byte of round {@code r}'s
- * data in place (a signal that overtook its data would show the previous round's bytes). Short puts go through
- * the fused lane operation (one transport operation, counted by {@link Counter#PUT_SIGNALS}); longer ones
- * through the put, a fence and the signal.
+ * data in place (a signal that overtook its data would show the previous round's bytes). The signal is an ADD of
+ * 1 or a SWAP (a posted set) to the round number. Puts up to a segment (tcp copies them into its frame) go
+ * through the fused lane operation (one transport operation, counted by {@link Counter#PUT_SIGNALS}); longer ones
+ * on tcp through the put, a fence and the signal.
  */
 @Timeout(120)
 class PutSignalOrderTest {
@@ -33,10 +34,13 @@ class PutSignalOrderTest {
     private static final VarHandle I64 = ValueLayout.JAVA_LONG.varHandle();
     private static final long DATA = 64;
 
-    @ParameterizedTest(name = "{0} {1} bytes")
-    @CsvSource({"tcp, 0", "tcp, 1", "tcp, 61", "tcp, 65536", "tcp, 1048576",
-                "shm, 0", "shm, 1", "shm, 61", "shm, 65536", "shm, 1048576"})
-    void readerThatSeesTheSignalSeesTheData(final String tl, final int size) throws InterruptedException {
+    @ParameterizedTest(name = "{0} {1} bytes, {2}")
+    @CsvSource({"tcp, 0, ADD", "tcp, 1, ADD", "tcp, 61, ADD", "tcp, 4096, ADD", "tcp, 65536, ADD",
+                "tcp, 1048576, ADD", "tcp, 0, SWAP", "tcp, 61, SWAP", "tcp, 8192, SWAP", "tcp, 65536, SWAP",
+                "shm, 0, ADD", "shm, 1, ADD", "shm, 61, ADD", "shm, 65536, ADD", "shm, 1048576, ADD",
+                "shm, 61, SWAP", "shm, 65536, SWAP"})
+    void readerThatSeesTheSignalSeesTheData(final String tl, final int size, final AtomicOp op)
+        throws InterruptedException {
         final int rounds = size > 4096 ? 30 : 300;
         try (Context ctx = Context.builder().transports(tl, "self").config(CFG).build();
              Worker a = ctx.newWorker(); Worker b = ctx.newWorker(); Arena arena = Arena.ofShared();
@@ -74,7 +78,8 @@ class PutSignalOrderTest {
                 final long fusedBefore = fused(ab);
                 for (int r = 1; r <= rounds && failure.get() == null; r++) {
                     src.fill((byte) r);
-                    final Status st = ab.putSignalNbi(src, 0, size, base + DATA, rk, AtomicOp.ADD, 1, base, rk);
+                    final Status st = ab.putSignalNbi(src, 0, size, base + DATA, rk, op, op == AtomicOp.ADD ? 1 : r,
+                        base, rk);
                     assertFalse(st.isError(), "round " + r + ": " + st);
                     while (seen.get() < r && failure.get() == null) {
                         a.progress();
@@ -84,8 +89,8 @@ class PutSignalOrderTest {
                 }
                 assertNull(failure.get());
                 assertEquals(rounds, (long) I64.getVolatile(target, 0L));
-                if (size <= 61) {
-                    assertEquals(rounds, fused(ab) - fusedBefore, "short puts with their signal in one operation");
+                if (size <= 8192 || tl.equals("shm")) {
+                    assertEquals(rounds, fused(ab) - fusedBefore, "puts up to a segment with their signal in one operation");
                 }
             } finally {
                 failure.compareAndSet(null, "stopped");

@@ -177,12 +177,12 @@ final class OneSided {
     }
 
     /**
-     * {@code bytes} of {@code src} to {@code dest} (symmetric) on {@code pe}, then {@code signal} added to the
-     * 64-bit word {@code sig} there, the data first at the target: one transport operation where the lane fuses
-     * them. Blocking = the source is reusable.
+     * {@code bytes} of {@code src} to {@code dest} (symmetric) on {@code pe}, then the 64-bit post atomic
+     * {@code sigOp} (ADD, or SWAP: a set) of {@code signal} on the word {@code sig} there, the data first at the
+     * target: one transport operation where the lane fuses them. Blocking = the source is reusable.
      */
-    void putSignalAdd(final MemorySegment dest, final MemorySegment src, final long bytes, final MemorySegment sig,
-                      final long signal, final int tpe, final boolean nbi) {
+    void putSignal(final MemorySegment dest, final MemorySegment src, final long bytes, final MemorySegment sig,
+                   final AtomicOp sigOp, final long signal, final int tpe, final boolean nbi) {
         final int pe = checkPe(tpe);
         checkLocal(src, bytes, "the source");
         final long off = heap.offsetOf(dest, bytes, "the destination");
@@ -190,12 +190,12 @@ final class OneSided {
         final MemorySegment d = direct(pe);
         if (d != null) {
             MemorySegment.copy(src, 0, d, off, bytes);
-            MemoryAtomics.fetch64(AtomicOp.ADD, d, sigOff, signal);
+            MemoryAtomics.fetch64(sigOp, d, sigOff, signal);
             return;
         }
         final Endpoint ep = transport(pe);
         final Rkey rk = peers.rkey(seg, pe);
-        final Status st = ep.putSignalNbi(src, 0, bytes, dest.address(), rk, AtomicOp.ADD, signal, sig.address(), rk);
+        final Status st = ep.putSignalNbi(src, 0, bytes, dest.address(), rk, sigOp, signal, sig.address(), rk);
         check(st, "put with signal", pe);
         if (!nbi && st == Status.IN_PROGRESS) {
             await(ep.flushSent()); // the source is reusable once it left
@@ -393,7 +393,7 @@ final class OneSided {
         final Endpoint ep = transport(pe);
         final Rkey rk = peers.rkey(seg, pe);
         final long raddr = heap.base() + off;
-        if (!fetch && op != AtomicOp.SWAP) {
+        if (!fetch) { // SWAP too: a posted set
             final Status st = size == 8 ? ep.atomicPost(op, value, raddr, rk) : ep.atomicPost32(op, (int) value, raddr, rk);
             if (st.isError()) {
                 throw new WeftException(st, "atomic " + op + " to PE " + pe + " failed: " + st);

@@ -14,9 +14,10 @@ import java.lang.foreign.MemorySegment;
  * updates of one word never lose each other. Non-fetching atomics are complete after {@link #quiet()};
  * the {@code Nbi} fetching forms write their result to {@code fetch} by then.
  *
- * <p>{@code putSignal}: the data, then the signal update, so a PE that sees the signal sees the data:
- * {@link Shmem#SIGNAL_ADD} in one transport operation where the lane fuses them ({@code Endpoint.putSignalNbi}),
- * {@link Shmem#SIGNAL_SET} as the put, a fence and the swap.
+ * <p>{@code putSignal}: the data, then the signal update, so a PE that sees the signal sees the data: one
+ * transport operation where the lane fuses them ({@code Endpoint.putSignalNbi}), {@link Shmem#SIGNAL_SET} (a
+ * posted swap) as {@link Shmem#SIGNAL_ADD}. {@code signalSet} and the {@code AtomicSet}s are posted swaps,
+ * complete after {@link #quiet()} as every non-fetching atomic.
  */
 public abstract class ShmemAtomics extends ShmemRma {
     ShmemAtomics(final OneSided ops) {
@@ -29,23 +30,14 @@ public abstract class ShmemAtomics extends ShmemRma {
         checkSigOp(sigOp);
         ops.checkPe(pe);
         ops.heap().offsetOf(sigAddr, 8, "the signal");
-        if (sigOp == Shmem.SIGNAL_ADD) {
-            ops.putSignalAdd(dest, source, bytes(nelems, size), sigAddr, signal, pe, nbi);
-            return;
-        }
-        put(dest, source, nelems, size, pe, nbi);
-        ops.fence();
-        signal(sigAddr, signal, sigOp, pe);
+        ops.putSignal(dest, source, bytes(nelems, size), sigAddr, sigOp == Shmem.SIGNAL_SET ? AtomicOp.SWAP
+            : AtomicOp.ADD, signal, pe, nbi);
     }
 
     private static void checkSigOp(final int sigOp) {
         if (sigOp != Shmem.SIGNAL_SET && sigOp != Shmem.SIGNAL_ADD) {
             throw new IllegalArgumentException("unknown signal operator " + sigOp + " (Shmem.SIGNAL_SET or SIGNAL_ADD)");
         }
-    }
-
-    private void signal(final MemorySegment sigAddr, final long signal, final int sigOp, final int pe) {
-        ops.amo(sigOp == Shmem.SIGNAL_SET ? AtomicOp.SWAP : AtomicOp.ADD, sigAddr, signal, 8, pe, false);
     }
 
     /** {@code shmem_putmem_signal}: {@code nbytes} of {@code source} to {@code dest}, then the signal. */

@@ -40,6 +40,26 @@ final class ShmemAllocPe {
                     shmem.quiet();
                 }
             });
+            final MemorySegment sig = sym.asSlice(24, 8);
+            final MemorySegment data = sym.asSlice(32, 8);
+            measure(shmem, "putmemSignalSet8", () -> { // one fused transport operation, completed by a quiet
+                shmem.putmemSignal(data, local, 8, sig, posts[0], Shmem.SIGNAL_SET, right);
+                if (++posts[0] % 64 == 0) {
+                    shmem.quiet();
+                }
+            });
+            measure(shmem, "signalSet", () -> { // a posted swap
+                shmem.signalSet(sig, posts[0], right);
+                if (++posts[0] % 64 == 0) {
+                    shmem.quiet();
+                }
+            });
+            measure(shmem, "longAtomicSet", () -> {
+                shmem.longAtomicSet(sig, posts[0], right);
+                if (++posts[0] % 64 == 0) {
+                    shmem.quiet();
+                }
+            });
             measure(shmem, "quiet", shmem::quiet);
             measure(shmem, "longTest", () -> shmem.longTest(flag, Shmem.CMP_EQ, 0));
             measure(shmem, "barrierAll", shmem::barrierAll, WARM / 10, WINDOW / 10, false);
@@ -75,7 +95,7 @@ final class ShmemAllocPe {
             return 128L * 200 + 1024;
         }
         return switch (op) {
-            case "longAtomicAdd" -> 128L * (2000 / 64 + 1);
+            case "longAtomicAdd", "putmemSignalSet8", "signalSet", "longAtomicSet" -> 128L * (2000 / 64 + 1);
             case "longP" -> 512;
             default -> 0;
         };

@@ -11,17 +11,18 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Zero allocation per small operation (put/get/p/g of 8 bytes, atomics, quiet, test, barrier, broadcast, fcollect
- * and reduction of one long) in steady state,
- * on two PE processes with the full JIT (C2): none at all over shm; over tcp none in this layer (see
- * {@link ShmemAllocPe#limit} for what weft-core allocates). Each PE reports the window that allocated least; a
+ * Zero allocation per small operation (put/get/p/g of 8 bytes, atomics and sets, put-with-signal, quiet, test,
+ * barrier, broadcast, fcollect and reduction of one long) in steady state, on two PE processes with the full JIT
+ * (C2): none at all over shm; over tcp none in this layer (see {@link ShmemAllocPe#limit} for what weft-core
+ * allocates). Each PE reports the window that allocated least; a
  * per-operation allocation would show in every window.
  */
 @Tag("allocation")
 @Timeout(300)
 class ShmemAllocationTest {
     private static final String[] OPS = {"longP", "longG", "putmem8", "getmem8", "longAtomicFetchAdd", "longAtomicAdd",
-        "quiet", "longTest", "barrierAll", "longBroadcast", "longFcollect", "longSumReduce"};
+        "putmemSignalSet8", "signalSet", "longAtomicSet", "quiet", "longTest", "barrierAll", "longBroadcast",
+        "longFcollect", "longSumReduce"};
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"shm", "tcp"})

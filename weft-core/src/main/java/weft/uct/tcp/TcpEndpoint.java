@@ -330,14 +330,17 @@ final class TcpEndpoint extends AbstractEndpoint {
         return commit(off, total) ? Status.OK : failStatus;
     }
 
-    /** A PUT_REQ frame and the signal's ATOMIC_REQ behind it in one write; the target serves them in order. */
+    /**
+     * A PUT_REQ frame (the data copied into the tx ring, up to a segment) and the signal's ATOMIC_REQ behind it
+     * in one write; the target serves them in order.
+     */
     @Override
     public Status putShortSignal(final MemorySegment src, final long offset, final int length, final long remoteAddress,
                                  final RemoteKey rkey, final AtomicOp signalOp, final long signal,
                                  final long signalAddress, final RemoteKey signalKey) {
         final Status badPut = checkRma(rkey, remoteAddress, length);
         final Status bad = badPut != null ? badPut : checkRma(signalKey, signalAddress, 8);
-        if (bad != null || length > iface.amMaxShort || signalOp.bit() > AtomicOp.XOR.bit() || (signalAddress & 7) != 0) {
+        if (bad != null || length > iface.segSize || !signalOp.postable() || (signalAddress & 7) != 0) {
             return bad != null ? bad : Status.INVALID_PARAM;
         }
         final int put = TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED + length;
@@ -473,7 +476,7 @@ final class TcpEndpoint extends AbstractEndpoint {
 
     private Status atomicPost(final AtomicOp op, final int size, final long value, final long address,
                               final RemoteKey rkey) {
-        if (op.bit() > AtomicOp.XOR.bit()) {
+        if (!op.postable()) {
             return Status.INVALID_PARAM;
         }
         final Status bad = checkRma(rkey, address, size);

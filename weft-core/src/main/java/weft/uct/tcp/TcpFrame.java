@@ -8,7 +8,8 @@ import java.nio.ByteOrder;
  * The wire format of the tcp transport: the connection handshake and the frames that follow it.
  * All integers are little endian.
  *
- * <p>Handshake (version 4: 3 plus the put frames' FLAG_ACK), sent once by the connecting side before anything else:
+ * <p>Handshake (version 5: 4 plus SWAP as a posted set; 4: 3 plus the put frames' FLAG_ACK), sent once by the
+ * connecting side before anything else:
  * <pre>
  *  0                 8          10          12          16                          48          56          64
  *  +-----------------+----------+-----------+-----------+---------------------------+-----------+-----------+-------------+
@@ -49,8 +50,8 @@ import java.nio.ByteOrder;
  *  ATOMIC_REQ  AtomicOp 8: req id / seq u32 | 12: 0 | 16: addr | 24: region |      req
  *              ordinal  32: incarnation | 40: value u64 | 48: compare u64 (len 48)
  *              value = operand (the swap value for CSWAP), compare = CSWAP's compare value;
- *              flags: {@link #FLAG_64} 64-bit word, {@link #FLAG_POST} no result:
- *              acknowledged by PUT_ACK with the seq in the req id field
+ *              flags: {@link #FLAG_64} 64-bit word, {@link #FLAG_POST} no result (any op but
+ *              CSWAP; SWAP is then a set): acknowledged by PUT_ACK with the seq in the req id field
  *  ATOMIC_REP  0        8: req id u32 | 12: status i32 | 16: old value u64 (len 16) reply
  *  KEEPALIVE   0        (length 0)                                                 req
  *  KEEPALIVE_ACK 0      (length 0)                                                 reply
@@ -78,7 +79,7 @@ import java.nio.ByteOrder;
  */
 final class TcpFrame {
     static final long MAGIC = 0x0050435454464557L; // "WEFTTCP\0" read as LE
-    static final int VERSION = 4;
+    static final int VERSION = 5;
     /** Hello / ACCEPT flag: this side takes part in one socket per peer pair. */
     static final int HELLO_SHARE = 1;
     /** Hello flag: this socket resumes a broken connection. */

@@ -128,7 +128,7 @@ final class TcpServerConnection {
             case TcpFrame.ATOMIC_REQ -> {
                 final boolean post = (flags & TcpFrame.FLAG_POST) != 0;
                 if (op >= OPS.length || (flags & ~(TcpFrame.FLAG_64 | TcpFrame.FLAG_POST | TcpFrame.FLAG_ACK)) != 0
-                    || len != TcpFrame.ATOMIC_REQ_LEN || (post && op > AtomicOp.XOR.ordinal())) {
+                    || len != TcpFrame.ATOMIC_REQ_LEN || (post && !OPS[op].postable())) {
                     return malformed();
                 }
                 if (avail < TcpFrame.HEADER + len) {

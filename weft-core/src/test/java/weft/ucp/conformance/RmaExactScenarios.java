@@ -183,7 +183,7 @@ public final class RmaExactScenarios {
      * swaps conserve the tokens, cswap loops count increments.
      */
     public static final class AtomicContention implements Scenario {
-        // 64-bit words at 0..56, 32-bit words at 64..96, the peer's swap token at 128 (+8 for 32 bit)
+        // 64-bit words at 0..56, 32-bit words at 64..96, the peer's swap token at 128 (+8 for 32 bit), posted sets at 152, 160
         static final long ADD = 0;
         static final long XOR = 8;
         static final long BITS = 16;
@@ -355,6 +355,14 @@ public final class RmaExactScenarios {
                     "32-bit swap tokens conserved" + on);
                 assertEquals(2L * iters, w.get(ValueLayout.JAVA_LONG, CAS), "64-bit cswap increments" + on);
                 assertEquals(2 * iters, w.get(ValueLayout.JAVA_INT, CAS32), "32-bit cswap increments" + on);
+                pe.barrier();
+                // a posted SWAP is a set (no old value, no reply) on every atomic lane, emulated included
+                post(pe, AtomicOp.SWAP, 7000 + me, b + TOKEN + 24, rk, true);
+                post(pe, AtomicOp.SWAP, 8000 + me, b + TOKEN + 32, rk, false);
+                flush(pe, "posted sets");
+                pe.barrier();
+                assertEquals(7000 + peer, w.get(ValueLayout.JAVA_LONG, TOKEN + 24), "64-bit posted set" + on);
+                assertEquals(8000 + peer, w.get(ValueLayout.JAVA_INT, TOKEN + 32), "32-bit posted set" + on);
                 pe.barrier();
             }
         }

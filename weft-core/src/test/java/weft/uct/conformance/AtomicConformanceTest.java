@@ -54,7 +54,7 @@ class AtomicConformanceTest {
                     final long init = width == 32 ? (int) (INITIAL + k) : INITIAL + k;
                     final long val = width == 32 ? (int) (VALUE * k) : VALUE * k;
                     final String what = width + "-bit " + op + " on " + c;
-                    if (op != AtomicOp.SWAP && op != AtomicOp.CSWAP) {
+                    if (op.postable()) { // SWAP posted is a set
                         setWord(f, off, width, init);
                         final Status st = f.retry(() -> width == 32
                             ? f.ep.atomic32Post(op, (int) val, f.raddr(off), f.rkey)

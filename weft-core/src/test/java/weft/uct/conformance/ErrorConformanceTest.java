@@ -248,9 +248,9 @@ class ErrorConformanceTest {
                     }
                 }
             }
-            // SWAP and CSWAP are not post operations: always an error, never a silent success
-            final Status swapPost = f.ep.atomic64Post(AtomicOp.SWAP, 1, addr, f.rkey);
-            assertTrue(swapPost.isError(), "atomic64Post(SWAP) must fail on " + c + ", got " + swapPost);
+            // CSWAP is no post operation (it needs a compare value): always an error, never a silent success
+            final Status cswapPost64 = f.ep.atomic64Post(AtomicOp.CSWAP, 1, addr, f.rkey);
+            assertTrue(cswapPost64.isError(), "atomic64Post(CSWAP) must fail on " + c + ", got " + cswapPost64);
             final Status cswapPost = f.ep.atomic32Post(AtomicOp.CSWAP, 1, addr, f.rkey);
             assertTrue(cswapPost.isError(), "atomic32Post(CSWAP) must fail on " + c + ", got " + cswapPost);
             System.out.println(c + ": unadvertised operations checked: " + checked);

@@ -604,7 +604,9 @@ class ShmTransportTest {
             assertEquals(-5, res.get(ValueLayout.JAVA_LONG, 0));
             assertEquals(Status.OK, ab.atomic64Cswap(-5, 10, res, 0, base, k, null));
             assertEquals(9, m.get(ValueLayout.JAVA_LONG, 0), "failed cswap leaves the value");
-            assertEquals(Status.INVALID_PARAM, ab.atomic64Post(AtomicOp.SWAP, 1, base, k));
+            assertEquals(Status.OK, ab.atomic64Post(AtomicOp.SWAP, 11, base, k)); // a posted set
+            assertEquals(11, m.get(ValueLayout.JAVA_LONG, 0));
+            assertEquals(Status.INVALID_PARAM, ab.atomic64Post(AtomicOp.CSWAP, 1, base, k));
             assertEquals(Status.INVALID_PARAM, ab.atomic64Fetch(AtomicOp.CSWAP, 1, res, 0, base, k, null));
 
             m.set(ValueLayout.JAVA_INT, 8, 7);

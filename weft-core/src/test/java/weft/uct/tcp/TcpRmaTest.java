@@ -153,9 +153,14 @@ class TcpRmaTest {
         assertEquals(Status.OK, ep.atomic64Post(AtomicOp.AND, 0xFC, base, rkey));
         assertEquals(Status.OK, ep.atomic64Post(AtomicOp.OR, 0x100, base, rkey));
         assertEquals(Status.OK, ep.atomic64Post(AtomicOp.XOR, 0x1, base, rkey));
-        assertEquals(Status.INVALID_PARAM, ep.atomic64Post(AtomicOp.SWAP, 1, base, rkey));
+        assertEquals(Status.INVALID_PARAM, ep.atomic64Post(AtomicOp.CSWAP, 1, base, rkey));
         flush();
         assertEquals(((0xF0L + 0x0F) & 0xFC | 0x100) ^ 1, t.get(ValueLayout.JAVA_LONG, 0));
+        assertEquals(Status.OK, ep.atomic64Post(AtomicOp.SWAP, -3, base, rkey)); // a posted set, no reply
+        assertEquals(Status.OK, ep.atomic32Post(AtomicOp.SWAP, 77, base + 8, rkey));
+        flush();
+        assertEquals(-3, t.get(ValueLayout.JAVA_LONG, 0));
+        assertEquals(77, t.get(ValueLayout.JAVA_INT, 8));
         t.set(ValueLayout.JAVA_LONG, 0, 10);
         c.reset(1);
         assertEquals(Status.OK, await(c, ep.atomic64Fetch(AtomicOp.ADD, 5, res, 0, base, rkey, c)));
