@@ -101,6 +101,43 @@ class SoftGetTest {
         });
     }
 
+    @Test
+    void aTargetSleepingInWaitForEventsIsWokenToAnswer() throws Exception {
+        try (Context ctx = Context.builder().features(Feature.RMA, Feature.AM, Feature.WAKEUP)
+                 .transports("shm", "cma", "self").config(CFG).build();
+             Worker a = ctx.newWorker(ThreadMode.SERIALIZED); Worker b = ctx.newWorker(ThreadMode.SERIALIZED);
+             Arena arena = Arena.ofShared(); MemoryMap map = ctx.memMap(arena.allocate(LEN, 4096), 0)) {
+            final Endpoint ab = connect(a, b);
+            fill(map.segment());
+            final java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            final Thread target = new Thread(() -> {
+                while (!stop.get()) {
+                    if (b.progress() == 0) {
+                        b.waitForEvents(100); // asleep until the get's request arrives
+                    }
+                }
+            }, "soft-get-target");
+            target.start();
+            try (Rkey rk = ab.unpackRkey(map.packRkey())) {
+                assertTrue(rk.describe().contains("=emulated("), rk.describe());
+                for (final long n : new long[] {8, 65536, (1L << 20) + 5}) {
+                    final MemorySegment dst = arena.allocate(n, 64);
+                    final Request g = ab.get(dst, 0, n, map.address() + 16, rk);
+                    while (!g.isCompleted()) {
+                        a.progress(); // only the initiator here: the target's own thread answers
+                    }
+                    assertEquals(Status.OK, g.status());
+                    g.release();
+                    check(dst, 16, n);
+                }
+            } finally {
+                stop.set(true);
+                b.signal();
+                target.join();
+            }
+        }
+    }
+
     /** What a test does with two workers of one context over shm+cma+self and a key to b's memory. */
     private interface Body {
         void run(Worker a, Worker b, Endpoint ab, MemoryMap map, Rkey rk, Arena arena);
