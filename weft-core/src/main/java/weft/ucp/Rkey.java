@@ -42,6 +42,8 @@ public final class Rkey implements AutoCloseable {
     final long oneRailMax;
     /** The longest put that goes straight to the first rail's {@code putShort} ({@link Rma#putShort}); -1: none. */
     final long putShortMax;
+    /** The longest get copied by the first rail's {@code getShort} ({@link Rma#immediate}: a mapping); -1: none. */
+    final long getShortMax;
     /** No lane has atomics on this memory: they are emulated at the target ({@link SoftAtomics}). */
     final boolean softAmo;
     /** No lane has put/get on this memory: they are emulated at the target over active messages ({@link SoftRma}). */
@@ -218,6 +220,8 @@ public final class Rkey implements AutoCloseable {
         this.oneRailMax = oneRailMax(ep.worker.context, this.rails);
         this.putShortMax = this.rails.length == 0 || !this.rails[0].local.attrs.has(weft.uct.Capability.PUT_SHORT)
             ? -1 : Math.min(this.oneRailMax, this.rails[0].local.attrs.putMaxShort());
+        this.getShortMax = this.rails.length == 0 || !this.rails[0].local.attrs.has(weft.uct.Capability.GET_SHORT)
+            ? -1 : Math.min(Math.min(this.oneRailMax, this.softGetMin - 1), Integer.MAX_VALUE);
         this.amo32Ops = amo != null ? amo.local.attrs.atomic32Ops() : soft != null ? -1 : 0;
         this.amo64Ops = amo != null ? amo.local.attrs.atomic64Ops() : soft != null ? -1 : 0;
     }

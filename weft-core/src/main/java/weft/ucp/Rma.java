@@ -57,6 +57,14 @@ final class Rma {
                     return null;
                 }
                 lane = rails[0];
+                if (len <= k.getShortMax) { // a copy from the peer's mapping: no iov, no completion
+                    st = lane.uct.getShort(buf, off, (int) len, raddr, k.railKeys[0]);
+                    if (st == Status.NO_RESOURCE) {
+                        return null;
+                    }
+                    lane.countRma(false, len);
+                    break;
+                }
                 if (len > lane.local.attrs.getMaxZcopy()) {
                     return null;
                 }

@@ -98,6 +98,16 @@ class SoftGetTest {
             final MemorySegment dst = arena.allocate(65536, 64);
             settle(a, b, ab.get(dst, 0, 65536, map.address() + 8, rk));
             check(dst, 8, 65536);
+            // a short get is copied from the mapping inside the call (getShort): done at once, range-checked
+            final Request g = ab.get(dst, 3, 8, map.address() + 77, rk);
+            assertTrue(g.isCompleted(), "a get from a mapping completes inside the call");
+            assertEquals(Status.OK, g.status());
+            g.release();
+            check(dst.asSlice(3), 77, 8);
+            final Request bad = ab.get(dst, 0, 8, map.address() + LEN - 4, rk);
+            assertTrue(bad.isCompleted());
+            assertEquals(Status.OUT_OF_RANGE, bad.status(), "a get across the end of the mapping");
+            bad.release();
         });
     }
 
