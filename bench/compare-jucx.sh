@@ -3,7 +3,9 @@
 # native UCX), side by side: the same program (bench/jucx/JucxBench.java, JUCX's public API only) run on
 # either jar, alternating, two processes pinned to cores 0 and 1, same counts on both sides.
 #   bench/compare-jucx.sh [PAIRS] [OUT]        PAIRS alternating pairs per test (default 3)
-#   env: SPECS="lat 8 200000;bw 65536 20000" (tests to run), SLEEP (server start-up seconds), PORT, CONNECT
+#   env: SPECS="lat 8 200000;bw 65536 20000" (tests to run), SLEEP (server start-up seconds), PORT, CONNECT,
+#        OLD=DIR another Weft build (e.g. git archive REV | tar -x -C DIR; cd DIR; ./weft build) run first in each
+#        round as impl=weft-old, for before/after figures beside JUCX
 # Needs: a JDK >= 25, Maven (to fetch the JUCX jar into ~/.m2 once), native UCX (apt-get install ucx-utils
 # libucx0). Not part of the build or the tests: when JUCX or UCX is missing it says so and exits 0.
 set -uo pipefail
@@ -33,6 +35,10 @@ fi
 JDK=$("$ROOT/weft" jdk)
 JAVA="$JDK/bin/java"
 WEFT_CP=$("$ROOT/weft" classpath)
+OLD_CP=""
+IMPLS=(weft jucx)
+if [[ -n "${OLD:-}" ]]; then OLD_CP=$(cd "$OLD" && ./weft classpath) || { echo "compare-jucx: no Weft build in $OLD"; exit 1; }
+    IMPLS=(weft-old weft jucx); fi
 JOPTS=(--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Xms256m -Xmx256m)
 # compiled once against real JUCX's jar and run as a class on either jar (the API is the same): the source
 # launcher would compile it in every run, on the pinned core, beside the measured loop
@@ -43,24 +49,26 @@ export UCX_WARN_UNUSED_ENV_VARS=n
 
 one() { # impl test size iters port -> RESULT line of the client
     local impl=$1 test=$2 size=$3 iters=$4 PORT=$5 cp
-    if [[ $impl == weft ]]; then cp=$WEFT_CP:$BENCH_CLASSES; else cp=$JAR:$BENCH_CLASSES; fi
+    case $impl in weft) cp=$WEFT_CP:$BENCH_CLASSES ;; weft-old) cp=$OLD_CP:$BENCH_CLASSES ;; *) cp=$JAR:$BENCH_CLASSES ;; esac
     taskset -c 0 timeout 300 "$JAVA" "${JOPTS[@]}" -cp "$cp" JucxBench server $PORT "$test" "$size" "$iters" "$CONNECT" \
         >/dev/null 2>&1 &
     local spid=$!
     sleep "$SLEEP"
     taskset -c 1 timeout 300 "$JAVA" "${JOPTS[@]}" -cp "$cp" JucxBench client 127.0.0.1 $PORT "$test" \
-        "$size" "$iters" "$CONNECT" 2>/dev/null | grep '^RESULT' || echo "RESULT impl=$impl test=$test size=$size value=FAILED"
+        "$size" "$iters" "$CONNECT" 2>/dev/null | grep '^RESULT' | sed "s/impl=weft /impl=$impl /" \
+        || echo "RESULT impl=$impl test=$test size=$size value=FAILED"
     wait $spid 2>/dev/null
 }
 
 {
 echo "# bench/compare-jucx.sh $PAIRS   ($(date -u '+%F %T') UTC, $(nproc) cpus)"
 echo "# weft: weft-jucx on weft.ucp (default transports);  jucx: org.openucx:jucx:$JUCX_VERSION on $(ucx_info -v 2>/dev/null | head -1 | sed 's/# //')"
+[[ -n "$OLD_CP" ]] && echo "# weft-old: the Weft build in $OLD"
 echo "# UCX_TLS=${UCX_TLS:-<default>}  WEFT_TLS=${WEFT_TLS:-<default>}  connect=$CONNECT  (value: usec one-way for tag_lat, MB/s for read_bw (registered buffer) and read_bw_alloc (memoryMap allocate))"
 for spec in "${SPECS[@]}"; do
     set -- $spec
     for p in $(seq 1 "$PAIRS"); do
-        for impl in weft jucx; do
+        for impl in "${IMPLS[@]}"; do
             PORT=$((PORT + 1)) # a fresh port per run: a listener's port may linger in TIME_WAIT
             echo "$(one $impl $1 $2 $3 $PORT)  load=$(cut -d' ' -f1-3 /proc/loadavg)"
         done

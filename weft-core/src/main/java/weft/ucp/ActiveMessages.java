@@ -196,6 +196,11 @@ final class ActiveMessages extends SendProtocol {
         r.amSend.header = h;
         r.amSend.headerOffset = hOff;
         r.amSend.headerLength = hLen;
+        if (internal && hLen <= AmSendState.OWN_HEADER) { // the caller's scratch: no header object per message
+            MemorySegment.copy(h, hOff, r.amSend.ownHeader, 0, hLen);
+            r.amSend.header = r.amSend.ownHeader;
+            r.amSend.headerOffset = 0;
+        }
         final ProtocolThresholds t = ep.thresholds;
         final boolean rndv = (flags & AmFlags.SEND_RNDV) != 0
             || (flags & AmFlags.SEND_EAGER) == 0 && len >= t.rndvThresh && hLen <= t.maxBcopy / 4;

@@ -13,6 +13,9 @@ final class AmSendState {
     MemorySegment header;
     long headerOffset;
     long headerLength;
+    /** An internal message's header, copied in: its sender writes the next one into the same scratch. */
+    final MemorySegment ownHeader = MemorySegment.ofArray(new long[OWN_HEADER / 8]);
+    static final int OWN_HEADER = 40;
 
     void reset() {
         active = false;

@@ -54,6 +54,8 @@ public final class Context implements AutoCloseable {
     private long fixedNext;
     final int maxRmaRails;
     final long minRmaChunk;
+    /** See {@code WEFT_SOFT_GET_THRESH}: gets from this size are emulated where {@link Rkey} allows it. */
+    final long softGetThresh;
     final int lanePolicy;
     private boolean closed;
     /**
@@ -107,6 +109,7 @@ public final class Context implements AutoCloseable {
         this.fixedBase = config.get(FixedAllocation.FIXED_BASE);
         this.maxRmaRails = Math.max(1, config.get(UcpConfig.MAX_RMA_RAILS));
         this.minRmaChunk = Math.max(1, config.get(UcpConfig.MIN_RMA_CHUNK));
+        this.softGetThresh = Math.max(0, config.get(UcpConfig.SOFT_GET_THRESH)); // auto (-1): every size
         this.lanePolicy = Rails.policy(config.get(UcpConfig.LANE_POLICY));
     }
 
@@ -137,7 +140,8 @@ public final class Context implements AutoCloseable {
         return List.of(UcpConfig.RNDV_THRESH, UcpConfig.MAX_SHORT, UcpConfig.MAX_RNDV_RAILS,
             UcpConfig.MULTI_LANE_MAX_RATIO, UcpConfig.RNDV_CHUNK, UcpConfig.ZCOPY_THRESH, UcpConfig.RNDV_SCHEME,
             UcpConfig.EAGER_GET_THRESH, UcpConfig.EAGER_GET_MAX, UcpConfig.EAGER_GET_POOL, UcpConfig.UNEXPECTED_BUDGET,
-            UcpConfig.MAX_RMA_RAILS, UcpConfig.MIN_RMA_CHUNK, UcpConfig.LANE_POLICY, UcpConfig.IDLE_PROGRESS_INTERVAL,
+            UcpConfig.MAX_RMA_RAILS, UcpConfig.MIN_RMA_CHUNK, UcpConfig.SOFT_GET_THRESH, UcpConfig.LANE_POLICY,
+            UcpConfig.IDLE_PROGRESS_INTERVAL,
             Lifecycle.KEEPALIVE_INTERVAL, Lifecycle.KEEPALIVE_TIMEOUT, Lifecycle.EP_CLOSE_TIMEOUT,
             SockaddrHandshake.CONNECT_TIMEOUT, Streams.WINDOW, FixedAllocation.FIXED_BASE);
     }

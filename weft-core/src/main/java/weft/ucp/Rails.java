@@ -50,9 +50,9 @@ final class Rails {
         }
         final Lane[] rails = k.rails;
         final int n = rails.length;
-        if (n == 0) {
+        if (n == 0 || k.softGet(r.rma.op, r.capacity)) {
             // emulated put/get (SoftRma): the top bit, as emulated atomics; else the issue fails with UNSUPPORTED
-            return k.softRma ? Long.MIN_VALUE : 0;
+            return k.softRma || n > 0 ? Long.MIN_VALUE : 0;
         }
         final long chunk = ep.worker.context.minRmaChunk;
         final int use = (int) Math.min(n, r.capacity / chunk);
@@ -101,8 +101,9 @@ final class Rails {
     /** The request of a put/get completed: its bytes are no longer outstanding on its rails. */
     static void retire(final Request r) {
         final Rkey k = r.rma.rkey;
-        if (k == null || (r.rma.op != Rma.PUT && r.rma.op != Rma.GET) || k.rails.length == 0) {
-            return;
+        if (k == null || (r.rma.op != Rma.PUT && r.rma.op != Rma.GET) || k.rails.length == 0
+            || k.softGet(r.rma.op, r.capacity)) {
+            return; // no rail carried it (atomic, or emulated)
         }
         if (r.stripes.count > 1) {
             long start = 0;

@@ -19,7 +19,8 @@ import java.util.List;
  * are emulated at the target over the endpoint's AM lane ({@link SoftAtomics}) when no lane has atomics on
  * the memory or when the AM lane is faster than every lane that has (a same-node peer's registered memory:
  * shm rather than tcp). Put and get are emulated the same way ({@link SoftRma}) when no lane reaches the
- * memory at all (registered memory over shm without cma).
+ * memory at all (registered memory over shm without cma), and gets from {@link #softGetMin} bytes when the only
+ * lanes that reach it cost a system call per operation (cma) and the AM lane is faster (shm).
  */
 public final class Rkey implements AutoCloseable {
     final Endpoint ep;
@@ -47,10 +48,17 @@ public final class Rkey implements AutoCloseable {
      * within {@link #oneRailMax}; -1: none.
      */
     final long putSignalMax;
+    /** The longest get copied by the first rail's {@code getShort} ({@link Rma#immediate}: a mapping); -1: none. */
+    final long getShortMax;
     /** No lane has atomics on this memory: they are emulated at the target ({@link SoftAtomics}). */
     final boolean softAmo;
     /** No lane has put/get on this memory: they are emulated at the target over active messages ({@link SoftRma}). */
     final boolean softRma;
+    /**
+     * Gets of at least this many bytes are emulated ({@link SoftRma}) though a rail reaches the memory: the rail
+     * is a system call per get (cma) and the AM lane is faster (shm). {@link Long#MAX_VALUE}: never.
+     */
+    final long softGetMin;
     final long softNonce;
     final long softMapId;
     /** The atomic lane's {@code AtomicOp} bits, 32 and 64 bit (all when emulated, 0 without atomics): one load per check. */
@@ -173,11 +181,12 @@ public final class Rkey implements AutoCloseable {
         }
         this.softAmo = emulate;
         this.softRma = rma.isEmpty() && soft != null;
-        if (softAmo || rma.isEmpty() && soft != null) {
+        this.softGetMin = soft == null || rma.isEmpty() ? Long.MAX_VALUE : softGetMin(ep, rma);
+        if (softAmo || softRma || softGetMin != Long.MAX_VALUE) {
             used.put(SoftAtomics.ENTRY, soft); // what the key grants: the target's map
             bestAmoKey = null;
         }
-        final MemorySegment se = softAmo || softRma ? MemorySegment.ofArray(soft) : null;
+        final MemorySegment se = softAmo || softRma || softGetMin != Long.MAX_VALUE ? MemorySegment.ofArray(soft) : null;
         this.softNonce = se != null ? weft.ucp.wire.AmoKeyEntry.nonce(se) : 0;
         this.softMapId = se != null ? weft.ucp.wire.AmoKeyEntry.mapId(se) : 0;
         this.identity = identity(p, used);
@@ -220,6 +229,8 @@ public final class Rkey implements AutoCloseable {
         this.putSignalMax = this.rails.length == 0 || !this.rails[0].local.attrs.has(weft.uct.Capability.PUT_SIGNAL)
             ? -1 : Math.min(this.oneRailMax, Math.max(this.rails[0].local.attrs.putMaxShort(),
                 this.rails[0].local.attrs.putMaxBcopy()));
+        this.getShortMax = this.rails.length == 0 || !this.rails[0].local.attrs.has(weft.uct.Capability.GET_SHORT)
+            ? -1 : Math.min(Math.min(this.oneRailMax, this.softGetMin - 1), Integer.MAX_VALUE);
         this.amo32Ops = amo != null ? amo.local.attrs.atomic32Ops() : soft != null ? -1 : 0;
         this.amo64Ops = amo != null ? amo.local.attrs.atomic64Ops() : soft != null ? -1 : 0;
     }
@@ -272,11 +283,17 @@ public final class Rkey implements AutoCloseable {
         return ep;
     }
 
-    /** The lanes used: {@code "rma=shm/memory amo=shm/memory"}; several rails are listed best first. */
+    /**
+     * The lanes used: {@code "rma=shm/memory amo=shm/memory"}; several rails are listed best first, and
+     * {@code get>=N=emulated(lane)} says from which size gets leave them for the emulation.
+     */
     public String describe() {
         final StringBuilder sb = new StringBuilder("rma=");
         for (int i = 0; i < rails.length; i++) {
             sb.append(i == 0 ? "" : ",").append(rails[i].name());
+        }
+        if (softGetMin != Long.MAX_VALUE) {
+            sb.append(" get>=").append(softGetMin).append("=emulated(").append(ep.am.name()).append(')');
         }
         return sb.append(rails.length == 0 ? softRma ? "emulated(" + ep.am.name() + ")" : "none" : "").append(" amo=")
             .append(amoLane != null ? amoLane.name() : softAmo ? "emulated(" + ep.am.name() + ")" : "none").toString();
@@ -332,6 +349,34 @@ public final class Rkey implements AutoCloseable {
             return a.length < b.length ? -1 : 1;
         }
         return Integer.signum(java.util.Arrays.compareUnsigned(a, b));
+    }
+
+    /**
+     * Where gets leave the best put/get lane for the emulation: that lane reaches the memory only with a system
+     * call per operation (no short or copy put/get: cma's {@code process_vm_readv}, whose kernel page pinning
+     * costs more than the two copies of the emulated get through shm's FIFO), and the AM lane is better in
+     * latency and in bandwidth. The peer's progress then serves the gets, as for the emulated atomics.
+     */
+    private static long softGetMin(final Endpoint ep, final List<Lane> rma) {
+        final long thresh = ep.worker.context.softGetThresh;
+        Lane best = null;
+        for (final Lane l : rma) {
+            if (best == null || score(l) > score(best)) {
+                best = l;
+            }
+        }
+        final long direct = Capability.GET_SHORT | Capability.GET_BCOPY | Capability.PUT_SHORT | Capability.PUT_BCOPY;
+        if (thresh == Long.MAX_VALUE || ep.am == null || best == null || (best.local.attrs.flags() & direct) != 0) {
+            return Long.MAX_VALUE;
+        }
+        final LaneOption am = LaneOption.of(ep.am);
+        final LaneOption rail = LaneOption.of(best);
+        return am.score() > rail.score() && am.bandwidth() >= rail.bandwidth() ? thresh : Long.MAX_VALUE;
+    }
+
+    /** True if a get of {@code len} bytes is emulated over the AM lane though a rail reaches the memory. */
+    boolean softGet(final byte op, final long len) {
+        return op == Rma.GET && len >= softGetMin;
     }
 
     private static long oneRailMax(final Context context, final Lane[] rails) {

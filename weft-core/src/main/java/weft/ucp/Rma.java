@@ -53,10 +53,18 @@ final class Rma {
             case GET -> {
                 final Lane[] rails = k.rails;
                 // one rail: the first (no striping: below two chunks; the policy picks it, or only one rail)
-                if (buf == null || !buf.isNative() || len > k.oneRailMax) {
+                if (buf == null || !buf.isNative() || len > k.oneRailMax || len >= k.softGetMin) {
                     return null;
                 }
                 lane = rails[0];
+                if (len <= k.getShortMax) { // a copy from the peer's mapping: no iov, no completion
+                    st = lane.uct.getShort(buf, off, (int) len, raddr, k.railKeys[0]);
+                    if (st == Status.NO_RESOURCE) {
+                        return null;
+                    }
+                    lane.countRma(false, len);
+                    break;
+                }
                 if (len > lane.local.attrs.getMaxZcopy()) {
                     return null;
                 }
@@ -244,8 +252,8 @@ final class Rma {
         }
         switch (r.rma.op) {
             case PUT, GET -> {
-                if (k.rails.length == 0) {
-                    return k.softRma ? SoftRma.issue(r, k) : fail(r, Status.UNSUPPORTED);
+                if (k.rails.length == 0 || k.softGet(r.rma.op, r.capacity)) {
+                    return k.softRma || k.rails.length > 0 ? SoftRma.issue(r, k) : fail(r, Status.UNSUPPORTED);
                 }
                 if (r.stripes.count > 1) {
                     return Rails.issueStriped(r, k);

@@ -2,6 +2,7 @@ package weft.ucp;
 
 import weft.ucs.Status;
 import weft.ucs.memory.MemoryCopy;
+import weft.ucp.wire.AmHeader;
 import weft.ucp.wire.SoftGetRequest;
 import weft.ucp.wire.SoftRmaHeader;
 import weft.ucp.wire.SoftTarget;
@@ -11,15 +12,16 @@ import java.lang.foreign.MemorySegment;
 /**
  * Put and get emulated over active messages, for remote memory that no lane reaches directly: memory the
  * peer registered (not allocated) reached over shm without cma (a host where ptrace or seccomp blocks
- * {@code process_vm_readv}). As {@link SoftAtomics}, the key's {@code ucp-amo} entry names the target's
- * map, and the target checks the nonce (INVALID_RKEY), that the map is still mapped (INVALID_RKEY) and that
- * the whole range lies in it (OUT_OF_RANGE) before it touches a byte.
+ * {@code process_vm_readv}); and gets of such memory over shm though cma reaches it ({@link Rkey#softGetMin}:
+ * two copies through the FIFO cost less than the kernel's page pinning). As {@link SoftAtomics}, the key's
+ * {@code ucp-amo} entry names the target's map, and the target checks the nonce (INVALID_RKEY), that the map
+ * is still mapped (INVALID_RKEY) and that the whole range lies in it (OUT_OF_RANGE) before it touches a byte.
  *
  * <pre>
  *  put: SOFT_PUT (internal AM: header {@link SoftRmaHeader}, the data) ---&gt;
  *       &lt;--- SOFT_AMO_REP (request id) once written, or SOFT_AMO_NAK (status)
  *  get: SOFT_GET ({@link SoftGetRequest}, am short) ---&gt;
- *       &lt;--- SOFT_GET_DATA (internal AM: header = request id + address, the data), or SOFT_AMO_NAK
+ *       &lt;--- SOFT_GET_DATA x answers (internal AM: header = request id + address, the data), or as many NAKs
  * </pre>
  *
  * An operation goes in pieces of at most {@link #pieceMax} bytes, each its own message and answer, sent
@@ -35,6 +37,8 @@ final class SoftRma {
     private static final long PIECE = 256 * 1024;
 
     private final Worker worker;
+    /** Where this worker writes a SOFT_PUT or SOFT_GET_DATA header ({@code sendInternal} keeps a copy). */
+    private final MemorySegment header = MemorySegment.ofArray(new long[SoftRmaHeader.PUT_LENGTH / 8]);
 
     SoftRma(final Worker worker) {
         this.worker = worker;
@@ -52,6 +56,16 @@ final class SoftRma {
     /** A piece fits the peer's unexpected budget (eager data is reassembled there) with room to spare. */
     static long pieceMax(final Context c) {
         return Math.max(1, Math.min(PIECE, c.unexpectedBudget / 4));
+    }
+
+    /**
+     * The most bytes one answer of a get carries: what fits a single message of the AM lane (no fragments to
+     * reassemble here: the handler copies straight from the lane's buffer), or the whole piece where that is
+     * too small to be worth the answers.
+     */
+    private static long answerMax(final Endpoint ep, final long piece) {
+        final long single = ep.thresholds.maxBcopy - AmHeader.SINGLE_LENGTH - SoftRmaHeader.GET_DATA_LENGTH;
+        return single >= SoftGetRequest.MIN_ANSWER ? single : Math.max(piece, SoftGetRequest.MIN_ANSWER);
     }
 
     /**
@@ -80,16 +94,24 @@ final class SoftRma {
             r.completion.expect(1); // the answer's share
             Status st;
             if (r.rma.op == Rma.GET) {
+                final long answerMax = answerMax(ep, max);
                 final MemorySegment b = ep.rma.softAmoBuffer();
-                SoftGetRequest.writePayload(b, ep.remoteId, k.softNonce, k.softMapId, r.remoteAddress + at, n);
+                SoftGetRequest.writePayload(b, ep.remoteId, k.softNonce, k.softMapId, r.remoteAddress + at, n,
+                    answerMax);
                 st = ep.amEp.amShort(AmId.SOFT_GET, r.id, b, 0, SoftGetRequest.PAYLOAD_LENGTH);
                 if (st == Status.NO_RESOURCE) {
                     r.completion.expect(-1);
                     return st;
                 }
+                if (!st.isError()) {
+                    // the answers after the first, a share each (at most a piece / MIN_ANSWER of them)
+                    final int more = (int) SoftGetRequest.answers(n, answerMax) - 1;
+                    r.completion.expect(more);
+                    ep.rma.softAmoIssued += more; // softSent below counts the first
+                }
             } else {
-                final MemorySegment h = SoftRmaHeader.put(r.id, ep.remoteId, k.softNonce, k.softMapId,
-                    r.remoteAddress + at);
+                final MemorySegment h = SoftRmaHeader.put(ep.worker.softRma.header, r.id, ep.remoteId, k.softNonce,
+                    k.softMapId, r.remoteAddress + at);
                 final Request s = ep.worker.ams.sendInternal(ep, SOFT_PUT, h, SoftRmaHeader.PUT_LENGTH, r.buffer,
                     r.offset + at, n, after, direct);
                 st = s.isCompleted() ? s.status() : Status.OK;
@@ -150,24 +172,42 @@ final class SoftRma {
             SoftTarget.mapId(data, off));
         final long address = SoftTarget.address(data, off);
         final long n = SoftGetRequest.length(data, off);
+        final long answerMax = SoftGetRequest.answerMax(data, off);
+        if (answerMax < n && answerMax < SoftGetRequest.MIN_ANSWER) {
+            return worker.control.dropMalformed("SOFT_GET answer size", answerMax);
+        }
         Status st = check(map, address, n);
         if (st == Status.OK && n > pieceMax(worker.context)) {
             st = Status.INVALID_PARAM; // a peer asking for more than a piece
         }
+        final long answers = SoftGetRequest.answers(n, answerMax);
         if (st != Status.OK) {
-            answer(ep, reqId, st);
+            refuse(ep, reqId, st, answers);
             return Status.OK;
         }
         final MemorySegment seg = map.segmentUnchecked();
+        long at = 0;
         try {
             // queued, never sent from here: a handler may run inside this endpoint's own queue progress (self)
-            final Request s = worker.ams.sendInternal(ep, SOFT_GET_DATA, SoftRmaHeader.getData(reqId, address),
-                SoftRmaHeader.GET_DATA_LENGTH, seg, address - seg.address(), n, null, false);
-            s.release();
-        } catch (final IllegalStateException e) {
-            answer(ep, reqId, Status.INVALID_RKEY); // unmapped by another thread meanwhile
+            for (long i = 0; i < answers; i++) {
+                final long part = Math.min(answerMax, n - at);
+                final Request s = worker.ams.sendInternal(ep, SOFT_GET_DATA,
+                    SoftRmaHeader.getData(header, reqId, address + at), SoftRmaHeader.GET_DATA_LENGTH, seg,
+                    address + at - seg.address(), part, null, false);
+                s.release();
+                at += part;
+            }
+        } catch (final IllegalStateException e) { // unmapped by another thread meanwhile
+            refuse(ep, reqId, Status.INVALID_RKEY, SoftGetRequest.answers(n - at, answerMax));
         }
         return Status.OK;
+    }
+
+    /** Answers each of a get's {@code answers} with a NAK: the initiator waits for that many. */
+    private static void refuse(final Endpoint ep, final long reqId, final Status st, final long answers) {
+        for (long i = 0; i < answers; i++) {
+            answer(ep, reqId, st);
+        }
     }
 
     /** OK if {@code [address, +n)} lies in a live map; else what the initiator is told. */

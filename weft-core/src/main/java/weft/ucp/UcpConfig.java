@@ -47,6 +47,11 @@ final class UcpConfig {
         "64k", "Smallest share of a put/get per lane when striping: an operation of s bytes is striped over "
             + "min(rails, s / this) lanes (below two, it goes to one lane). Also the smallest share of a "
             + "rendezvous streamed over several lanes.");
+    static final ConfigVar<Long> SOFT_GET_THRESH = ConfigRegistry.register("SOFT_GET_THRESH", ConfigType.SIZE_OR_AUTO,
+        "auto", "Size from which a get of memory that only a system-call lane reaches (a same-node peer's registered "
+            + "memory: cma, one process_vm_readv per get) is emulated over the AM lane instead (shm: the target "
+            + "copies the bytes out at its next progress, as UCX does for such memory) when that lane is faster; "
+            + "auto = every size; inf = never (gets stay on cma, which needs no progress at the target).");
     static final ConfigVar<String> LANE_POLICY = ConfigRegistry.register("LANE_POLICY",
         ConfigType.oneOf("fixed", "rr", "lu"), "fixed",
         "Lane of a put/get too small to stripe, when several lanes qualify: fixed (always the best lane), rr "

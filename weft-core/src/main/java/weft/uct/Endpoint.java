@@ -66,6 +66,15 @@ public interface Endpoint extends AutoCloseable {
 
     // ---- get ----
 
+    /**
+     * A contiguous get finished inside the call ({@link Capability#GET_SHORT}: a lane that maps the peer's
+     * memory copies {@code length} bytes from it into {@code dst[offset, +length)}); no completion, no iov.
+     * UNSUPPORTED where the lane cannot.
+     */
+    default Status getShort(MemorySegment dst, long offset, int length, long remoteAddress, RemoteKey rkey) {
+        return Status.UNSUPPORTED;
+    }
+
     Status getBcopy(Unpacker unpacker, long length, long remoteAddress, RemoteKey rkey, Completion completion);
 
     Status getZcopy(IoVector iov, long remoteAddress, RemoteKey rkey, Completion completion);

@@ -47,6 +47,18 @@ public abstract class MappedEndpoint extends AbstractEndpoint {
     }
 
     @Override
+    public final Status getShort(final MemorySegment dst, final long offset, final int length,
+                                 final long remoteAddress, final RemoteKey rkey) {
+        final Status st = access(rkey, remoteAddress, length);
+        if (st != Status.OK) {
+            return st;
+        }
+        MemoryCopy.copy(mapped(rkey), remoteAddress - rkey.base(), dst, offset, length);
+        counters().increment(Counter.GETS);
+        return Status.OK;
+    }
+
+    @Override
     public final Status getBcopy(final Unpacker unpacker, final long length, final long remoteAddress,
                                  final RemoteKey rkey, final Completion completion) {
         final Status st = access(rkey, remoteAddress, length);

@@ -19,8 +19,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * One-sided operations of at most 8 bytes allocate nothing in steady state: putNbi, get (request),
  * 64-bit atomic post, fetch and cswap, 32-bit fetch, and flush, over shm (direct) and tcp (served by the
- * target's progress), and over shm+cma on registered memory (put/get by cma, atomics emulated at the
- * target: {@link SoftAtomics}). Two workers in one JVM, one thread progressing both.
+ * target's progress), and over shm+cma on registered memory (puts by cma; gets and atomics emulated at the
+ * target over shm: {@link SoftRma}, {@link SoftAtomics}), where emulated gets of 64 KiB and 1 MiB (several
+ * fragments and pieces) allocate nothing either. Two workers in one JVM, one thread progressing both.
  */
 @Timeout(60)
 @Tag("allocation") // runs in a fresh JVM: see the surefire "allocation" execution
@@ -50,6 +51,30 @@ class RmaAllocationTest {
                     round(a, b, ab, rk, buf);
                     assertEquals(3L * N, heap.segment().get(ValueLayout.JAVA_LONG, 8), "atomic adds");
                     assertEquals(N, heap.segment().get(ValueLayout.JAVA_INT, 24), "32-bit adds");
+                }, LIMIT, 30_000);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {64 << 10, 1 << 20})
+    void emulatedGetsOfRegisteredMemoryAllocateNothing(final long size) {
+        final Config cfg = Config.global().with("SHM_KEEPALIVE_INTERVAL", "100s").with("KEEPALIVE_INTERVAL", "10m");
+        final int n = size > 65536 ? 200 : 2000;
+        try (Context ctx = Context.builder().transports("shm", "cma", "self").config(cfg).build();
+             Worker a = ctx.newWorker(); Worker b = ctx.newWorker(); Arena arena = Arena.ofConfined();
+             Arena user = Arena.ofShared(); MemoryMap heap = ctx.memMap(user.allocate(size, 4096), 0)) {
+            final Endpoint ab = a.connect(b.address());
+            b.connect(a.address());
+            try (Rkey rk = ab.unpackRkey(heap.packRkey())) {
+                assertTrue(rk.describe().contains("=emulated("), rk.describe());
+                final MemorySegment buf = arena.allocate(size, 64);
+                heap.segment().set(ValueLayout.JAVA_LONG, size - 8, 0x5eedL);
+                AllocationMeter.fewestBytes(n + " x get of " + size + " (emulated)", () -> {
+                    for (int i = 0; i < n; i++) {
+                        await(a, b, ab.get(buf, 0, size, rk.base(), rk));
+                    }
+                    assertEquals(0x5eedL, buf.get(ValueLayout.JAVA_LONG, size - 8), "the last word read");
                 }, LIMIT, 30_000);
             }
         }

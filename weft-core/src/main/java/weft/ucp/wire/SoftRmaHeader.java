@@ -23,10 +23,9 @@ public final class SoftRmaHeader {
     private SoftRmaHeader() {
     }
 
-    /** A SOFT_PUT header. */
-    public static MemorySegment put(final long reqId, final long dstEp, final long nonce, final long mapId,
-                                    final long address) {
-        final MemorySegment m = MemorySegment.ofArray(new long[PUT_LENGTH / 8]);
+    /** Writes a SOFT_PUT header at the start of {@code m} (at least {@link #PUT_LENGTH} bytes); returns m. */
+    public static MemorySegment put(final MemorySegment m, final long reqId, final long dstEp, final long nonce,
+                                    final long mapId, final long address) {
         m.set(LONG, SoftTarget.REQ_ID_OFFSET, reqId);
         SoftTarget.writeAfterId(m, SoftTarget.DST_EP_OFFSET, dstEp, nonce, mapId, address);
         return m;
@@ -42,9 +41,8 @@ public final class SoftRmaHeader {
         return m.get(LONG, o + GET_DATA_ADDRESS_OFFSET);
     }
 
-    /** A SOFT_GET_DATA header. */
-    public static MemorySegment getData(final long reqId, final long address) {
-        final MemorySegment m = MemorySegment.ofArray(new long[2]);
+    /** Writes a SOFT_GET_DATA header at the start of {@code m} (at least {@link #GET_DATA_LENGTH} bytes); returns m. */
+    public static MemorySegment getData(final MemorySegment m, final long reqId, final long address) {
         m.set(LONG, 0, reqId);
         m.set(LONG, GET_DATA_ADDRESS_OFFSET, address);
         return m;

@@ -50,7 +50,8 @@ final class SelfInterface extends AbstractInterface<SelfEndpoint> {
         }
         final long caps = Capability.AM_SHORT | Capability.AM_BCOPY | Capability.AM_ZCOPY | Capability.PENDING
             | Capability.PUT_SHORT | Capability.PUT_SIGNAL | Capability.PUT_BCOPY | Capability.PUT_ZCOPY
-            | Capability.GET_BCOPY | Capability.GET_ZCOPY | Capability.ATOMIC32 | Capability.ATOMIC64
+            | Capability.GET_SHORT | Capability.GET_BCOPY | Capability.GET_ZCOPY
+            | Capability.ATOMIC32 | Capability.ATOMIC64
             | Capability.ATOMIC_CPU | Capability.CONNECT_TO_IFACE | Capability.EP_CHECK;
         open(new InterfaceAttributes(caps, AtomicOp.ALL_OPS, AtomicOp.ALL_OPS,
             MAX_SHORT, segSize, segSize - MAX_HEADER, MAX_HEADER, 16,

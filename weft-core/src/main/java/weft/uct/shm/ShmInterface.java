@@ -164,7 +164,8 @@ final class ShmInterface extends AbstractInterface<ShmEndpoint> implements FifoC
             segSize, w.name()).encode();
 
         final long caps = Capability.AM_SHORT | Capability.AM_BCOPY | Capability.PUT_SHORT | Capability.PUT_BCOPY
-            | Capability.PUT_SIGNAL | Capability.PUT_ZCOPY | Capability.GET_BCOPY | Capability.GET_ZCOPY | Capability.ATOMIC32
+            | Capability.PUT_SIGNAL | Capability.PUT_ZCOPY | Capability.GET_SHORT | Capability.GET_BCOPY
+            | Capability.GET_ZCOPY | Capability.ATOMIC32
             | Capability.ATOMIC64 | Capability.ATOMIC_CPU | Capability.PENDING | Capability.CB_SYNC
             | Capability.CONNECT_TO_IFACE | Capability.EP_CHECK | Capability.ERRHANDLE_PEER_FAILURE
             | Capability.EVENT_RECV;
