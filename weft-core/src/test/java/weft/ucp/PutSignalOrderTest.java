@@ -74,7 +74,7 @@ class PutSignalOrderTest {
                 }
             });
             try (Rkey rk = ab.unpackRkey(heap.packRkey())) {
-                settle(a, b, ab.flush());
+                TwoWorkers.settle(a, b, ab.flush());
                 final long fusedBefore = fused(ab);
                 for (int r = 1; r <= rounds && failure.get() == null; r++) {
                     src.fill((byte) r);
@@ -85,7 +85,7 @@ class PutSignalOrderTest {
                         a.progress();
                         b.progress();
                     }
-                    settle(a, b, ab.flush()); // the source is the next round's
+                    TwoWorkers.settle(a, b, ab.flush()); // the source is the next round's
                 }
                 assertNull(failure.get());
                 assertEquals(rounds, (long) I64.getVolatile(target, 0L));
@@ -107,12 +107,4 @@ class PutSignalOrderTest {
         return n;
     }
 
-    private static void settle(final Worker a, final Worker b, final Request r) {
-        while (!r.isCompleted()) {
-            a.progress();
-            b.progress();
-        }
-        assertEquals(Status.OK, r.status());
-        r.release();
-    }
 }

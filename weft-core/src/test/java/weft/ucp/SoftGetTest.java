@@ -35,12 +35,12 @@ class SoftGetTest {
             for (final long n : new long[] {1, 8, 4099, 65536, (1L << 20) + 3}) {
                 final long at = 24 + n % 4096;
                 final MemorySegment dst = arena.allocate(n, 64);
-                settle(a, b, ab.get(dst, 0, n, map.address() + at, rk));
+                TwoWorkers.settle(a, b, ab.get(dst, 0, n, map.address() + at, rk));
                 check(dst, at, n);
                 final MemorySegment nbi = arena.allocate(n, 64);
                 final Status st = ab.getNbi(nbi, 0, n, map.address() + at + 1, rk);
                 assertFalse(st.isError(), "getNbi " + n + ": " + st);
-                settle(a, b, ab.flush());
+                TwoWorkers.settle(a, b, ab.flush());
                 check(nbi, at + 1, n);
             }
             assertEquals(cmaGets, cmaGets(ab), "no get went over cma");
@@ -62,11 +62,11 @@ class SoftGetTest {
             assertTrue(rk.describe().contains(" get>=4096=emulated(shm/memory)"), rk.describe());
             final long before = cmaGets(ab);
             final MemorySegment small = arena.allocate(4095, 64);
-            settle(a, b, ab.get(small, 0, 4095, map.address() + 8, rk));
+            TwoWorkers.settle(a, b, ab.get(small, 0, 4095, map.address() + 8, rk));
             check(small, 8, 4095);
             assertEquals(before + 1, cmaGets(ab), "a get below the threshold goes over cma");
             final MemorySegment big = arena.allocate(65536, 64);
-            settle(a, b, ab.get(big, 0, 65536, map.address() + 16, rk));
+            TwoWorkers.settle(a, b, ab.get(big, 0, 65536, map.address() + 16, rk));
             check(big, 16, 65536);
             assertEquals(before + 1, cmaGets(ab), "a get from the threshold is emulated");
         });
@@ -96,7 +96,7 @@ class SoftGetTest {
             assertTrue(rk.describe().startsWith("rma=shm/memory"), rk.describe());
             assertFalse(rk.describe().contains("get>="), rk.describe());
             final MemorySegment dst = arena.allocate(65536, 64);
-            settle(a, b, ab.get(dst, 0, 65536, map.address() + 8, rk));
+            TwoWorkers.settle(a, b, ab.get(dst, 0, 65536, map.address() + 8, rk));
             check(dst, 8, 65536);
             // a short get is copied from the mapping inside the call (getShort): done at once, range-checked
             final Request g = ab.get(dst, 3, 8, map.address() + 77, rk);
@@ -170,7 +170,7 @@ class SoftGetTest {
     private static Endpoint connect(final Worker a, final Worker b) {
         final Endpoint ab = a.connect(b.address());
         b.connect(a.address());
-        settle(a, b, ab.flush());
+        TwoWorkers.settle(a, b, ab.flush());
         return ab;
     }
 
@@ -195,12 +195,4 @@ class SoftGetTest {
         }
     }
 
-    private static void settle(final Worker a, final Worker b, final Request r) {
-        while (!r.isCompleted()) {
-            a.progress();
-            b.progress();
-        }
-        assertEquals(Status.OK, r.status());
-        r.release();
-    }
 }
