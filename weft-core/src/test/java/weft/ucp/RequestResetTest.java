@@ -26,10 +26,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RequestResetTest {
     /**
      * Fields reset() deliberately keeps: identity, the pool generation (it counts across uses), the pooled
-     * completion, and reusable striping arrays.
+     * completion, reusable striping arrays, and the scratch an internal AM's header is copied into (each send
+     * copies its header in before use, and reads no more than it copied).
      */
     private static final List<String> KEPT = List.of("worker", "generation", "completion", "rmaIov",
-        "StripeState.pos", "StripeState.end", "kind");
+        "StripeState.pos", "StripeState.end", "kind", "AmSendState.ownHeader");
     /** The protocol groups: made once per pooled request (kept), their fields checked one by one. */
     private static final List<Class<?>> GROUPS = List.of(RndvState.class, RmaState.class, StripeState.class,
         AmSendState.class, DatatypeState.class, ControlState.class);
