@@ -25,7 +25,7 @@ final class PerfRun {
     static final long JIT_SETTLE_MAX_NS = TimeUnit.SECONDS.toNanos(2);
     /** The warm-up meter's report interval (it reports nothing: the branch runs, see measure()). */
     static final long WARMUP_REPORT_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(5);
-    /** Calls of run() the warm-up is split into (fewer for short warm-ups: at least one chunk each). */
+    /** The most calls of run() a warm-up is split into (long warm-ups: whole chunks each, up to this many). */
     static final long WARMUP_SLICES = 1000;
     /**
      * Calls of run() even a short warm-up is split into (down to one iteration each): OSU's 100 warm-up
@@ -69,7 +69,10 @@ final class PerfRun {
         }
     }
 
-    /** How many calls of run() a warm-up of {@code warmup} iterations is split into. */
+    /**
+     * How many calls of run() a warm-up of {@code warmup} iterations is split into: one per whole chunk, at least
+     * {@link #MIN_WARMUP_SLICES} (down to one iteration a call), at most {@link #WARMUP_SLICES}.
+     */
     static long warmupSlices(final long warmup) {
         return Math.max(1, Math.min(WARMUP_SLICES, Math.max(warmup / PerfLoop.CHUNK, Math.min(warmup, MIN_WARMUP_SLICES))));
     }
