@@ -81,8 +81,9 @@ final class ControlSend extends SendProtocol {
 
     /**
      * A reply the peer may be waiting for behind its own send queue (emulated atomics: a fence there
-     * waits for it): it goes at once, ahead of the endpoint's queue, or else at the queue's front,
-     * behind earlier such replies only ({@link SendQueue#addUrgent}).
+     * waits for it; GET-based eager slot returns), or a flow-control STOP/GO the peer must see before
+     * anything queued later: it goes at once, ahead of the endpoint's queue, or else at the queue's
+     * front, behind earlier such replies only ({@link SendQueue#addUrgent}).
      */
     void sendReply(final Endpoint ep, final int amId, final long header, final long value) {
         if (ep.failure() != null || ep.isClosed()) {

@@ -18,9 +18,10 @@ import java.util.List;
  * fragments must arrive back to back).
  *
  * <p>What the receiver may hold is therefore bounded by the budget plus what was already in flight
- * when STOP arrived, which the transports themselves bound (shm FIFO cells, tcp socket and send
- * buffers). A receiver that stops progressing altogether is handled by the transports: their queues
- * fill, sends return NO_RESOURCE and wait in the send queue; nothing is dropped.
+ * when STOP arrived, which the transports themselves bound (shm FIFO cells and the sender's GET-based
+ * eager pool, tcp socket and send buffers), plus what the sender sends before it reads the STOP. A
+ * receiver that stops progressing altogether is handled by the transports: their queues fill, sends
+ * return NO_RESOURCE and wait in the send queue; nothing is dropped.
  *
  * <p>Why STOP/GO and not per-message credits: an eager short message names only its tag (the header
  * of the fastest path), so the receiver cannot tell which peer to credit without adding bytes and
@@ -33,6 +34,15 @@ import java.util.List;
  * receives (those are then accepted over the budget), and messages that are never received cannot
  * stall a worker whose application keeps receiving. The budget bounds what a worker holds while its
  * application is not waiting for a message.
+ *
+ * <p>Two things keep the STOP prompt. It goes ahead of the endpoint's send queue
+ * ({@link Endpoint#sendReply}; STOP and GO keep their order, behind earlier replies only): queued at the
+ * tail it waited behind all this worker had queued for the peer while the lane back was full, and behind
+ * the EAGER_GET_DONE replies of messages read after it, which go to the front; each reply gave the sender
+ * a slot back, so it sent again. And the sender reads it between bounded batches of its queue
+ * ({@link SendQueue#MAX_PER_PROGRESS}): a receiver that drains as fast as the sender sends never fills
+ * the lane, so an unbounded loop sent the whole backlog before the STOP was read (9 MB against a
+ * 1 MiB budget was seen).
  *
  * <p>Wire: {@link AmId#FLOW}, a {@link weft.ucp.wire.ControlMessage}: the receiving worker's endpoint id,
  * 1 = stop, 0 = go.
@@ -89,7 +99,7 @@ final class FlowControl {
     /** An endpoint learned its peer's id: tell it at once if this worker is flooded. */
     void onWired(final Endpoint ep) {
         if (stopped) {
-            ep.sendControl(AmId.FLOW, ep.remoteId, STOP);
+            ep.sendReply(AmId.FLOW, ep.remoteId, STOP);
         }
     }
 
@@ -107,7 +117,7 @@ final class FlowControl {
         for (int i = 0; i < eps.size(); i++) {
             final Endpoint ep = eps.get(i);
             if (ep.remoteId >= 0) {
-                ep.sendControl(AmId.FLOW, ep.remoteId, what);
+                ep.sendReply(AmId.FLOW, ep.remoteId, what);
             }
         }
     }

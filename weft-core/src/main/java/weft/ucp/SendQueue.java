@@ -15,6 +15,13 @@ import weft.ucs.Status;
  * replies only.
  */
 final class SendQueue {
+    /**
+     * Most requests one call sends from the queue. A peer consuming as fast as we send keeps the lane from
+     * filling, and an unbounded loop would then send the whole backlog without the worker reading what the
+     * peer sent meanwhile: a FlowControl STOP waited behind megabytes. The rest goes on the next call (the
+     * endpoint stays listed in {@link PendingEndpoints}).
+     */
+    static final int MAX_PER_PROGRESS = 16;
     private final Endpoint ep;
     private final Worker worker;
     private Request head;
@@ -109,13 +116,16 @@ final class SendQueue {
         }
     }
 
-    /** Sends queued requests in order until the queue is empty or a lane is out of resources. */
+    /**
+     * Sends queued requests in order until the queue is empty, a lane is out of resources, or
+     * {@link #MAX_PER_PROGRESS} requests left in this call.
+     */
     int progress() {
         if (parked) {
             return 0; // stopped by the peer, nothing may bypass: a new send changes neither
         }
         int work = 0;
-        while (head != null) {
+        while (head != null && work < MAX_PER_PROGRESS) {
             final Request r = head;
             flowBlocked = false;
             final Status st = progressSend(r);
