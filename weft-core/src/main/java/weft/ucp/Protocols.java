@@ -35,17 +35,14 @@ final class Protocols {
 
     /** Installs every protocol's active-message handlers on {@code i} (the fuzz tests call it on a recorder). */
     void register(final Interface i) {
-        i.setAmHandler(AmId.WIREUP, worker.epTable::onWireup);
+        ControlHandler.register(i, worker); // WIREUP, FLOW, EP_REMOVED, KEEPALIVE: one handler class (see there)
         worker.tagEager.register(i);
         worker.rndvSend.register(i);
         worker.rndvRecv.register(i);
         worker.ams.register(i);
         worker.streams.register(i);
-        i.setAmHandler(AmId.FLOW, worker.flow::onFlow);
-        i.setAmHandler(AmId.EP_REMOVED, worker.lifecycle::onEpRemoved);
         worker.softAtomics.register(i);
         worker.softRma.register(i);
         worker.eagerGet.register(i);
-        i.setAmHandler(AmId.KEEPALIVE, worker.lifecycle::onKeepalive);
     }
 }

@@ -42,13 +42,17 @@ public final class RunCommand implements Callable<Integer> {
      * With the AOT cache's profiles, Weft's own methods compile after a hundredth of the usual invocations,
      * so that a short job's first operations run optimized code (as the weft script does for its JVMs). The
      * code a PE runs once to join its job and set up keeps the usual thresholds (the last matching command
-     * wins): compiled early, it only cost CPU at start-up.
+     * wins): compiled early, it only cost CPU at start-up. So do the shm and cma keepalive checks (a procfs
+     * read twice a second): their early C2 compile, tens of ms with the downcalls inlined, stalled the
+     * progress loop that ran the check.
      */
     static final List<String> AOT_JIT_OPTIONS = List.of("-XX:CompileCommand=quiet",
         "-XX:CompileCommand=CompileThresholdScaling,weft.*::*,0.01",
         "-XX:CompileCommand=CompileThresholdScaling,weft.runtime.*::*,1.0",
         "-XX:CompileCommand=CompileThresholdScaling,weft.ucs.config.*::*,1.0",
-        "-XX:CompileCommand=CompileThresholdScaling,weft.ucs.sys.ProcessLiveness::*,1.0");
+        "-XX:CompileCommand=CompileThresholdScaling,weft.ucs.sys.ProcessLiveness::*,1.0",
+        "-XX:CompileCommand=CompileThresholdScaling,weft.uct.shm.ShmEndpoint::check,1.0",
+        "-XX:CompileCommand=CompileThresholdScaling,weft.uct.cma.CmaEndpoint::check,1.0");
     /** Set by the launcher for each PE; -x may not override them (the secret must never be on a command line). */
     private static final java.util.Set<String> LAUNCHER_VARIABLES = java.util.Set.of(LaunchEnv.RANK, LaunchEnv.SIZE,
         LaunchEnv.LOCAL_RANK, LaunchEnv.LOCAL_SIZE, LaunchEnv.NODE_ID, LaunchEnv.JOB_ID, LaunchEnv.KV_ADDRESS,
