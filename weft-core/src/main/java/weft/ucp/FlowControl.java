@@ -40,7 +40,7 @@ import java.util.List;
  * tail it waited behind all this worker had queued for the peer while the lane back was full, and behind
  * the EAGER_GET_DONE replies of messages read after it, which go to the front; each reply gave the sender
  * a slot back, so it sent again. And the sender reads it between bounded batches of its queue
- * ({@link SendQueue#MAX_PER_PROGRESS}): a receiver that drains as fast as the sender sends never fills
+ * ({@link SendQueue#MAX_BYTES_PER_PROGRESS}): a receiver that drains as fast as the sender sends never fills
  * the lane, so an unbounded loop sent the whole backlog before the STOP was read (9 MB against a
  * 1 MiB budget was seen).
  *

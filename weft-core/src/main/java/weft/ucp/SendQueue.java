@@ -16,12 +16,14 @@ import weft.ucs.Status;
  */
 final class SendQueue {
     /**
-     * Most requests one call sends from the queue. A peer consuming as fast as we send keeps the lane from
-     * filling, and an unbounded loop would then send the whole backlog without the worker reading what the
-     * peer sent meanwhile: a FlowControl STOP waited behind megabytes. The rest goes on the next call (the
-     * endpoint stays listed in {@link PendingEndpoints}).
+     * Most payload bytes one call sends from the queue (the request that crosses it still goes). A peer
+     * consuming as fast as we send keeps the lane from filling, and an unbounded loop would then send the
+     * whole backlog without the worker reading what the peer sent meanwhile: a FlowControl STOP waited
+     * behind megabytes. Small messages are not held back by it (their backlog is bounded by the lane), so
+     * a message-rate sender's queue empties in one call and its next sends take the short path again.
+     * The rest goes on the next call (the endpoint stays listed in {@link PendingEndpoints}).
      */
-    static final int MAX_PER_PROGRESS = 16;
+    static final long MAX_BYTES_PER_PROGRESS = 256 * 1024;
     private final Endpoint ep;
     private final Worker worker;
     private Request head;
@@ -118,15 +120,17 @@ final class SendQueue {
 
     /**
      * Sends queued requests in order until the queue is empty, a lane is out of resources, or
-     * {@link #MAX_PER_PROGRESS} requests left in this call.
+     * {@link #MAX_BYTES_PER_PROGRESS} bytes left in this call.
      */
     int progress() {
         if (parked) {
             return 0; // stopped by the peer, nothing may bypass: a new send changes neither
         }
         int work = 0;
-        while (head != null && work < MAX_PER_PROGRESS) {
+        long bytes = 0;
+        while (head != null && bytes < MAX_BYTES_PER_PROGRESS) {
             final Request r = head;
+            final long length = r.length; // read first: a request nobody holds is recycled when it completes
             flowBlocked = false;
             final Status st = progressSend(r);
             if (st == Status.NO_RESOURCE) {
@@ -143,6 +147,7 @@ final class SendQueue {
             }
             r.nextSend = null;
             work++;
+            bytes += length;
             if (st.isError()) {
                 worker.complete(r, st);
             }

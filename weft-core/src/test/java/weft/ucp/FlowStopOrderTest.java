@@ -108,36 +108,40 @@ class FlowStopOrderTest {
 
     /**
      * A long backlog leaves in bounded batches, so that the worker reads its interfaces (and a peer's STOP)
-     * between them even when the peer drains as fast as it sends; and all of it arrives.
+     * between them even when the peer drains as fast as it sends; and all of it arrives. The receive FIFO
+     * is made large (256 cells) so that the lane alone would let 1.28 MB go in one call.
      */
     @Test
     void aBacklogLeavesInBoundedBatches() {
-        try (Context ctx = Context.builder().transports("shm", "self").build();
+        final Config cfg = Config.global().with("SHM_FIFO_SIZE", "256");
+        try (Context ctx = Context.builder().transports("shm", "self").config(cfg).build();
              Worker a = ctx.newWorker(); Worker b = ctx.newWorker(); Arena arena = Arena.ofConfined()) {
             final Endpoint ab = a.connect(b.address());
             final MemorySegment one = arena.allocate(8);
             final Request rb = b.recvTag(arena.allocate(8), 0, 8, 1, -1L);
             TwoWorkers.settle(a, b, ab.sendTagSync(1, one, 0, 8));
             TwoWorkers.settle(a, b, rb);
-            final int count = 400; // far more than b's receive FIFO holds: the rest queues at a
+            final int size = 5000;   // one bcopy message, one FIFO cell each
+            final int count = 1200;  // far more than b's receive FIFO holds: the rest queues at a
             final List<Request> sends = new ArrayList<>();
             for (int i = 0; i < count; i++) {
-                final MemorySegment m = arena.allocate(8); // a queued send reads its buffer when it leaves
-                m.set(ValueLayout.JAVA_LONG, 0, i);
-                sends.add(ab.sendTag(1000 + i, m, 0, 8));
+                final MemorySegment m = arena.allocate(size); // a queued send reads its buffer when it leaves
+                m.fill((byte) i);
+                sends.add(ab.sendTag(1000 + i, m, 0, size));
             }
             final int queued = queued(ab);
-            assertTrue(queued > 3 * SendQueue.MAX_PER_PROGRESS, "only " + queued + " sends queued");
-            for (int i = 0; i < 50; i++) {
-                b.progress(); // b empties its FIFO: a's lane has room for more than one batch
+            assertTrue(queued > 2 * 256, "only " + queued + " sends queued");
+            for (int i = 0; i < 100; i++) {
+                b.progress(); // b empties its FIFO: a's lane has room for 256 messages
             }
             a.progress();
-            final int left = queued - queued(ab);
-            assertTrue(left > 0 && left <= SendQueue.MAX_PER_PROGRESS, left + " requests left in one progress call");
+            final long left = (long) (queued - queued(ab)) * size;
+            assertTrue(left > 0 && left < SendQueue.MAX_BYTES_PER_PROGRESS + size,
+                left + " bytes left in one progress call");
             for (int i = 0; i < count; i++) {
-                final MemorySegment d = arena.allocate(8);
-                TwoWorkers.settle(a, b, b.recvTag(d, 0, 8, 1000 + i, -1L));
-                assertEquals(i, d.get(ValueLayout.JAVA_LONG, 0), "message " + i);
+                final MemorySegment d = arena.allocate(size);
+                TwoWorkers.settle(a, b, b.recvTag(d, 0, size, 1000 + i, -1L));
+                assertEquals((byte) i, d.get(ValueLayout.JAVA_BYTE, size - 1), "message " + i);
                 TwoWorkers.settle(a, b, sends.get(i));
             }
         }
