@@ -538,7 +538,7 @@ final class TcpChannel {
     /** Starts logging what is queued from now on (the handshake is behind). */
     void startLog(final int max) {
         txOrigin = bytesQueued;
-        log = new TcpReplayLog(bytesQueued, max);
+        log = new TcpReplayLog(bytesQueued, max, iface.counters());
     }
 
     /** The handshake was consumed: stream offsets of what this side receives count from here. */

@@ -1,6 +1,7 @@
 package weft.uct.tcp;
 
 import weft.ucs.Status;
+import weft.ucs.stats.Counter;
 import weft.ucs.sys.LibC;
 
 
@@ -647,6 +648,7 @@ final class TcpConnection implements TcpChannel.Owner {
         TcpFrame.header(ch.tx, off, TcpFrame.ACK, 0, 0, TcpFrame.ACK_LEN);
         ch.tx.set(I64, off + TcpFrame.HEADER, c);
         ackSent = c;
+        iface.counters().increment(Counter.STREAM_ACKS);
         if (!send) {
             ch.queue(off, TcpFrame.HEADER + TcpFrame.ACK_LEN);
         } else if (ch.commit(off, TcpFrame.HEADER + TcpFrame.ACK_LEN) < 0) {

@@ -2,6 +2,8 @@ package weft.uct.tcp;
 
 import weft.ucs.memory.LazyMemory;
 import weft.ucs.memory.MemoryCopy;
+import weft.ucs.stats.Counter;
+import weft.ucs.stats.Counters;
 import weft.uct.AbstractMemoryDomain;
 
 import java.lang.foreign.Arena;
@@ -53,6 +55,11 @@ final class TcpReplayLog {
     private static final MemorySegment ALL = TcpInterface.ALL;
 
     private final int max;
+    /** Where the copy ring's largest size is counted ({@link Counter#REPLAY_LOG_BYTES}); null in unit tests. */
+    private final Counters counters;
+    /** The copy ring's largest size so far, and the most copied bytes it held unacknowledged at once. */
+    private int peakCap;
+    private int peakUsed;
     /** Frames and AM payloads ({@link #COPY}). */
     private final Ring ring = new Ring();
     /** Settled get replies ({@link #SETTLED}); allocated by the first settle. */
@@ -79,10 +86,15 @@ final class TcpReplayLog {
     long filled;
 
     TcpReplayLog(final long position, final int max) {
+        this(position, max, null);
+    }
+
+    TcpReplayLog(final long position, final int max, final Counters counters) {
         this.start = position;
         this.end = position;
         this.lost = position;
         this.max = Math.max(LAZY_CAP, max);
+        this.counters = counters;
     }
 
     long start() {
@@ -118,6 +130,10 @@ final class TcpReplayLog {
     private void appendCopy(final int at, final int n) {
         ring.tail = at + n;
         ring.copies++;
+        final int used = ring.used();
+        if (used > peakUsed) {
+            peakUsed = used;
+        }
         if (eCount > 0) {
             final int last = (eHead + eCount - 1) & (eCap - 1);
             if (eKind[last] == COPY && eAddr[last] + eLen[last] == at) {
@@ -333,7 +349,7 @@ final class TcpReplayLog {
     /** Offset of {@code n} contiguous free bytes in the copy ring, growing or forgetting to make room. */
     private int room(final int n) {
         if (ring.buf == null) {
-            ring.allocate(Math.max(FIRST_CAP, Integer.highestOneBit(n - 1) << 1));
+            allocate(ring, Math.max(FIRST_CAP, Integer.highestOneBit(n - 1) << 1));
         }
         while (true) {
             final int at = ring.fit(n);
@@ -346,7 +362,7 @@ final class TcpReplayLog {
                 lost = Math.max(lost, ePos[eHead] + eLen[eHead]);
                 pop(); // full at its limit: the oldest bytes go unacknowledged
             } else {
-                ring.allocate(Math.max(ring.cap, Integer.highestOneBit(n - 1) << 1));
+                allocate(ring, Math.max(ring.cap, Integer.highestOneBit(n - 1) << 1));
             }
         }
     }
@@ -375,12 +391,12 @@ final class TcpReplayLog {
             c *= 2;
         }
         if (r.copies == 0) {
-            r.allocate(Math.max(c, r.cap * 2)); // nothing to move; allocate frees the old ring
+            allocate(r, Math.max(c, r.cap * 2)); // nothing to move; allocate frees the old ring
             return;
         }
         final MemorySegment old = r.buf;
         final Arena oldArena = r.arena;
-        r.allocate(Math.max(c, r.cap * 2));
+        allocate(r, Math.max(c, r.cap * 2));
         int at = 0;
         for (int k = 0; k < eCount; k++) {
             final int i = (eHead + k) & (eCap - 1);
@@ -393,6 +409,17 @@ final class TcpReplayLog {
         r.head = 0;
         r.tail = at;
         oldArena.close();
+    }
+
+    /** Gives ring {@code r} a new buffer of {@code c} bytes; counts the copy ring's new largest size. */
+    private void allocate(final Ring r, final int c) {
+        r.allocate(c);
+        if (r == ring && c > peakCap) {
+            if (counters != null) {
+                counters.add(Counter.REPLAY_LOG_BYTES, c - peakCap);
+            }
+            peakCap = c;
+        }
     }
 
     private void growEntries() {
@@ -412,6 +439,16 @@ final class TcpReplayLog {
     /** Bytes the copy ring holds before it grows (0 before the first copy; for tests). */
     int capacity() {
         return ring.buf == null ? 0 : ring.cap;
+    }
+
+    /** The copy ring's largest size so far (0 before the first copy; for tests and counters). */
+    int peakCapacity() {
+        return peakCap;
+    }
+
+    /** The most copied bytes the copy ring held unacknowledged at once (for tests). */
+    int peakCopied() {
+        return peakUsed;
     }
 
     /** Bytes the settled ring holds before it grows (0 before the first settle; for tests). */
