@@ -30,21 +30,20 @@ import static weft.uct.tcp.TcpFrame.I64;
  * leaves a socket the peer may also use sends DETACH; a side with no requester that receives
  * DETACH closes; end of stream fails the local requester (if any) and closes.
  *
- * <p>Resume ({@code WEFT_FAULT_TIMEOUT} &gt; 0): a socket that breaks (reset, end of stream, a
- * failed write, a timeout) between live processes does not end the connection. Each direction is
- * a stream whose bytes after the handshake are counted; the receiver acknowledges what it consumed
- * (ACK frames, every {@link #ACK_EVERY} bytes, at each keepalive, with a put acknowledgement after
- * {@link #RIDE_EVERY} bytes, and when a frame asks: {@link TcpFrame#FLAG_ASK}) and the sender keeps what is
- * not acknowledged yet ({@link TcpReplayLog}: it asks before many small frames would make it grow). The side that opened the socket connects again
- * ({@link TcpResume}) with a resume hello naming the connection (the id from its first hello) and
- * what it consumed; the acceptor moves the new socket into the connection and answers with its own
- * count in the ACCEPT frame; each side then sends again what the other has not consumed and goes
- * on. Bytes received but not parsed when the socket broke are dropped and come again, so every
- * frame is handled exactly once and in order: no message is lost or duplicated, no atomic applied
- * twice. Meanwhile operations queue as on a slow socket. A connector's first handshake resumes too
- * (see {@link TcpResume#FIRST_RX}), as do both sockets of a switch ({@link TcpSocketSwitch}). Not
- * resumed, as before: a connect that fails, or a fault past {@code WEFT_FAULT_TIMEOUT}; a peer that
- * refuses a new connection (its interface or process is gone) fails the connection at once.
+ * <p>Resume ({@code WEFT_FAULT_TIMEOUT} &gt; 0): a socket that breaks (reset, end of stream, a failed write, a
+ * timeout) between live processes does not end the connection. Each direction is a stream whose bytes after the
+ * handshake are counted; the receiver acknowledges what it consumed (ACK frames, every {@link #ACK_EVERY} bytes,
+ * at each keepalive, with a put acknowledgement after {@link #RIDE_EVERY} bytes, and when a frame asks: {@link
+ * TcpFrame#FLAG_ASK}) and the sender keeps what is not acknowledged yet ({@link TcpReplayLog}: it asks before many
+ * small frames would make it grow). The side that opened the socket connects again ({@link TcpResume}) with a
+ * resume hello naming the connection (the id from its first hello) and what it consumed; the acceptor moves the
+ * new socket into the connection and answers with its own count in the ACCEPT frame; each side then sends again
+ * what the other has not consumed and goes on. Bytes received but not parsed when the socket broke are dropped and
+ * come again, so every frame is handled exactly once and in order: no message is lost or duplicated, no atomic
+ * applied twice. Meanwhile operations queue as on a slow socket. A connector's first handshake resumes too (see
+ * {@link TcpResume#FIRST_RX}), as do both sockets of a switch ({@link TcpSocketSwitch}). Not resumed, as before: a
+ * connect that fails, or a fault past {@code WEFT_FAULT_TIMEOUT}; a peer that refuses a new connection (its
+ * interface or process is gone) fails the connection at once.
  *
  * <p>Single threaded (the interface's progress thread).
  */

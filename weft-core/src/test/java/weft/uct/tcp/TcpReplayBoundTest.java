@@ -45,30 +45,16 @@ class TcpReplayBoundTest extends TcpInterfaceFixture {
     private TcpChannel aSide;
     private TcpChannel bSide;
     private MemorySegment payload;
-    private long pings;
-    private long lastPing = -1;
-    private long pongs;
-    private long lastPong = -1;
-    private boolean outOfOrder;
+    /** Messages b received from a, and a from b. */
+    private final Received pings = new Received();
+    private final Received pongs = new Received();
 
     @BeforeEach
     void setUp() {
         a = open(Config.global());
         b = open(Config.global());
-        b.setAmHandler(PING, (d, o, l, f) -> {
-            final long v = d.get(TcpFrame.I64, o);
-            outOfOrder |= v != lastPing + 1;
-            lastPing = v;
-            pings++;
-            return Status.OK;
-        });
-        a.setAmHandler(PONG, (d, o, l, f) -> {
-            final long v = d.get(TcpFrame.I64, o);
-            outOfOrder |= v != lastPong + 1;
-            lastPong = v;
-            pongs++;
-            return Status.OK;
-        });
+        b.setAmHandler(PING, pings::onReceive);
+        a.setAmHandler(PONG, pongs::onReceive);
         ab = (TcpEndpoint) a.connect(b.deviceAddress(), b.interfaceAddress());
         progressUntil(() -> ab.conn.acceptDone && b.connectionsForTest().size() == 1
             && b.connectionsForTest().get(0).helloDone, 20000, "the handshake", a, b);
@@ -90,13 +76,13 @@ class TcpReplayBoundTest extends TcpInterfaceFixture {
     }
 
     private void progressUntilPings(final long n) {
-        progressUntil(() -> pings >= n, 20000, n + " pings", a, b);
+        progressUntil(() -> pings.count >= n, 20000, n + " pings", a, b);
     }
 
     /** Both sides' logs stayed within the bound, and the ACK frames stayed few for the bytes carried. */
     private void assertBounded(final String what) {
         assertTrue(errors.isEmpty(), errors.toString());
-        assertTrue(!outOfOrder, "every message once and in order");
+        assertTrue(!pings.outOfOrder && !pongs.outOfOrder, "every message once and in order");
         for (final TcpChannel c : new TcpChannel[] {aSide, bSide}) {
             final String side = (c == aSide ? "a" : "b") + "'s replay log after " + what;
             assertTrue(c.log.peakCapacity() <= BOUND, side + ": copy ring grew to " + c.log.peakCapacity()
@@ -115,10 +101,10 @@ class TcpReplayBoundTest extends TcpInterfaceFixture {
             final long want = i + 1;
             progressUntilPings(want);
             send(ba, PONG, i);
-            progressUntil(() -> pongs >= want, 20000, "pong " + i, a, b);
+            progressUntil(() -> pongs.count >= want, 20000, "pong " + i, a, b);
         }
-        assertEquals(n, pings);
-        assertEquals(n, pongs);
+        assertEquals(n, pings.count);
+        assertEquals(n, pongs.count);
         assertBounded(n + " round trips");
     }
 
@@ -131,7 +117,7 @@ class TcpReplayBoundTest extends TcpInterfaceFixture {
             }
             progressUntilPings(i + WINDOW);
         }
-        assertEquals(n, pings);
+        assertEquals(n, pings.count);
         assertBounded(n + " messages");
     }
 
@@ -173,5 +159,17 @@ class TcpReplayBoundTest extends TcpInterfaceFixture {
             assertEquals(i, result.get(ValueLayout.JAVA_LONG, 0), "fetch-add " + i + "'s old value");
         }
         assertBounded(n + " fetch-adds");
+    }
+
+    /** The messages of one direction: each carries its number in its header, counted from 0. */
+    private static final class Received {
+        long count;
+        boolean outOfOrder;
+
+        Status onReceive(final MemorySegment d, final long o, final long l, final int f) {
+            outOfOrder |= d.get(TcpFrame.I64, o) != count;
+            count++;
+            return Status.OK;
+        }
     }
 }
