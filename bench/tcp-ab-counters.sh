@@ -23,6 +23,7 @@ run() { # label dir
   steady=$(echo "$out" | grep '# steady state' | sed -E 's/.*(median|median,) ([0-9.]+) usec.*/\2/')
   counters=$(echo "$out" | grep '# counters tcp' | grep -oE '(replay_log_bytes|stream_acks|ack_asks)=[0-9]+' | tr '\n' ' ')
   echo "$t $s $label $final steady_us=$steady load1=$load $counters"
+  [[ -n "$final" ]] || echo "$out" | tail -5 | sed 's/^/    no result: /'  # say why
 }
 for i in $(seq 1 "$pairs"); do
   if (( i % 2 )); then run old "$OLD"; run new "$NEW"; else run new "$NEW"; run old "$OLD"; fi
