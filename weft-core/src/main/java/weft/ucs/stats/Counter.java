@@ -14,7 +14,10 @@ public enum Counter {
     ERRORS("operations that failed with an error"),
     WAKEUPS_SENT("wakeup signals sent to armed peers"),
     TX_SPLICED("payload bytes handed to the kernel by reference instead of copied (tcp splice; part of tx_bytes)"),
-    PUT_SIGNALS("puts issued with their signal in one transport operation (put-with-signal)");
+    PUT_SIGNALS("puts issued with their signal in one transport operation (put-with-signal)"),
+    STREAM_ACKS("stream acknowledgements sent (tcp: the peer may forget the bytes they cover from its replay log)"),
+    ACK_ASKS("frames sent asking the peer for a stream acknowledgement (tcp: the replay log reached its ask mark)"),
+    REPLAY_LOG_BYTES("bytes of tcp replay-log copy rings: each connection's largest ring, summed");
 
     private final String doc;
 

@@ -232,7 +232,7 @@ final class TcpChannel {
         txTail = off + len;
         bytesQueued += len;
         if (log != null) {
-            log.copy(tx, off, len);
+            log.copyFrames(tx, off, len);
         }
         if (iovCount == 0 && pipe.bytes == 0 && connected && !held && !replaying) {
             long n = LibC.send(fd, txBase + off, len, LibC.MSG_DONTWAIT | LibC.MSG_NOSIGNAL);
@@ -265,7 +265,7 @@ final class TcpChannel {
         txTail = off + len;
         bytesQueued += len;
         if (log != null) {
-            log.copy(tx, off, len);
+            log.copyFrames(tx, off, len);
         }
         append(off, len);
     }
@@ -538,7 +538,7 @@ final class TcpChannel {
     /** Starts logging what is queued from now on (the handshake is behind). */
     void startLog(final int max) {
         txOrigin = bytesQueued;
-        log = new TcpReplayLog(bytesQueued, max);
+        log = new TcpReplayLog(bytesQueued, max, iface.counters());
     }
 
     /** The handshake was consumed: stream offsets of what this side receives count from here. */

@@ -1,6 +1,7 @@
 package weft.uct.tcp;
 
 import weft.ucs.Status;
+import weft.ucs.stats.Counter;
 import weft.ucs.sys.LibC;
 
 
@@ -29,20 +30,20 @@ import static weft.uct.tcp.TcpFrame.I64;
  * leaves a socket the peer may also use sends DETACH; a side with no requester that receives
  * DETACH closes; end of stream fails the local requester (if any) and closes.
  *
- * <p>Resume ({@code WEFT_FAULT_TIMEOUT} &gt; 0): a socket that breaks (reset, end of stream, a
- * failed write, a timeout) between live processes does not end the connection. Each direction is
- * a stream whose bytes after the handshake are counted; the receiver acknowledges what it consumed
- * (ACK frames, every {@link #ACK_EVERY} bytes and at each keepalive) and the sender keeps what is
- * not acknowledged yet ({@link TcpReplayLog}). The side that opened the socket connects again
- * ({@link TcpResume}) with a resume hello naming the connection (the id from its first hello) and
- * what it consumed; the acceptor moves the new socket into the connection and answers with its own
- * count in the ACCEPT frame; each side then sends again what the other has not consumed and goes
- * on. Bytes received but not parsed when the socket broke are dropped and come again, so every
- * frame is handled exactly once and in order: no message is lost or duplicated, no atomic applied
- * twice. Meanwhile operations queue as on a slow socket. A connector's first handshake resumes too
- * (see {@link TcpResume#FIRST_RX}), as do both sockets of a switch ({@link TcpSocketSwitch}). Not
- * resumed, as before: a connect that fails, or a fault past {@code WEFT_FAULT_TIMEOUT}; a peer that
- * refuses a new connection (its interface or process is gone) fails the connection at once.
+ * <p>Resume ({@code WEFT_FAULT_TIMEOUT} &gt; 0): a socket that breaks (reset, end of stream, a failed write, a
+ * timeout) between live processes does not end the connection. Each direction is a stream whose bytes after the
+ * handshake are counted; the receiver acknowledges what it consumed (ACK frames, every {@link #ACK_EVERY} bytes,
+ * at each keepalive, with a put acknowledgement after {@link #RIDE_EVERY} bytes, and when a frame asks: {@link
+ * TcpFrame#FLAG_ASK}) and the sender keeps what is not acknowledged yet ({@link TcpReplayLog}: it asks before many
+ * small frames would make it grow). The side that opened the socket connects again ({@link TcpResume}) with a
+ * resume hello naming the connection (the id from its first hello) and what it consumed; the acceptor moves the
+ * new socket into the connection and answers with its own count in the ACCEPT frame; each side then sends again
+ * what the other has not consumed and goes on. Bytes received but not parsed when the socket broke are dropped and
+ * come again, so every frame is handled exactly once and in order: no message is lost or duplicated, no atomic
+ * applied twice. Meanwhile operations queue as on a slow socket. A connector's first handshake resumes too (see
+ * {@link TcpResume#FIRST_RX}), as do both sockets of a switch ({@link TcpSocketSwitch}). Not resumed, as before: a
+ * connect that fails, or a fault past {@code WEFT_FAULT_TIMEOUT}; a peer that refuses a new connection (its
+ * interface or process is gone) fails the connection at once.
  *
  * <p>Single threaded (the interface's progress thread).
  */
@@ -54,6 +55,8 @@ final class TcpConnection implements TcpChannel.Owner {
     static final int STREAM = 3;
     /** Consumed bytes after which the receiver acknowledges (so the sender may forget them). */
     static final long ACK_EVERY = 256 * 1024;
+    /** Consumed bytes after which an ACK rides with a put acknowledgement this side sends anyway (same write). */
+    static final long RIDE_EVERY = 1024;
     private static final System.Logger LOG = System.getLogger("weft.uct.tcp");
 
     private static final int S_NONE = 0;
@@ -101,6 +104,8 @@ final class TcpConnection implements TcpChannel.Owner {
     final byte[] helloDigest;
     /** The peer's stream offset this side acknowledged last. */
     private long ackSent;
+    /** A frame of the peer asked for an ACK ({@link TcpFrame#FLAG_ASK}): sent after this read batch. */
+    private boolean ackAsked;
     /** Non-null while the socket is broken and the connection tries to come back. */
     TcpResume resume;
 
@@ -164,6 +169,9 @@ final class TcpConnection implements TcpChannel.Owner {
             sendDetach();
         }
         server.flushDueAck();
+        if (ackAsked) {
+            ackIfDue(ACK_EVERY, true); // the peer's ask found no room before
+        }
         if (closed) {
             return;
         }
@@ -198,7 +206,7 @@ final class TcpConnection implements TcpChannel.Owner {
         }
         if (!closed) {
             // a due ACK rides in the same write as the put acks (a bulk put stream pays no extra send)
-            final boolean ride = server.ackDue() && ackIfDue(ACK_EVERY, false);
+            final boolean ride = server.ackDue() && ackIfDue(RIDE_EVERY, false);
             server.flushDueAck();
             if (!ride) {
                 ackIfDue(ACK_EVERY, true);
@@ -346,7 +354,11 @@ final class TcpConnection implements TcpChannel.Owner {
                 c.need(TcpFrame.HEADER);
                 return MORE;
             }
-            final long hdr = c.rx.get(I64, c.rxHead);
+            long hdr = c.rx.get(I64, c.rxHead);
+            if (TcpFrame.asks(hdr)) {
+                ackAsked = true; // any frame may ask (answered after this batch); its own flags follow
+                hdr = TcpFrame.withoutAsk(hdr);
+            }
             final int type = TcpFrame.type(hdr);
             c.fitFrame(TcpFrame.HEADER + TcpFrame.length(hdr));
             final int r;
@@ -627,8 +639,8 @@ final class TcpConnection implements TcpChannel.Owner {
     }
 
     /**
-     * Acknowledges what this side consumed when at least {@code every} bytes are unacknowledged:
-     * sent at once, or ({@code send} false) queued for the caller's next write.
+     * Acknowledges what this side consumed when at least {@code every} bytes (one, if the peer asked) are
+     * unacknowledged: sent at once, or ({@code send} false) queued for the caller's next write.
      *
      * @return true if an ACK was queued or sent
      */
@@ -637,7 +649,8 @@ final class TcpConnection implements TcpChannel.Owner {
             return false;
         }
         final long c = ch.consumed();
-        if (c - ackSent < every) {
+        if (c - ackSent < (ackAsked ? 1 : every)) {
+            ackAsked = false; // (asked: an ACK sent meanwhile covers what this side consumed)
             return false;
         }
         final int off = ch.reserve(TcpFrame.HEADER + TcpFrame.ACK_LEN);
@@ -647,6 +660,8 @@ final class TcpConnection implements TcpChannel.Owner {
         TcpFrame.header(ch.tx, off, TcpFrame.ACK, 0, 0, TcpFrame.ACK_LEN);
         ch.tx.set(I64, off + TcpFrame.HEADER, c);
         ackSent = c;
+        ackAsked = false;
+        iface.counters().increment(Counter.STREAM_ACKS);
         if (!send) {
             ch.queue(off, TcpFrame.HEADER + TcpFrame.ACK_LEN);
         } else if (ch.commit(off, TcpFrame.HEADER + TcpFrame.ACK_LEN) < 0) {

@@ -653,6 +653,7 @@ final class TcpEndpoint extends AbstractEndpoint {
     /** The connection handled a batch of frames (progress). */
     void afterRead() {
         if (failStatus == null) {
+            completeWaiters(); // a reply written while reading (a keepalive's, an ACK) may have flushed our queue too
             move.advance(true);
         }
     }

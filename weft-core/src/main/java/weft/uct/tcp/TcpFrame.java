@@ -8,8 +8,8 @@ import java.nio.ByteOrder;
  * The wire format of the tcp transport: the connection handshake and the frames that follow it.
  * All integers are little endian.
  *
- * <p>Handshake (version 5: 4 plus SWAP as a posted set; 4: 3 plus the put frames' FLAG_ACK), sent once by the
- * connecting side before anything else:
+ * <p>Handshake (version 6: 5 plus {@link #FLAG_ASK} on any frame; 5: 4 plus SWAP as a posted set; 4: 3 plus the
+ * put frames' FLAG_ACK), sent once by the connecting side before anything else:
  * <pre>
  *  0                 8          10          12          16                          48          56          64
  *  +-----------------+----------+-----------+-----------+---------------------------+-----------+-----------+-------------+
@@ -68,7 +68,9 @@ import java.nio.ByteOrder;
  *                       many bytes of the receiver's stream, which may forget them
  * </pre>
  * Stream offsets count the bytes of one direction after the handshake (the hello, the ACCEPT
- * frame), across every socket of the connection; ACK frames are stream bytes too.
+ * frame), across every socket of the connection; ACK frames are stream bytes too. Any frame after the
+ * handshake may carry {@link #FLAG_ASK} besides its own flags: the receiver answers with an ACK frame once it
+ * has handled its read batch (see {@link TcpReplayLog#ASK_AT}).
  * On a shared socket both sides are requester and server at once: a frame's type says which
  * role it belongs to ({@link #isRequest}).
  * Requests flow from the connecting endpoint to the accepting interface; replies come back on
@@ -79,7 +81,7 @@ import java.nio.ByteOrder;
  */
 final class TcpFrame {
     static final long MAGIC = 0x0050435454464557L; // "WEFTTCP\0" read as LE
-    static final int VERSION = 5;
+    static final int VERSION = 6;
     /** Hello / ACCEPT flag: this side takes part in one socket per peer pair. */
     static final int HELLO_SHARE = 1;
     /** Hello flag: this socket resumes a broken connection. */
@@ -121,6 +123,12 @@ final class TcpFrame {
      * question), a reply it sends anyway, or {@link TcpServerConnection#ACK_DEFER_MAX} deferred puts.
      */
     static final int FLAG_ACK = 4;
+    /**
+     * Any frame after the handshake: the sender asks for an ACK frame (its replay log holds many copied bytes not
+     * acknowledged yet); the receiver strips it before it reads the frame's own flags.
+     */
+    static final int FLAG_ASK = 0x8000;
+    private static final long ASK_BIT = (long) FLAG_ASK << 16;
 
     /** Bytes after the header of fixed-size frames (and the fixed part of PUT_REQ / GET_REP). */
     static final int PUT_REQ_FIXED = 32;
@@ -198,6 +206,21 @@ final class TcpFrame {
 
     static long length(final long header) {
         return header >>> 32;
+    }
+
+    /** True if the frame with {@code header} asks for an ACK ({@link #FLAG_ASK}). */
+    static boolean asks(final long header) {
+        return (header & ASK_BIT) != 0;
+    }
+
+    /** {@code header} without {@link #FLAG_ASK}. */
+    static long withoutAsk(final long header) {
+        return header & ~ASK_BIT;
+    }
+
+    /** Sets {@link #FLAG_ASK} in the header of the frame at {@code off} of {@code s}. */
+    static void ask(final MemorySegment s, final long off) {
+        s.set(I64, off, s.get(I64, off) | ASK_BIT);
     }
 
     static boolean isRequest(final int type) {

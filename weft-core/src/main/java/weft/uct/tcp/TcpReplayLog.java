@@ -2,6 +2,8 @@ package weft.uct.tcp;
 
 import weft.ucs.memory.LazyMemory;
 import weft.ucs.memory.MemoryCopy;
+import weft.ucs.stats.Counter;
+import weft.ucs.stats.Counters;
 import weft.uct.AbstractMemoryDomain;
 
 import java.lang.foreign.Arena;
@@ -32,6 +34,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *   (re-reading the region, which nothing ordered after the reply has changed), unless the region was
  *   deregistered meanwhile: then those bytes cannot be replayed and the connection fails.</li>
  * </ul>
+ * The peer acknowledges every {@link TcpConnection#ACK_EVERY} bytes it consumed; between those, when the copies
+ * kept reach {@link #ASK_AT}, the next frame logged asks for an ACK ({@link #copyFrames}), so that small-message
+ * traffic keeps the copy ring at {@link #BUSY_CAP}.
  * Each ring grows by doubling up to {@code max} bytes; beyond that the oldest copies are forgotten
  * unacknowledged, and a resume from below them fails ({@link #replayable}); volatile bytes that do
  * not fit the settled ring stay volatile and are replayable only while no later request was applied.
@@ -46,6 +51,14 @@ final class TcpReplayLog {
     static final byte SETTLED = 3;
     /** First ring: a connection that carries a few small messages between acknowledgements costs 1 KiB. */
     static final int FIRST_CAP = 1024;
+    /**
+     * A ring that outgrows its first size grows to this at once. With {@link #ASK_AT} at half of it, a ping-pong
+     * or a window of small frames is acknowledged before it fills this ring: one ACK frame every 4 KiB of small
+     * frames (~170 8-byte tag messages), against a ring of 8 KiB instead of up to 2 x {@link TcpConnection#ACK_EVERY}.
+     */
+    static final int BUSY_CAP = 8 * 1024;
+    /** Copied bytes kept from which the next frame asks the peer for an ACK ({@link TcpFrame#FLAG_ASK}). */
+    static final int ASK_AT = BUSY_CAP / 2;
     /** Rings from this size on are mapped lazily (pages appear as copies are written); smaller ones are malloc'd. */
     private static final int LAZY_CAP = 64 * 1024;
     /** First size of the entry arrays. */
@@ -53,6 +66,11 @@ final class TcpReplayLog {
     private static final MemorySegment ALL = TcpInterface.ALL;
 
     private final int max;
+    /** Where the copy ring's largest size is counted ({@link Counter#REPLAY_LOG_BYTES}); null in unit tests. */
+    private final Counters counters;
+    /** The copy ring's largest size so far, and the most copied bytes it held unacknowledged at once. */
+    private int peakCap;
+    private int peakUsed;
     /** Frames and AM payloads ({@link #COPY}). */
     private final Ring ring = new Ring();
     /** Settled get replies ({@link #SETTLED}); allocated by the first settle. */
@@ -75,14 +93,21 @@ final class TcpReplayLog {
     private long end;
     /** Bytes below this position were forgotten unacknowledged (the ring was full). */
     private long lost;
+    /** A frame asked the peer for an ACK, and no ACK came since. */
+    private boolean asked;
     /** Bytes handed to the last {@link #fill}. */
     long filled;
 
     TcpReplayLog(final long position, final int max) {
+        this(position, max, null);
+    }
+
+    TcpReplayLog(final long position, final int max, final Counters counters) {
         this.start = position;
         this.end = position;
         this.lost = position;
         this.max = Math.max(LAZY_CAP, max);
+        this.counters = counters;
     }
 
     long start() {
@@ -103,6 +128,23 @@ final class TcpReplayLog {
         appendCopy(at, n);
     }
 
+    /**
+     * Logs {@code n} bytes of frames at {@code off} of {@code src} (the tx buffer, before they are written) as a
+     * copy. When the copies kept reach {@link #ASK_AT} and no ask is outstanding, the first frame asks the peer
+     * for an ACK: {@link TcpFrame#FLAG_ASK} is set in {@code src}, so the copy kept carries it too. One ask at a
+     * time: a peer slow to answer (a stream faster than its reader) is asked once per ACK it sends.
+     */
+    void copyFrames(final MemorySegment src, final long off, final int n) {
+        if (!asked && ring.used() >= ASK_AT) {
+            asked = true;
+            TcpFrame.ask(src, off);
+            if (counters != null) {
+                counters.increment(Counter.ACK_ASKS);
+            }
+        }
+        copy(src, off, n);
+    }
+
     /** Logs {@code n} bytes of memory at {@code address} as a copy. */
     void copyFrom(final long address, final long n) {
         long done = 0;
@@ -118,6 +160,10 @@ final class TcpReplayLog {
     private void appendCopy(final int at, final int n) {
         ring.tail = at + n;
         ring.copies++;
+        final int used = ring.used();
+        if (used > peakUsed) {
+            peakUsed = used;
+        }
         if (eCount > 0) {
             final int last = (eHead + eCount - 1) & (eCap - 1);
             if (eKind[last] == COPY && eAddr[last] + eLen[last] == at) {
@@ -165,6 +211,7 @@ final class TcpReplayLog {
 
     /** The peer consumed every byte below {@code position}: forgets them. */
     void ack(final long position) {
+        asked = false;
         while (eCount > 0) {
             final int i = eHead;
             final long e = ePos[i] + eLen[i];
@@ -333,7 +380,7 @@ final class TcpReplayLog {
     /** Offset of {@code n} contiguous free bytes in the copy ring, growing or forgetting to make room. */
     private int room(final int n) {
         if (ring.buf == null) {
-            ring.allocate(Math.max(FIRST_CAP, Integer.highestOneBit(n - 1) << 1));
+            allocate(ring, Math.max(FIRST_CAP, Integer.highestOneBit(n - 1) << 1));
         }
         while (true) {
             final int at = ring.fit(n);
@@ -346,7 +393,7 @@ final class TcpReplayLog {
                 lost = Math.max(lost, ePos[eHead] + eLen[eHead]);
                 pop(); // full at its limit: the oldest bytes go unacknowledged
             } else {
-                ring.allocate(Math.max(ring.cap, Integer.highestOneBit(n - 1) << 1));
+                allocate(ring, Math.max(ring.cap, Integer.highestOneBit(n - 1) << 1));
             }
         }
     }
@@ -368,19 +415,22 @@ final class TcpReplayLog {
         }
     }
 
-    /** Doubles ring {@code r} (at least to hold {@code n} more), moving its entries' bytes to its start in order. */
+    /**
+     * Doubles ring {@code r}, to {@link #BUSY_CAP} at least (at least to hold {@code n} more), moving its entries'
+     * bytes to its start in order.
+     */
     private void grow(final Ring r, final byte kind, final int n) {
-        int c = r.cap;
+        int c = Math.max(BUSY_CAP, r.cap * 2);
         while (c < max && c - r.used() <= n) {
             c *= 2;
         }
         if (r.copies == 0) {
-            r.allocate(Math.max(c, r.cap * 2)); // nothing to move; allocate frees the old ring
+            allocate(r, c); // nothing to move; allocate frees the old ring
             return;
         }
         final MemorySegment old = r.buf;
         final Arena oldArena = r.arena;
-        r.allocate(Math.max(c, r.cap * 2));
+        allocate(r, c);
         int at = 0;
         for (int k = 0; k < eCount; k++) {
             final int i = (eHead + k) & (eCap - 1);
@@ -393,6 +443,17 @@ final class TcpReplayLog {
         r.head = 0;
         r.tail = at;
         oldArena.close();
+    }
+
+    /** Gives ring {@code r} a new buffer of {@code c} bytes; counts the copy ring's new largest size. */
+    private void allocate(final Ring r, final int c) {
+        r.allocate(c);
+        if (r == ring && c > peakCap) {
+            if (counters != null) {
+                counters.add(Counter.REPLAY_LOG_BYTES, c - peakCap);
+            }
+            peakCap = c;
+        }
     }
 
     private void growEntries() {
@@ -412,6 +473,16 @@ final class TcpReplayLog {
     /** Bytes the copy ring holds before it grows (0 before the first copy; for tests). */
     int capacity() {
         return ring.buf == null ? 0 : ring.cap;
+    }
+
+    /** The copy ring's largest size so far (0 before the first copy; for tests and counters). */
+    int peakCapacity() {
+        return peakCap;
+    }
+
+    /** The most copied bytes the copy ring held unacknowledged at once (for tests). */
+    int peakCopied() {
+        return peakUsed;
     }
 
     /** Bytes the settled ring holds before it grows (0 before the first settle; for tests). */

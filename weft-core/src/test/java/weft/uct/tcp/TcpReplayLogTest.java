@@ -170,4 +170,37 @@ class TcpReplayLogTest {
         assertEquals(0, log.copiedBytes());
         log.close();
     }
+
+    @Test
+    void framesAskForAnAckOnceTheCopiesReachTheMarkOneAskAtATime() {
+        final TcpReplayLog log = new TcpReplayLog(0, 1 << 20);
+        final int frame = 32;
+        final MemorySegment tx = arena.allocate(frame, 8);
+        long pos = 0;
+        int firstAsk = -1;
+        for (int i = 0; i < 2 * TcpReplayLog.ASK_AT / frame; i++) {
+            TcpFrame.header(tx, 0, TcpFrame.AM, 1, 0, frame - TcpFrame.HEADER);
+            log.copyFrames(tx, 0, frame);
+            final boolean asked = TcpFrame.asks(tx.get(TcpFrame.I64, 0));
+            assertEquals(asked, TcpFrame.asks(header(replay(log, pos, pos + frame))),
+                "the copy kept carries the ask as sent");
+            if (asked) {
+                assertEquals(-1, firstAsk, "one ask until an ACK comes (frame " + i + ")");
+                firstAsk = i;
+            }
+            pos += frame;
+        }
+        assertEquals(TcpReplayLog.ASK_AT / frame, firstAsk, "the first frame logged at the mark asks");
+        assertEquals(TcpReplayLog.BUSY_CAP, log.capacity(), "the first ring grew to the busy size at once");
+        log.ack(pos - frame); // an ACK: the next frame may ask again, if the copies kept are still at the mark
+        TcpFrame.header(tx, 0, TcpFrame.AM, 1, 0, frame - TcpFrame.HEADER);
+        log.copyFrames(tx, 0, frame);
+        assertFalse(TcpFrame.asks(tx.get(TcpFrame.I64, 0)), "below the mark after the ACK");
+        log.close();
+    }
+
+    /** The first 8 bytes of {@code b} as a frame header (little endian). */
+    private static long header(final byte[] b) {
+        return MemorySegment.ofArray(b).get(TcpFrame.I64, 0);
+    }
 }
