@@ -51,6 +51,8 @@ public final class LibC {
     /** Map exactly at the hint or fail with EEXIST (Linux 4.17+; older kernels treat it as a hint). */
     public static final int MAP_FIXED_NOREPLACE = 0x100000;
     public static final int EEXIST = 17;
+    /** The signal that makes a HotSpot JVM print its threads' stacks on its standard output. */
+    public static final int SIGQUIT = 3;
     public static final int MFD_CLOEXEC = 1;
     public static final int MFD_ALLOW_SEALING = 2;
     public static final int SEEK_END = 2;
@@ -157,6 +159,7 @@ public final class LibC {
     private static final class Connect { static final MethodHandle H = setup("connect"); }
     private static final class Getsockname { static final MethodHandle H = setup("getsockname"); }
     private static final class Getpeername { static final MethodHandle H = setup("getpeername"); }
+    private static final class Kill { static final MethodHandle H = setup("kill"); }
     private static final class Setsockopt { static final MethodHandle H = setup("setsockopt"); }
     private static final class Getsockopt { static final MethodHandle H = setup("getsockopt"); }
     private static final class Shutdown { static final MethodHandle H = setup("shutdown"); }
@@ -320,6 +323,11 @@ public final class LibC {
 
     public static int getpid() {
         return (int) ProcessHandle.current().pid();
+    }
+
+    /** kill(2): sends {@code signal} to process {@code pid}; 0, or -errno. */
+    public static int kill(final int pid, final int signal) {
+        return setupInt(Kill.H, pid, signal, 0, 0, 0, 0);
     }
 
     // ---- sockets ----

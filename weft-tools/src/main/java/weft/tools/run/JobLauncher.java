@@ -4,6 +4,7 @@ import weft.runtime.KvServer;
 import weft.runtime.LaunchEnv;
 import weft.tools.perftest.Affinity;
 import weft.ucs.WeftException;
+import weft.ucs.sys.LibC;
 
 import java.io.File;
 import java.io.IOException;
@@ -39,6 +40,8 @@ final class JobLauncher {
     static final int TIMEOUT_EXIT = 124;
     private static final long POLL_NS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long RECORD_NS = TimeUnit.MILLISECONDS.toNanos(300);
+    /** How long the PEs of a job over its time limit get to print their threads' stacks before they are killed. */
+    static final long DUMP_NS = TimeUnit.SECONDS.toNanos(2);
     private static final Path SHM_DIR = Path.of("/dev/shm");
 
     /** Everything a job needs; built by {@link RunCommand}. */
@@ -128,6 +131,7 @@ final class JobLauncher {
         long terminatedAt = 0;
         boolean failed = false;
         boolean killed = false;
+        long dumpedAt = 0;
         long recordedAt = System.nanoTime(); // each PE was recorded as it started
         while (running > 0) {
             if (System.nanoTime() - recordedAt >= RECORD_NS) { // a scan of every process: not every tick
@@ -167,7 +171,13 @@ final class JobLauncher {
                 }
                 continue;
             }
-            if (now - deadline >= 0 && !killed) {
+            if (now - deadline >= 0 && !killed && dumpedAt == 0) {
+                // first the stacks of a hung job's threads, the one clue to where it hangs
+                final int dumped = dumpStacks();
+                err.println("weft run: the job did not finish within " + seconds(spec.timeoutNs()) + " s (--timeout); "
+                    + dumped + " PE(s) print their threads' stacks on their output (SIGQUIT) before they are killed");
+                dumpedAt = now;
+            } else if (dumpedAt != 0 && now - dumpedAt >= DUMP_NS && !killed) {
                 err.println("weft run: the job did not finish within " + seconds(spec.timeoutNs()) + " s (--timeout); "
                     + "killing its " + running + " running PE(s)");
                 server.abort("the job exceeded its time limit");
@@ -199,6 +209,23 @@ final class JobLauncher {
         }
         return "rank " + p.rank() + (p.local() ? "" : " on host " + p.host()) + " (pid " + pe.process().pid()
             + ") exited with code " + code + signal;
+    }
+
+    /**
+     * SIGQUIT to every running PE of this machine that is a JVM (HotSpot prints each thread's stack on its
+     * standard output, which the pumps forward, and goes on); a remote PE's agent is not signalled. Returns
+     * how many were signalled.
+     */
+    private int dumpStacks() {
+        int n = 0;
+        for (final Pe pe : pes) {
+            final ProcessHandle h = pe.process().toHandle();
+            final boolean jvm = h.info().command().map(c -> c.endsWith("/java")).orElse(false);
+            if (pe.where().local() && h.isAlive() && jvm && LibC.kill((int) h.pid(), LibC.SIGQUIT) == 0) {
+                n++;
+            }
+        }
+        return n;
     }
 
     private void signalAll(final boolean forcibly) {

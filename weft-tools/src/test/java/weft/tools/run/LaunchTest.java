@@ -227,6 +227,10 @@ class LaunchTest {
         assertEquals(JobLauncher.TIMEOUT_EXIT, job.rc(), job.toString());
         assertTrue(job.err().contains("did not finish within 1.5 s (--timeout)"), job.toString());
         assertTrue(job.millis() < 15_000, job.toString());
+        // before the kill, each PE printed where its threads were: here, main in the PE's sleep
+        assertTrue(job.err().contains("2 PE(s) print their threads' stacks"), job.toString());
+        assertEquals(2, job.out().split("Full thread dump", -1).length - 1, job.toString());
+        assertTrue(job.out().contains("at " + LaunchTestPe.class.getName() + ".main("), job.toString());
     }
 
     @Test
