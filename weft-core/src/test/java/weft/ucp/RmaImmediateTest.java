@@ -98,6 +98,45 @@ class RmaImmediateTest {
         }
     }
 
+    /**
+     * A blocking tcp put up to a segment (8 KiB by default) is copied into the socket's send ring, so its
+     * source is reusable when the call returns, as UCX's bcopy puts: it does not wait a round trip for the
+     * target's acknowledgement as a zero-copy put does. A put above a segment still goes by reference.
+     */
+    @Test
+    void tcpPutsUpToASegmentCompleteInsideTheCall() {
+        try (Context ctx = Context.builder().transports("tcp", "self").config(CFG).build();
+             Worker a = ctx.newWorker(); Worker b = ctx.newWorker(); Arena arena = Arena.ofConfined();
+             MemoryMap heap = ctx.memMap(64 << 10, 0)) {
+            final Endpoint ab = a.connect(b.address());
+            b.connect(a.address());
+            final long base = heap.address();
+            final MemorySegment src = arena.allocate(32 << 10, 8);
+            try (Rkey rk = ab.unpackRkey(heap.packRkey())) {
+                for (final int size : new int[] {8, 257, 512, 4096, 8192}) {
+                    for (int i = 0; i < size; i++) {
+                        src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + size));
+                    }
+                    final Request r = ab.put(src, 0, size, base, rk);
+                    assertTrue(r.isCompleted(), size + " B: completed inside the call");
+                    assertEquals(Status.OK, r.status(), size + " B");
+                    r.release();
+                    src.fill((byte) 0); // reusable: the copy already left
+                    final Request fl = ab.flush();
+                    await(a, b, fl);
+                    fl.release();
+                    for (int i = 0; i < size; i++) {
+                        assertEquals((byte) (i * 7 + size), heap.segment().get(ValueLayout.JAVA_BYTE, i), size + " B @" + i);
+                    }
+                }
+                final Request big = ab.put(src, 0, 16 << 10, base, rk);
+                assertFalse(big.isCompleted(), "above a segment: by reference, complete when the target acknowledges");
+                await(a, b, big);
+                big.release();
+            }
+        }
+    }
+
     private static void await(final Worker a, final Worker b, final Request r) {
         final long deadline = System.nanoTime() + 10_000_000_000L;
         while (!r.isCompleted()) {

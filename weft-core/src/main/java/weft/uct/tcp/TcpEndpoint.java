@@ -317,7 +317,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         if (bad != null) {
             return bad;
         }
-        if (length > iface.amMaxShort) {
+        if (length > iface.segSize) {
             return Status.INVALID_PARAM;
         }
         final int total = TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED + length;

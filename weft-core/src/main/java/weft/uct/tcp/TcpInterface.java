@@ -193,7 +193,7 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
         final boolean lo = TcpAddress.isLoopback(ip);
         open(new InterfaceAttributes(caps, AtomicOp.ALL_OPS, AtomicOp.ALL_OPS,
             amMaxShort, segSize, TcpFrame.MAX_AM_ZCOPY, TcpFrame.MAX_AM_HEADER, MAX_IOV,
-            amMaxShort, segSize, TcpFrame.MAX_RMA, segSize, TcpFrame.MAX_RMA,
+            segSize, segSize, TcpFrame.MAX_RMA, segSize, TcpFrame.MAX_RMA, // a put up to a segment is copied
             lo ? 10_000 : 25_000, 1000, lo ? 2.0e9 : 1.1e9, 0), // measured: ~10 us one-way on loopback
             TcpAddress.device(ip), TcpAddress.iface(ip, port, token));
     }
