@@ -13,7 +13,11 @@ import java.lang.foreign.ValueLayout;
  * <li>barrier: dissemination, ceil(log2 n) rounds of one signal each;</li>
  * <li>broadcast: a k-nomial tree rooted at the root ({@code WEFT_SHMEM_BCAST_RADIX}), data put then
  *     signalled (fence between) on a counter of the receiver that only this parent signals in broadcasts
- *     (one per distance to the parent), so no entry barrier is needed;</li>
+ *     (one per distance to the parent), so no entry barrier is needed; each receiver acknowledges its
+ *     receipt on a counter of its parent's (again one per distance), and a parent sends a child the next
+ *     broadcast only once the previous one was received, so a root never runs more than one broadcast
+ *     ahead of a member (else its signals would be counted for a broadcast the member has not reached,
+ *     whose data its next put overwrites);</li>
  * <li>fcollect, collect: Bruck's dissemination (ceil(log2 n) rounds, the blocks gathered so far go to the
  *     PE 2^r behind) below {@code WEFT_SHMEM_COLLECT_RING_BYTES} of result, a ring (n-1 steps, one block to
  *     the right neighbour each) at and above it; blocks land at their final place in {@code dest};</li>
@@ -50,7 +54,8 @@ final class Collectives {
     private static final long BCAST_FROM = 3328; // broadcast: one counter per distance to the parent
     static final int BCAST_COUNTERS = 64;
     private static final long BRUCK = 3840;      // fcollect/collect dissemination: one counter per round
-    static final long SCRATCH = 4096;
+    private static final long BCAST_ACK = 4096;  // broadcast: receipts from the child at each distance
+    static final long SCRATCH = 4608;
     static final long SCRATCH_BYTES = SLOT_BYTES - SCRATCH;
 
     /** The algorithm thresholds (from the configuration; the tests change them to reach every algorithm). */
@@ -194,6 +199,10 @@ final class Collectives {
      * non-zero base-k digit j at position p gets the data from the member j * k^p below it, then forwards it
      * to its children, largest subtree first. The receiver's counter for that distance is signalled by that
      * parent alone, so a signal of a later broadcast (another root, another tree) never counts for this one.
+     * Once it has forwarded the data (its puts have left {@code dest}), the receiver acknowledges on its
+     * parent's counter for the same distance, which only it signals (the member at a given distance is
+     * always the same one); the parent waits for the acknowledgement of the previous broadcast before it puts
+     * the next one to that child.
      */
     void broadcast(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long bytes,
                    final int root) {
@@ -209,12 +218,13 @@ final class Collectives {
         while (mask < n && vr % (k * mask) == 0) {
             mask *= k;
         }
+        final int digit = (int) (vr / mask % k);
+        final int from = vr == 0 ? -1 : fromParent(n, k, mask, digit);
         if (vr == 0) {
             if (bytes > 0 && dest.address() != src.address()) {
                 MemorySegment.copy(src, 0, dest, 0, bytes);
             }
         } else {
-            final int from = fromParent(n, k, mask, (int) (vr / mask % k));
             sync.waitAtLeast(slotBase(t) + BCAST_FROM + 8L * from, ++t.bcastFrom[from]);
         }
         boolean sent = false;
@@ -222,13 +232,20 @@ final class Collectives {
             for (int j = k - 1; j >= 1; j--) {
                 final long child = vr + j * m;
                 if (child < n) {
-                    putSignal(t, dest, dest, bytes, (int) ((child + root) % n), BCAST_FROM + 8L * fromParent(n, k, m, j));
+                    final int at = fromParent(n, k, m, j);
+                    // the child at this distance (always the same member) has received every earlier broadcast
+                    sync.waitAtLeast(slotBase(t) + BCAST_ACK + 8L * at, t.bcastSent[at]++);
+                    putSignal(t, dest, dest, bytes, (int) ((child + root) % n), BCAST_FROM + 8L * at);
                     sent = true;
                 }
             }
         }
         if (sent) {
             ops.quietSent(); // dest may change once this returns; the children wait for their signals
+        }
+        if (vr != 0) { // forwarded (and its puts left dest): the parent may overwrite dest with the next one
+            signal(t, (int) ((vr - digit * mask + root) % n), BCAST_ACK + 8L * from);
+            ops.quietSent();
         }
     }
 

@@ -33,6 +33,8 @@ public final class ShmemTeam {
     final long[] rounds = new long[Collectives.ROUND_COUNTERS];
     /** Broadcast signals expected so far from the parent at each distance (see Collectives.broadcast). */
     final long[] bcastFrom = new long[Collectives.BCAST_COUNTERS];
+    /** Broadcasts sent so far to the child at each distance (each acknowledges its receipt: Collectives.broadcast). */
+    final long[] bcastSent = new long[Collectives.BCAST_COUNTERS];
     /** Signals expected so far on each Bruck round counter of fcollect and collect. */
     final long[] bruck = new long[Collectives.ROUND_COUNTERS];
     long ringExpected;
