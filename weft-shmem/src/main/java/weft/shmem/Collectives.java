@@ -11,13 +11,15 @@ import java.lang.foreign.ValueLayout;
  * counter is ever reset between collectives):
  * <ul>
  * <li>barrier: dissemination, ceil(log2 n) rounds of one signal each;</li>
- * <li>broadcast: a k-nomial tree rooted at the root ({@code WEFT_SHMEM_BCAST_RADIX}), data put then
- *     signalled (fence between) on a counter of the receiver that only this parent signals in broadcasts
- *     (one per distance to the parent), so no entry barrier is needed; each receiver acknowledges its
- *     receipt on a counter of its parent's (again one per distance), and a parent sends a child the next
- *     broadcast only once the previous one was received, so a root never runs more than one broadcast
- *     ahead of a member (else its signals would be counted for a broadcast the member has not reached,
- *     whose data its next put overwrites);</li>
+ * <li>broadcast: a k-nomial tree rooted at the root ({@code WEFT_SHMEM_BCAST_RADIX}); up to
+ *     {@link #BCAST_SLOT_MAX} bytes the data goes into the receiver's slot for that broadcast (the team's
+ *     small broadcasts take {@link #BCAST_SLOT_COUNT} slots in turn; a parent fills a child's slot only once
+ *     the child has taken out the broadcast that used it before, which it reads from the child's
+ *     {@code BCAST_TAKEN} word, so a root runs up to that many broadcasts ahead and never overwrites a
+ *     member's dest); larger data is put into dest and signalled on a counter of the receiver that only
+ *     this parent signals in broadcasts (one per distance to the parent), and each receiver acknowledges on
+ *     a counter of its parent's (again one per distance) before the parent puts the next one;
+ *     no entry barrier either way;</li>
  * <li>fcollect, collect: Bruck's dissemination (ceil(log2 n) rounds, the blocks gathered so far go to the
  *     PE 2^r behind) below {@code WEFT_SHMEM_COLLECT_RING_BYTES} of result, a ring (n-1 steps, one block to
  *     the right neighbour each) at and above it; blocks land at their final place in {@code dest};</li>
@@ -46,6 +48,7 @@ final class Collectives {
     private static final long DATA = 264;
     private static final long SIZES = 272;
     static final long RING = 280;
+    private static final long BCAST_TAKEN = 288; // small broadcasts this member has taken out of its slots
     private static final long AGREE = 512;       // 32 counters, one per dissemination round
     private static final long AGREE_DATA = 1024; // 32 rounds of up to 8 longs
     private static final int AGREE_MAX = 8;
@@ -55,7 +58,12 @@ final class Collectives {
     static final int BCAST_COUNTERS = 64;
     private static final long BRUCK = 3840;      // fcollect/collect dissemination: one counter per round
     private static final long BCAST_ACK = 4096;  // broadcast: receipts from the child at each distance
-    static final long SCRATCH = 4608;
+    private static final long BCAST_SLOTS = 4608; // small broadcasts: BCAST_SLOT_COUNT slots [count][data]
+    static final int BCAST_SLOT_COUNT = 8;
+    private static final long BCAST_SLOT_STRIDE = 256;
+    /** The largest broadcast that travels through the receivers' slots (larger ones go straight to dest). */
+    static final long BCAST_SLOT_MAX = BCAST_SLOT_STRIDE - 8;
+    static final long SCRATCH = BCAST_SLOTS + BCAST_SLOT_COUNT * BCAST_SLOT_STRIDE;
     static final long SCRATCH_BYTES = SLOT_BYTES - SCRATCH;
 
     /** The algorithm thresholds (from the configuration; the tests change them to reach every algorithm). */
@@ -208,7 +216,7 @@ final class Collectives {
                    final int root) {
         final int n = t.size();
         t.worldPe(root);
-        heap.offsetOf(dest, bytes, "the broadcast destination");
+        final long destOff = heap.offsetOf(dest, bytes, "the broadcast destination");
         if (src.byteSize() < bytes && t.me == root) {
             throw new IllegalArgumentException("the broadcast source has " + src.byteSize() + " bytes, needs " + bytes);
         }
@@ -217,6 +225,10 @@ final class Collectives {
         long mask = 1;
         while (mask < n && vr % (k * mask) == 0) {
             mask *= k;
+        }
+        if (bytes <= BCAST_SLOT_MAX) {
+            slottedBroadcast(t, dest, destOff, src, bytes, root, k, vr, mask);
+            return;
         }
         final int digit = (int) (vr / mask % k);
         final int from = vr == 0 ? -1 : fromParent(n, k, mask, digit);
@@ -246,6 +258,64 @@ final class Collectives {
         if (vr != 0) { // forwarded (and its puts left dest): the parent may overwrite dest with the next one
             signal(t, (int) ((vr - digit * mask + root) % n), BCAST_ACK + 8L * from);
             ops.quietSent();
+        }
+    }
+
+    /**
+     * {@link #broadcast} of at most {@link #BCAST_SLOT_MAX} bytes through the receivers' slots: broadcast s of
+     * the team uses slot (s - 1) mod {@link #BCAST_SLOT_COUNT} on every member but the root, whichever parent
+     * fills it; a slot's counter grows by one per use ({@link ShmemTeam#bcastSlotUses} counts them). A receiver
+     * copies the slot to dest; every member then publishes s in its {@code BCAST_TAKEN} word (passed: the
+     * slot is free) and forwards from dest. Before it fills a child's slot, a parent makes sure (a load through
+     * the mapping, else a fetching atomic, only when the last value it read is too old) that the child has
+     * passed broadcast s - count, the slot's previous use.
+     */
+    private void slottedBroadcast(final ShmemTeam t, final MemorySegment dest, final long destOff,
+                                  final MemorySegment src, final long bytes, final int root, final int k, final int vr,
+                                  final long mask) {
+        final int n = t.size();
+        final long s = ++t.bcastSeq;
+        final int index = (int) ((s - 1) % BCAST_SLOT_COUNT);
+        final long slot = slotBase(t) + BCAST_SLOTS + index * BCAST_SLOT_STRIDE;
+        if (vr == 0) {
+            if (bytes > 0 && dest.address() != src.address()) {
+                MemorySegment.copy(src, 0, dest, 0, bytes);
+            }
+        } else {
+            sync.waitAtLeast(slot, ++t.bcastSlotUses[index]);
+            MemorySegment.copy(heap.memory(), slot + 8, dest, 0, bytes);
+        }
+        // passed broadcast s: its slot (the root's unused) is free again
+        OneSided.I64.setRelease(heap.memory(), slotBase(t) + BCAST_TAKEN, s);
+        if (t.bcastTaken == null) {
+            t.bcastTaken = new long[n];
+        }
+        boolean sent = false;
+        for (long m = mask / k; m >= 1; m /= k) {
+            for (int j = k - 1; j >= 1; j--) {
+                final long child = vr + j * m;
+                if (child < n) {
+                    final int c = (int) ((child + root) % n);
+                    awaitTaken(t, c, s - BCAST_SLOT_COUNT);
+                    ops.putSignalAt(slot + 8, heap.memory(), destOff, bytes, slot, t.pes[c]);
+                    sent = true;
+                }
+            }
+        }
+        if (sent) {
+            ops.quietSent(); // dest may change once this returns; the children wait for their slots
+        }
+    }
+
+    /** Waits until member {@code c} has taken broadcast {@code s} out of its slots (its slot is free). */
+    private void awaitTaken(final ShmemTeam t, final int c, final long s) {
+        if (s <= 0 || t.bcastTaken[c] >= s) {
+            return;
+        }
+        final long start = System.nanoTime();
+        int round = 0;
+        while ((t.bcastTaken[c] = ops.loadAt(slotBase(t) + BCAST_TAKEN, t.pes[c])) < s) {
+            round = sync.pause(round, start);
         }
     }
 

@@ -215,6 +215,20 @@ final class OneSided {
         }
     }
 
+    /**
+     * The 64-bit word at heap offset {@code off} of world PE {@code pe} now (a collective's credit check): a
+     * load through the mapping, else a fetching atomic (a round trip, tracked as the collectives' own).
+     */
+    long loadAt(final long off, final int pe) {
+        final MemorySegment d = direct(pe);
+        if (d != null) {
+            return (long) I64.getAcquire(d, off);
+        }
+        final MemorySegment s = scratch.get();
+        await(internalTransport(pe).atomicFetch(AtomicOp.ADD, 0, s, 0, heap.base() + off, peers.rkey(seg, pe)));
+        return s.get(ValueLayout.JAVA_LONG, 0);
+    }
+
     /** Copies {@code src} (symmetric) of {@code pe} into {@code dest[0, bytes)}; blocking = data arrived. */
     void get(final MemorySegment dest, final MemorySegment src, final long bytes, final int tpe, final boolean nbi) {
         final int pe = checkPe(tpe);

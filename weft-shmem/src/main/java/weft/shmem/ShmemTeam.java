@@ -35,6 +35,12 @@ public final class ShmemTeam {
     final long[] bcastFrom = new long[Collectives.BCAST_COUNTERS];
     /** Broadcasts sent so far to the child at each distance (each acknowledges its receipt: Collectives.broadcast). */
     final long[] bcastSent = new long[Collectives.BCAST_COUNTERS];
+    /** Small (slotted) broadcasts of this team so far: the same count on every member. */
+    long bcastSeq;
+    /** Per member: the small broadcasts it has passed (taken out of its slots), as this PE last read it (credits). */
+    long[] bcastTaken;
+    /** Small broadcasts this PE has received in each of its slots. */
+    final long[] bcastSlotUses = new long[Collectives.BCAST_SLOT_COUNT];
     /** Signals expected so far on each Bruck round counter of fcollect and collect. */
     final long[] bruck = new long[Collectives.ROUND_COUNTERS];
     long ringExpected;
