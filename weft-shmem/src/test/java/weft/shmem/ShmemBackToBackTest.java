@@ -30,7 +30,7 @@ class ShmemBackToBackTest {
 
     /** A root's broadcasts into one destination stay at most one ahead of a late member ({@link ShmemBroadcastRunAheadPe}). */
     @ParameterizedTest(name = "{0}, {1} PEs, radix {2}")
-    @CsvSource({"shm, 2, 2", "shm, 4, 2", "shm, 4, 4", "tcp, 2, 2", "tcp, 3, 2"})
+    @CsvSource({"shm, 2, 2", "shm, 4, 2", "tcp, 3, 2"})
     void broadcastsIntoOneDestinationWhileAMemberIsLate(final String tls, final int n, final int radix) {
         final ShmemJob.Result r = ShmemJob.run(n, Map.of("WEFT_TLS", tls, "SHMEM_SYMMETRIC_SIZE", "8m"), 120,
             ShmemBroadcastRunAheadPe.class, Integer.toString(radix));
