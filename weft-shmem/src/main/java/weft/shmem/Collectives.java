@@ -31,7 +31,9 @@ import java.lang.foreign.ValueLayout;
  * collective): broadcast, fcollect and the recursive-doubling reduction write nothing else and need no
  * entry barrier. Their signals stay unambiguous without one because each counter they wait on has one
  * sender (per team, in program order): the broadcast parent at a given distance, the Bruck partner of a
- * round, the ring's left neighbour, the doubling partner. Collect, alltoall(s), the ring reductions and the
+ * round, the ring's left neighbour, the doubling partner; a small broadcast's slot counter has several
+ * (whichever member is the parent), whose uses follow one another because a parent fills a slot only once
+ * its previous use was taken out. Collect, alltoall(s), the ring reductions and the
  * scans start with a barrier (scratch areas, or counters several members signal).
  * <p>Completion: a collective (the barrier included) ends with local completion only
  * ({@link OneSided#quietSent}: what this PE sent has left it, so its sources may change and the delivery
@@ -205,12 +207,13 @@ final class Collectives {
      * Copies {@code bytes} of {@code src} on the root to {@code dest} on every member, the root included,
      * down a k-nomial tree numbered from the root: a member whose number relative to the root has its lowest
      * non-zero base-k digit j at position p gets the data from the member j * k^p below it, then forwards it
-     * to its children, largest subtree first. The receiver's counter for that distance is signalled by that
-     * parent alone, so a signal of a later broadcast (another root, another tree) never counts for this one.
-     * Once it has forwarded the data (its puts have left {@code dest}), the receiver acknowledges on its
-     * parent's counter for the same distance, which only it signals (the member at a given distance is
-     * always the same one); the parent waits for the acknowledgement of the previous broadcast before it puts
-     * the next one to that child.
+     * to its children, largest subtree first. Up to {@link #BCAST_SLOT_MAX} bytes the data travels through
+     * the receivers' slots ({@link #slottedBroadcast}). Above, it is put into dest and signalled on the
+     * receiver's counter for that distance, which that parent alone signals, so a signal of a later broadcast
+     * (another root, another tree) never counts for this one; once it has forwarded the data (its puts have
+     * left {@code dest}), the receiver acknowledges on its parent's counter for the same distance, which only
+     * it signals (the member at a given distance is always the same one), and the parent waits for the
+     * acknowledgement of the previous broadcast before it puts the next one to that child.
      */
     void broadcast(final ShmemTeam t, final MemorySegment dest, final MemorySegment src, final long bytes,
                    final int root) {
@@ -226,17 +229,16 @@ final class Collectives {
         while (mask < n && vr % (k * mask) == 0) {
             mask *= k;
         }
+        if (vr == 0 && bytes > 0 && dest.address() != src.address()) {
+            MemorySegment.copy(src, 0, dest, 0, bytes);
+        }
         if (bytes <= BCAST_SLOT_MAX) {
-            slottedBroadcast(t, dest, destOff, src, bytes, root, k, vr, mask);
+            slottedBroadcast(t, dest, destOff, bytes, root, k, vr, mask);
             return;
         }
         final int digit = (int) (vr / mask % k);
         final int from = vr == 0 ? -1 : fromParent(n, k, mask, digit);
-        if (vr == 0) {
-            if (bytes > 0 && dest.address() != src.address()) {
-                MemorySegment.copy(src, 0, dest, 0, bytes);
-            }
-        } else {
+        if (vr != 0) {
             sync.waitAtLeast(slotBase(t) + BCAST_FROM + 8L * from, ++t.bcastFrom[from]);
         }
         boolean sent = false;
@@ -270,26 +272,18 @@ final class Collectives {
      * the mapping, else a fetching atomic, only when the last value it read is too old) that the child has
      * passed broadcast s - count, the slot's previous use.
      */
-    private void slottedBroadcast(final ShmemTeam t, final MemorySegment dest, final long destOff,
-                                  final MemorySegment src, final long bytes, final int root, final int k, final int vr,
-                                  final long mask) {
+    private void slottedBroadcast(final ShmemTeam t, final MemorySegment dest, final long destOff, final long bytes,
+                                  final int root, final int k, final int vr, final long mask) {
         final int n = t.size();
         final long s = ++t.bcastSeq;
         final int index = (int) ((s - 1) % BCAST_SLOT_COUNT);
         final long slot = slotBase(t) + BCAST_SLOTS + index * BCAST_SLOT_STRIDE;
-        if (vr == 0) {
-            if (bytes > 0 && dest.address() != src.address()) {
-                MemorySegment.copy(src, 0, dest, 0, bytes);
-            }
-        } else {
+        if (vr != 0) { // the root copied src to dest already
             sync.waitAtLeast(slot, ++t.bcastSlotUses[index]);
             MemorySegment.copy(heap.memory(), slot + 8, dest, 0, bytes);
         }
         // passed broadcast s: its slot (the root's unused) is free again
         OneSided.I64.setRelease(heap.memory(), slotBase(t) + BCAST_TAKEN, s);
-        if (t.bcastTaken == null) {
-            t.bcastTaken = new long[n];
-        }
         boolean sent = false;
         for (long m = mask / k; m >= 1; m /= k) {
             for (int j = k - 1; j >= 1; j--) {

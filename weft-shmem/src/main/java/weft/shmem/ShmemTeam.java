@@ -38,7 +38,7 @@ public final class ShmemTeam {
     /** Small (slotted) broadcasts of this team so far: the same count on every member. */
     long bcastSeq;
     /** Per member: the small broadcasts it has passed (taken out of its slots), as this PE last read it (credits). */
-    long[] bcastTaken;
+    final long[] bcastTaken;
     /** Small broadcasts this PE has received in each of its slots. */
     final long[] bcastSlotUses = new long[Collectives.BCAST_SLOT_COUNT];
     /** Signals expected so far on each Bruck round counter of fcollect and collect. */
@@ -56,6 +56,7 @@ public final class ShmemTeam {
         this.slot = -1;
         this.config = null;
         this.index = null;
+        this.bcastTaken = null;
     }
 
     ShmemTeam(final String name, final int[] pes, final int worldSize, final int worldMe, final int slot,
@@ -70,6 +71,7 @@ public final class ShmemTeam {
             index[pes[i]] = i;
         }
         this.me = index[worldMe];
+        this.bcastTaken = new long[pes.length];
     }
 
     /** Block offsets of a collective (n + 1 entries), reused: collectives on one team never overlap. */
