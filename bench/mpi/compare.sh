@@ -81,6 +81,19 @@ for j in $("$ROOT/weft" classpath | tr ':' ' '); do
     CP="$CP${CP:+:}$WORK/lib/$(basename "$j")"
 done
 "$JDK/bin/javac" -nowarn -cp "$CP" -d "$WORK/classes" "$ROOT/bench/mpi/OsuMpi.java"
+# The ranks start as ./weft run starts them: with an AOT cache and its compile thresholds. The JVM takes a
+# cache only with the class path it was trained on, so the copy gets a cache of its own (the weft script's
+# training run, about 20 s); WEFT_AOT=0 runs without one.
+AOT_OPT=()
+if [[ "${WEFT_AOT:-1}" != 0 ]]; then
+    # shellcheck disable=SC2046 # the thresholds are a list of options
+    if "$JDK/bin/java" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Xss2m -XX:AOTCacheOutput="$WORK/weft.aot" \
+        $("$ROOT/weft" aot-jit) -cp "$CP" weft.tools.Main train >"$WORK/train.log" 2>&1 && [[ -s "$WORK/weft.aot" ]]; then
+        AOT_OPT=(-Dweft.tools.aotCache="$WORK/weft.aot")
+    else
+        echo "weft bench mpi: the AOT cache's training failed; ranks run without it ($(tail -1 "$WORK/train.log"))" >&2
+    fi
+fi
 
 ROOT_OPT=()
 [[ $(id -u) -eq 0 ]] && ROOT_OPT=(--allow-run-as-root)
@@ -108,7 +121,7 @@ run_weft() { # tl run test transport
     [[ $4 == am ]] && side=weft-am
     # as ./weft run, with the ranks' JVMs given ./weft's options (serial GC)
     WEFT_TLS=$1 OSU_BIND=1 WEFT_MPI_TRANSPORT=$4 "$JDK/bin/java" --enable-native-access=ALL-UNNAMED \
-        -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$CP" weft.tools.Main run -n 2 -x WEFT_TLS -x OSU_BIND \
+        -XX:+UseSerialGC -XX:TieredStopAtLevel=1 "${AOT_OPT[@]}" -cp "$CP" weft.tools.Main run -n 2 -x WEFT_TLS -x OSU_BIND \
         -x OSU_SIZES -x OSU_WARMUP -x WEFT_MPI_TRANSPORT -J -XX:+UseSerialGC -J -Xss2m -cp "$WORK/classes" OsuMpi "$3" "$MAX" \
         2>"$WORK/err" | record "$side" "$1" "$2" "$load" \
         || { echo "weft bench mpi: Weft run failed:" >&2; tail -5 "$WORK/err" >&2; exit 1; }

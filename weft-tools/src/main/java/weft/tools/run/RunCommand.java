@@ -44,15 +44,32 @@ public final class RunCommand implements Callable<Integer> {
      * code a PE runs once to join its job and set up keeps the usual thresholds (the last matching command
      * wins): compiled early, it only cost CPU at start-up. So do the shm and cma keepalive checks (a procfs
      * read twice a second): their early C2 compile, tens of ms with the downcalls inlined, stalled the
-     * progress loop that ran the check.
+     * progress loop that ran the check. The MPI layer ({@code mpi.*}) is Weft's too, except its collective
+     * schedule: a wait loop that a barrier enters a few times per benchmark, whose early C2 compile (the
+     * progress engine inlined, 30-80 ms) fell on the first timed iteration after OSU's barrier.
      */
-    static final List<String> AOT_JIT_OPTIONS = List.of("-XX:CompileCommand=quiet",
-        "-XX:CompileCommand=CompileThresholdScaling,weft.*::*,0.01",
-        "-XX:CompileCommand=CompileThresholdScaling,weft.runtime.*::*,1.0",
-        "-XX:CompileCommand=CompileThresholdScaling,weft.ucs.config.*::*,1.0",
-        "-XX:CompileCommand=CompileThresholdScaling,weft.ucs.sys.ProcessLiveness::*,1.0",
-        "-XX:CompileCommand=CompileThresholdScaling,weft.uct.shm.ShmEndpoint::check,1.0",
-        "-XX:CompileCommand=CompileThresholdScaling,weft.uct.cma.CmaEndpoint::check,1.0");
+    static final List<String> AOT_JIT_OPTIONS = jitOptions("0.01");
+    /**
+     * On a full node ({@link CrowdedNode#full}) the PEs compile in the foreground, each compile stopping the PE,
+     * so Weft's methods compile after a tenth of the usual invocations instead (C2 after ~500 calls, within
+     * OSU's warm-up): a 2-PE MPI job on 2 cores started in 2.35 s against 3.5 s at a hundredth (2.1 s in the
+     * background), and methods called once per hundreds of messages (tcp's ACK requests) stopped reaching C2
+     * inside a measured phase (bench/results/2026-11-28-session23-mpi-foreground.txt).
+     */
+    static final List<String> FULL_NODE_JIT_OPTIONS = jitOptions("0.1");
+
+    /** The early thresholds at {@code scale} of the usual ones, with the exceptions above. */
+    private static List<String> jitOptions(final String scale) {
+        final List<String> o = new ArrayList<>(List.of("-XX:CompileCommand=quiet",
+            "-XX:CompileCommand=CompileThresholdScaling,weft.*::*," + scale,
+            "-XX:CompileCommand=CompileThresholdScaling,mpi.*::*," + scale));
+        for (final String usual : List.of("mpi.Schedule::*", "weft.runtime.*::*", "weft.ucs.config.*::*",
+            "weft.ucs.sys.ProcessLiveness::*", "weft.uct.shm.ShmEndpoint::check", "weft.uct.cma.CmaEndpoint::check")) {
+            o.add("-XX:CompileCommand=CompileThresholdScaling," + usual + ",1.0");
+        }
+        return List.copyOf(o);
+    }
+
     /** Set by the launcher for each PE; -x may not override them (the secret must never be on a command line). */
     private static final java.util.Set<String> LAUNCHER_VARIABLES = java.util.Set.of(LaunchEnv.RANK, LaunchEnv.SIZE,
         LaunchEnv.LOCAL_RANK, LaunchEnv.LOCAL_SIZE, LaunchEnv.NODE_ID, LaunchEnv.JOB_ID, LaunchEnv.KV_ADDRESS,
@@ -198,8 +215,7 @@ public final class RunCommand implements Callable<Integer> {
             throw new LaunchException("--port must be in 0..65535, got " + port);
         }
         return new JobLauncher.Spec(placements, agentWords, exportedVariables(), timeoutNs, tagOutput,
-            peCommand(CrowdedNode.crowded(placements.stream().filter(HostList.Placement::local).count(),
-                weft.ucs.Cpus.online())),
+            peCommand(placements.stream().filter(HostList.Placement::local).count(), weft.ucs.Cpus.online()),
             port, bootstrapAddress, config.get(RuntimeConfig.RUN_KILL_GRACE), config.get(RuntimeConfig.BOOTSTRAP_TIMEOUT),
             config.text(RuntimeConfig.BOOTSTRAP_TIMEOUT), cpus, reportBindings);
     }
@@ -236,8 +252,9 @@ public final class RunCommand implements Callable<Integer> {
         return env;
     }
 
-    /** The PEs' command; {@code crowded}: this node's PEs outnumber its CPUs (see {@link CrowdedNode}). */
-    List<String> peCommand(final boolean crowded) {
+    /** The PEs' command, for {@code localPes} PEs on this node of {@code cpus} CPUs (see {@link CrowdedNode}). */
+    List<String> peCommand(final long localPes, final int cpus) {
+        final boolean crowded = CrowdedNode.crowded(localPes, cpus);
         final String own = System.getProperty("java.class.path");
         // the java launcher's source mode adds modules the cache was not trained with: the JVM would refuse it
         final String aot = main.endsWith(".java") && program == null ? null : aotCache();
@@ -248,14 +265,17 @@ public final class RunCommand implements Callable<Integer> {
         final List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("--enable-native-access=ALL-UNNAMED");
+        final boolean full = CrowdedNode.full(localPes, cpus);
         if (aot != null) {
             cmd.add("-XX:AOTCache=" + aot);
             if (!crowded) {
-                cmd.addAll(AOT_JIT_OPTIONS);
+                cmd.addAll(full ? FULL_NODE_JIT_OPTIONS : AOT_JIT_OPTIONS);
             }
         }
         if (crowded) {
             cmd.addAll(CrowdedNode.options(jvmOptions));
+        } else if (full) {
+            cmd.addAll(CrowdedNode.fullOptions(jvmOptions));
         }
         cmd.addAll(jvmOptions);
         if (main.endsWith(".jar")) {

@@ -14,8 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * PEs that outnumber the node's CPUs start with C1 only at late thresholds and the serial collector
- * ({@link CrowdedNode}).
+ * PEs that outnumber the node's CPUs start with C1 only at late thresholds and the serial collector; PEs that
+ * fill them compile in the foreground ({@link CrowdedNode}).
  */
 class CrowdedNodeTest {
     /** More PEs than any node this runs on has CPUs. */
@@ -53,7 +53,7 @@ class CrowdedNodeTest {
         assertFalse(cmd.contains(CrowdedNode.C1_ONLY), cmd.toString());
         assertFalse(cmd.contains(CrowdedNode.LATE_COMPILES), cmd.toString());
         assertFalse(cmd.contains(CrowdedNode.SERIAL_GC), cmd.toString());
-        assertTrue(cmd.containsAll(RunCommand.AOT_JIT_OPTIONS), cmd.toString());
+        assertTrue(cmd.containsAll(RunAotCacheTest.jitOptionsOfOnePe()), cmd.toString());
     }
 
     @Test
@@ -74,5 +74,29 @@ class CrowdedNodeTest {
     void crowdedMeansMorePesThanCpus() {
         assertFalse(CrowdedNode.crowded(2, 2));
         assertTrue(CrowdedNode.crowded(3, 2));
+    }
+
+    @Test
+    void aFullNodesPesCompileInTheForegroundAtATenthOfTheThresholds() throws IOException {
+        final Path cache = Files.write(tmp.resolve("weft.aot"), new byte[] {1});
+        System.setProperty(RunCommand.AOT_PROPERTY, cache.toString());
+        final String cpus = Integer.toString(weft.ucs.Cpus.online());
+        final List<String> full = peCommand("-n", cpus, "my.Main");
+        assertTrue(full.contains(CrowdedNode.FOREGROUND_COMPILES), full.toString());
+        assertTrue(full.containsAll(RunCommand.FULL_NODE_JIT_OPTIONS), full.toString());
+        assertTrue(full.contains("-XX:CompileCommand=CompileThresholdScaling,weft.*::*,0.1"), full.toString());
+        assertFalse(full.contains(CrowdedNode.C1_ONLY), full.toString());
+        assertFalse(peCommand("-n", MANY, "my.Main").contains(CrowdedNode.FOREGROUND_COMPILES),
+            "a crowded node compiles with C1 only, in the background");
+        if (weft.ucs.Cpus.online() > 1) {
+            final List<String> roomy = peCommand("-n", "1", "my.Main");
+            assertFalse(roomy.contains(CrowdedNode.FOREGROUND_COMPILES), "a free CPU compiles in the background");
+            assertTrue(roomy.containsAll(RunCommand.AOT_JIT_OPTIONS), roomy.toString());
+        }
+        final List<String> own = peCommand("-n", cpus, "-J", "-XX:+BackgroundCompilation", "my.Main");
+        assertFalse(own.contains(CrowdedNode.FOREGROUND_COMPILES), "the user's choice wins: " + own);
+        assertTrue(CrowdedNode.full(2, 2));
+        assertFalse(CrowdedNode.full(1, 2));
+        assertFalse(CrowdedNode.full(3, 2));
     }
 }
