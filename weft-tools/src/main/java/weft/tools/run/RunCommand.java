@@ -48,21 +48,25 @@ public final class RunCommand implements Callable<Integer> {
      * schedule: a wait loop that a barrier enters a few times per benchmark, whose early C2 compile (the
      * progress engine inlined, 30-80 ms) fell on the first timed iteration after OSU's barrier.
      */
-    static final List<String> AOT_JIT_OPTIONS = jitOptions("0.01");
+    static final List<String> AOT_JIT_OPTIONS = jitOptions("0.01", "0.01");
     /**
      * On a full node ({@link CrowdedNode#full}) the PEs compile in the foreground, each compile stopping the PE,
-     * so Weft's methods compile after a tenth of the usual invocations instead (C2 after ~500 calls, within
-     * OSU's warm-up): a 2-PE MPI job on 2 cores started in 2.35 s against 3.5 s at a hundredth (2.1 s in the
-     * background), and methods called once per hundreds of messages (tcp's ACK requests) stopped reaching C2
-     * inside a measured phase (bench/results/2026-11-28-session23-mpi-foreground.txt).
+     * so {@code weft.*} compiles after a tenth of the usual invocations instead (C2 after ~500 calls): a 2-PE
+     * MPI job on 2 cores started in 2.35 s against 3.5 s at a hundredth (2.1 s in the background), and methods
+     * called once per hundreds of messages (tcp's ACK requests) stopped reaching C2 inside a measured phase.
+     * The MPI layer keeps a hundredth: a collective is one call per iteration, and at a tenth its C2 compiles
+     * (150 ms for an allreduce) fell on the first timed iterations after OSU's 500 warm-up ones
+     * (bench/results/2026-11-28-session23-mpi-foreground.txt).
      */
-    static final List<String> FULL_NODE_JIT_OPTIONS = jitOptions("0.1");
+    static final List<String> FULL_NODE_JIT_OPTIONS = jitOptions("0.1", "0.01");
+    /** What turns off the MPI layer's warm-up yields (see {@link #exportedVariables}). */
+    static final String MPI_WARMUP_YIELD = "WEFT_MPI_WARMUP_YIELD";
 
-    /** The early thresholds at {@code scale} of the usual ones, with the exceptions above. */
-    private static List<String> jitOptions(final String scale) {
+    /** The early thresholds, {@code weft.*} and {@code mpi.*} at those scales of the usual ones, and the exceptions. */
+    private static List<String> jitOptions(final String weftScale, final String mpiScale) {
         final List<String> o = new ArrayList<>(List.of("-XX:CompileCommand=quiet",
-            "-XX:CompileCommand=CompileThresholdScaling,weft.*::*," + scale,
-            "-XX:CompileCommand=CompileThresholdScaling,mpi.*::*," + scale));
+            "-XX:CompileCommand=CompileThresholdScaling,weft.*::*," + weftScale,
+            "-XX:CompileCommand=CompileThresholdScaling,mpi.*::*," + mpiScale));
         for (final String usual : List.of("mpi.Schedule::*", "weft.runtime.*::*", "weft.ucs.config.*::*",
             "weft.ucs.sys.ProcessLiveness::*", "weft.uct.shm.ShmEndpoint::check", "weft.uct.cma.CmaEndpoint::check")) {
             o.add("-XX:CompileCommand=CompileThresholdScaling," + usual + ",1.0");
@@ -214,8 +218,11 @@ public final class RunCommand implements Callable<Integer> {
         if (port < 0 || port > 65535) {
             throw new LaunchException("--port must be in 0..65535, got " + port);
         }
-        return new JobLauncher.Spec(placements, agentWords, exportedVariables(), timeoutNs, tagOutput,
-            peCommand(placements.stream().filter(HostList.Placement::local).count(), weft.ucs.Cpus.online()),
+        final long localPes = placements.stream().filter(HostList.Placement::local).count();
+        final int online = weft.ucs.Cpus.online();
+        return new JobLauncher.Spec(placements, agentWords, exportedVariables(CrowdedNode.full(localPes, online)
+            && CrowdedNode.fullOptions(jvmOptions).contains(CrowdedNode.FOREGROUND_COMPILES)), timeoutNs, tagOutput,
+            peCommand(localPes, online),
             port, bootstrapAddress, config.get(RuntimeConfig.RUN_KILL_GRACE), config.get(RuntimeConfig.BOOTSTRAP_TIMEOUT),
             config.text(RuntimeConfig.BOOTSTRAP_TIMEOUT), cpus, reportBindings);
     }
@@ -232,7 +239,13 @@ public final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private Map<String, String> exportedVariables() {
+    /**
+     * The variables given with -x; and when the PEs compile in the foreground ({@code foreground}), the MPI
+     * layer's warm-up yields off unless this environment or -x sets them: they let the JIT's compiler threads
+     * run while a rank waits, and there are none to let run. Left on, their end (a branch that flips) also
+     * deoptimized every compiled wait loop at once, recompiled in the foreground.
+     */
+    private Map<String, String> exportedVariables(final boolean foreground) {
         final Map<String, String> env = new LinkedHashMap<>();
         for (final String x : exports) {
             final int eq = x.indexOf('=');
@@ -248,6 +261,9 @@ public final class RunCommand implements Callable<Integer> {
                 throw new LaunchException("-x " + name + ": the variable is not set here (give -x " + name + "=VALUE)");
             }
             env.put(name, value);
+        }
+        if (foreground && this.env.apply(MPI_WARMUP_YIELD) == null) {
+            env.putIfAbsent(MPI_WARMUP_YIELD, "0");
         }
         return env;
     }

@@ -33,6 +33,15 @@ class CrowdedNodeTest {
         return RunAotCacheTest.peCommand(args);
     }
 
+    /** The variables {@code weft run ARGS} sets for its PEs, in an environment of {@code env}. */
+    private static java.util.Map<String, String> exports(final java.util.function.Function<String, String> env,
+                                                         final String... args) {
+        final RunCommand cmd = new RunCommand();
+        cmd.env = env;
+        new picocli.CommandLine(cmd).setStopAtPositional(true).parseArgs(args);
+        return cmd.spec().exports();
+    }
+
     @Test
     void crowdedPesCompileWithC1AtUsualThresholdsAndCollectSerially() throws IOException {
         final Path cache = Files.write(tmp.resolve("weft.aot"), new byte[] {1});
@@ -93,6 +102,14 @@ class CrowdedNodeTest {
             assertFalse(roomy.contains(CrowdedNode.FOREGROUND_COMPILES), "a free CPU compiles in the background");
             assertTrue(roomy.containsAll(RunCommand.AOT_JIT_OPTIONS), roomy.toString());
         }
+        assertEquals("0", exports(name -> null, "-n", cpus, "my.Main").get(RunCommand.MPI_WARMUP_YIELD),
+            "no compiler thread to yield to");
+        assertEquals(null, exports(name -> name.equals(RunCommand.MPI_WARMUP_YIELD) ? "1s" : null, "-n", cpus,
+            "my.Main").get(RunCommand.MPI_WARMUP_YIELD), "the PEs inherit the user's setting");
+        assertEquals("3s", exports(name -> null, "-n", cpus, "-x", RunCommand.MPI_WARMUP_YIELD + "=3s", "my.Main")
+            .get(RunCommand.MPI_WARMUP_YIELD));
+        assertEquals(null, exports(name -> null, "-n", cpus, "-J", "-XX:+BackgroundCompilation", "my.Main")
+            .get(RunCommand.MPI_WARMUP_YIELD));
         final List<String> own = peCommand("-n", cpus, "-J", "-XX:+BackgroundCompilation", "my.Main");
         assertFalse(own.contains(CrowdedNode.FOREGROUND_COMPILES), "the user's choice wins: " + own);
         assertTrue(CrowdedNode.full(2, 2));
