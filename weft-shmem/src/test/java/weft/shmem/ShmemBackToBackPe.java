@@ -13,10 +13,10 @@ import static weft.shmem.PeChecks.check;
  * forwards, so that the others run ahead into the next broadcasts (other roots, other trees).
  * Every call writes a destination of its own (the caller's precondition of a collective: the destination is
  * ready on every member before any enters) and each PE checks it right after the call returns. Three passes:
- * the configured algorithms, radix 2 with the ring fcollect, radix 3. Prints {@code ok back-to-back}.
+ * the configured algorithms, radix 2 with the ring fcollect, radix 3. Args: the iterations of a pass
+ * (default 200). Prints {@code ok back-to-back}.
  */
 public final class ShmemBackToBackPe {
-    private static final int ITERS = 200;
     private static final int WIDTH = 8;
     /** Broadcasts in a row on the world, each from the next root, before anything that synchronizes the PEs. */
     private static final int RUN = 4;
@@ -26,13 +26,14 @@ public final class ShmemBackToBackPe {
     }
 
     public static void main(final String[] args) throws InterruptedException {
+        final int iters = args.length > 0 ? Integer.parseInt(args[0]) : 200;
         final Shmem shmem = Shmem.init();
         final int me = shmem.myPe();
         final int n = shmem.nPes();
         final ShmemTeam reversed = shmem.teamSplitStrided(Shmem.TEAM_WORLD, n - 1, -1, n, null, 0);
         final ShmemTeam rest = n >= 3 ? shmem.teamSplitStrided(Shmem.TEAM_WORLD, 1, 1, n - 1, null, 0) : Shmem.TEAM_INVALID;
         final long region = 8L * WIDTH * n;
-        final MemorySegment d = shmem.calloc((long) ITERS * CALLS * WIDTH * n, 8);
+        final MemorySegment d = shmem.calloc((long) iters * CALLS * WIDTH * n, 8);
         final MemorySegment src = Arena.ofAuto().allocate(8L * WIDTH, 8);
         final Collectives.Tuning tuning = shmem.coll.tuning;
         final int radix = tuning.bcastRadix;
@@ -42,7 +43,7 @@ public final class ShmemBackToBackPe {
             tuning.collectRingBytes = pass == 1 ? 0 : ring;
             d.fill((byte) 0);
             shmem.barrierAll(); // the destinations are ready everywhere before the first call of the pass
-            for (int i = 0; i < ITERS; i++) {
+            for (int i = 0; i < iters; i++) {
                 MemorySegment at = d.asSlice((long) i * CALLS * region, CALLS * region);
                 final String what = "pass " + pass + " iteration " + i;
                 for (int b = 0; b < RUN; b++) {

@@ -55,7 +55,7 @@ class AtomicContentionJobTest {
     }
 
     @ParameterizedTest(name = "{0} {1} memory")
-    @CsvSource({"shm, alloc, 200, shm/", "shm, registered, 100, emulated(", "tcp, alloc, 60, tcp/"})
+    @CsvSource({"shm, alloc, 200, shm/", "shm, registered, 50, emulated(", "tcp, alloc, 60, tcp/"})
     void everyPeHammersEveryOtherPesWords(final String tls, final String memory, final int iters,
                                           final String lane) {
         final List<String> a = new ArrayList<>(LaunchTest.FAST_JVM);
