@@ -4,16 +4,18 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * JVM options for PEs that fill the CPUs of the node they share, or outnumber them.
+ * JVM options for PEs that run on one CPU each, or that outnumber the CPUs of the node they share.
  * <p>
- * <b>Full</b> (as many PEs as CPUs, each bound to one): no CPU is left for the JIT's compiler threads, which
- * share the PE's core with its main thread, and that thread spins in its waits. A compile in the background
- * then takes time slices from the spinning thread (4 ms stalls) while the method it compiles runs slow code
- * meanwhile, and the peers wait on both. So PEs compile in the foreground ({@code -XX:-BackgroundCompilation},
- * as {@code weft perftest} does): the thread that needs the code stops while its core compiles it; with the
- * AOT cache, at a tenth of the usual thresholds rather than a hundredth, so that start-up, whose compiles now
- * stop the PE too, compiles less ({@link RunCommand#FULL_NODE_JIT_OPTIONS}). Measured with OSU's counts (2
- * ranks, 2 cores, 8 B MPI latency, bench/results/2026-11-28-session23-mpi-foreground.txt).
+ * <b>Bound to one CPU</b> ({@code weft run}'s default when the PEs fit the CPUs): the JIT's compiler threads
+ * inherit the PE's CPU mask, so they share its one core with the main thread, which spins in its waits. A
+ * background compile then runs only in the spinning thread's time slices (4-16 ms stalls) while the method
+ * it compiles runs interpreted meanwhile, and the peers wait on both: at OSU's counts the MPI layer's methods
+ * never reached C2. So Weft's own methods ({@code weft.*}, {@code mpi.*}) compile in the foreground (as in
+ * {@code weft perftest}): the thread that needs the code stops while its core compiles it. The JDK's and the
+ * program's methods stay in the background: with them in the foreground too, every start-up compile stopped
+ * the PE (a 2-PE hello job 1.05 -> 1.8 s; with Weft's alone 1.05 -> 1.25 s). With the AOT cache Weft's methods
+ * compile at a tenth of the usual thresholds rather than a hundredth ({@link RunCommand#FOREGROUND_JIT_OPTIONS}).
+ * Measured with OSU's counts (bench/results/2026-11-28-session23-mpi-foreground.txt).
  * <p>
  * <b>Crowded</b> (more PEs than CPUs: 64 PEs on 2 cores). Each PE's JVM
  * compiles the same code, and on a crowded node those compiles are most of the job's CPU time: measured on
@@ -34,8 +36,10 @@ final class CrowdedNode {
     static final String LATE_COMPILES = "-XX:CompileThresholdScaling=20";
     /** One GC thread per JVM instead of G1's workers and refinement threads. */
     static final String SERIAL_GC = "-XX:+UseSerialGC";
-    /** A full node's PEs compile in the foreground: the core that waits for the code compiles it. */
-    static final String FOREGROUND_COMPILES = "-XX:-BackgroundCompilation";
+    /** Weft's methods compile in the foreground: the core that waits for the code compiles it. */
+    static final List<String> FOREGROUND_COMPILES = List.of("-XX:CompileCommand=quiet",
+        "-XX:CompileCommand=BackgroundCompilation,weft.*::*,false",
+        "-XX:CompileCommand=BackgroundCompilation,mpi.*::*,false");
 
     private CrowdedNode() {
     }
@@ -45,15 +49,10 @@ final class CrowdedNode {
         return localPes > cpus;
     }
 
-    /** True if {@code localPes} PEs on a node of {@code cpus} online CPUs use every one of them, and no more. */
-    static boolean full(final long localPes, final int cpus) {
-        return localPes == cpus;
-    }
-
-    /** The options to add before the user's {@code jvmOptions} on a full node: those the user did not choose. */
-    static List<String> fullOptions(final List<String> jvmOptions) {
-        return jvmOptions.stream().anyMatch(o -> o.endsWith("BackgroundCompilation") || o.equals("-Xint"))
-            ? List.of() : List.of(FOREGROUND_COMPILES);
+    /** The options to add before the user's {@code jvmOptions} for PEs bound to one CPU: unless the user chose. */
+    static List<String> boundOptions(final List<String> jvmOptions) {
+        return jvmOptions.stream().anyMatch(o -> o.contains("BackgroundCompilation") || o.equals("-Xint"))
+            ? List.of() : FOREGROUND_COMPILES;
     }
 
     /** The options to add before the user's {@code jvmOptions} on a crowded node: those the user did not choose. */

@@ -50,17 +50,14 @@ public final class RunCommand implements Callable<Integer> {
      */
     static final List<String> AOT_JIT_OPTIONS = jitOptions("0.01", "0.01");
     /**
-     * On a full node ({@link CrowdedNode#full}) the PEs compile in the foreground, each compile stopping the PE,
-     * so {@code weft.*} compiles after a tenth of the usual invocations instead (C2 after ~500 calls): a 2-PE
-     * MPI job on 2 cores started in 2.35 s against 3.5 s at a hundredth (2.1 s in the background), and methods
-     * called once per hundreds of messages (tcp's ACK requests) stopped reaching C2 inside a measured phase.
-     * The MPI layer keeps a hundredth: a collective is one call per iteration, and at a tenth its C2 compiles
-     * (150 ms for an allreduce) fell on the first timed iterations after OSU's 500 warm-up ones
-     * (bench/results/2026-11-28-session23-mpi-foreground.txt).
+     * PEs bound to one CPU compile Weft's methods in the foreground ({@link CrowdedNode}), each compile stopping
+     * the PE, so {@code weft.*} compiles after a tenth of the usual invocations instead (C2 after ~500 calls):
+     * at a hundredth a 2-PE hello job took 2.5 s instead of 1.25 s; the message path's methods, called several
+     * times per message, mostly still compile within OSU's warm-up. The MPI layer keeps a hundredth: a
+     * collective is one call per iteration, and at a tenth its C2 compiles (150 ms for an allreduce) fell on
+     * the first timed iterations after OSU's 500 warm-up ones (bench/results/2026-11-28-session23-mpi-foreground.txt).
      */
-    static final List<String> FULL_NODE_JIT_OPTIONS = jitOptions("0.1", "0.01");
-    /** What turns off the MPI layer's warm-up yields (see {@link #exportedVariables}). */
-    static final String MPI_WARMUP_YIELD = "WEFT_MPI_WARMUP_YIELD";
+    static final List<String> FOREGROUND_JIT_OPTIONS = jitOptions("0.1", "0.01");
 
     /** The early thresholds, {@code weft.*} and {@code mpi.*} at those scales of the usual ones, and the exceptions. */
     private static List<String> jitOptions(final String weftScale, final String mpiScale) {
@@ -218,11 +215,10 @@ public final class RunCommand implements Callable<Integer> {
         if (port < 0 || port > 65535) {
             throw new LaunchException("--port must be in 0..65535, got " + port);
         }
-        final long localPes = placements.stream().filter(HostList.Placement::local).count();
-        final int online = weft.ucs.Cpus.online();
-        return new JobLauncher.Spec(placements, agentWords, exportedVariables(CrowdedNode.full(localPes, online)
-            && CrowdedNode.fullOptions(jvmOptions).contains(CrowdedNode.FOREGROUND_COMPILES)), timeoutNs, tagOutput,
-            peCommand(localPes, online),
+        final boolean crowded = CrowdedNode.crowded(placements.stream().filter(HostList.Placement::local).count(),
+            weft.ucs.Cpus.online());
+        return new JobLauncher.Spec(placements, agentWords, exportedVariables(), timeoutNs, tagOutput,
+            peCommand(crowded, cpus.stream().anyMatch(c -> c != null && c.length == 1)),
             port, bootstrapAddress, config.get(RuntimeConfig.RUN_KILL_GRACE), config.get(RuntimeConfig.BOOTSTRAP_TIMEOUT),
             config.text(RuntimeConfig.BOOTSTRAP_TIMEOUT), cpus, reportBindings);
     }
@@ -239,13 +235,7 @@ public final class RunCommand implements Callable<Integer> {
         }
     }
 
-    /**
-     * The variables given with -x; and when the PEs compile in the foreground ({@code foreground}), the MPI
-     * layer's warm-up yields off unless this environment or -x sets them: they let the JIT's compiler threads
-     * run while a rank waits, and there are none to let run. Left on, their end (a branch that flips) also
-     * deoptimized every compiled wait loop at once, recompiled in the foreground.
-     */
-    private Map<String, String> exportedVariables(final boolean foreground) {
+    private Map<String, String> exportedVariables() {
         final Map<String, String> env = new LinkedHashMap<>();
         for (final String x : exports) {
             final int eq = x.indexOf('=');
@@ -262,15 +252,14 @@ public final class RunCommand implements Callable<Integer> {
             }
             env.put(name, value);
         }
-        if (foreground && this.env.apply(MPI_WARMUP_YIELD) == null) {
-            env.putIfAbsent(MPI_WARMUP_YIELD, "0");
-        }
         return env;
     }
 
-    /** The PEs' command, for {@code localPes} PEs on this node of {@code cpus} CPUs (see {@link CrowdedNode}). */
-    List<String> peCommand(final long localPes, final int cpus) {
-        final boolean crowded = CrowdedNode.crowded(localPes, cpus);
+    /**
+     * The PEs' command; {@code crowded}: this node's PEs outnumber its CPUs, {@code bound}: they run on one CPU
+     * each (see {@link CrowdedNode}).
+     */
+    List<String> peCommand(final boolean crowded, final boolean bound) {
         final String own = System.getProperty("java.class.path");
         // the java launcher's source mode adds modules the cache was not trained with: the JVM would refuse it
         final String aot = main.endsWith(".java") && program == null ? null : aotCache();
@@ -281,18 +270,17 @@ public final class RunCommand implements Callable<Integer> {
         final List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("--enable-native-access=ALL-UNNAMED");
-        final boolean full = CrowdedNode.full(localPes, cpus);
+        final List<String> foreground = bound && !crowded ? CrowdedNode.boundOptions(jvmOptions) : List.of();
         if (aot != null) {
             cmd.add("-XX:AOTCache=" + aot);
             if (!crowded) {
-                cmd.addAll(full ? FULL_NODE_JIT_OPTIONS : AOT_JIT_OPTIONS);
+                cmd.addAll(foreground.isEmpty() ? AOT_JIT_OPTIONS : FOREGROUND_JIT_OPTIONS);
             }
         }
         if (crowded) {
             cmd.addAll(CrowdedNode.options(jvmOptions));
-        } else if (full) {
-            cmd.addAll(CrowdedNode.fullOptions(jvmOptions));
         }
+        cmd.addAll(foreground);
         cmd.addAll(jvmOptions);
         if (main.endsWith(".jar")) {
             cmd.add("-cp");

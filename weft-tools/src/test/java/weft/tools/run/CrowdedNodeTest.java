@@ -14,8 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * PEs that outnumber the node's CPUs start with C1 only at late thresholds and the serial collector; PEs that
- * fill them compile in the foreground ({@link CrowdedNode}).
+ * PEs that outnumber the node's CPUs start with C1 only at late thresholds and the serial collector; PEs bound to
+ * one CPU compile Weft's methods in the foreground ({@link CrowdedNode}).
  */
 class CrowdedNodeTest {
     /** More PEs than any node this runs on has CPUs. */
@@ -33,14 +33,6 @@ class CrowdedNodeTest {
         return RunAotCacheTest.peCommand(args);
     }
 
-    /** The variables {@code weft run ARGS} sets for its PEs, in an environment of {@code env}. */
-    private static java.util.Map<String, String> exports(final java.util.function.Function<String, String> env,
-                                                         final String... args) {
-        final RunCommand cmd = new RunCommand();
-        cmd.env = env;
-        new picocli.CommandLine(cmd).setStopAtPositional(true).parseArgs(args);
-        return cmd.spec().exports();
-    }
 
     @Test
     void crowdedPesCompileWithC1AtUsualThresholdsAndCollectSerially() throws IOException {
@@ -86,34 +78,26 @@ class CrowdedNodeTest {
     }
 
     @Test
-    void aFullNodesPesCompileInTheForegroundAtATenthOfTheThresholds() throws IOException {
+    void pesBoundToOneCpuCompileWeftsMethodsInTheForegroundAtATenthOfTheThresholds() throws IOException {
+        org.junit.jupiter.api.Assumptions.assumeTrue(weft.tools.perftest.Affinity.currentCpus().length > 0,
+            "this machine lets the launcher bind");
         final Path cache = Files.write(tmp.resolve("weft.aot"), new byte[] {1});
         System.setProperty(RunCommand.AOT_PROPERTY, cache.toString());
-        final String cpus = Integer.toString(weft.ucs.Cpus.online());
-        final List<String> full = peCommand("-n", cpus, "my.Main");
-        assertTrue(full.contains(CrowdedNode.FOREGROUND_COMPILES), full.toString());
-        assertTrue(full.containsAll(RunCommand.FULL_NODE_JIT_OPTIONS), full.toString());
-        assertTrue(full.contains("-XX:CompileCommand=CompileThresholdScaling,weft.*::*,0.1"), full.toString());
-        assertFalse(full.contains(CrowdedNode.C1_ONLY), full.toString());
-        assertFalse(peCommand("-n", MANY, "my.Main").contains(CrowdedNode.FOREGROUND_COMPILES),
+        final List<String> bound = peCommand("-n", "1", "my.Main");
+        assertTrue(bound.containsAll(CrowdedNode.FOREGROUND_COMPILES), bound.toString());
+        assertFalse(bound.contains("-XX:-BackgroundCompilation"), "the JDK's methods stay in the background");
+        assertTrue(bound.containsAll(RunCommand.FOREGROUND_JIT_OPTIONS), bound.toString());
+        assertTrue(bound.contains("-XX:CompileCommand=CompileThresholdScaling,weft.*::*,0.1"), bound.toString());
+        assertFalse(bound.contains(CrowdedNode.C1_ONLY), bound.toString());
+
+        final List<String> free = peCommand("-n", "1", "--bind-to", "none", "my.Main");
+        assertFalse(free.stream().anyMatch(o -> o.contains("BackgroundCompilation")), "not bound: " + free);
+        assertTrue(free.containsAll(RunCommand.AOT_JIT_OPTIONS), free.toString());
+        assertFalse(peCommand("-n", MANY, "my.Main").stream().anyMatch(o -> o.contains("BackgroundCompilation")),
             "a crowded node compiles with C1 only, in the background");
-        if (weft.ucs.Cpus.online() > 1) {
-            final List<String> roomy = peCommand("-n", "1", "my.Main");
-            assertFalse(roomy.contains(CrowdedNode.FOREGROUND_COMPILES), "a free CPU compiles in the background");
-            assertTrue(roomy.containsAll(RunCommand.AOT_JIT_OPTIONS), roomy.toString());
-        }
-        assertEquals("0", exports(name -> null, "-n", cpus, "my.Main").get(RunCommand.MPI_WARMUP_YIELD),
-            "no compiler thread to yield to");
-        assertEquals(null, exports(name -> name.equals(RunCommand.MPI_WARMUP_YIELD) ? "1s" : null, "-n", cpus,
-            "my.Main").get(RunCommand.MPI_WARMUP_YIELD), "the PEs inherit the user's setting");
-        assertEquals("3s", exports(name -> null, "-n", cpus, "-x", RunCommand.MPI_WARMUP_YIELD + "=3s", "my.Main")
-            .get(RunCommand.MPI_WARMUP_YIELD));
-        assertEquals(null, exports(name -> null, "-n", cpus, "-J", "-XX:+BackgroundCompilation", "my.Main")
-            .get(RunCommand.MPI_WARMUP_YIELD));
-        final List<String> own = peCommand("-n", cpus, "-J", "-XX:+BackgroundCompilation", "my.Main");
-        assertFalse(own.contains(CrowdedNode.FOREGROUND_COMPILES), "the user's choice wins: " + own);
-        assertTrue(CrowdedNode.full(2, 2));
-        assertFalse(CrowdedNode.full(1, 2));
-        assertFalse(CrowdedNode.full(3, 2));
+        final List<String> own = peCommand("-n", "1", "-J", "-XX:+BackgroundCompilation", "my.Main");
+        assertFalse(own.stream().anyMatch(o -> o.startsWith("-XX:CompileCommand=BackgroundCompilation")),
+            "the user's choice wins: " + own);
+        assertTrue(own.containsAll(RunCommand.AOT_JIT_OPTIONS), own.toString());
     }
 }

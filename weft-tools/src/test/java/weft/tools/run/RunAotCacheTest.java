@@ -32,9 +32,10 @@ class RunAotCacheTest {
         return cmd.spec().peCommand();
     }
 
-    /** The thresholds a job of one PE gets here: on a machine of one CPU that PE fills the node. */
+    /** The thresholds a job of one PE gets here: bound to one CPU when this machine lets the launcher bind. */
     static List<String> jitOptionsOfOnePe() {
-        return weft.ucs.Cpus.online() == 1 ? RunCommand.FULL_NODE_JIT_OPTIONS : RunCommand.AOT_JIT_OPTIONS;
+        return weft.tools.perftest.Affinity.currentCpus().length > 0 ? RunCommand.FOREGROUND_JIT_OPTIONS
+            : RunCommand.AOT_JIT_OPTIONS;
     }
 
     private static String classPathOf(final List<String> cmd) {
@@ -58,9 +59,9 @@ class RunAotCacheTest {
         final List<String> cmd = new java.util.ArrayList<>(List.of(
             Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         cmd.addAll(RunCommand.AOT_JIT_OPTIONS);
-        cmd.addAll(RunCommand.FULL_NODE_JIT_OPTIONS);
+        cmd.addAll(RunCommand.FOREGROUND_JIT_OPTIONS);
         cmd.addAll(CrowdedNode.options(List.of()));
-        cmd.addAll(CrowdedNode.fullOptions(List.of()));
+        cmd.addAll(CrowdedNode.FOREGROUND_COMPILES);
         cmd.add("-version");
         final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         final String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
