@@ -33,7 +33,6 @@ class CrowdedNodeTest {
         return RunAotCacheTest.peCommand(args);
     }
 
-
     @Test
     void crowdedPesCompileWithC1AtUsualThresholdsAndCollectSerially() throws IOException {
         final Path cache = Files.write(tmp.resolve("weft.aot"), new byte[] {1});
@@ -99,5 +98,43 @@ class CrowdedNodeTest {
         assertFalse(own.stream().anyMatch(o -> o.startsWith("-XX:CompileCommand=BackgroundCompilation")),
             "the user's choice wins: " + own);
         assertTrue(own.containsAll(RunCommand.AOT_JIT_OPTIONS), own.toString());
+    }
+
+    /**
+     * The foreground options as the JVM applies them ({@link ForegroundProbe}, a {@code weft.*} class): every
+     * compile of its method is blocking ({@code b} in -XX:+PrintCompilation's flags), the JDK's are not.
+     */
+    @Test
+    void weftsMethodsCompileBlockingAndTheJdksInTheBackground() throws IOException, InterruptedException {
+        final List<String> cmd = new java.util.ArrayList<>(List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        cmd.addAll(CrowdedNode.FOREGROUND_COMPILES);
+        cmd.addAll(List.of("-XX:+PrintCompilation", "-cp", System.getProperty("java.class.path"),
+            ForegroundProbe.class.getName()));
+        final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        final String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS), "did not end: " + cmd);
+        assertEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("done"), out);
+        // "  timestamp  id  FLAGS  tier  method": FLAGS is five characters of %, s, !, b, n
+        final java.util.regex.Pattern compile =
+            java.util.regex.Pattern.compile("^\\s*\\d+\\s+\\d+\\s(.{5})\\s\\d\\s+(\\S+)");
+        final List<String> weft = new java.util.ArrayList<>();
+        final List<String> jdk = new java.util.ArrayList<>();
+        for (final String line : out.lines().filter(l -> !l.contains("made not entrant")).toList()) {
+            final java.util.regex.Matcher m = compile.matcher(line);
+            if (!m.find()) {
+                continue;
+            }
+            if (m.group(2).startsWith(ForegroundProbe.class.getName() + "::work")) {
+                weft.add(m.group(1));
+            } else if (m.group(2).startsWith("java.lang.")) {
+                jdk.add(m.group(1));
+            }
+        }
+        assertFalse(weft.isEmpty(), "the probe's method was compiled:\n" + out);
+        assertTrue(weft.stream().allMatch(f -> f.indexOf('b') >= 0), "blocking: " + weft);
+        assertFalse(jdk.isEmpty(), "some of the JDK's methods were compiled:\n" + out);
+        assertTrue(jdk.stream().noneMatch(f -> f.indexOf('b') >= 0), "in the background: " + jdk);
     }
 }
