@@ -3,7 +3,7 @@
 # native UCX), side by side: the same program (bench/jucx/JucxBench.java, JUCX's public API only) run on
 # either jar, alternating, two processes pinned to cores 0 and 1, same counts on both sides.
 #   bench/compare-jucx.sh [PAIRS] [OUT]        PAIRS alternating pairs per test (default 3)
-#   env: SPECS="lat 8 200000;bw 65536 20000" (tests to run), SLEEP (server start-up seconds), PORT, CONNECT,
+#   env: SPECS="lat 8 1000000;bw 65536 20000" (tests to run), SLEEP (server start-up seconds), PORT, CONNECT,
 #        OLD=DIR another Weft build (e.g. git archive REV | tar -x -C DIR; cd DIR; ./weft build) run first in each
 #        round as impl=weft-old, for before/after figures beside JUCX
 # Needs: a JDK >= 25, Maven (to fetch the JUCX jar into ~/.m2 once), native UCX (apt-get install ucx-utils
@@ -15,9 +15,11 @@ OUT=${2:-/dev/stdout}
 JUCX_VERSION=${JUCX_VERSION:-1.15.0}
 PORT=${PORT:-24200}
 SLEEP=${SLEEP:-3} # seconds the server gets to start (raise on a loaded machine)
-# the tests, "TEST SIZE ITERS" each; SPECS="lat 8 200000" runs one
+# the tests, "TEST SIZE ITERS" each; SPECS="lat 8 1000000" runs one. lat runs ucx_perftest's default count
+# (1,000,000 round trips, after a tenth as many to warm up): with 200,000 the JIT was still compiling in
+# the 0.2 s measured loop (JucxBench's own loop, OSR-compiled in the background on its one CPU, for ~0.2 s)
 if [[ -n "${SPECS:-}" ]]; then IFS=';' read -r -a SPECS <<<"$SPECS"; else
-    SPECS=("lat 8 200000" "bw 65536 20000" "bwalloc 65536 20000" "bw 1048576 20000" "bwalloc 1048576 20000"); fi
+    SPECS=("lat 8 1000000" "bw 65536 20000" "bwalloc 65536 20000" "bw 1048576 20000" "bwalloc 1048576 20000"); fi
 # addr: connect by worker address (native UCX then uses shared memory on one node; its socket-address
 # endpoints stay on tcp); sock: through a listener, as JUCX's own benchmarks
 CONNECT=${CONNECT:-addr}

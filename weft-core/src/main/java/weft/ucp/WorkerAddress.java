@@ -29,7 +29,14 @@ import java.util.List;
  */
 public record WorkerAddress(long uuid, List<Entry> entries) {
     static final int MAGIC = 0x41544657; // "WFTA" little endian
-    static final int VERSION = 1;
+    /**
+     * The protocol layer's wire version, carried by every worker address: raised whenever a message format of
+     * {@link weft.ucp.wire} or the meaning of an {@link AmId} changes, so that two builds that would misread
+     * each other's messages refuse to connect (UNSUPPORTED, naming both versions) instead of dropping them
+     * as malformed and waiting. {@code WireVersionTest} fails when a format's constants change and this
+     * did not. 2: SOFT_GET carries the answer size.
+     */
+    static final int VERSION = 2;
 
     /** One resource (transport × device) of the worker. */
     public record Entry(String transport, String device, int mdFlags, long capabilities, double latencyNs,
@@ -74,7 +81,8 @@ public record WorkerAddress(long uuid, List<Entry> entries) {
         final int ver = b.get() & 0xff;
         if (ver != VERSION) {
             throw new WeftException(Status.UNSUPPORTED, "worker address version " + ver
-                + " is not supported (this Weft reads version " + VERSION + ")");
+                + " is not supported (this Weft reads version " + VERSION + "): the peer runs another Weft "
+                + "release, whose messages this one would misread");
         }
         try {
             final long uuid = b.getLong();
