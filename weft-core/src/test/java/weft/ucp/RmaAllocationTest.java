@@ -80,6 +80,30 @@ class RmaAllocationTest {
         }
     }
 
+    /** A 1 MiB get of memory shm maps is one copy from the mapping: the C library's, for large copies. */
+    @org.junit.jupiter.api.Test
+    void largeGetsOfMappedMemoryAllocateNothing() {
+        final long size = 1 << 20;
+        final Config cfg = Config.global().with("SHM_KEEPALIVE_INTERVAL", "100s").with("KEEPALIVE_INTERVAL", "10m");
+        try (Context ctx = Context.builder().transports("shm", "self").config(cfg).build();
+             Worker a = ctx.newWorker(); Worker b = ctx.newWorker(); Arena arena = Arena.ofConfined();
+             MemoryMap heap = ctx.memMap(size, 0)) {
+            final Endpoint ab = a.connect(b.address());
+            b.connect(a.address());
+            try (Rkey rk = ab.unpackRkey(heap.packRkey())) {
+                // 16 bytes into a page, as a direct ByteBuffer: the destination unaligned with the mapping
+                final MemorySegment buf = arena.allocate(size + 4096, 4096).asSlice(16, size);
+                heap.segment().set(ValueLayout.JAVA_LONG, size - 8, 0x5eedL);
+                AllocationMeter.fewestBytes("300 x get of 1 MiB (mapped)", () -> {
+                    for (int i = 0; i < 300; i++) {
+                        await(a, b, ab.get(buf, 0, size, rk.base(), rk));
+                    }
+                    assertEquals(0x5eedL, buf.get(ValueLayout.JAVA_LONG_UNALIGNED, size - 8), "the last word read");
+                }, LIMIT, 30_000);
+            }
+        }
+    }
+
     private static void round(final Worker a, final Worker b, final Endpoint ab, final Rkey rk, final MemorySegment buf) {
         final long base = rk.base();
         for (int i = 0; i < N; i++) {

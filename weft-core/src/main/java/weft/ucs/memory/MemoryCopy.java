@@ -22,8 +22,18 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * the C library's {@code memmove} through a critical downcall. On this project's machine (x86_64,
  * ERMS/FSRM) glibc copies such sizes with {@code rep movsb}, and the JDK's copy stub with 32-byte
  * vector moves, 10-20 % slower from 512 B to 16 KiB (2 KiB: 37 ns against 31; 8 KiB: 163 against
- * 141) and no different from 128 KiB up. The native range is capped at 1 MiB: a critical call holds
+ * 141) and no different at 128 KiB. The native range is capped at 1 MiB: a critical call holds
  * off safepoints (and so the GC) until it returns.
+ *
+ * <p>Large copies ({@code WEFT_NATIVE_COPY_LARGE}, 512 KiB by default, and up) are {@code memmove} too,
+ * through an ordinary downcall (safepoints go on during the copy, so no cap): above the L2 size glibc
+ * copies with its vector loop, 31-35 GB/s at every source-destination distance here against the JDK's
+ * 28-30 (1 MiB from a mapped peer's memory: 32 us against 36; {@code bench/memmove-distance.c 1048576}).
+ * The JDK's copy loses most where the destination is not aligned as the source (a direct ByteBuffer
+ * starts 16 bytes into a page): the JUCX read benchmark's 1 MiB gets, 26 GB/s against JUCX's 28.6. Between
+ * 64 KiB and 512 KiB the JDK copies: there glibc's {@code rep movsb} crawls at distances up to 31 bytes
+ * (128 KiB: 1.8-2.7 GB/s). The distance rule below applies to large copies too, although no distance was
+ * slow here from 512 KiB up.
  *
  * <p>One exception: when the destination lies 1 to 15 bytes ahead of the source modulo 4 KiB (a
  * payload copied from a buffer 8 bytes past an alignment into a 16-byte aligned descriptor, say), glibc's
@@ -49,8 +59,12 @@ public final class MemoryCopy {
     static final ConfigVar<Long> NATIVE_MIN = ConfigRegistry.register("NATIVE_COPY_MIN", ConfigType.SIZE, "512",
         "Smallest copy between native segments done by the C library's memmove (smaller ones by the JDK).");
     static final ConfigVar<Long> NATIVE_MAX = ConfigRegistry.register("NATIVE_COPY_MAX", ConfigType.SIZE, "64k",
-        "Largest copy between native segments done by the C library's memmove (at most 1m); 0 turns the "
-            + "native copy off.");
+        "Largest copy between native segments done by the C library's memmove through a critical downcall "
+            + "(at most 1m); 0 turns that native copy off.");
+    static final ConfigVar<Long> NATIVE_LARGE = ConfigRegistry.register("NATIVE_COPY_LARGE", ConfigType.SIZE,
+        "512k", "Smallest copy between native segments done by the C library's memmove through a downcall that "
+            + "lets safepoints through (no upper bound; glibc's vector loop for sizes above the L2 cache); inf "
+            + "turns it off.");
 
     private static final long PAGE_MASK = 4095;
     /**
@@ -63,19 +77,27 @@ public final class MemoryCopy {
     static final long MAX_CAP = 1L << 20;
     private static final long MIN;
     private static final long MAX;
+    private static final long LARGE;
     private static final MethodHandle MEMMOVE;
+    /** memmove without {@code critical}: the thread is in native state during the copy (large copies). */
+    private static final MethodHandle MEMMOVE_LARGE;
 
     static {
         final Config c = Config.global();
         MIN = Math.max(1, c.get(NATIVE_MIN));
         MAX = Math.min(c.get(NATIVE_MAX), MAX_CAP);
+        LARGE = Math.max(MAX + 1, c.get(NATIVE_LARGE));
         final Linker linker = Linker.nativeLinker();
+        final MemorySegment memmove = linker.defaultLookup().find("memmove")
+            .orElseThrow(() -> new UnsatisfiedLinkError("libc memmove"));
+        final FunctionDescriptor d = FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
         // critical: no thread-state transition (a copy of at most MAX bytes is short), no safepoint inside
         @SuppressWarnings("restricted")
-        final MethodHandle h = linker.downcallHandle(
-            linker.defaultLookup().find("memmove").orElseThrow(() -> new UnsatisfiedLinkError("libc memmove")),
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), Linker.Option.critical(false));
+        final MethodHandle h = linker.downcallHandle(memmove, d, Linker.Option.critical(false));
         MEMMOVE = h;
+        @SuppressWarnings("restricted")
+        final MethodHandle large = linker.downcallHandle(memmove, d);
+        MEMMOVE_LARGE = large;
     }
 
     private MemoryCopy() {
@@ -91,7 +113,7 @@ public final class MemoryCopy {
 
     /** The configuration variables of this class (for {@code ./weft info -c}). */
     public static List<ConfigVar<?>> configVars() {
-        return List.of(NATIVE_MIN, NATIVE_MAX);
+        return List.of(NATIVE_MIN, NATIVE_MAX, NATIVE_LARGE);
     }
 
     /**
@@ -101,7 +123,7 @@ public final class MemoryCopy {
      */
     public static void copy(final MemorySegment src, final long srcOffset, final MemorySegment dst,
                             final long dstOffset, final long length) {
-        if (length >= MIN && length <= MAX && src.isNative() && dst.isNative()) {
+        if (length >= MIN && (length <= MAX || length >= LARGE) && src.isNative() && dst.isNative()) {
             copyNative(src, srcOffset, dst, dstOffset, length);
         } else {
             MemorySegment.copy(src, srcOffset, dst, dstOffset, length);
@@ -130,7 +152,8 @@ public final class MemoryCopy {
             return;
         }
         try {
-            final long ignored = (long) MEMMOVE.invokeExact(to, from, length);
+            final long ignored = length > MAX ? (long) MEMMOVE_LARGE.invokeExact(to, from, length)
+                : (long) MEMMOVE.invokeExact(to, from, length);
         } catch (final Throwable t) {
             throw new IllegalStateException("memmove failed", t); // a downcall with long arguments cannot throw
         } finally {

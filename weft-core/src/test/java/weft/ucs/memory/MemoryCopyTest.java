@@ -25,7 +25,7 @@ class MemoryCopyTest {
     }
 
     @ParameterizedTest
-    @ValueSource(longs = {0, 1, 7, 511, 512, 513, 4095, 8192, 65535, 65536, 65537, 200_000})
+    @ValueSource(longs = {0, 1, 7, 511, 512, 513, 4095, 8192, 65535, 65536, 65537, 200_000, 524_287, 524_288, 3_000_001})
     void copiesLikeTheJdkAtEverySize(final long len) {
         try (Arena arena = Arena.ofConfined()) {
             final MemorySegment src = arena.allocate(len + 64);
@@ -88,6 +88,32 @@ class MemoryCopyTest {
         }
         for (final long d : new long[] {0, 16, 17, 64, 4080, 4095, 4096, -1, -8, -4096}) {
             assertFalse(MemoryCopy.slowForLibc(base + d, base), "ahead by " + d);
+        }
+    }
+
+    /** Large copies (the ordinary memmove downcall) at distances around the slow ones, and overlapping. */
+    @Test
+    void largeCopiesAreExactAtEveryDistanceAndOverlapping() {
+        final int len = 1 << 20;
+        try (Arena arena = Arena.ofConfined()) {
+            final MemorySegment src = arena.allocate(len + 8192, 4096);
+            final MemorySegment dst = arena.allocate(len + 8192, 4096);
+            final MemorySegment expected = arena.allocate(len + 8192, 4096);
+            pattern(src, 5);
+            for (final int d : new int[] {0, 1, 15, 16, 63, 64, 65, 2048, 4095}) {
+                pattern(dst, d);
+                pattern(expected, d);
+                MemoryCopy.copy(src, 8, dst, 8 + d, len);
+                MemorySegment.copy(src, 8, expected, 8 + d, len);
+                assertEquals(-1, dst.mismatch(expected), "1 MiB, destination " + d + " ahead");
+            }
+            for (final long shift : new long[] {-4096, -1, 1, 4096}) {
+                pattern(expected, 6);
+                MemorySegment.copy(expected, 4096, expected, 4096 + shift, len - 8192);
+                pattern(dst, 6);
+                MemoryCopy.copy(dst, 4096, dst, 4096 + shift, len - 8192);
+                assertEquals(-1, dst.mismatch(expected), "overlapping 1 MiB copy shifted by " + shift);
+            }
         }
     }
 

@@ -53,7 +53,7 @@ public class UcpEndpointParams extends UcxParams {
         return this;
     }
 
-    /** The local address to connect from (recorded; the kernel picks the source port). */
+    /** The local address to connect from: recorded, not applied (the kernel picks the source address and port). */
     public UcpEndpointParams setLocalSocketAddress(InetSocketAddress localSocketAddress) {
         this.localSocketAddress = localSocketAddress;
         fieldMask |= UcpConstants.UCP_EP_PARAM_FIELD_LOCAL_SOCK_ADDR;
