@@ -25,10 +25,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * 141) and no different at 128 KiB. The native range is capped at 1 MiB: a critical call holds
  * off safepoints (and so the GC) until it returns.
  *
- * <p>Large copies ({@code WEFT_NATIVE_COPY_LARGE}, 512 KiB by default, and up) are {@code memmove} too,
- * through an ordinary downcall (safepoints go on during the copy, so no cap): above the L2 size glibc
- * copies with its vector loop, 31-35 GB/s at every source-destination distance here against the JDK's
- * 28-30 (1 MiB from a mapped peer's memory: 32 us against 36; {@code bench/memmove-distance.c 1048576}).
+ * <p>Large copies, from {@code WEFT_NATIVE_COPY_LARGE} (512 KiB by default) to the same 1 MiB cap, are
+ * {@code memmove} too: above the L2 size glibc copies with its vector loop, 31-35 GB/s at every
+ * source-destination distance here against the JDK's 28-30 (1 MiB from a mapped peer's memory: 32 us
+ * against 36; {@code bench/memmove-distance.c 1048576}). Larger copies stay the JDK's: a longer critical
+ * call would hold off safepoints for milliseconds.
  * The JDK's copy loses most where the destination is not aligned as the source (a direct ByteBuffer
  * starts 16 bytes into a page): the JUCX read benchmark's 1 MiB gets, 26 GB/s against JUCX's 28.6. Between
  * 64 KiB and 512 KiB the JDK copies: there glibc's {@code rep movsb} crawls at distances up to 31 bytes
@@ -62,9 +63,8 @@ public final class MemoryCopy {
         "Largest copy between native segments done by the C library's memmove through a critical downcall "
             + "(at most 1m); 0 turns that native copy off.");
     static final ConfigVar<Long> NATIVE_LARGE = ConfigRegistry.register("NATIVE_COPY_LARGE", ConfigType.SIZE,
-        "512k", "Smallest copy between native segments done by the C library's memmove through a downcall that "
-            + "lets safepoints through (no upper bound; glibc's vector loop for sizes above the L2 cache); inf "
-            + "turns it off.");
+        "512k", "Smallest large copy between native segments done by the C library's memmove (up to 1m; glibc's "
+            + "vector loop for sizes above the L2 cache); inf turns it off.");
 
     private static final long PAGE_MASK = 4095;
     /**
@@ -79,8 +79,6 @@ public final class MemoryCopy {
     private static final long MAX;
     private static final long LARGE;
     private static final MethodHandle MEMMOVE;
-    /** memmove without {@code critical}: the thread is in native state during the copy (large copies). */
-    private static final MethodHandle MEMMOVE_LARGE;
 
     static {
         final Config c = Config.global();
@@ -88,16 +86,12 @@ public final class MemoryCopy {
         MAX = Math.min(c.get(NATIVE_MAX), MAX_CAP);
         LARGE = Math.max(MAX + 1, c.get(NATIVE_LARGE));
         final Linker linker = Linker.nativeLinker();
-        final MemorySegment memmove = linker.defaultLookup().find("memmove")
-            .orElseThrow(() -> new UnsatisfiedLinkError("libc memmove"));
-        final FunctionDescriptor d = FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
-        // critical: no thread-state transition (a copy of at most MAX bytes is short), no safepoint inside
+        // critical: no thread-state transition (a copy of at most 1 MiB is short), no safepoint inside
         @SuppressWarnings("restricted")
-        final MethodHandle h = linker.downcallHandle(memmove, d, Linker.Option.critical(false));
+        final MethodHandle h = linker.downcallHandle(
+            linker.defaultLookup().find("memmove").orElseThrow(() -> new UnsatisfiedLinkError("libc memmove")),
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), Linker.Option.critical(false));
         MEMMOVE = h;
-        @SuppressWarnings("restricted")
-        final MethodHandle large = linker.downcallHandle(memmove, d);
-        MEMMOVE_LARGE = large;
     }
 
     private MemoryCopy() {
@@ -123,7 +117,8 @@ public final class MemoryCopy {
      */
     public static void copy(final MemorySegment src, final long srcOffset, final MemorySegment dst,
                             final long dstOffset, final long length) {
-        if (length >= MIN && (length <= MAX || length >= LARGE) && src.isNative() && dst.isNative()) {
+        if (length >= MIN && (length <= MAX || length >= LARGE && length <= MAX_CAP) && src.isNative()
+            && dst.isNative()) {
             copyNative(src, srcOffset, dst, dstOffset, length);
         } else {
             MemorySegment.copy(src, srcOffset, dst, dstOffset, length);
@@ -152,8 +147,7 @@ public final class MemoryCopy {
             return;
         }
         try {
-            final long ignored = length > MAX ? (long) MEMMOVE_LARGE.invokeExact(to, from, length)
-                : (long) MEMMOVE.invokeExact(to, from, length);
+            final long ignored = (long) MEMMOVE.invokeExact(to, from, length);
         } catch (final Throwable t) {
             throw new IllegalStateException("memmove failed", t); // a downcall with long arguments cannot throw
         } finally {
