@@ -36,12 +36,12 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * (128 KiB: 1.8-2.7 GB/s). The distance rule below applies to large copies too, although no distance was
  * slow here from 512 KiB up.
  *
- * <p>One exception: when the destination lies 1 to 15 bytes ahead of the source modulo 4 KiB (a
- * payload copied from a buffer 8 bytes past an alignment into a 16-byte aligned descriptor, say), glibc's
- * {@code rep movsb} copies 4 KiB or more at 3.5 GB/s instead of 50 (64 KiB: 19.4 us against 1.1; the
- * JDK's copy: 1.2 us; {@code bench/memmove-distance.c}), so those copies go the JDK's way. A 64-byte
- * aligned buffer never meets that distance against shm descriptors (a tag fragment's payload starts 16
- * or 32 bytes into its page).
+ * <p>One exception: when the destination lies 1 to 63 bytes ahead of the source modulo 4 KiB (a payload
+ * copied from a page-aligned buffer into a descriptor 16 bytes into its page, say), glibc's {@code rep movsb}
+ * copies 4 KiB or more at 0.7-3.5 GB/s instead of 40-60 (64 KiB: 19.4 us against 1.1; the JDK's copy: 1.2 us;
+ * {@code bench/memmove-distance.c}), so those copies go the JDK's way. The slow window was 1-15 bytes on the
+ * machine first measured and 1-31 on a later one; from 33 to 63 the JDK's copy is as fast or faster, so the
+ * rule takes the whole first cache line.
  *
  * <p>Checks are the same: bounds (IndexOutOfBoundsException), a read-only destination
  * (IllegalArgumentException), a closed arena (IllegalStateException), a confined segment used from
@@ -68,10 +68,10 @@ public final class MemoryCopy {
 
     private static final long PAGE_MASK = 4095;
     /**
-     * A destination that far or less ahead of its source modulo 4 KiB (1 to 15 bytes) makes glibc's copy
+     * A destination less than this far ahead of its source modulo 4 KiB (1 to 63 bytes) makes glibc's copy
      * of 4 KiB or more crawl on this machine (see the class comment): such copies take the JDK's way.
      */
-    static final long SLOW_DISTANCE = 16;
+    static final long SLOW_DISTANCE = 64;
 
     /** The largest native copy whatever the configuration says (see the class comment). */
     static final long MAX_CAP = 1L << 20;

@@ -79,19 +79,19 @@ class MemoryCopyTest {
     }
 
     @Test
-    void onlyDestinationsOneToFifteenBytesAheadModuloAPageAvoidLibc() {
+    void onlyDestinationsOneToSixtyThreeBytesAheadModuloAPageAvoidLibc() {
         final long base = 1L << 32;
-        for (long d = 1; d < 16; d++) {
+        for (long d = 1; d < 64; d++) {
             assertTrue(MemoryCopy.slowForLibc(base + d, base), "ahead by " + d);
             assertTrue(MemoryCopy.slowForLibc(base + 4096 * 3 + d, base), "ahead by 3 pages + " + d);
             assertTrue(MemoryCopy.slowForLibc(base + 64 + d, base + 64), "ahead by " + d + " from +64");
         }
-        for (final long d : new long[] {0, 16, 17, 64, 4080, 4095, 4096, -1, -8, -4096}) {
+        for (final long d : new long[] {0, 64, 65, 4080, 4095, 4096, -1, -8, -4096}) {
             assertFalse(MemoryCopy.slowForLibc(base + d, base), "ahead by " + d);
         }
     }
 
-    /** Large copies (the ordinary memmove downcall) at distances around the slow ones, and overlapping. */
+    /** Large copies (512 KiB to 1 MiB, memmove) at distances around the slow ones, and overlapping. */
     @Test
     void largeCopiesAreExactAtEveryDistanceAndOverlapping() {
         final int len = 1 << 20;
