@@ -6,12 +6,14 @@
 #   env: SPECS="lat 8 1000000;bw 65536 20000" (tests to run), SLEEP (server start-up seconds), PORT, CONNECT,
 #        OLD=DIR another Weft build (e.g. git archive REV | tar -x -C DIR; cd DIR; ./weft build) run first in each
 #        round as impl=weft-old, for before/after figures beside JUCX
+#        B_OPTS="JVM options" runs this build a second time with those options first in each round, as impl=weft-b
+#        (e.g. B_OPTS=-Dweft.native_copy_large=inf: a setting's effect beside JUCX)
 # Needs: a JDK >= 25, Maven (to fetch the JUCX jar into ~/.m2 once), native UCX (apt-get install ucx-utils
 # libucx0). Not part of the build or the tests: when JUCX or UCX is missing it says so and exits 0.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PAIRS=${1:-3}
-OUT=${2:-/dev/stdout}
+OUT=${2:-}
 JUCX_VERSION=${JUCX_VERSION:-1.15.0}
 PORT=${PORT:-24200}
 SLEEP=${SLEEP:-3} # seconds the server gets to start (raise on a loaded machine)
@@ -41,6 +43,8 @@ OLD_CP=""
 IMPLS=(weft jucx)
 if [[ -n "${OLD:-}" ]]; then OLD_CP=$(cd "$OLD" && ./weft classpath) || { echo "compare-jucx: no Weft build in $OLD"; exit 1; }
     IMPLS=(weft-old weft jucx); fi
+read -r -a B_OPTS <<<"${B_OPTS:-}"
+if [[ ${#B_OPTS[@]} -gt 0 ]]; then IMPLS=(weft-b "${IMPLS[@]}"); fi
 JOPTS=(--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Xms256m -Xmx256m)
 # compiled once against real JUCX's jar and run as a class on either jar (the API is the same): the source
 # launcher would compile it in every run, on the pinned core, beside the measured loop
@@ -51,12 +55,14 @@ export UCX_WARN_UNUSED_ENV_VARS=n
 
 one() { # impl test size iters port -> RESULT line of the client
     local impl=$1 test=$2 size=$3 iters=$4 PORT=$5 cp
-    case $impl in weft) cp=$WEFT_CP:$BENCH_CLASSES ;; weft-old) cp=$OLD_CP:$BENCH_CLASSES ;; *) cp=$JAR:$BENCH_CLASSES ;; esac
-    taskset -c 0 timeout 300 "$JAVA" "${JOPTS[@]}" -cp "$cp" JucxBench server $PORT "$test" "$size" "$iters" "$CONNECT" \
+    local opts=("${JOPTS[@]}")
+    case $impl in weft) cp=$WEFT_CP:$BENCH_CLASSES ;; weft-b) cp=$WEFT_CP:$BENCH_CLASSES; opts+=("${B_OPTS[@]}") ;;
+        weft-old) cp=$OLD_CP:$BENCH_CLASSES ;; *) cp=$JAR:$BENCH_CLASSES ;; esac
+    taskset -c 0 timeout 300 "$JAVA" "${opts[@]}" -cp "$cp" JucxBench server $PORT "$test" "$size" "$iters" "$CONNECT" \
         >/dev/null 2>&1 &
     local spid=$!
     sleep "$SLEEP"
-    taskset -c 1 timeout 300 "$JAVA" "${JOPTS[@]}" -cp "$cp" JucxBench client 127.0.0.1 $PORT "$test" \
+    taskset -c 1 timeout 300 "$JAVA" "${opts[@]}" -cp "$cp" JucxBench client 127.0.0.1 $PORT "$test" \
         "$size" "$iters" "$CONNECT" 2>/dev/null | grep '^RESULT' | sed "s/impl=weft /impl=$impl /" \
         || echo "RESULT impl=$impl test=$test size=$size value=FAILED"
     wait $spid 2>/dev/null
@@ -66,6 +72,7 @@ one() { # impl test size iters port -> RESULT line of the client
 echo "# bench/compare-jucx.sh $PAIRS   ($(date -u '+%F %T') UTC, $(nproc) cpus)"
 echo "# weft: weft-jucx on weft.ucp (default transports);  jucx: org.openucx:jucx:$JUCX_VERSION on $(ucx_info -v 2>/dev/null | head -1 | sed 's/# //')"
 [[ -n "$OLD_CP" ]] && echo "# weft-old: the Weft build in $OLD"
+[[ ${#B_OPTS[@]} -gt 0 ]] && echo "# weft-b: this build with ${B_OPTS[*]}"
 echo "# UCX_TLS=${UCX_TLS:-<default>}  WEFT_TLS=${WEFT_TLS:-<default>}  connect=$CONNECT  (value: usec one-way for tag_lat, MB/s for read_bw (registered buffer) and read_bw_alloc (memoryMap allocate))"
 for spec in "${SPECS[@]}"; do
     set -- $spec
@@ -76,4 +83,4 @@ for spec in "${SPECS[@]}"; do
         done
     done
 done
-} | tee "$OUT"
+} | if [[ -n "$OUT" ]]; then tee "$OUT"; else cat; fi # (tee to /dev/stdout printed every line twice)

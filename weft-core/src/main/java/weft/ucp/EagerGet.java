@@ -239,6 +239,11 @@ final class EagerGet {
         return n;
     }
 
+    /** The pool's memory (null until first used): for tests that look at where a message was placed. */
+    MemorySegment memory() {
+        return mem;
+    }
+
     /** Slots lent now (sent, not yet read by their receiver). */
     int lent() {
         return pool == null ? 0 : slots - freeCount;

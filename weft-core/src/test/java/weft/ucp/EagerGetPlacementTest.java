@@ -16,9 +16,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * GET-based eager places a contiguous message in its slot at the source's page offset ({@link EagerGet}): every
- * slot still holds the largest message at the largest offset, so messages lent at once never overlap, whatever
- * the offsets of their sources and of the receive buffers.
+ * GET-based eager places a contiguous message in its slot at the source's page offset ({@link EagerGet}), and
+ * every slot still holds the largest message at the largest offset, so messages lent at once never overlap,
+ * whatever the offsets of their sources and of the receive buffers.
  */
 @Timeout(60)
 class EagerGetPlacementTest {
@@ -47,6 +47,10 @@ class EagerGetPlacementTest {
                 s.release();
             }
             assertTrue(a.eagerGetSlotsLent() >= MESSAGES, "the messages sit in slots of their own");
+            for (int m = 0; m < MESSAGES; m++) {
+                final long at = find(a.eagerGet.memory(), max + 4096, m);
+                assertEquals(offset(firstOffset, m), at % 4096, "message " + m + " starts at its source's page offset");
+            }
             final List<Request> recvs = new ArrayList<>();
             for (int m = 0; m < MESSAGES; m++) {
                 recvs.add(b.recvTag(dst, (m * 61L) % 4096, max, m, -1L)); // receive buffers at other offsets
@@ -67,16 +71,36 @@ class EagerGetPlacementTest {
         return (first + m * 1031L) % 4096;
     }
 
+    /**
+     * Where message {@code seed}'s first word lies in the sender's pool, looked for in the first page of each slot
+     * ({@code stride} bytes apart: the largest message and a page).
+     */
+    private static long find(final MemorySegment pool, final long stride, final int seed) {
+        for (long slot = 0; slot + stride <= pool.byteSize(); slot += stride) {
+            for (long at = slot; at < slot + 4096; at++) {
+                if (pool.get(ValueLayout.JAVA_LONG_UNALIGNED, at) == word(seed, 0)) {
+                    return at;
+                }
+            }
+        }
+        throw new AssertionError("message " + seed + " does not start in the first page of a slot");
+    }
+
+    /** Word {@code i} of message {@code seed}: never 0, so a fresh pool holds none. */
+    private static long word(final int seed, final long i) {
+        return (seed + 1L) * 0x1_0000_0000L + i;
+    }
+
     private static void fill(final MemorySegment s, final long off, final long n, final int seed) {
         for (long i = 0; i < n; i += 8) {
-            s.set(ValueLayout.JAVA_LONG_UNALIGNED, off + i, seed * 0x1_0000_0000L + i);
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, off + i, word(seed, i));
         }
     }
 
     private static void check(final MemorySegment s, final long off, final long n, final int seed, final long srcOffset) {
         for (long i = 0; i < n; i += 8) {
             final long v = s.get(ValueLayout.JAVA_LONG_UNALIGNED, off + i);
-            if (v != seed * 0x1_0000_0000L + i) {
+            if (v != word(seed, i)) {
                 throw new AssertionError("message " + seed + " (source offset " + srcOffset + ") differs at byte " + i
                     + ": 0x" + Long.toHexString(v));
             }

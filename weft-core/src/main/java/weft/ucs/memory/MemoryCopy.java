@@ -22,8 +22,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * the C library's {@code memmove} through a critical downcall. On this project's machine (x86_64,
  * ERMS/FSRM) glibc copies such sizes with {@code rep movsb}, and the JDK's copy stub with 32-byte
  * vector moves, 10-20 % slower from 512 B to 16 KiB (2 KiB: 37 ns against 31; 8 KiB: 163 against
- * 141) and no different at 128 KiB. The native range is capped at 1 MiB: a critical call holds
- * off safepoints (and so the GC) until it returns.
+ * 141) and no different at 128 KiB (a later instance of the machine showed no such gain at 2 and 8 KiB:
+ * bench/results/2026-11-28-session24-copy-distance.txt). The native range is capped at 1 MiB: a critical
+ * call holds off safepoints (and so the GC) until it returns.
  *
  * <p>Large copies, from {@code WEFT_NATIVE_COPY_LARGE} (512 KiB by default) to the same 1 MiB cap, are
  * {@code memmove} too: above the L2 size glibc copies with its vector loop, 31-35 GB/s at every
