@@ -89,6 +89,8 @@ final class TcpChannel {
 
     long bytesQueued;
     long bytesWritten;
+    /** send/writev calls that wrote queued frames (tests count how many writes a pattern costs). */
+    long writes;
 
     /**
      * What the peer has not acknowledged yet, kept to be sent again on a new socket; null until the
@@ -111,6 +113,8 @@ final class TcpChannel {
     /** The owner asked not to read (it cannot queue replies). */
     boolean readPaused;
     private boolean wantOut;
+    /** An ACK frame is queued for the next write (one send with the frame that follows it, see TcpInterface). */
+    boolean ackWaiting;
     private int interest = -1;
     long epollData;
     int slot = -1;
@@ -236,6 +240,7 @@ final class TcpChannel {
         }
         if (iovCount == 0 && pipe.bytes == 0 && connected && !held && !replaying) {
             long n = LibC.send(fd, txBase + off, len, LibC.MSG_DONTWAIT | LibC.MSG_NOSIGNAL);
+            writes++;
             if (n == len) {
                 bytesWritten += len;
                 txHead = 0;
@@ -257,7 +262,7 @@ final class TcpChannel {
             return 0;
         }
         append(off, len);
-        return 0;
+        return ackWaiting && !wantOut ? flushTx() : 0; // the waiting ACK and this frame: one write
     }
 
     /** Queues the {@code len} bytes at {@code off} (from {@link #reserve}) without writing them yet. */
@@ -385,6 +390,7 @@ final class TcpChannel {
      * @return 0 (possibly with data left: then epoll watches for writability), or -errno
      */
     int flushTx() {
+        ackWaiting = false;
         if (!connected) {
             return 0;
         }
@@ -420,6 +426,7 @@ final class TcpChannel {
                 }
             }
             final long w = LibC.writev(fd, iovBase + 16L * iovHead, n);
+            writes++;
             if (w < 0) {
                 if (w == -LibC.EAGAIN) {
                     setWantOut(true);

@@ -209,7 +209,10 @@ final class TcpConnection implements TcpChannel.Owner {
             final boolean ride = server.ackDue() && ackIfDue(RIDE_EVERY, false);
             server.flushDueAck();
             if (!ride) {
-                ackIfDue(ACK_EVERY, true);
+                // queued, not sent: the reply this read prompts carries it, else the next progress call does
+                if (ackIfDue(ACK_EVERY, false)) {
+                    iface.flushLater(ch);
+                }
             } else if (!closed && ch.flushTx() < 0) {
                 writeFailed(true);
             }

@@ -107,12 +107,14 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
     private final TcpRetiredIds retired = new TcpRetiredIds();
     private long resumes;
 
-
     private final List<TcpConnection> conns = new ArrayList<>();
     private long switches;
     private TcpChannel[] slots = new TcpChannel[16];
     private int[] slotGen = new int[16];
     private final List<TcpConnection> draining = new ArrayList<>();
+    /** Channels whose queued ACK ({@link TcpChannel#ackWaiting}) goes at the next progress call if nothing took it. */
+    private TcpChannel[] lateAcks = new TcpChannel[8];
+    private int lateAckCount;
     private int handshaking;
     private static final System.Logger LOG = System.getLogger("weft.uct.tcp");
     private long rejected;
@@ -407,6 +409,9 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
         if (hasFailures() || !draining.isEmpty() || !resuming.isEmpty()) {
             work += processDeferred();
         }
+        if (lateAckCount > 0) {
+            flushLateAcks();
+        }
         final TcpChannel h = hot;
         if (h != null && (++pollTurn & (EPOLL_EVERY - 1)) != 0 && !h.closed && h.connected && !h.readPaused) {
             final long before = h.bytesReceived;
@@ -443,6 +448,33 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
     public boolean hasActivity() {
         return super.hasActivity() || !conns.isEmpty() || handshaking > 0 || !draining.isEmpty()
             || !resuming.isEmpty();
+    }
+
+    /**
+     * {@code ch} queued an ACK frame after a read: it leaves with the next frame written (a ping-pong's
+     * reply, a get's next request: one send, not two, the cost that matters on loopback), or at the start of
+     * the next progress call if nothing was written by then.
+     */
+    void flushLater(final TcpChannel ch) {
+        if (ch.ackWaiting) {
+            return;
+        }
+        ch.ackWaiting = true;
+        if (lateAckCount == lateAcks.length) {
+            lateAcks = java.util.Arrays.copyOf(lateAcks, 2 * lateAckCount);
+        }
+        lateAcks[lateAckCount++] = ch;
+    }
+
+    private void flushLateAcks() {
+        for (int i = 0; i < lateAckCount; i++) {
+            final TcpChannel ch = lateAcks[i];
+            lateAcks[i] = null;
+            if (ch.ackWaiting && !ch.closed && ch.connected) {
+                ch.owner.onWritable(); // writes what is queued; handles a failed write as a writability event does
+            }
+        }
+        lateAckCount = 0;
     }
 
     /** One epoll round: readiness of every socket and the listener. */
