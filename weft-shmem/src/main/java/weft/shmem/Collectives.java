@@ -61,7 +61,7 @@ final class Collectives {
     private static final long BRUCK = 3840;      // fcollect/collect dissemination: one counter per round
     private static final long BCAST_ACK = 4096;  // broadcast: receipts from the child at each distance
     private static final long BCAST_SLOTS = 4608; // small broadcasts: BCAST_SLOT_COUNT slots [count][data]
-    static final int BCAST_SLOT_COUNT = 8;
+    static final int BCAST_SLOT_COUNT = 32;
     private static final long BCAST_SLOT_STRIDE = 256;
     /** The largest broadcast that travels through the receivers' slots (larger ones go straight to dest). */
     static final long BCAST_SLOT_MAX = BCAST_SLOT_STRIDE - 8;
