@@ -262,7 +262,12 @@ final class TcpChannel {
             return 0;
         }
         append(off, len);
-        return ackWaiting && !wantOut ? flushTx() : 0; // the waiting ACK and this frame: one write
+        return ackRidesNext() ? flushTx() : 0; // the waiting ACK and this frame: one write
+    }
+
+    /** An ACK waits for the next write and the socket takes writes: whoever queues a frame writes at once. */
+    boolean ackRidesNext() {
+        return ackWaiting && !wantOut;
     }
 
     /** Queues the {@code len} bytes at {@code off} (from {@link #reserve}) without writing them yet. */

@@ -285,7 +285,7 @@ final class TcpEndpoint extends AbstractEndpoint {
     /** Queues a header and the iov's memory, writes what the socket takes: OK if done, else a waiter and IN_PROGRESS. */
     private Status sendWithIov(final int off, final int hdrLen, final IoVector iov, final byte kind, final long seq,
                                final Completion completion) {
-        final boolean wasEmpty = ch.txEmpty() || ch.ackWaiting; // (an ACK waiting for a write rides with this one)
+        final boolean wasEmpty = ch.txEmpty() || ch.ackRidesNext();
         sentAny = true;
         ch.queue(off, hdrLen);
         for (int i = 0; i < iov.count(); i++) {

@@ -7,9 +7,12 @@ import weft.ucs.Status;
 import weft.ucs.config.Config;
 import weft.ucs.stats.Counter;
 import weft.uct.Completion;
+import weft.uct.IoVector;
 import weft.uct.MemoryDomain;
 import weft.uct.MemoryHandle;
 import weft.uct.RemoteKey;
+
+import java.lang.foreign.MemorySegment;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -84,6 +87,30 @@ class TcpLateAckTest extends TcpInterfaceFixture {
             complete(c);
         }
         assertEquals(5, ridden, "4 KiB replies ask for ACKs, which the requests carry");
+        assertTrue(errors.isEmpty(), errors.toString());
+    }
+
+    @Test
+    void anAskedAckRidesWithAZeroCopyMessage() {
+        final int[] got = new int[1];
+        b.setAmHandler(9, (d, o, l, f) -> {
+            got[0]++;
+            return Status.OK;
+        });
+        final TcpChannel ch = ep.ch;
+        for (int i = 0; i < 200 && !ch.ackWaiting; i++) {
+            complete(get());
+        }
+        assertTrue(ch.ackWaiting, "some reply asked");
+        final long writes = ch.writes;
+        final MemorySegment header = arena.allocate(8, 8);
+        final MemorySegment data = arena.allocate(SIZE, 64);
+        final Completion c = new Completion().reset(1);
+        final Status st = ep.amZcopy(9, header, 0, 8, new IoVector(1).add(data, 0, SIZE), c);
+        assertTrue(st == Status.OK || st == Status.IN_PROGRESS, st.toString());
+        assertEquals(writes + 1, ch.writes, "the waiting ACK, the header and the payload: one writev");
+        assertFalse(ch.ackWaiting);
+        progressUntil(() -> got[0] == 1, 20000, "the message at b", a, b);
         assertTrue(errors.isEmpty(), errors.toString());
     }
 
