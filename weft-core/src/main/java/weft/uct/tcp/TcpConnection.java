@@ -153,7 +153,7 @@ final class TcpConnection implements TcpChannel.Owner {
             return;
         }
         if (!ch.connected) {
-            final int err = iface.socketError(ch.fd);
+            final int err = iface.sockets.error(ch.fd);
             if (err != 0) {
                 fail(Status.UNREACHABLE, true);
                 return;

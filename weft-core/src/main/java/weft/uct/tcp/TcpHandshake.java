@@ -6,7 +6,9 @@ import weft.ucs.sys.LibC;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static weft.uct.tcp.TcpFrame.I32;
@@ -26,6 +28,23 @@ final class TcpHandshake {
     private TcpHandshake() {
     }
 
+    /** What a peer presents for {@code secret} (the job secret, or an interface's token) in its hello. */
+    static byte[] digest(final byte[] secret) {
+        return digest(TcpFrame.SECRET_CONTEXT, secret);
+    }
+
+    /** SHA-256 of {@code context} then {@code secret}: one digest per use, so one cannot stand for another. */
+    static byte[] digest(final String context, final byte[] secret) {
+        try {
+            final MessageDigest md = MessageDigest.getInstance("SHA-256");
+            md.update(context.getBytes(StandardCharsets.US_ASCII));
+            md.update(secret);
+            return md.digest();
+        } catch (final NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is not available", e);
+        }
+    }
+
     /**
      * Opens a socket to {@code ip:port} for {@code ep} and queues the hello; operations queue
      * behind it until the connection completes.
@@ -39,13 +58,13 @@ final class TcpHandshake {
         TcpChannel c = null;
         final TcpConnection conn;
         try {
-            iface.configureSocket(fd);
+            iface.sockets.configure(fd);
             c = new TcpChannel(iface, null, fd, iface.rxBufSize, iface.txBufSize);
             conn = new TcpConnection(iface, c, ip, port, acceptDigest, secretDigest);
             c.owner = conn;
             final int r;
             try (Arena a = Arena.ofConfined()) {
-                final MemorySegment sa = TcpInterface.sockaddr(a, ip, port);
+                final MemorySegment sa = TcpSocketOptions.sockaddr(a, ip, port);
                 r = LibC.connect(fd, sa, (int) LibC.SOCKADDR_IN_SIZE);
             }
             if (r < 0 && r != -LibC.EINPROGRESS) {

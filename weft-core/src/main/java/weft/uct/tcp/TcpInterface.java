@@ -19,8 +19,6 @@ import weft.uct.UctWorker;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -88,13 +86,8 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
     /** Puts of more than this many bytes are copied, not spliced. */
     final long spliceMax;
     final int splicePipe;
-    private final int keepIdleS;
-    private final int keepIntvlS;
-    private final int keepCnt;
-    /** SO_SNDBUF / SO_RCVBUF of data sockets, 0 = leave the kernel's autotuning. */
-    private final int sndBuf;
-    private final int rcvBuf;
-    private final int userTimeoutMs;
+    /** What every data socket gets. */
+    final TcpSocketOptions sockets;
     private final long handshakeTimeoutNs;
     private final int maxHandshakes;
     /** How long a broken connection may take to come back (0: it fails at once). */
@@ -104,7 +97,9 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
     private final long connIdBase = new SecureRandom().nextLong() | 1;
     private long connIdSeq;
     private final List<TcpConnection> resuming = new ArrayList<>();
-    private final TcpRetiredIds retired = new TcpRetiredIds();
+    /** Accepted connections that ended, remembered for at least this long (see {@link TcpRetiredIds}). */
+    private static final long RETAIN_MIN_NS = 60_000_000_000L;
+    private final TcpRetiredIds retired;
     private long resumes;
 
     private final List<TcpConnection> conns = new ArrayList<>();
@@ -133,27 +128,25 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
         this.spliceThresh = Math.max(1, cfg.get(TcpTransport.SPLICE_THRESH));
         this.spliceMax = cfg.get(TcpTransport.SPLICE_MAX);
         this.splicePipe = (int) Math.min(1 << 30, Math.max(4096, cfg.get(TcpTransport.SPLICE_PIPE)));
-        this.keepIdleS = (int) Math.max(1, cfg.get(TcpTransport.KEEPIDLE) / 1_000_000_000L);
-        this.keepIntvlS = (int) Math.max(1, cfg.get(TcpTransport.KEEPINTVL) / 1_000_000_000L);
-        this.keepCnt = Math.max(1, cfg.get(TcpTransport.KEEPCNT));
-        this.sndBuf = (int) Math.min(Integer.MAX_VALUE, cfg.get(TcpTransport.SNDBUF));
-        this.rcvBuf = (int) Math.min(Integer.MAX_VALUE, cfg.get(TcpTransport.RCVBUF));
-        this.userTimeoutMs = (int) Math.min(Integer.MAX_VALUE, cfg.get(TcpTransport.USER_TIMEOUT) / 1_000_000L);
+        this.sockets = new TcpSocketOptions(cfg, arena);
         this.handshakeTimeoutNs = cfg.get(TcpTransport.HANDSHAKE_TIMEOUT);
         this.maxHandshakes = Math.max(1, cfg.get(TcpTransport.MAX_HANDSHAKES));
         this.faultTimeoutNs = Math.max(0, cfg.get(TcpTransport.FAULT_TIMEOUT));
         this.replayMax = (int) Math.min(1 << 30, Math.max(64 * 1024, cfg.get(TcpTransport.REPLAY_MAX)));
+        // a connector comes back within its fault timeout of noticing the break (a handshake later at most)
+        this.retired = new TcpRetiredIds(Math.max(RETAIN_MIN_NS,
+            2 * (faultTimeoutNs + sockets.userTimeoutNs() + handshakeTimeoutNs)), System::nanoTime);
         final String secret = cfg.get(TcpTransport.JOB_SECRET);
         this.jobSecret = secret == null || secret.isEmpty() ? null : secret;
         if (jobSecret == null) {
             token = new byte[TcpAddress.TOKEN_LEN];
             new SecureRandom().nextBytes(token);
-            secretDigest = digest(token);
-            acceptDigest = digest(TcpFrame.ACCEPT_CONTEXT, token);
+            secretDigest = TcpHandshake.digest(token);
+            acceptDigest = TcpHandshake.digest(TcpFrame.ACCEPT_CONTEXT, token);
         } else {
             token = null;
-            secretDigest = digest(jobSecret.getBytes(StandardCharsets.UTF_8));
-            acceptDigest = digest(TcpFrame.ACCEPT_CONTEXT, jobSecret.getBytes(StandardCharsets.UTF_8));
+            secretDigest = TcpHandshake.digest(jobSecret.getBytes(StandardCharsets.UTF_8));
+            acceptDigest = TcpHandshake.digest(TcpFrame.ACCEPT_CONTEXT, jobSecret.getBytes(StandardCharsets.UTF_8));
         }
         // a shared socket keeps tx room for the replies it owes: only with buffers big enough
         this.shareEnabled = cfg.get(TcpTransport.SHARED_SOCKET)
@@ -166,7 +159,7 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
                 | LibC.SOCK_CLOEXEC, 0), "socket");
             final int lfd = fd;
             try (Arena a = Arena.ofConfined()) {
-                LibC.check(LibC.bind(lfd, sockaddr(a, ip, 0), (int) LibC.SOCKADDR_IN_SIZE),
+                LibC.check(LibC.bind(lfd, TcpSocketOptions.sockaddr(a, ip, 0), (int) LibC.SOCKADDR_IN_SIZE),
                     "bind " + TcpAddress.ipString(ip));
                 LibC.check(LibC.listen(lfd, 1024), "listen");
                 final MemorySegment sa = a.allocate(LibC.SOCKADDR_IN_SIZE);
@@ -198,54 +191,6 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
             segSize, segSize, TcpFrame.MAX_RMA, segSize, TcpFrame.MAX_RMA, // a put up to a segment is copied
             lo ? 10_000 : 25_000, 1000, lo ? 2.0e9 : 1.1e9, 0), // measured: ~10 us one-way on loopback
             TcpAddress.device(ip), TcpAddress.iface(ip, port, token));
-    }
-
-    static byte[] digest(final byte[] secret) {
-        return digest(TcpFrame.SECRET_CONTEXT, secret);
-    }
-
-    static byte[] digest(final String context, final byte[] secret) {
-        try {
-            final MessageDigest md = MessageDigest.getInstance("SHA-256");
-            md.update(context.getBytes(StandardCharsets.US_ASCII));
-            md.update(secret);
-            return md.digest();
-        } catch (final NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is not available", e);
-        }
-    }
-
-    /** A {@code sockaddr_in} for {@code ip:port} in {@code a}. */
-    static MemorySegment sockaddr(final Arena a, final int ip, final int port) {
-        final MemorySegment sa = a.allocate(LibC.SOCKADDR_IN_SIZE);
-        sa.set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, 0, (short) LibC.AF_INET); // host order
-        sa.set(LibC.SHORT_BE, 2, (short) port);
-        sa.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 4, ip);
-        return sa;
-    }
-
-    /** Options of every data socket: no Nagle, kernel keepalive, bounded wait for unacked data. */
-    void configureSocket(final int fd) {
-        LibC.check(LibC.setsockoptInt(fd, LibC.IPPROTO_TCP, LibC.TCP_NODELAY, 1), "TCP_NODELAY");
-        LibC.check(LibC.setsockoptInt(fd, LibC.SOL_SOCKET, LibC.SO_KEEPALIVE, 1), "SO_KEEPALIVE");
-        LibC.check(LibC.setsockoptInt(fd, LibC.IPPROTO_TCP, LibC.TCP_KEEPIDLE, keepIdleS), "TCP_KEEPIDLE");
-        LibC.check(LibC.setsockoptInt(fd, LibC.IPPROTO_TCP, LibC.TCP_KEEPINTVL, keepIntvlS), "TCP_KEEPINTVL");
-        LibC.check(LibC.setsockoptInt(fd, LibC.IPPROTO_TCP, LibC.TCP_KEEPCNT, keepCnt), "TCP_KEEPCNT");
-        LibC.check(LibC.setsockoptInt(fd, LibC.IPPROTO_TCP, LibC.TCP_USER_TIMEOUT, userTimeoutMs),
-            "TCP_USER_TIMEOUT");
-        if (sndBuf > 0) {
-            LibC.check(LibC.setsockoptInt(fd, LibC.SOL_SOCKET, LibC.SO_SNDBUF, sndBuf), "SO_SNDBUF");
-        }
-        if (rcvBuf > 0) {
-            LibC.check(LibC.setsockoptInt(fd, LibC.SOL_SOCKET, LibC.SO_RCVBUF, rcvBuf), "SO_RCVBUF");
-        }
-    }
-
-    /** The pending error of a socket (SO_ERROR), 0 if none. */
-    int socketError(final int fd) {
-        scratch.set(JAVA_INT, 8, 4);
-        final int r = LibC.getsockopt(fd, LibC.SOL_SOCKET, LibC.SO_ERROR, scratch, scratch.asSlice(8, 4));
-        return r < 0 ? -r : scratch.get(JAVA_INT, 0);
     }
 
     EventSet events() {
@@ -317,8 +262,8 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
         final byte[] digest;
         final byte[] accept;
         if (a.token() != null) {
-            digest = digest(a.token());
-            accept = digest(TcpFrame.ACCEPT_CONTEXT, a.token());
+            digest = TcpHandshake.digest(a.token());
+            accept = TcpHandshake.digest(TcpFrame.ACCEPT_CONTEXT, a.token());
         } else if (jobSecret != null) {
             digest = secretDigest;
             accept = acceptDigest;
@@ -530,7 +475,7 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
                 continue;
             }
             try {
-                configureSocket(fd);
+                sockets.configure(fd);
             } catch (final RuntimeException e) {
                 LibC.close(fd); // the peer reset before we could set it up
                 continue;
@@ -637,6 +582,11 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
     /** True if a connection {@code id} from {@code ip:port} was accepted here: it is open, or it ended. */
     boolean knowsConnection(final long id, final int ip, final int port) {
         return id != 0 && (resumeTarget(id, ip, port) != null || retired.contains(id));
+    }
+
+    /** {@link #knowsConnection}, or it may have ended here and been forgotten early (see {@link TcpRetiredIds}). */
+    boolean mayKnowConnection(final long id, final int ip, final int port) {
+        return knowsConnection(id, ip, port) || id != 0 && retired.mayHaveRetired(id);
     }
 
     /** The accepted connection a resume hello names, or null. */

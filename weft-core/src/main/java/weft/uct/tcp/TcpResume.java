@@ -101,7 +101,7 @@ final class TcpResume {
             return;
         }
         try {
-            conn.iface.configureSocket(fd);
+            conn.iface.sockets.configure(fd);
         } catch (final RuntimeException e) {
             LibC.close(fd);
             nextAttemptNs = now + backoff();
@@ -128,7 +128,7 @@ final class TcpResume {
             }
             return;
         }
-        final int err = conn.iface.socketError(attemptFd);
+        final int err = conn.iface.sockets.error(attemptFd);
         if (err == 0) {
             connected(now);
         } else {
@@ -231,7 +231,8 @@ final class TcpResume {
      * @return CONT for a fresh start, else the parse result for {@code temp}
      */
     static int resumeHello(final TcpConnection temp, final long id, final long rx) {
-        if (rx == FIRST_RX && !(temp.peerPort >= 0 && temp.iface.knowsConnection(id, temp.peerIp, temp.peerPort))) {
+        if (rx == FIRST_RX
+            && !(temp.peerPort >= 0 && temp.iface.mayKnowConnection(id, temp.peerIp, temp.peerPort))) {
             return TcpConnection.CONT;
         }
         final long peerRx = rx == FIRST_RX ? 0 : rx; // the connector consumed nothing of ours

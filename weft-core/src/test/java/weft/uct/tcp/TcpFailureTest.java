@@ -66,7 +66,7 @@ class TcpFailureTest extends TcpInterfaceFixture {
     }
 
     private static byte[] digestOf(final Interface target) {
-        return TcpInterface.digest(TcpAddress.parseIface(target.interfaceAddress()).token());
+        return TcpHandshake.digest(TcpAddress.parseIface(target.interfaceAddress()).token());
     }
 
     /** Progresses {@code iface} until the raw socket sees end of stream (the interface closed it). */

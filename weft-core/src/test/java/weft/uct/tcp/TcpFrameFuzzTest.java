@@ -80,7 +80,7 @@ class TcpFrameFuzzTest {
         port = a.port();
         hello = ByteBuffer.allocate(TcpFrame.HANDSHAKE_FIXED).order(ByteOrder.LITTLE_ENDIAN)
             .putLong(TcpFrame.MAGIC).putShort((short) TcpFrame.VERSION).putShort((short) 0).putInt(0)
-            .put(TcpInterface.digest(a.token())).array();
+            .put(TcpHandshake.digest(a.token())).array();
     }
 
     @AfterAll
@@ -144,7 +144,7 @@ class TcpFrameFuzzTest {
             out.put(data.consumeBytes(data.consumeInt(0, 64)));
         } else {
             out.putLong(TcpFrame.ACCEPT | (long) TcpFrame.ACCEPT_LEN << 32)
-                .put(TcpInterface.digest(TcpFrame.ACCEPT_CONTEXT, FAKE_TOKEN)).putLong(0);
+                .put(TcpHandshake.digest(TcpFrame.ACCEPT_CONTEXT, FAKE_TOKEN)).putLong(0);
         }
         final int frames = data.consumeInt(0, 8);
         final int[] types = {TcpFrame.PUT_ACK, TcpFrame.GET_REP, TcpFrame.ATOMIC_REP, TcpFrame.KEEPALIVE_ACK,
