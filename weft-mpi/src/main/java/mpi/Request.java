@@ -18,6 +18,8 @@ import weft.ucp.Worker;
 public class Request implements Freeable {
     static final byte SEND = 1;
     static final byte RECV = 2;
+    /** A request-based window operation ({@link WinRequest}). */
+    static final byte RMA = 3;
 
     final Comm comm;
     /** The message in flight (else null). */
@@ -398,7 +400,9 @@ public class Request implements Freeable {
             r.release();
             done = new Status(MPI.ANY_SOURCE, MPI.ANY_TAG, Messaging.errorClass(st), 0, false);
             if (st.isError()) {
-                throw comm.fail(new MPIException(Messaging.errorClass(st), "non-blocking send failed: " + st));
+                throw comm.fail(new MPIException(kind == RMA && st == weft.ucs.Status.OUT_OF_RANGE ? MPI.ERR_DISP
+                    : Messaging.errorClass(st), (kind == RMA ? "request-based window operation" : "non-blocking send")
+                    + " failed: " + st));
             }
         }
     }

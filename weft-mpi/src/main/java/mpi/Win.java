@@ -119,6 +119,9 @@ public final class Win implements Freeable {
     }
 
     // ------------------------------------------------------------------ data
+    /** Most target blocks a request-based call keeps in flight; one with more completes before it returns. */
+    static final long MAX_REQUEST_BLOCKS = 4096;
+
     // Each call has an int displacement form (Open MPI's) and a long one (Weft's: a dynamic window's absolute
     // addresses do not fit an int); on a window with memory both count displacement units.
 
@@ -246,7 +249,11 @@ public final class Win implements Freeable {
         });
     }
 
-    /** {@link #put} returning a request (complete: the data is at the target when it returns). */
+    /**
+     * {@link #put} returning a request, which completes once {@code origin} may be reused (the data reach the
+     * target by the next flush, unlock or fence, as with {@code put}). A contiguous origin is read in place:
+     * leave it untouched until then.
+     */
     public Request rPut(final Buffer origin, final int orgCount, final Datatype orgType, final int targetRank,
                         final int targetDisp, final int targetCount, final Datatype targetType) throws MPIException {
         return rPut(origin, orgCount, orgType, targetRank, (long) targetDisp, targetCount, targetType);
@@ -255,11 +262,31 @@ public final class Win implements Freeable {
     /** {@link #rPut} at a long displacement (a dynamic window's absolute address). */
     public Request rPut(final Buffer origin, final int orgCount, final Datatype orgType, final int targetRank,
                         final long targetDisp, final int targetCount, final Datatype targetType) throws MPIException {
-        put(origin, orgCount, orgType, targetRank, targetDisp, targetCount, targetType);
-        return Request.completed(comm, Status.empty());
+        final Span o = Span.ofDirect(origin, "origin");
+        return start(targetRank, targetCount, targetType, pending -> {
+            access.checkMatch(o, orgCount, orgType, targetRank, targetCount, targetType);
+            if (targetRank != MPI.PROC_NULL) {
+                final MemorySegment data = orgType.contiguous
+                    ? o.segment.asSlice(o.origin, (long) orgCount * orgType.size) : Coll.packed(o, orgCount, orgType);
+                access.transfer(targetRank, targetDisp, targetCount, targetType, data, false, pending);
+            }
+        });
     }
 
-    /** {@link #get} returning a request (complete when it returns). */
+    /**
+     * {@link #get} returning a request, which completes once the data are in {@code origin}: gets to several
+     * targets, or several gets to one, overlap.
+     *
+     * <pre>{@code
+     * win.lockAll(0);
+     * Request[] r = new Request[n];
+     * for (int t = 0; t < n; t++) {
+     *     r[t] = win.rGet(MPI.slice(in, t * k), k, MPI.LONG, t, 0, k, MPI.LONG);
+     * }
+     * Request.waitAll(r);
+     * win.unlockAll();
+     * }</pre>
+     */
     public Request rGet(final Buffer origin, final int orgCount, final Datatype orgType, final int targetRank,
                         final int targetDisp, final int targetCount, final Datatype targetType) throws MPIException {
         return rGet(origin, orgCount, orgType, targetRank, (long) targetDisp, targetCount, targetType);
@@ -268,8 +295,62 @@ public final class Win implements Freeable {
     /** {@link #rGet} at a long displacement (a dynamic window's absolute address). */
     public Request rGet(final Buffer origin, final int orgCount, final Datatype orgType, final int targetRank,
                         final long targetDisp, final int targetCount, final Datatype targetType) throws MPIException {
-        get(origin, orgCount, orgType, targetRank, targetDisp, targetCount, targetType);
-        return Request.completed(comm, Status.empty());
+        final Span o = Span.ofDirect(origin, "origin");
+        return start(targetRank, targetCount, targetType, pending -> {
+            access.checkMatch(o, orgCount, orgType, targetRank, targetCount, targetType);
+            if (targetRank == MPI.PROC_NULL) {
+                return;
+            }
+            final long bytes = (long) orgCount * orgType.size;
+            if (orgType.contiguous) {
+                access.transfer(targetRank, targetDisp, targetCount, targetType, o.segment.asSlice(o.origin, bytes),
+                    true, pending);
+                return;
+            }
+            final MemorySegment packed = Coll.scratch(bytes);
+            access.transfer(targetRank, targetDisp, targetCount, targetType, packed, true, pending);
+            final Runnable unpack = () -> TypeCursor.unpack(packed, 0, o, orgCount, orgType);
+            if (pending != null) {
+                pending.whenDone(unpack);
+            } else {
+                unpack.run();
+            }
+        });
+    }
+
+    /** A request-based call's body: starts its remote operations into {@code pending}, or (null) waits for them. */
+    private interface RmaStart {
+        void run(WinRequest pending) throws MPIException;
+    }
+
+    /**
+     * Runs a request-based call: its remote operations are all started before it returns, one per target block,
+     * unless there are more than {@link #MAX_REQUEST_BLOCKS} (then the call waits for them and returns a
+     * completed request), or the target is PROC_NULL.
+     */
+    private Request start(final int targetRank, final int targetCount, final Datatype targetType,
+                          final RmaStart body) throws MPIException {
+        final WinRequest[] started = {null};
+        run(() -> {
+            final WinRequest pending = targetRank != MPI.PROC_NULL && targetCount > 0
+                && (long) targetCount * targetType.offsets.length <= MAX_REQUEST_BLOCKS
+                ? new WinRequest(comm.session.worker) : null;
+            try {
+                body.run(pending);
+            } catch (final MPIException | RuntimeException e) {
+                if (pending != null) {
+                    pending.release(); // what was started still finishes
+                }
+                throw e;
+            }
+            started[0] = pending;
+        });
+        if (started[0] == null) {
+            return Request.completed(comm, Status.empty());
+        }
+        final Request r = new Request(comm);
+        r.started(Request.RMA, started[0], null, 0);
+        return r;
     }
 
     /** {@link #accumulate} returning a request (complete when it returns). */

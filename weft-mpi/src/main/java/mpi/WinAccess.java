@@ -75,28 +75,36 @@ final class WinAccess {
     /** Writes packed data to the target's blocks of {@code count} elements of {@code type}. */
     void write(final int rank, final long disp, final int count, final Datatype type, final MemorySegment packed)
         throws MPIException {
-        final Target t = target(rank, disp, count, type);
-        long pos = 0;
-        for (int i = 0; i < count; i++) {
-            for (int b = 0; b < type.offsets.length; b++) {
-                peers.put(rank, packed, pos, type.lengths[b], t.address + i * type.extent() + type.offsets[b], t.key);
-                pos += type.lengths[b];
-            }
-        }
+        transfer(rank, disp, count, type, packed, false, null);
     }
 
     /** Reads the target's blocks of {@code count} elements of {@code type}, packed. */
     MemorySegment read(final int rank, final long disp, final int count, final Datatype type) throws MPIException {
-        final Target t = target(rank, disp, count, type);
         final MemorySegment packed = Coll.scratch(count * type.size);
+        transfer(rank, disp, count, type, packed, true, null);
+        return packed;
+    }
+
+    /**
+     * Moves packed bytes of {@code local} to ({@code get} false) or from the target's blocks of {@code count}
+     * elements of {@code type}, one remote operation per block: each waited for, or with {@code pending}
+     * started only and added there.
+     */
+    void transfer(final int rank, final long disp, final int count, final Datatype type, final MemorySegment local,
+                  final boolean get, final WinRequest pending) throws MPIException {
+        final Target t = target(rank, disp, count, type);
         long pos = 0;
         for (int i = 0; i < count; i++) {
             for (int b = 0; b < type.offsets.length; b++) {
-                peers.get(rank, packed, pos, type.lengths[b], t.address + i * type.extent() + type.offsets[b], t.key);
+                final long at = t.address + i * type.extent() + type.offsets[b];
+                if (get) {
+                    peers.get(rank, local, pos, type.lengths[b], at, t.key, pending);
+                } else {
+                    peers.put(rank, local, pos, type.lengths[b], at, t.key, pending);
+                }
                 pos += type.lengths[b];
             }
         }
-        return packed;
     }
 
     /** Under the target's accumulate mutex: old content to {@code result}, then {@code target = in op target}. */

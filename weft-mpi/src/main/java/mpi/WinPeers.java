@@ -145,19 +145,35 @@ final class WinPeers {
     /** Reads {@code len} bytes at byte {@code offset} of {@code rank}'s window into {@code dst}. */
     void get(final int rank, final MemorySegment dst, final long dstOff, final long len, final long offset)
         throws MPIException {
-        get(rank, dst, dstOff, len, bases[rank] + offset, dataKey(rank));
+        get(rank, dst, dstOff, len, bases[rank] + offset, dataKey(rank), null);
     }
 
-    /** Writes {@code len} bytes of {@code src} at {@code address} of {@code rank}, reached with {@code key}. */
+    /**
+     * Writes {@code len} bytes of {@code src} at {@code address} of {@code rank}, reached with {@code key}: waits
+     * until {@code src} may be reused, or with {@code pending} only starts the put and adds it there.
+     */
     void put(final int rank, final MemorySegment src, final long srcOff, final long len, final long address,
-             final Rkey key) throws MPIException {
-        await(ep(rank).put(src, srcOff, len, address, key), "put");
+             final Rkey key, final WinRequest pending) throws MPIException {
+        final weft.ucp.Request r = ep(rank).put(src, srcOff, len, address, key);
+        if (pending != null) {
+            pending.add(r);
+        } else {
+            await(r, "put");
+        }
     }
 
-    /** Reads {@code len} bytes at {@code address} of {@code rank}, reached with {@code key}, into {@code dst}. */
+    /**
+     * Reads {@code len} bytes at {@code address} of {@code rank}, reached with {@code key}, into {@code dst}: waits
+     * for them, or with {@code pending} only starts the get and adds it there.
+     */
     void get(final int rank, final MemorySegment dst, final long dstOff, final long len, final long address,
-             final Rkey key) throws MPIException {
-        await(ep(rank).get(dst, dstOff, len, address, key), "get");
+             final Rkey key, final WinRequest pending) throws MPIException {
+        final weft.ucp.Request r = ep(rank).get(dst, dstOff, len, address, key);
+        if (pending != null) {
+            pending.add(r);
+        } else {
+            await(r, "get");
+        }
     }
 
     /** Atomically adds {@code value} to a control word of {@code rank}; returns the old value. */

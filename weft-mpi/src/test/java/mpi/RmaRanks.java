@@ -118,8 +118,11 @@ public final class RmaRanks {
         c.equal(20L * size, read.get(0), "getAccumulate NO_OP");
         win.fence(0);
 
+        requestBased(win, c, rank, size, mem);
+
         // errors
         win.setErrhandler(MPI.ERRORS_RETURN);
+        c.fails(MPI.ERR_DISP, "rGet outside the window", () -> win.rGet(one, 1, MPI.LONG, right, 64, 1, MPI.LONG));
         c.fails(MPI.ERR_DISP, "put outside the window", () -> win.put(one, 1, MPI.LONG, right, 64, 1, MPI.LONG));
         c.fails(MPI.ERR_RMA_SYNC, "unlock without lock", () -> win.unlock(right));
         boolean refused = false;
@@ -143,5 +146,66 @@ public final class RmaRanks {
         win.free();
         c.done();
         MPI.Finalize();
+    }
+
+    /**
+     * rGet and rPut: requests in flight at once (over tcp the first rGet has not completed when it returns),
+     * an rGet into a strided origin, an rPut from a contiguous origin made visible by a flush.
+     */
+    private static void requestBased(final Win win, final Checks c, final int rank, final int size,
+                                     final LongBuffer mem) throws MPIException {
+        final int right = (rank + 1) % size;
+        for (int i = 0; i < 8; i++) {
+            mem.put(20 + i, rank * 100L + i);
+        }
+        win.fence(0);
+        win.lockAll(0);
+        final LongBuffer all = MPI.newLongBuffer(8 * size);
+        final Request[] rq = new Request[size];
+        rq[right] = win.rGet(MPI.slice(all, 8 * right), 8, MPI.LONG, right, 20, 8, MPI.LONG);
+        if ("tcp".equals(System.getenv("WEFT_TLS")) && right != rank) {
+            c.that(!rq[right].op.isCompleted(), "an rGet over tcp returns before its data arrive");
+        }
+        for (int t = 0; t < size; t++) {
+            if (t != right) {
+                rq[t] = win.rGet(MPI.slice(all, 8 * t), 8, MPI.LONG, t, 20, 8, MPI.LONG);
+            }
+        }
+        final LongBuffer each = MPI.newLongBuffer(64);
+        final Request[] many = new Request[64];
+        for (int i = 0; i < 64; i++) {
+            many[i] = win.rGet(MPI.slice(each, i), 1, MPI.LONG, right, 20 + i % 8, 1, MPI.LONG);
+        }
+        Request.waitAll(rq);
+        Request.waitAll(many);
+        boolean ok = true;
+        for (int t = 0; t < size; t++) {
+            for (int i = 0; i < 8; i++) {
+                ok &= all.get(8 * t + i) == t * 100L + i;
+            }
+        }
+        c.that(ok, "rGets to every rank in flight at once");
+        ok = true;
+        for (int i = 0; i < 64; i++) {
+            ok &= each.get(i) == right * 100L + i % 8;
+        }
+        c.that(ok, "64 rGets to one rank in flight at once");
+        final Datatype stride2 = Datatype.createVector(3, 1, 2, MPI.LONG);
+        stride2.commit();
+        final LongBuffer spread = MPI.newLongBuffer(6);
+        win.rGet(spread, 1, stride2, right, 21, 3, MPI.LONG).waitFor();
+        c.that(spread.get(0) == right * 100L + 1 && spread.get(2) == right * 100L + 2
+            && spread.get(4) == right * 100L + 3 && spread.get(1) == 0, "an rGet into a strided origin");
+        final LongBuffer src = MPI.newLongBuffer(4);
+        for (int i = 0; i < 4; i++) {
+            src.put(i, 7000L + rank * 10 + i);
+        }
+        win.rPut(src, 4, MPI.LONG, right, 30, 4, MPI.LONG).waitFor();
+        win.flush(right);
+        win.unlockAll();
+        win.fence(0);
+        final int left = (rank - 1 + size) % size;
+        c.that(mem.get(30) == 7000L + left * 10 && mem.get(33) == 7000L + left * 10 + 3, "an rPut, flushed");
+        win.fence(0);
     }
 }
