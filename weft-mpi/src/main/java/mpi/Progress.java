@@ -51,6 +51,9 @@ final class Progress {
      * @return the idle steps now: 0 after work was done
      */
     static int step(final Worker w, final int idle) {
+        if (WinRequest.Group.anyActive) {
+            WinRequest.Group.stepActive(); // request-based window operations with stages to go
+        }
         if (w.progress(POLLS) != 0) {
             return 0;
         }

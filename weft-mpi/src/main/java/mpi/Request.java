@@ -399,6 +399,10 @@ public class Request implements Freeable {
             final weft.ucs.Status st = r.status();
             r.release();
             done = new Status(MPI.ANY_SOURCE, MPI.ANY_TAG, Messaging.errorClass(st), 0, false);
+            if (r instanceof WinRequest w && w.failure() != null) {
+                throw comm.fail(w.failure() instanceof MPIException e ? e
+                    : new MPIException(MPI.ERR_OTHER, "request-based window operation failed: " + w.failure()));
+            }
             if (st.isError()) {
                 throw comm.fail(new MPIException(kind == RMA && st == weft.ucs.Status.OUT_OF_RANGE ? MPI.ERR_DISP
                     : Messaging.errorClass(st), (kind == RMA ? "request-based window operation" : "non-blocking send")

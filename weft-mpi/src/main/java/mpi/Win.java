@@ -309,11 +309,10 @@ public final class Win implements Freeable {
             }
             final MemorySegment packed = Coll.scratch(bytes);
             access.transfer(targetRank, targetDisp, targetCount, targetType, packed, true, pending);
-            final Runnable unpack = () -> TypeCursor.unpack(packed, 0, o, orgCount, orgType);
             if (pending != null) {
-                pending.whenDone(unpack);
+                pending.then(r -> TypeCursor.unpack(packed, 0, o, orgCount, orgType));
             } else {
-                unpack.run();
+                TypeCursor.unpack(packed, 0, o, orgCount, orgType);
             }
         });
     }
@@ -334,7 +333,7 @@ public final class Win implements Freeable {
         run(() -> {
             final WinRequest pending = targetRank != MPI.PROC_NULL && targetCount > 0
                 && (long) targetCount * targetType.offsets.length <= MAX_REQUEST_BLOCKS
-                ? new WinRequest(comm.session.worker) : null;
+                ? access.newRequest() : null;
             try {
                 body.run(pending);
             } catch (final MPIException | RuntimeException e) {
@@ -348,12 +347,16 @@ public final class Win implements Freeable {
         if (started[0] == null) {
             return Request.completed(comm, Status.empty());
         }
+        access.track(started[0]);
         final Request r = new Request(comm);
         r.started(Request.RMA, started[0], null, 0);
         return r;
     }
 
-    /** {@link #accumulate} returning a request (complete when it returns). */
+    /**
+     * {@link #accumulate} returning a request: its stages (take the target's accumulate mutex, read, combine,
+     * write, release) run as the request is tested or waited for, or at the next synchronization call.
+     */
     public Request rAccumulate(final Buffer origin, final int orgCount, final Datatype orgType, final int targetRank,
                                final int targetDisp, final int targetCount, final Datatype targetType, final Op op)
         throws MPIException {
@@ -364,11 +367,23 @@ public final class Win implements Freeable {
     public Request rAccumulate(final Buffer origin, final int orgCount, final Datatype orgType, final int targetRank,
                                final long targetDisp, final int targetCount, final Datatype targetType, final Op op)
         throws MPIException {
-        accumulate(origin, orgCount, orgType, targetRank, targetDisp, targetCount, targetType, op);
-        return Request.completed(comm, Status.empty());
+        final Span o = Span.ofDirect(origin, "origin");
+        return start(targetRank, targetCount, targetType, pending -> {
+            Args.checkOp(op, targetType);
+            final MemorySegment in = access.originData(o, orgCount, orgType, targetRank, targetCount, targetType);
+            if (targetRank == MPI.PROC_NULL) {
+                return;
+            }
+            if (pending != null) {
+                access.startReadModifyWrite(targetRank, targetDisp, targetCount, targetType, in, op, null, 0, null,
+                    pending);
+            } else {
+                access.readModifyWrite(targetRank, targetDisp, targetCount, targetType, in, op, null, 0, null);
+            }
+        });
     }
 
-    /** {@link #getAccumulate} returning a request (complete when it returns). */
+    /** {@link #getAccumulate} returning a request, in stages as {@link #rAccumulate}. */
     public Request rGetAccumulate(final Buffer origin, final int orgCount, final Datatype orgType,
                                   final Buffer resultAddr, final int resultCount, final Datatype resultType,
                                   final int targetRank, final int targetDisp, final int targetCount,
@@ -382,9 +397,23 @@ public final class Win implements Freeable {
                                   final Buffer resultAddr, final int resultCount, final Datatype resultType,
                                   final int targetRank, final long targetDisp, final int targetCount,
                                   final Datatype targetType, final Op op) throws MPIException {
-        getAccumulate(origin, orgCount, orgType, resultAddr, resultCount, resultType, targetRank, targetDisp,
-            targetCount, targetType, op);
-        return Request.completed(comm, Status.empty());
+        final Span o = Span.ofDirect(origin, "origin");
+        final Span res = Span.ofDirect(resultAddr, "result buffer");
+        return start(targetRank, targetCount, targetType, pending -> {
+            Args.checkOp(op, targetType);
+            final MemorySegment in = access.originData(o, orgCount, orgType, targetRank, targetCount, targetType);
+            Args.data(resultAddr, resultCount, resultType);
+            if (targetRank == MPI.PROC_NULL) {
+                return;
+            }
+            if (pending != null) {
+                access.startReadModifyWrite(targetRank, targetDisp, targetCount, targetType, in, op, res, resultCount,
+                    resultType, pending);
+            } else {
+                access.readModifyWrite(targetRank, targetDisp, targetCount, targetType, in, op, res, resultCount,
+                    resultType);
+            }
+        });
     }
 
     // ------------------------------------------------------------------ synchronization
@@ -392,7 +421,7 @@ public final class Win implements Freeable {
     /** Ends an access and exposure epoch on every rank: collective over the window's group. */
     public void fence(final int assertion) throws MPIException {
         run(() -> {
-            access.dropKeys();
+            access.synchronizing();
             peers.flush(-1);
             Collectives.barrier(comm).run();
         });
@@ -415,7 +444,7 @@ public final class Win implements Freeable {
             if (startGroup == null) {
                 throw new MPIException(MPI.ERR_RMA_SYNC, "complete() without start()");
             }
-            access.dropKeys();
+            access.synchronizing();
             peers.flush(-1);
             for (final int t : ranksOf(startGroup)) {
                 comm.send(new byte[0], 0, MPI.BYTE, t, 2);
@@ -501,7 +530,7 @@ public final class Win implements Freeable {
             if (exclusive == null) {
                 throw new MPIException(MPI.ERR_RMA_SYNC, "rank " + rank + " is not locked by this rank");
             }
-            access.dropKeys();
+            access.synchronizing();
             peers.flush(rank);
             peers.fetchAdd(rank, WinPeers.LOCK_WORD, exclusive ? -WinPeers.EXCLUSIVE : -1);
         });
@@ -525,7 +554,7 @@ public final class Win implements Freeable {
     public void flush(final int targetRank) throws MPIException {
         run(() -> {
             access.checkRank(targetRank);
-            access.dropKeys();
+            access.synchronizing();
             peers.flush(targetRank);
         });
     }
@@ -533,7 +562,7 @@ public final class Win implements Freeable {
     /** Completes every operation of this rank. */
     public void flushAll() throws MPIException {
         run(() -> {
-            access.dropKeys();
+            access.synchronizing();
             peers.flush(-1);
         });
     }
@@ -603,6 +632,7 @@ public final class Win implements Freeable {
             if (!locks.isEmpty()) {
                 throw new MPIException(MPI.ERR_RMA_SYNC, "free() while holding locks on ranks " + locks.keySet());
             }
+            access.synchronizing();
             peers.flush(-1);
             Collectives.barrier(comm).run();
             freed = true;

@@ -15,6 +15,8 @@ final class WinAccess {
     private final WinPeers peers;
     /** The attached regions of a dynamic window, else null. */
     private final WinRegions regions;
+    /** Request-based operations started and not yet seen done (some may have stages to go). */
+    private final WinRequest.Group inFlight = new WinRequest.Group();
 
     /** Where a target's data start and the key that reaches them. */
     private record Target(long address, Rkey key) {
@@ -111,6 +113,7 @@ final class WinAccess {
     void readModifyWrite(final int rank, final long disp, final int count, final Datatype type,
                          final MemorySegment in, final Op op, final Span result, final int resultCount,
                          final Datatype resultType) throws MPIException {
+        inFlight.settle(comm.session.worker); // an rAccumulate of ours may hold the mutex
         lockMutex(rank);
         try {
             final MemorySegment target = read(rank, disp, count, type);
@@ -126,9 +129,19 @@ final class WinAccess {
         }
     }
 
+    /** Starts {@link #readModifyWrite} on {@code pending}: its stages run as that request is tested or waited for. */
+    void startReadModifyWrite(final int rank, final long disp, final int count, final Datatype type,
+                              final MemorySegment in, final Op op, final Span result, final int resultCount,
+                              final Datatype resultType, final WinRequest pending) throws MPIException {
+        target(rank, disp, count, type); // a range error now, not from a later stage
+        new WinAccumulate(this, peers, rank, disp, count, type, in, op, result, resultCount, resultType)
+            .start(pending);
+    }
+
     /** Under the target's accumulate mutex: the old element to {@code result}; {@code swap} if it was {@code expected}. */
     void compareAndSwap(final int rank, final long disp, final Datatype type, final MemorySegment swap,
                         final MemorySegment expected, final Span result) throws MPIException {
+        inFlight.settle(comm.session.worker);
         lockMutex(rank);
         try {
             final MemorySegment old = read(rank, disp, 1, type);
@@ -157,8 +170,23 @@ final class WinAccess {
         Progress.step(comm.session.worker, spins > 16 ? Integer.MAX_VALUE : 0);
     }
 
-    /** Forgets cached keys of dynamic regions: called by every synchronization call. */
-    void dropKeys() {
+    /** A request for a request-based call on this window: stepped with the window's others in flight. */
+    WinRequest newRequest() {
+        return new WinRequest(comm.session.worker, inFlight);
+    }
+
+    /** {@code r} was started: it is stepped with the others until done. */
+    void track(final WinRequest r) {
+        inFlight.add(r);
+    }
+
+    /**
+     * Every synchronization call begins here: request-based operations still in flight are completed (a flush,
+     * unlock, fence or complete covers them as it covers put and get; their errors are reported by their
+     * requests), and cached keys of dynamic regions are forgotten.
+     */
+    void synchronizing() {
+        inFlight.settle(comm.session.worker);
         if (regions != null) {
             regions.drop();
         }

@@ -178,25 +178,35 @@ final class WinPeers {
 
     /** Atomically adds {@code value} to a control word of {@code rank}; returns the old value. */
     long fetchAdd(final int rank, final long word, final long value) throws MPIException {
-        await(ep(rank).atomicFetch(AtomicOp.ADD, value, scratch, 0, controlBases[rank] + word, controlKey(rank)),
-            "atomic add");
+        await(startFetchAdd(rank, word, value, scratch), "atomic add");
         return scratch.get(ValueLayout.JAVA_LONG, 0);
     }
 
     /** Atomically sets a control word of {@code rank} to {@code swap} if it is {@code compare}; the old value. */
     long compareSwap(final int rank, final long word, final long compare, final long swap) throws MPIException {
-        await(ep(rank).atomicCswap(compare, swap, scratch, 0, controlBases[rank] + word, controlKey(rank)),
-            "atomic compare-and-swap");
+        await(startCompareSwap(rank, word, compare, swap, scratch), "atomic compare-and-swap");
         return scratch.get(ValueLayout.JAVA_LONG, 0);
+    }
+
+    /** Starts {@link #fetchAdd}: the old value lands in {@code old}. */
+    weft.ucp.Request startFetchAdd(final int rank, final long word, final long value, final MemorySegment old) {
+        return ep(rank).atomicFetch(AtomicOp.ADD, value, old, 0, controlBases[rank] + word, controlKey(rank));
+    }
+
+    /** Starts {@link #compareSwap}: the old value lands in {@code old}. */
+    weft.ucp.Request startCompareSwap(final int rank, final long word, final long compare, final long swap,
+                                      final MemorySegment old) {
+        return ep(rank).atomicCswap(compare, swap, old, 0, controlBases[rank] + word, controlKey(rank));
     }
 
     /** Remote completion of everything issued to {@code rank} (or to every rank when {@code rank} is -1). */
     void flush(final int rank) throws MPIException {
-        if (rank < 0) {
-            await(comm.session.worker.flush(), "flush");
-        } else {
-            await(ep(rank).flush(), "flush");
-        }
+        await(rank < 0 ? comm.session.worker.flush() : startFlush(rank), "flush");
+    }
+
+    /** Starts remote completion of everything issued to {@code rank}. */
+    weft.ucp.Request startFlush(final int rank) {
+        return ep(rank).flush();
     }
 
     private static void await(final weft.ucp.Request r, final String what) throws MPIException {

@@ -6,55 +6,175 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A request-based window operation in flight ({@link Win#rPut}, {@link Win#rGet}): the ucp requests of its
- * target blocks, all issued when the call returned (so a later flush or unlock covers every one), and for an
- * rGet into a non-contiguous origin the unpacking of the received bytes, done once all are in. Completes with
- * the first error of any block (a refused key or range at the target), else OK.
+ * A request-based window operation in flight ({@link Win#rPut}, {@link Win#rGet}, {@link Win#rAccumulate}
+ * ...): the ucp requests of its current remote operations and the step that follows once they all completed
+ * (an rGet's unpack into a non-contiguous origin; the next stage of an accumulate: lock, read, write, flush,
+ * unlock), run as the request is tested or waited for. Completes with the first error of any operation (a
+ * refused key or range at the target, a dead peer), else OK.
  */
 final class WinRequest extends InFlight {
+    /** What follows once every operation so far completed: may start more and set the next step. */
+    interface Step {
+        void run(WinRequest r) throws MPIException;
+    }
+
+    /**
+     * The request-based operations of one window in flight, stepped together: a wait for one request moves all
+     * of them on, because an accumulate waiting for the target's mutex needs the one that holds it to finish.
+     * While a group has live requests, every MPI wait steps it too ({@link Progress#step}), so an accumulate
+     * holding a target's mutex finishes even while its rank waits in a barrier or a receive.
+     */
+    static final class Group {
+        /** Groups with live requests (guarded by itself). */
+        private static final List<Group> ACTIVE = new ArrayList<>();
+        /** True while some group has live requests: {@link Progress#step} then steps them. */
+        static volatile boolean anyActive;
+        private final List<WinRequest> live = new ArrayList<>();
+        private boolean stepping;
+
+        /** Steps every group with live requests (from any MPI wait). */
+        static void stepActive() {
+            final Group[] groups;
+            synchronized (ACTIVE) {
+                groups = ACTIVE.toArray(new Group[0]);
+            }
+            for (final Group g : groups) {
+                g.stepAll();
+            }
+        }
+
+        synchronized void add(final WinRequest r) {
+            live.removeIf(WinRequest::done);
+            live.add(r);
+            synchronized (ACTIVE) {
+                if (!ACTIVE.contains(this)) {
+                    ACTIVE.add(this);
+                    anyActive = true;
+                }
+            }
+        }
+
+        /** Steps every live request as far as its operations allow (not re-entered from a step). */
+        synchronized void stepAll() {
+            if (stepping) {
+                return;
+            }
+            stepping = true;
+            try {
+                for (int i = 0; i < live.size(); i++) {
+                    live.get(i).step();
+                }
+            } finally {
+                stepping = false;
+            }
+            live.removeIf(WinRequest::done);
+            if (live.isEmpty()) {
+                synchronized (ACTIVE) {
+                    ACTIVE.remove(this);
+                    anyActive = !ACTIVE.isEmpty();
+                }
+            }
+        }
+
+        /** Completes every live request, progressing the worker. */
+        void settle(final Worker w) {
+            for (int idle = 0; ; ) {
+                stepAll();
+                synchronized (this) {
+                    if (live.isEmpty()) {
+                        return;
+                    }
+                }
+                idle = Progress.step(w, idle);
+            }
+        }
+    }
+
     private final Worker worker;
+    private final Group group;
     private final List<weft.ucp.Request> blocks = new ArrayList<>();
-    /** Runs once every block arrived (an rGet's unpack), else null. */
-    private Runnable whenDone;
+    /** Runs once every block so far arrived, else null. */
+    private Step next;
     /** Null until completed. */
     private weft.ucs.Status result;
+    /** Why a step failed, else null. */
+    private Exception failure;
+    /** The step asked to be run again only in the next round (a retry: let the window's others move). */
+    private boolean later;
 
-    WinRequest(final Worker worker) {
+    WinRequest(final Worker worker, final Group group) {
         this.worker = worker;
+        this.group = group;
+    }
+
+    private boolean done() {
+        return result != null;
     }
 
     void add(final weft.ucp.Request r) {
         blocks.add(r);
     }
 
-    void whenDone(final Runnable r) {
-        whenDone = r;
+    void then(final Step s) {
+        next = s;
     }
 
+    /** Runs {@code s} when this request is next stepped, not in the current round (for retries). */
+    void thenLater(final Step s) {
+        next = s;
+        later = true;
+    }
+
+    /**
+     * Runs steps (this request's and the window's other live ones) as far as the operations allow; true once
+     * this one is done. Does not progress the worker.
+     */
     @Override
     boolean isCompleted() {
-        if (result != null) {
-            return true;
+        if (result == null) {
+            group.stepAll();
+            step(); // (not yet in the group while its call is starting it)
         }
-        for (final weft.ucp.Request r : blocks) {
-            if (!r.isCompleted()) {
-                return false;
+        return result != null;
+    }
+
+    private void step() {
+        while (result == null) {
+            for (final weft.ucp.Request r : blocks) {
+                if (!r.isCompleted()) {
+                    return;
+                }
+            }
+            weft.ucs.Status st = weft.ucs.Status.OK;
+            for (final weft.ucp.Request r : blocks) {
+                if (r.status().isError() && !st.isError()) {
+                    st = r.status();
+                }
+                r.release();
+            }
+            blocks.clear();
+            final Step s = next;
+            next = null;
+            if (st.isError() || s == null) {
+                result = st;
+            } else {
+                try {
+                    s.run(this);
+                } catch (final MPIException | RuntimeException e) {
+                    failure = e;
+                    result = weft.ucs.Status.IO_ERROR;
+                }
+                if (later) {
+                    later = false;
+                    return;
+                }
             }
         }
-        weft.ucs.Status st = weft.ucs.Status.OK;
-        for (final weft.ucp.Request r : blocks) {
-            if (r.status().isError() && !st.isError()) {
-                st = r.status();
-            }
-            r.release();
-        }
-        blocks.clear();
-        if (!st.isError() && whenDone != null) {
-            whenDone.run();
-        }
-        whenDone = null;
-        result = st;
-        return true;
+    }
+
+    /** Why a step failed (an exception it threw), else null. */
+    Exception failure() {
+        return failure;
     }
 
     @Override
@@ -72,10 +192,13 @@ final class WinRequest extends InFlight {
         return 0;
     }
 
-    /** A freed rGet still lands in the origin buffer: one that must be unpacked is waited for first. */
+    /**
+     * An operation with steps to go is waited for first: a freed rGet still lands in its origin buffer, and a
+     * freed accumulate still releases the target's accumulate mutex.
+     */
     @Override
     void release() {
-        if (result == null && whenDone != null) {
+        if (result == null && next != null) {
             awaitStatus();
         }
         for (final weft.ucp.Request r : blocks) {

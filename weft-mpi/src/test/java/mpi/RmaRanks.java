@@ -202,10 +202,50 @@ public final class RmaRanks {
         }
         win.rPut(src, 4, MPI.LONG, right, 30, 4, MPI.LONG).waitFor();
         win.flush(right);
+        // accumulates in flight: 50 from every rank into rank 0's slot 44, 10 tickets each from slot 45, and
+        // one never waited for before the flush that must complete it
+        final LongBuffer adds = MPI.newLongBuffer(50);
+        final Request[] acc = new Request[50];
+        for (int i = 0; i < 50; i++) {
+            adds.put(i, i + 1);
+            acc[i] = win.rAccumulate(MPI.slice(adds, i), 1, MPI.LONG, 0, 44, 1, MPI.LONG, MPI.SUM);
+        }
+        final LongBuffer oneEach = MPI.newLongBuffer(1);
+        oneEach.put(0, 1);
+        final LongBuffer tickets = MPI.newLongBuffer(10);
+        final Request[] fetch = new Request[10];
+        for (int i = 0; i < 10; i++) {
+            fetch[i] = win.rGetAccumulate(oneEach, 1, MPI.LONG, MPI.slice(tickets, i), 1, MPI.LONG, 0, 45, 1,
+                MPI.LONG, MPI.SUM);
+        }
+        final LongBuffer thousand = MPI.newLongBuffer(1);
+        thousand.put(0, 1000);
+        final Request late = win.rAccumulate(thousand, 1, MPI.LONG, 0, 46, 1, MPI.LONG, MPI.SUM);
+        win.flush(0);
+        MPI.COMM_WORLD.barrier();
+        if (rank == 0) {
+            c.equal(size * 1000L, mem.get(46), "a flush completes an rAccumulate nobody waited for");
+        }
+        late.waitFor();
+        Request.waitAll(acc);
+        Request.waitAll(fetch);
         win.unlockAll();
         win.fence(0);
         final int left = (rank - 1 + size) % size;
         c.that(mem.get(30) == 7000L + left * 10 && mem.get(33) == 7000L + left * 10 + 3, "an rPut, flushed");
+        if (rank == 0) {
+            c.equal(size * 1275L, mem.get(44), "rAccumulates in flight at once are atomic");
+        }
+        final long[] mine = new long[10];
+        tickets.get(0, mine);
+        final long[] all10 = new long[10 * size];
+        MPI.COMM_WORLD.allGather(mine, 10, MPI.LONG, all10, 10, MPI.LONG);
+        java.util.Arrays.sort(all10);
+        boolean distinct = true;
+        for (int i = 0; i < all10.length; i++) {
+            distinct &= all10[i] == i;
+        }
+        c.that(distinct, "rGetAccumulate tickets in flight at once are distinct");
         win.fence(0);
     }
 }
