@@ -76,6 +76,11 @@ final class WinRequest extends InFlight {
             }
         }
 
+        /** Steps {@code r} under the group's lock (another thread's wait may be stepping the group). */
+        synchronized void stepOne(final WinRequest r) {
+            r.step();
+        }
+
         /** Completes every live request, progressing the worker. */
         void settle(final Worker w) {
             for (int idle = 0; ; ) {
@@ -133,7 +138,7 @@ final class WinRequest extends InFlight {
     boolean isCompleted() {
         if (result == null) {
             group.stepAll();
-            step(); // (not yet in the group while its call is starting it)
+            group.stepOne(this); // (not yet in the group while its call is starting it)
         }
         return result != null;
     }

@@ -247,5 +247,24 @@ public final class RmaRanks {
         }
         c.that(distinct, "rGetAccumulate tickets in flight at once are distinct");
         win.fence(0);
+        // rank 1's rAccumulate, not waited for, may hold rank 0's accumulate mutex while rank 1 sits in a barrier
+        // that the others reach only after their blocking accumulates to rank 0: the barrier's waits move it on
+        win.lockAll(0);
+        Request held = null;
+        if (rank == 1) {
+            held = win.rAccumulate(thousand, 1, MPI.LONG, 0, 47, 1, MPI.LONG, MPI.SUM);
+        } else {
+            win.accumulate(thousand, 1, MPI.LONG, 0, 47, 1, MPI.LONG, MPI.SUM);
+        }
+        MPI.COMM_WORLD.barrier();
+        if (held != null) {
+            held.waitFor();
+        }
+        win.unlockAll();
+        win.fence(0);
+        if (rank == 0) {
+            c.equal(size * 1000L, mem.get(47), "an rAccumulate in flight during a barrier");
+        }
+        win.fence(0);
     }
 }
