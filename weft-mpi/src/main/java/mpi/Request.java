@@ -404,9 +404,9 @@ public class Request implements Freeable {
                     : new MPIException(MPI.ERR_OTHER, "request-based window operation failed: " + w.failure()));
             }
             if (st.isError()) {
-                throw comm.fail(new MPIException(kind == RMA && st == weft.ucs.Status.OUT_OF_RANGE ? MPI.ERR_DISP
-                    : Messaging.errorClass(st), (kind == RMA ? "request-based window operation" : "non-blocking send")
-                    + " failed: " + st));
+                throw comm.fail(kind == RMA
+                    ? new MPIException(WinPeers.errorClass(st), "request-based window operation failed: " + st)
+                    : new MPIException(Messaging.errorClass(st), "non-blocking send failed: " + st));
             }
         }
     }

@@ -174,13 +174,8 @@ public final class Win implements Freeable {
                            final long targetDisp, final int targetCount, final Datatype targetType, final Op op)
         throws MPIException {
         final Span o = Span.ofDirect(origin, "origin");
-        run(() -> {
-            Args.checkOp(op, targetType);
-            final MemorySegment in = access.originData(o, orgCount, orgType, targetRank, targetCount, targetType);
-            if (targetRank != MPI.PROC_NULL) {
-                access.readModifyWrite(targetRank, targetDisp, targetCount, targetType, in, op, null, 0, null);
-            }
-        });
+        run(() -> combine(o, orgCount, orgType, null, null, 0, null, targetRank, targetDisp, targetCount, targetType,
+            op, null));
     }
 
     /** {@link #accumulate} that also returns the target's previous content in {@code resultAddr}. */
@@ -199,15 +194,28 @@ public final class Win implements Freeable {
                               final Datatype targetType, final Op op) throws MPIException {
         final Span o = Span.ofDirect(origin, "origin");
         final Span res = Span.ofDirect(resultAddr, "result buffer");
-        run(() -> {
-            Args.checkOp(op, targetType);
-            final MemorySegment in = access.originData(o, orgCount, orgType, targetRank, targetCount, targetType);
+        run(() -> combine(o, orgCount, orgType, resultAddr, res, resultCount, resultType, targetRank, targetDisp,
+            targetCount, targetType, op, null));
+    }
+
+    /**
+     * The accumulate family's body: checks the arguments, packs the origin and combines it into the target under
+     * its accumulate mutex, the old content going to {@code res} unless it is null; waits for it, or with
+     * {@code pending} starts its stages there.
+     */
+    private void combine(final Span o, final int orgCount, final Datatype orgType, final Buffer resultAddr,
+                         final Span res, final int resultCount, final Datatype resultType, final int targetRank,
+                         final long targetDisp, final int targetCount, final Datatype targetType, final Op op,
+                         final WinRequest pending) throws MPIException {
+        Args.checkOp(op, targetType);
+        final MemorySegment in = access.originData(o, orgCount, orgType, targetRank, targetCount, targetType);
+        if (res != null) {
             Args.data(resultAddr, resultCount, resultType);
-            if (targetRank != MPI.PROC_NULL) {
-                access.readModifyWrite(targetRank, targetDisp, targetCount, targetType, in, op, res, resultCount,
-                    resultType);
-            }
-        });
+        }
+        if (targetRank != MPI.PROC_NULL) {
+            access.readModifyWrite(targetRank, targetDisp, targetCount, targetType, in, op, res, resultCount,
+                resultType, pending);
+        }
     }
 
     /** One element: the target's old value goes to {@code resultAddr}, then {@code target = origin op target}. */
@@ -329,11 +337,9 @@ public final class Win implements Freeable {
      */
     private Request start(final int targetRank, final int targetCount, final Datatype targetType,
                           final RmaStart body) throws MPIException {
-        final WinRequest[] started = {null};
+        final WinRequest pending = targetRank != MPI.PROC_NULL && targetCount > 0 && targetType != null
+            && (long) targetCount * targetType.offsets.length <= MAX_REQUEST_BLOCKS ? access.newRequest() : null;
         run(() -> {
-            final WinRequest pending = targetRank != MPI.PROC_NULL && targetCount > 0
-                && (long) targetCount * targetType.offsets.length <= MAX_REQUEST_BLOCKS
-                ? access.newRequest() : null;
             try {
                 body.run(pending);
             } catch (final MPIException | RuntimeException e) {
@@ -342,14 +348,13 @@ public final class Win implements Freeable {
                 }
                 throw e;
             }
-            started[0] = pending;
         });
-        if (started[0] == null) {
+        if (pending == null) {
             return Request.completed(comm, Status.empty());
         }
-        access.track(started[0]);
+        access.track(pending);
         final Request r = new Request(comm);
-        r.started(Request.RMA, started[0], null, 0);
+        r.started(Request.RMA, pending, null, 0);
         return r;
     }
 
@@ -368,19 +373,8 @@ public final class Win implements Freeable {
                                final long targetDisp, final int targetCount, final Datatype targetType, final Op op)
         throws MPIException {
         final Span o = Span.ofDirect(origin, "origin");
-        return start(targetRank, targetCount, targetType, pending -> {
-            Args.checkOp(op, targetType);
-            final MemorySegment in = access.originData(o, orgCount, orgType, targetRank, targetCount, targetType);
-            if (targetRank == MPI.PROC_NULL) {
-                return;
-            }
-            if (pending != null) {
-                access.startReadModifyWrite(targetRank, targetDisp, targetCount, targetType, in, op, null, 0, null,
-                    pending);
-            } else {
-                access.readModifyWrite(targetRank, targetDisp, targetCount, targetType, in, op, null, 0, null);
-            }
-        });
+        return start(targetRank, targetCount, targetType, pending -> combine(o, orgCount, orgType, null, null, 0, null,
+            targetRank, targetDisp, targetCount, targetType, op, pending));
     }
 
     /** {@link #getAccumulate} returning a request, in stages as {@link #rAccumulate}. */
@@ -399,21 +393,8 @@ public final class Win implements Freeable {
                                   final Datatype targetType, final Op op) throws MPIException {
         final Span o = Span.ofDirect(origin, "origin");
         final Span res = Span.ofDirect(resultAddr, "result buffer");
-        return start(targetRank, targetCount, targetType, pending -> {
-            Args.checkOp(op, targetType);
-            final MemorySegment in = access.originData(o, orgCount, orgType, targetRank, targetCount, targetType);
-            Args.data(resultAddr, resultCount, resultType);
-            if (targetRank == MPI.PROC_NULL) {
-                return;
-            }
-            if (pending != null) {
-                access.startReadModifyWrite(targetRank, targetDisp, targetCount, targetType, in, op, res, resultCount,
-                    resultType, pending);
-            } else {
-                access.readModifyWrite(targetRank, targetDisp, targetCount, targetType, in, op, res, resultCount,
-                    resultType);
-            }
-        });
+        return start(targetRank, targetCount, targetType, pending -> combine(o, orgCount, orgType, resultAddr, res,
+            resultCount, resultType, targetRank, targetDisp, targetCount, targetType, op, pending));
     }
 
     // ------------------------------------------------------------------ synchronization

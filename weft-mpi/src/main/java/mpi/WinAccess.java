@@ -109,10 +109,20 @@ final class WinAccess {
         }
     }
 
-    /** Under the target's accumulate mutex: old content to {@code result}, then {@code target = in op target}. */
+    /**
+     * Under the target's accumulate mutex: old content to {@code result}, then {@code target = in op target}.
+     * Waits for it, or with {@code pending} starts its stages there ({@link WinAccumulate}: the same steps, each
+     * started when the previous one's operations completed).
+     */
     void readModifyWrite(final int rank, final long disp, final int count, final Datatype type,
                          final MemorySegment in, final Op op, final Span result, final int resultCount,
-                         final Datatype resultType) throws MPIException {
+                         final Datatype resultType, final WinRequest pending) throws MPIException {
+        if (pending != null) {
+            target(rank, disp, count, type); // a range error now, not from a later stage
+            new WinAccumulate(this, peers, rank, disp, count, type, in, op, result, resultCount, resultType)
+                .start(pending);
+            return;
+        }
         inFlight.settle(comm.session.worker); // an rAccumulate of ours may hold the mutex
         lockMutex(rank);
         try {
@@ -127,15 +137,6 @@ final class WinAccess {
         } finally {
             unlockMutex(rank);
         }
-    }
-
-    /** Starts {@link #readModifyWrite} on {@code pending}: its stages run as that request is tested or waited for. */
-    void startReadModifyWrite(final int rank, final long disp, final int count, final Datatype type,
-                              final MemorySegment in, final Op op, final Span result, final int resultCount,
-                              final Datatype resultType, final WinRequest pending) throws MPIException {
-        target(rank, disp, count, type); // a range error now, not from a later stage
-        new WinAccumulate(this, peers, rank, disp, count, type, in, op, result, resultCount, resultType)
-            .start(pending);
     }
 
     /** Under the target's accumulate mutex: the old element to {@code result}; {@code swap} if it was {@code expected}. */

@@ -213,9 +213,13 @@ final class WinPeers {
         final Status st = r.awaitStatus();
         r.release();
         if (st.isError()) {
-            throw new MPIException(st == Status.OUT_OF_RANGE ? MPI.ERR_DISP : MPI.ERR_OTHER, "window " + what
-                + " failed: " + st);
+            throw new MPIException(errorClass(st), "window " + what + " failed: " + st);
         }
+    }
+
+    /** The MPI error class of a failed remote operation: a target range refused is ERR_DISP. */
+    static int errorClass(final Status st) {
+        return st == Status.OUT_OF_RANGE ? MPI.ERR_DISP : MPI.ERR_OTHER;
     }
 
     /** Releases the keys and the registrations. */

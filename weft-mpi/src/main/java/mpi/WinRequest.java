@@ -46,6 +46,7 @@ final class WinRequest extends InFlight {
         synchronized void add(final WinRequest r) {
             live.removeIf(WinRequest::done);
             live.add(r);
+            r.tracked = true;
             synchronized (ACTIVE) {
                 if (!ACTIVE.contains(this)) {
                     ACTIVE.add(this);
@@ -76,22 +77,21 @@ final class WinRequest extends InFlight {
             }
         }
 
-        /** Steps {@code r} under the group's lock (another thread's wait may be stepping the group). */
+        /** Steps {@code r}, not yet in the group, under the group's lock (another thread may be stepping it). */
         synchronized void stepOne(final WinRequest r) {
             r.step();
         }
 
-        /** Completes every live request, progressing the worker. */
+        /** Completes every live request: each MPI wait step steps the group while it has live requests. */
         void settle(final Worker w) {
-            for (int idle = 0; ; ) {
-                stepAll();
-                synchronized (this) {
-                    if (live.isEmpty()) {
-                        return;
-                    }
-                }
+            for (int idle = 0; hasLive(); ) {
                 idle = Progress.step(w, idle);
             }
+        }
+
+        private synchronized boolean hasLive() {
+            live.removeIf(WinRequest::done);
+            return !live.isEmpty();
         }
     }
 
@@ -106,6 +106,8 @@ final class WinRequest extends InFlight {
     private Exception failure;
     /** The step asked to be run again only in the next round (a retry: let the window's others move). */
     private boolean later;
+    /** In its group: stepped with the others (before that, while its call is starting it, alone). */
+    private boolean tracked;
 
     WinRequest(final Worker worker, final Group group) {
         this.worker = worker;
@@ -137,8 +139,11 @@ final class WinRequest extends InFlight {
     @Override
     boolean isCompleted() {
         if (result == null) {
-            group.stepAll();
-            group.stepOne(this); // (not yet in the group while its call is starting it)
+            if (tracked) {
+                group.stepAll();
+            } else {
+                group.stepOne(this);
+            }
         }
         return result != null;
     }

@@ -2,7 +2,8 @@ package weft.uct.tcp;
 
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import weft.ucs.Status;
 import weft.ucs.config.Config;
 import weft.ucs.sys.LibC;
@@ -17,6 +18,7 @@ import weft.uct.RemoteKey;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -38,10 +40,14 @@ class TcpSwitchFaultTest extends TcpInterfaceFixture {
     /** More than loopback's kernel socket buffers hold (autotuned: up to 4 MiB sent, 6 MiB received). */
     private static final int BIG_GET = 16 << 20;
 
+    /** Either socket of the switch ("new", "old"), broken at either end, reset or shut down. */
+    static Stream<Arguments> cells() {
+        return Stream.of("new", "old").flatMap(socket -> Stream.of("mover", "peer").flatMap(side ->
+            Stream.of(true, false).map(reset -> Arguments.of(socket, side, reset))));
+    }
+
     @ParameterizedTest(name = "{0} socket broken at the {1}, reset={2}")
-    @CsvSource({
-        "new, mover, true", "new, mover, false", "new, peer, true", "new, peer, false",
-        "old, mover, true", "old, mover, false", "old, peer, true", "old, peer, false"})
+    @MethodSource("cells")
     void aSocketBrokenMidSwitchComesBackAndTheSwitchCompletesWithEverythingOnce(final String socket,
                                                                                 final String side,
                                                                                 final boolean reset) {
@@ -66,9 +72,7 @@ class TcpSwitchFaultTest extends TcpInterfaceFixture {
      * then the mover alone until its switch begins: with the peer idle, the reply cannot have arrived.
      */
     @ParameterizedTest(name = "phase 1: {0} socket broken at the {1}, reset={2}")
-    @CsvSource({
-        "new, mover, true", "new, mover, false", "new, peer, true", "new, peer, false",
-        "old, mover, true", "old, mover, false", "old, peer, true", "old, peer, false"})
+    @MethodSource("cells")
     void aSocketBrokenWhileALargeGetHoldsTheSwitchComesBackAndTheSwitchCompletes(final String socket,
                                                                                 final String side,
                                                                                 final boolean reset) {
