@@ -20,6 +20,10 @@ final class Progress {
     private static final int POLLS = 16;
     /** Idle steps spent spinning before the wait starts yielding (2000 idle polls). */
     private static final int SPIN = 2000 / POLLS;
+    /** The same on a node whose ranks outnumber its CPUs (with the auto policy): one step, 16 polls. */
+    private static final int CROWDED_SPIN = 1;
+    /** Idle steps before an idle wait yields: {@link #SPIN} or {@link #CROWDED_SPIN}. */
+    private static volatile int spinSteps = SPIN;
     /** Whether idle waits yield (decided at {@code MPI.Init}, see {@link #configure}). */
     private static volatile boolean yieldWhenIdle = true;
     /** For {@link #warmNanos} from {@link #warmStart} (MPI.Init) idle waits yield whatever the policy. */
@@ -37,11 +41,14 @@ final class Progress {
     static void configure(final String policy, final int localRanks, final long warmNanos) {
         warmStart = System.nanoTime();
         Progress.warmNanos = warmNanos;
+        final boolean crowded = weft.ucs.Cpus.oversubscribed(localRanks); // the node's CPUs: binding leaves us one
         yieldWhenIdle = switch (policy) {
             case "y" -> true;
             case "n" -> false;
-            default -> weft.ucs.Cpus.oversubscribed(localRanks); // the node's CPUs: binding leaves us one
+            default -> crowded;
         };
+        // a crowded node's waiting rank holds a CPU the rank it waits for may need: it yields almost at once
+        spinSteps = crowded && policy.equals("auto") ? CROWDED_SPIN : SPIN;
     }
 
     /**
@@ -65,6 +72,6 @@ final class Progress {
 
     /** Whether a wait idle for {@code idle} steps yields now. */
     static boolean yields(final int idle) {
-        return idle >= SPIN && (yieldWhenIdle || System.nanoTime() - warmStart < warmNanos);
+        return idle >= spinSteps && (yieldWhenIdle || System.nanoTime() - warmStart < warmNanos);
     }
 }

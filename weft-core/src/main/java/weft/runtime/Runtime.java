@@ -1,5 +1,6 @@
 package weft.runtime;
 
+import weft.ucs.Cpus;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.config.Config;
@@ -48,6 +49,7 @@ public final class Runtime implements AutoCloseable {
     private Runtime(final Bootstrap bootstrap, final ProcessJob job) {
         this.bootstrap = bootstrap;
         this.job = job;
+        Cpus.localProcesses(bootstrap.layout().localSize()); // the wait loops' auto policies
     }
 
     /** Joins the job this process was started in, configured from the environment. */

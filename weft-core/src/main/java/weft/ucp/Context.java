@@ -50,6 +50,8 @@ public final class Context implements AutoCloseable {
     final long rndvChunk;
     final String rndvScheme;
     final long unexpectedBudget;
+    /** WEFT_WAIT_SPINS: idle polls of a blocking wait before it yields (-1: auto, see {@link WorkerSpin}). */
+    final int waitSpins;
     private final long fixedBase;
     private long fixedNext;
     final int maxRmaRails;
@@ -106,6 +108,7 @@ public final class Context implements AutoCloseable {
         this.rndvChunk = Math.max(4096, config.get(UcpConfig.RNDV_CHUNK));
         this.rndvScheme = config.get(UcpConfig.RNDV_SCHEME);
         this.unexpectedBudget = config.get(UcpConfig.UNEXPECTED_BUDGET);
+        this.waitSpins = config.get(UcpConfig.WAIT_SPINS);
         this.fixedBase = config.get(FixedAllocation.FIXED_BASE);
         this.maxRmaRails = Math.max(1, config.get(UcpConfig.MAX_RMA_RAILS));
         this.minRmaChunk = Math.max(1, config.get(UcpConfig.MIN_RMA_CHUNK));
@@ -141,7 +144,7 @@ public final class Context implements AutoCloseable {
             UcpConfig.MULTI_LANE_MAX_RATIO, UcpConfig.RNDV_CHUNK, UcpConfig.ZCOPY_THRESH, UcpConfig.RNDV_SCHEME,
             UcpConfig.EAGER_GET_THRESH, UcpConfig.EAGER_GET_MAX, UcpConfig.EAGER_GET_POOL, UcpConfig.UNEXPECTED_BUDGET,
             UcpConfig.MAX_RMA_RAILS, UcpConfig.MIN_RMA_CHUNK, UcpConfig.SOFT_GET_THRESH, UcpConfig.LANE_POLICY,
-            UcpConfig.IDLE_PROGRESS_INTERVAL,
+            UcpConfig.IDLE_PROGRESS_INTERVAL, UcpConfig.WAIT_SPINS,
             Lifecycle.KEEPALIVE_INTERVAL, Lifecycle.KEEPALIVE_TIMEOUT, Lifecycle.EP_CLOSE_TIMEOUT,
             SockaddrHandshake.CONNECT_TIMEOUT, Streams.WINDOW, FixedAllocation.FIXED_BASE);
     }

@@ -58,6 +58,10 @@ final class UcpConfig {
             + "(round robin per peer, as TNI-RR of the Tofu-D port) or lu (the lane with the fewest outstanding "
             + "bytes, as TNI-LU). Atomics on one remote key always use one lane.");
 
+    static final ConfigVar<Integer> WAIT_SPINS = ConfigRegistry.register("WAIT_SPINS", ConfigType.COUNT_OR_AUTO,
+        "auto", "Idle polls of a blocking wait (Request.await) before it yields the CPU between polls; auto = "
+            + WorkerSpin.SPINS + ", or " + WorkerSpin.CROWDED_SPINS + " when this node runs more of the job's "
+            + "processes than it has CPUs (a waiting process then leaves its CPU to the peer it waits for).");
     static final ConfigVar<Long> IDLE_PROGRESS_INTERVAL = ConfigRegistry.register("IDLE_PROGRESS_INTERVAL",
         ConfigType.TIME, "100us", "How often a worker progresses an interface that carries none of its lanes and "
             + "has no connection or pending work of its own (where only a peer's first contact can arrive): "

@@ -11,6 +11,8 @@ import java.nio.file.Path;
  */
 public final class Cpus {
     private static final Path ONLINE = Path.of("/sys/devices/system/cpu/online");
+    /** This job's processes on this node outnumber its CPUs, as last recorded (false until then). */
+    private static volatile boolean crowded;
 
     private Cpus() {
     }
@@ -29,6 +31,23 @@ public final class Cpus {
     /** True if {@code localProcesses} processes of a job on this node outnumber its CPUs. */
     public static boolean oversubscribed(final int localProcesses) {
         return localProcesses > online();
+    }
+
+    /**
+     * Records how many of this job's processes run on this node ({@code weft.runtime.Runtime} does when it
+     * joins a job), for the wait loops' {@code auto} policies ({@link #crowded()}).
+     */
+    public static void localProcesses(final int n) {
+        crowded = oversubscribed(n);
+    }
+
+    /**
+     * True if the job's processes on this node, as last recorded by {@link #localProcesses(int)}, outnumber its
+     * CPUs: a waiting process should then leave its CPU to a peer that has work soon. False before any record
+     * (a process that joined no job). A volatile read: for wait loops, not a message path.
+     */
+    public static boolean crowded() {
+        return crowded;
     }
 
     /**

@@ -9,6 +9,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -47,6 +48,59 @@ class RuntimeTest {
             rt.barrier();
             assertEquals(Status.NO_ELEMENT, assertThrows(WeftException.class, () -> rt.get(0, "absent")).status());
             assertEquals(Status.INVALID_PARAM, assertThrows(WeftException.class, () -> rt.get(1, "k")).status());
+        }
+    }
+
+    /** Joining a job records its processes on this node: the wait loops' auto policies follow (weft.ucs.Cpus). */
+    @Test
+    void joiningAJobRecordsWhetherItsLocalProcessesOutnumberTheCpus() {
+        final int cpus = weft.ucs.Cpus.online();
+        final Bootstrap one = new SingletonBootstrap();
+        final Bootstrap crowded = new Bootstrap() { // a singleton's service, reporting a crowded node's layout
+            @Override
+            public String name() {
+                return "crowded";
+            }
+
+            @Override
+            public JobLayout layout() {
+                return new JobLayout(0, cpus + 1, 0, cpus + 1, 0, "crowded");
+            }
+
+            @Override
+            public void put(final String key, final byte[] value) {
+                one.put(key, value);
+            }
+
+            @Override
+            public void commit() {
+                one.commit();
+            }
+
+            @Override
+            public void fence() {
+                one.fence();
+            }
+
+            @Override
+            public byte[] get(final int rank, final String key) {
+                return one.get(rank, key);
+            }
+
+            @Override
+            public void close() {
+                one.close();
+            }
+        };
+        try {
+            try (Runtime rt = Runtime.of(crowded)) {
+                assertTrue(weft.ucs.Cpus.crowded(), cpus + 1 + " processes on " + cpus + " CPUs");
+            }
+            try (Runtime rt = Runtime.init(Map.of(), NO_ENV)) {
+                assertFalse(weft.ucs.Cpus.crowded(), "a singleton on " + cpus + " CPUs");
+            }
+        } finally {
+            weft.ucs.Cpus.localProcesses(1);
         }
     }
 

@@ -24,4 +24,18 @@ class CpusTest {
         assertFalse(Cpus.oversubscribed(n));
         assertTrue(Cpus.oversubscribed(n + 1));
     }
+
+    @Test
+    void crowdedFollowsTheLastRecordedCountOfLocalProcesses() {
+        final int n = Cpus.online();
+        try {
+            Cpus.localProcesses(n + 1);
+            assertTrue(Cpus.crowded());
+            Cpus.localProcesses(n);
+            assertFalse(Cpus.crowded());
+        } finally {
+            Cpus.localProcesses(1);
+        }
+        assertFalse(Cpus.crowded());
+    }
 }

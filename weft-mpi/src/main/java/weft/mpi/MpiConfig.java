@@ -28,9 +28,10 @@ public final class MpiConfig {
     /** Whether an MPI wait that finds nothing to do lets other threads run. */
     public static final ConfigVar<String> YIELD_WHEN_IDLE = ConfigRegistry.register("MPI_YIELD_WHEN_IDLE",
         ConfigType.oneOf("auto", "y", "n"), "auto", "Whether a waiting MPI call that keeps finding nothing to do "
-            + "yields its CPU (Thread.yield) between polls: auto = only when this node runs more ranks than the "
-            + "process has CPUs (the peer may need this CPU to answer); n = always poll (Open MPI's default, "
-            + "mpi_yield_when_idle=0: on a busy machine a yield can lose the CPU for a whole time slice).");
+            + "yields its CPU (Thread.yield) between polls after 2000 idle polls: auto = only when this node runs more "
+            + "ranks than the process has CPUs (the peer may need this CPU to answer), and then after 16; n = always "
+            + "poll (Open MPI's default, mpi_yield_when_idle=0: on a busy machine a yield can lose the CPU for a "
+            + "whole time slice).");
 
     /** For how long after MPI.Init a wait that keeps finding nothing to do yields, whatever YIELD_WHEN_IDLE says. */
     public static final ConfigVar<Long> WARMUP_YIELD = ConfigRegistry.register("MPI_WARMUP_YIELD",

@@ -124,7 +124,7 @@ public final class Shmem extends ShmemCollectives implements AutoCloseable {
             peers = UcpPeers.open(rt, mode);
             heap = new SymmetricHeap(peers, size, Collectives.SERVICE_BYTES);
             final OneSided ops = new OneSided(peers, heap);
-            final PointSync sync = new PointSync(ops, config.get(ShmemConfig.WAIT_SPINS),
+            final PointSync sync = new PointSync(ops, ShmemConfig.waitSpins(config.get(ShmemConfig.WAIT_SPINS), rt.localSize()),
                 ShmemConfig.blockAfterNs(config.get(ShmemConfig.WAIT_BLOCK_AFTER), rt.localSize()));
             final Collectives coll = new Collectives(ops, sync, new Collectives.Tuning(config.get(ShmemConfig.BCAST_RADIX),
                 config.get(ShmemConfig.COLLECT_RING_BYTES), config.get(ShmemConfig.REDUCE_RING_BYTES)));

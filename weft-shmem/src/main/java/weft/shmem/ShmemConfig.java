@@ -18,9 +18,25 @@ public final class ShmemConfig {
         "256m", "Size of the OpenSHMEM symmetric heap of each PE; SHMEM_SYMMETRIC_SIZE, when set, takes precedence "
             + "(k/m/g suffixes, fractions such as 1.5g)");
 
-    /** Spins of a wait before it starts yielding the processor between checks. */
-    public static final ConfigVar<Integer> WAIT_SPINS = ConfigRegistry.register("SHMEM_WAIT_SPINS", ConfigType.INT,
-        "4096", "Checks of a shmem wait (waitUntil, barrier, lock) before it yields the CPU between checks");
+    /**
+     * Spins of a wait before it starts yielding the processor between checks; {@code auto}: 4096, or 16 when the
+     * node's PEs outnumber its CPUs (a spinning PE then holds a CPU the PE it waits for may need).
+     */
+    public static final ConfigVar<Integer> WAIT_SPINS = ConfigRegistry.register("SHMEM_WAIT_SPINS",
+        ConfigType.COUNT_OR_AUTO, "auto", "Checks of a shmem wait (waitUntil, barrier, lock) before it yields the CPU "
+            + "between checks; auto: 16 when the node's PEs outnumber its CPUs, else 4096");
+
+    /** The spins {@code auto} stands for on a node whose PEs fit its CPUs, and on one they outnumber. */
+    static final int SPINS = 4096;
+    static final int OVERSUBSCRIBED_SPINS = 16;
+
+    /** {@link #WAIT_SPINS} resolved for a node running {@code localPes} PEs. */
+    static int waitSpins(final int configured, final int localPes) {
+        if (configured >= 0) {
+            return configured;
+        }
+        return weft.ucs.Cpus.oversubscribed(localPes) ? OVERSUBSCRIBED_SPINS : SPINS;
+    }
 
     /**
      * How long a wait yields the processor between checks before it sleeps between them; {@code auto}: 10 ms when

@@ -52,4 +52,20 @@ class ShmemConfigTest {
         assertEquals(3_000_000L, ShmemConfig.blockAfterNs(set, 1));
         assertEquals(3_000_000L, ShmemConfig.blockAfterNs(set, cpus + 1));
     }
+
+    /** Waits spin briefly before they yield on an oversubscribed node, long elsewhere, unless a count is configured. */
+    @Test
+    void waitSpinsAutoAreFewWhenThePesOutnumberTheCpus() {
+        final int auto = Config.fromMap(Map.of()).get(ShmemConfig.WAIT_SPINS);
+        assertEquals(-1, auto, "the default is auto");
+        final int cpus = weft.ucs.Cpus.online();
+        assertEquals(ShmemConfig.SPINS, ShmemConfig.waitSpins(auto, cpus));
+        assertEquals(ShmemConfig.OVERSUBSCRIBED_SPINS, ShmemConfig.waitSpins(auto, cpus + 1));
+        final int set = Config.fromMap(Map.of("WEFT_SHMEM_WAIT_SPINS", "100")).get(ShmemConfig.WAIT_SPINS);
+        assertEquals(100, ShmemConfig.waitSpins(set, 1));
+        assertEquals(100, ShmemConfig.waitSpins(set, cpus + 1));
+        final weft.ucs.WeftException bad = assertThrows(weft.ucs.WeftException.class,
+            () -> Config.fromMap(Map.of("WEFT_SHMEM_WAIT_SPINS", "-3")).get(ShmemConfig.WAIT_SPINS));
+        assertTrue(bad.getMessage().contains("WEFT_SHMEM_WAIT_SPINS"), bad.getMessage());
+    }
 }

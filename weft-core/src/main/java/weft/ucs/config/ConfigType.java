@@ -37,6 +37,26 @@ public abstract class ConfigType<T> {
     /** A time as {@link #TIME}, or {@code auto} (returned as -1: the library computes the value). */
     public static final ConfigType<Long> TIME_OR_AUTO = orAuto("a time such as 5us, 10ms or inf", () -> ConfigType.TIME);
 
+    /** A count as {@link #INT} (at least 0), or {@code auto} (returned as -1: the library computes the value). */
+    public static final ConfigType<Integer> COUNT_OR_AUTO = new ConfigType<>("auto, or a count such as 16") {
+        @Override
+        public Integer parse(final String text) {
+            if (text.trim().equalsIgnoreCase("auto")) {
+                return -1;
+            }
+            final int n = INT.parse(text);
+            if (n < 0) {
+                throw new IllegalArgumentException("a count cannot be negative: " + text.trim());
+            }
+            return n;
+        }
+
+        @Override
+        public String format(final Integer value) {
+            return value < 0 ? "auto" : String.valueOf(value);
+        }
+    };
+
     /** {@code auto} (-1) or a value of {@code base} (a supplier: the base constants are declared further down). */
     private static ConfigType<Long> orAuto(final String what, final java.util.function.Supplier<ConfigType<Long>> base) {
         return new ConfigType<>("auto, or " + what) {

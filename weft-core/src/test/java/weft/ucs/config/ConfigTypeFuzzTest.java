@@ -13,13 +13,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * environment and from launchers, which may pass another process's text on). A parser may only return a
  * value or throw {@link IllegalArgumentException} (its declared exception, NumberFormatException
  * included); a value it returns formats to text that parses back to the same value; sizes and times are
- * never negative (apart from SIZE_OR_AUTO's -1 for auto). Through {@link Config}, a bad value is a
+ * never negative (apart from the -1 of SIZE_OR_AUTO's and COUNT_OR_AUTO's auto). Through {@link Config}, a bad value is a
  * {@link weft.ucs.WeftException}.
  */
 class ConfigTypeFuzzTest {
     private static final List<ConfigType<?>> TYPES = List.of(ConfigType.SIZE, ConfigType.SIZE_OR_AUTO,
         ConfigType.TIME, ConfigType.BOOL, ConfigType.INT, ConfigType.DOUBLE, ConfigType.STRING, ConfigType.LIST,
-        ConfigType.POW2, ConfigType.oneOf("auto", "get", "put", "am"));
+        ConfigType.POW2, ConfigType.oneOf("auto", "get", "put", "am"), ConfigType.COUNT_OR_AUTO);
 
     @FuzzTest(maxDuration = "2m")
     void parse(final FuzzedDataProvider data) {
@@ -40,6 +40,9 @@ class ConfigTypeFuzzTest {
         }
         if (type == ConfigType.SIZE_OR_AUTO) {
             assertTrue((Long) v >= -1, () -> "negative " + v + " from '" + text + "'");
+        }
+        if (type == ConfigType.COUNT_OR_AUTO) {
+            assertTrue((Integer) v >= -1, () -> "negative " + v + " from '" + text + "'");
         }
         final String f = type.format(v);
         final T back;
