@@ -87,6 +87,8 @@ final class PmixBootstrap implements Bootstrap {
     private final ExecutorService waiter = Executors.newSingleThreadExecutor(r ->
         Thread.ofPlatform().daemon().name("weft-pmix").unstarted(r));
     private final JobLayout layout;
+    /** This node's PEs outnumber its CPUs (see {@link ProgressBackoff}); false until the layout is known. */
+    private boolean crowded;
     private boolean closed;
     /** A PMIx call timed out and may still run: its memory is never freed and PMIx never finalized. */
     private volatile boolean stuck;
@@ -118,6 +120,7 @@ final class PmixBootstrap implements Bootstrap {
                 (int) number(self, "pmix.lrank", envInt(env, "OMPI_COMM_WORLD_LOCAL_RANK", 0)),
                 (int) number(wildcard, "pmix.local.size", envInt(env, "OMPI_COMM_WORLD_LOCAL_SIZE", 1)),
                 (int) number(self, "pmix.nodeid", 0), nspace); // no launcher variable tells the node index
+            crowded = weft.ucs.Cpus.oversubscribed(layout.localSize());
         } catch (final RuntimeException e) {
             close();
             throw e;
@@ -213,7 +216,7 @@ final class PmixBootstrap implements Bootstrap {
         });
         calling = true;
         try {
-            return awaitProgressing(f, timeoutNs);
+            return awaitProgressing(f, timeoutNs, crowded);
         } catch (final TimeoutException e) {
             stuck = true; // the call goes on in libpmix: its memory must outlive this method
             throw new WeftException(Status.TIMED_OUT, what + " did not complete within "
@@ -232,29 +235,28 @@ final class PmixBootstrap implements Bootstrap {
     /**
      * The call's result, waited for on this thread while its workers progress ({@link BlockedProgress}): a
      * peer may need them to finish what it does before it reaches the same fence. Polls start at 20 us and
-     * back off to 2 ms while nothing happens.
+     * back off while nothing happens ({@link ProgressBackoff}).
      */
-    private static int awaitProgressing(final Future<Integer> f, final long timeoutNs)
+    private static int awaitProgressing(final Future<Integer> f, final long timeoutNs, final boolean crowded)
         throws TimeoutException, ExecutionException, InterruptedException {
         if (!BlockedProgress.any()) {
             return f.get(timeoutNs, TimeUnit.NANOSECONDS);
         }
         final long deadline = System.nanoTime() + timeoutNs;
-        long sliceNs = 20_000;
+        final ProgressBackoff backoff = new ProgressBackoff(crowded);
         while (!f.isDone()) {
             final long left = deadline - System.nanoTime();
             if (left <= 0) {
                 throw new TimeoutException();
             }
             if (BlockedProgress.run() > 0) {
-                sliceNs = 20_000;
+                backoff.reset();
                 continue;
             }
-            LockSupport.parkNanos(Math.min(left, sliceNs));
+            LockSupport.parkNanos(backoff.next(left));
             if (Thread.interrupted()) {
                 throw new InterruptedException();
             }
-            sliceNs = Math.min(2_000_000, sliceNs * 2);
         }
         return f.get();
     }

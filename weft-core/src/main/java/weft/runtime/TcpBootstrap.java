@@ -38,6 +38,8 @@ final class TcpBootstrap implements Bootstrap {
     private static final KvProtocol.Frame LOST = new KvProtocol.Frame((byte) 0, new byte[0]);
 
     private final JobLayout layout;
+    /** This node's PEs outnumber its CPUs (see {@link ProgressBackoff}). */
+    private final boolean crowded;
     private final int rank;
     private final String address;
     private final long timeoutNs;
@@ -56,6 +58,7 @@ final class TcpBootstrap implements Bootstrap {
     private TcpBootstrap(final JobLayout layout, final String address, final long timeoutNs, final boolean exitOnAbort,
                          final Socket socket, final DataInputStream in, final DataOutputStream out) {
         this.layout = layout;
+        this.crowded = weft.ucs.Cpus.oversubscribed(layout.localSize());
         this.rank = layout.rank();
         this.address = address;
         this.timeoutNs = timeoutNs;
@@ -281,14 +284,14 @@ final class TcpBootstrap implements Bootstrap {
     /**
      * The next answer, or null after {@code waitNs}. While it waits, this thread's workers progress
      * ({@link BlockedProgress}): a peer may need them to finish what it does before it reaches the same
-     * barrier. Polls start at 20 us and back off to 2 ms while nothing happens.
+     * barrier. Polls start at 20 us and back off while nothing happens ({@link ProgressBackoff}).
      */
     private KvProtocol.Frame awaitAnswer(final long waitNs) throws InterruptedException {
         if (!BlockedProgress.any()) {
             return answers.poll(waitNs, TimeUnit.NANOSECONDS);
         }
         final long deadline = System.nanoTime() + waitNs;
-        long sliceNs = 20_000;
+        final ProgressBackoff backoff = new ProgressBackoff(crowded);
         while (true) {
             final KvProtocol.Frame f = answers.poll();
             if (f != null) {
@@ -299,14 +302,13 @@ final class TcpBootstrap implements Bootstrap {
                 return null;
             }
             if (BlockedProgress.run() > 0) {
-                sliceNs = 20_000;
+                backoff.reset();
                 continue;
             }
-            final KvProtocol.Frame g = answers.poll(Math.min(left, sliceNs), TimeUnit.NANOSECONDS);
+            final KvProtocol.Frame g = answers.poll(backoff.next(left), TimeUnit.NANOSECONDS);
             if (g != null) {
                 return g;
             }
-            sliceNs = Math.min(2_000_000, sliceNs * 2);
         }
     }
 

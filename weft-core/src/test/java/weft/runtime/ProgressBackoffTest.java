@@ -1,0 +1,31 @@
+package weft.runtime;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+class ProgressBackoffTest {
+    @Test
+    void sleepsDoubleUpToTheCapAndStartOverAfterWork() {
+        final ProgressBackoff b = new ProgressBackoff(false);
+        long s = 0;
+        for (int i = 0; i < 20; i++) {
+            s = b.next(Long.MAX_VALUE);
+        }
+        assertEquals(ProgressBackoff.MAX_NS, s, "the cap");
+        assertEquals(1_000, b.next(1_000), "never past the time left");
+        b.reset();
+        assertEquals(ProgressBackoff.FIRST_NS, b.next(Long.MAX_VALUE));
+        assertEquals(2 * ProgressBackoff.FIRST_NS, b.next(Long.MAX_VALUE));
+    }
+
+    @Test
+    void aCrowdedNodeBacksOffFurther() {
+        final ProgressBackoff b = new ProgressBackoff(true);
+        long s = 0;
+        for (int i = 0; i < 20; i++) {
+            s = b.next(Long.MAX_VALUE);
+        }
+        assertEquals(ProgressBackoff.CROWDED_MAX_NS, s);
+    }
+}
