@@ -9,7 +9,6 @@ import weft.uct.AbstractMemoryDomain;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * One non-blocking TCP socket with its buffers: a bounded tx buffer, a ring of iovecs describing
@@ -35,9 +34,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 final class TcpChannel {
     /** Most entries the write queue holds. */
-    static final int IOV_CAP = 256;
-    /** Entries of a new queue: a connection that carries a few small messages at a time costs 256 bytes. */
-    static final int IOV_INIT = 16;
+    static final int IOV_CAP = TcpWriteQueue.CAP;
+    /** Entries of a new write queue. */
+    static final int IOV_INIT = TcpWriteQueue.INIT;
     private static final int WRITEV_BATCH = 64;
 
     /** Told about readiness by the interface's progress. */
@@ -72,20 +71,9 @@ final class TcpChannel {
     private int txHead;
     private int txTail;
 
-    /**
-     * The write queue: a ring of {@code struct iovec} entries ({@link #iovCap}, growing by doubling up to
-     * {@link #IOV_CAP} when a push finds it full, so a connection pays for the depth it used).
-     */
-    private long iovBase;
-    private int iovCap = IOV_INIT;
-    private int iovMask = IOV_INIT - 1;
-    private boolean[] inTx = new boolean[IOV_INIT];
-    /** The entry is user memory that may be spliced (see the class comment). */
-    private boolean[] spliceable = new boolean[IOV_INIT];
-    private int spliceQueued;
+    /** What waits to be written: frames in the tx ring and user memory, as iovec entries. */
+    private final TcpWriteQueue wq;
     private final TcpSplicePipe pipe = new TcpSplicePipe();
-    private int iovHead;
-    private int iovCount;
 
     long bytesQueued;
     long bytesWritten;
@@ -135,19 +123,19 @@ final class TcpChannel {
         this.rxBase = rx.address();
         this.tx = arena.allocate(this.txCap, 8);
         this.txBase = tx.address();
-        this.iovBase = arena.allocate(16L * IOV_INIT, 16).address();
+        this.wq = new TcpWriteQueue(arena);
     }
 
     // ---- transmit ----
 
     /** Free iovec entries. */
     int iovFree() {
-        return IOV_CAP - iovCount;
+        return wq.free();
     }
 
     /** True when nothing is waiting to be written (queued, or spliced into the pipe). */
     boolean txEmpty() {
-        return iovCount == 0 && pipe.bytes == 0;
+        return wq.count == 0 && pipe.bytes == 0;
     }
 
     /**
@@ -156,7 +144,7 @@ final class TcpChannel {
      * @return the offset in {@link #tx}, or -1 if there is no room now
      */
     int reserve(final int len) {
-        if (iovCount == IOV_CAP) {
+        if (wq.full()) {
             return -1;
         }
         if (txTail >= txHead) {
@@ -174,9 +162,7 @@ final class TcpChannel {
 
     /** Moves on to the full tx ring (what the first holds is written from it as plain memory); returns 0. */
     private int growTx() {
-        for (int k = 0; k < iovCount; k++) {
-            inTx[(iovHead + k) & iovMask] = false;
-        }
+        wq.detachTx();
         tx = LazyMemory.allocate(arena, txFull);
         txBase = tx.address();
         txCap = txFull;
@@ -215,7 +201,7 @@ final class TcpChannel {
 
     /** Free tx bytes available for a reservation right now (conservative; the first ring grows on demand). */
     int txFree() {
-        if (iovCount == IOV_CAP) {
+        if (wq.full()) {
             return 0;
         } else if (txCap < txFull) {
             return txFull - 1;
@@ -238,7 +224,7 @@ final class TcpChannel {
         if (log != null) {
             log.copyFrames(tx, off, len);
         }
-        if (iovCount == 0 && pipe.bytes == 0 && connected && !held && !replaying) {
+        if (wq.count == 0 && pipe.bytes == 0 && connected && !held && !replaying) {
             long n = LibC.send(fd, txBase + off, len, LibC.MSG_DONTWAIT | LibC.MSG_NOSIGNAL);
             writes++;
             if (n == len) {
@@ -249,14 +235,14 @@ final class TcpChannel {
             }
             if (n < 0) {
                 if (n != -LibC.EAGAIN) {
-                    push(txBase + off, len, true); // still queued: a resumed connection sends it
+                    wq.push(txBase + off, len, true); // still queued: a resumed connection sends it
                     txHead = off;
                     return (int) n;
                 }
                 n = 0;
             }
             bytesWritten += n;
-            push(txBase + off + n, len - n, true);
+            wq.push(txBase + off + n, len - n, true);
             txHead = off + (int) n;
             setWantOut(true);
             return 0;
@@ -281,15 +267,9 @@ final class TcpChannel {
     }
 
     private void append(final int off, final int len) {
-        if (iovCount > 0) {
-            final int last = (iovHead + iovCount - 1) & iovMask;
-            final long e = iovBase + 16L * last;
-            if (inTx[last] && e(e) + l(e) == txBase + off) {
-                setL(e, l(e) + len); // coalesce with the previous frame: one iovec, one write
-                return;
-            }
+        if (!wq.extendLast(txBase + off, len)) { // else coalesced with the previous frame: one iovec, one write
+            wq.push(txBase + off, len, true);
         }
-        push(txBase + off, len, true);
     }
 
     /**
@@ -310,10 +290,9 @@ final class TcpChannel {
                 log.reference(address, len);
             }
         }
-        push(address, len, false);
+        wq.push(address, len, false);
         if (kind == TcpReplayLog.REF && len >= iface.spliceThresh && len <= iface.spliceMax && !pipe.failed()) {
-            spliceable[(iovHead + iovCount - 1) & iovMask] = true;
-            spliceQueued++;
+            wq.markLastSpliceable();
         }
         bytesQueued += len;
     }
@@ -329,65 +308,18 @@ final class TcpChannel {
         if (log != null) {
             log.referenceVolatile(address, len, region);
         }
-        push(address, len, false);
+        wq.push(address, len, false);
         bytesQueued += len;
-    }
-
-    private void push(final long base, final long len, final boolean fromTx) {
-        if (iovCount == iovCap) {
-            growIov();
-        }
-        final int i = (iovHead + iovCount) & iovMask;
-        final long e = iovBase + 16L * i;
-        ALL.set(JAVA_LONG, e, base);
-        setL(e, len);
-        inTx[i] = fromTx;
-        spliceable[i] = false;
-        iovCount++;
-    }
-
-    /**
-     * Doubles the write queue, its entries moved in order to the start of the new ring. The old ring stays in
-     * the channel's arena until close (at most {@link #IOV_CAP} entries in all, once per connection).
-     */
-    private void growIov() {
-        final int cap = 2 * iovCap;
-        final long grown = arena.allocate(16L * cap, 16).address();
-        for (int k = 0; k < iovCount; k++) {
-            final long from = iovBase + 16L * ((iovHead + k) & iovMask);
-            ALL.set(JAVA_LONG, grown + 16L * k, e(from));
-            setL(grown + 16L * k, l(from));
-        }
-        inTx = RingArrays.doubled(inTx, iovHead, iovHead + iovCount, iovHead);
-        spliceable = RingArrays.doubled(spliceable, iovHead, iovHead + iovCount, iovHead);
-        iovBase = grown;
-        iovHead = 0;
-        iovCap = cap;
-        iovMask = cap - 1;
     }
 
     /** Entries the write queue has room for before it grows again (for tests). */
     int iovCapacity() {
-        return iovCap;
+        return wq.capacity();
     }
 
-    @SuppressWarnings("restricted") // raw buffer addresses the channel itself took from live segments
-    private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private static final int TCP_QUICKACK = 12;
     /** An int 0 for setsockopt, allocated once. */
     private static final long ZERO_ADDRESS = Arena.global().allocate(8, 8).address();
-
-    private static long e(final long entry) {
-        return ALL.get(JAVA_LONG, entry);
-    }
-
-    private static long l(final long entry) {
-        return ALL.get(JAVA_LONG, entry + 8);
-    }
-
-    private static void setL(final long entry, final long len) {
-        ALL.set(JAVA_LONG, entry + 8, len);
-    }
 
     /**
      * Writes as much of the queue as the socket takes.
@@ -413,24 +345,16 @@ final class TcpChannel {
             setWantOut(false); // nothing may leave now: no writability wake-ups either
             return 0;
         }
-        while (iovCount > 0 || pipe.bytes > 0) {
-            if (pipe.bytes > 0 || spliceQueued > 0 && spliceable[iovHead]) {
+        while (wq.count > 0 || pipe.bytes > 0) {
+            if (pipe.bytes > 0 || wq.headSpliceable()) {
                 final int r = spliceHead();
                 if (r <= 0) {
                     return r;
                 }
                 continue;
             }
-            int n = Math.min(Math.min(iovCount, iovCap - iovHead), WRITEV_BATCH);
-            if (spliceQueued > 0) {
-                for (int k = 1; k < n; k++) {
-                    if (spliceable[(iovHead + k) & iovMask]) {
-                        n = k; // written up to the spliced entry, which goes its own way
-                        break;
-                    }
-                }
-            }
-            final long w = LibC.writev(fd, iovBase + 16L * iovHead, n);
+            final int n = wq.batch(WRITEV_BATCH);
+            final long w = LibC.writev(fd, wq.headEntry(), n);
             writes++;
             if (w < 0) {
                 if (w == -LibC.EAGAIN) {
@@ -456,13 +380,12 @@ final class TcpChannel {
      */
     private int spliceHead() {
         if (pipe.bytes == 0) {
-            if (!pipe.open(iface.splicePipe) || pipe.fillFrom(iovBase + 16L * iovHead) == 0) {
-                unmarkSpliceable();
+            if (!pipe.open(iface.splicePipe) || pipe.fillFrom(wq.headEntry()) == 0) {
+                wq.clearSpliceable();
                 return 1; // written the ordinary way
             }
-            if (pipe.bytes == l(iovBase + 16L * iovHead)) {
-                spliceable[iovHead] = false;
-                spliceQueued--;
+            if (pipe.bytes == TcpWriteQueue.length(wq.headEntry())) {
+                wq.headSpliced();
             }
             consume(pipe.bytes, 1);
         }
@@ -483,42 +406,17 @@ final class TcpChannel {
         return 1;
     }
 
-    /** After a failed splice: every queued entry is written the ordinary way. */
-    private void unmarkSpliceable() {
-        java.util.Arrays.fill(spliceable, false);
-        spliceQueued = 0;
-    }
-
-    /** Drops {@code w} written bytes from the head; true if all {@code n} entries went. */
-    private boolean consume(long w, final int n) {
-        int done = 0;
-        while (w > 0) {
-            final long e = iovBase + 16L * iovHead;
-            final long len = l(e);
-            if (w >= len) {
-                w -= len;
-                if (inTx[iovHead]) {
-                    txHead = (int) (e(e) + len - txBase);
-                }
-                iovHead = (iovHead + 1) & iovMask;
-                iovCount--;
-                done++;
-            } else {
-                final long nb = e(e) + w;
-                ALL.set(JAVA_LONG, e, nb);
-                setL(e, len - w);
-                if (inTx[iovHead]) {
-                    txHead = (int) (nb - txBase);
-                }
-                w = 0;
-            }
+    /** Drops {@code w} written bytes from the head of the queue; true if all {@code n} entries went. */
+    private boolean consume(final long w, final int n) {
+        final boolean all = wq.consume(w, n);
+        if (wq.txReleasedTo != 0) {
+            txHead = (int) (wq.txReleasedTo - txBase);
         }
-        if (iovCount == 0) {
-            iovHead = 0;
+        if (wq.count == 0) {
             txHead = 0;
             txTail = 0;
         }
-        return done == n;
+        return all;
     }
 
     private void setWantOut(final boolean on) {
@@ -639,7 +537,7 @@ final class TcpChannel {
     void dropUnwrittenHello() {
         final long n = txOrigin - bytesWritten;
         if (log != null && n > 0) {
-            consume(n, iovCount);
+            consume(n, wq.count);
             bytesWritten = txOrigin;
         }
     }

@@ -14,7 +14,8 @@
  *   <li>{@code TcpServerConnection}: the server role; delivers AMs and serves requests.</li>
  *   <li>{@code TcpConnection}: one connection (its socket, or the next one after a fault) and the roles on it;
  *   {@code TcpHandshake}: its hello and ACCEPT (mutual authentication).</li>
- *   <li>{@code TcpChannel}: one socket with its tx buffer, iovec ring and rx buffer.</li>
+ *   <li>{@code TcpChannel}: one socket with its tx buffer, write queue ({@code TcpWriteQueue}: the iovec ring
+ *   writev sends from) and rx buffer.</li>
  *   <li>{@code TcpReplayLog}: the bytes the peer has not acknowledged, sent again after a resume.</li>
  *   <li>{@code TcpResume}: a broken connection's attempts to come back (reconnect, probe, limit).</li>
  *   <li>{@code TcpFrame}: the wire format; {@code TcpAddress}: device and interface addresses;
