@@ -46,4 +46,17 @@ class ProgressTest {
         }
         assertFalse(Progress.yields(SPIN_STEPS), "after the warm-up the policy (n) decides");
     }
+
+    @Test
+    void onACrowdedNodeTheAutoPolicyYieldsAfterOneIdleStep() {
+        final int cpus = weft.ucs.Cpus.online();
+        Progress.configure("auto", cpus + 1, 0);
+        assertFalse(Progress.yields(0), "a wait that just found nothing polls once more");
+        assertTrue(Progress.yields(1), "after 16 idle polls the peer may need this CPU");
+        Progress.configure("auto", cpus, 0);
+        assertFalse(Progress.yields(SPIN_STEPS), "a rank per CPU never yields");
+        Progress.configure("y", cpus + 1, 0);
+        assertFalse(Progress.yields(1), "policy y keeps its 2000 idle polls");
+        assertTrue(Progress.yields(SPIN_STEPS));
+    }
 }
