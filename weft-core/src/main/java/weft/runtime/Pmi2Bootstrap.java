@@ -43,6 +43,7 @@ final class Pmi2Bootstrap implements Bootstrap {
         this.timeoutNs = timeoutNs;
         this.layout = layout;
         this.appnum = appnum;
+        channel.crowded(weft.ucs.Cpus.oversubscribed(layout.localSize()));
     }
 
     /**

@@ -44,6 +44,8 @@ final class Pmi2Channel implements AutoCloseable {
     private int inLen;
     private volatile String broken;
     private boolean closed;
+    /** This node's PEs outnumber its CPUs: idle polls back off to {@link ProgressBackoff}'s crowded cap. */
+    private volatile boolean crowded;
 
     /**
      * A channel over {@code fd}, which it owns from now on (closed by {@link #close}).
@@ -201,13 +203,19 @@ final class Pmi2Channel implements AutoCloseable {
         }
     }
 
+    /** The job's layout is known: on a crowded node idle waits sleep longer between progress rounds. */
+    void crowded(final boolean c) {
+        crowded = c;
+    }
+
     /**
      * Polls until {@code events} are ready, or fails at the deadline or on an invalid descriptor. Meanwhile
      * this thread's workers progress ({@link BlockedProgress}): a peer may need them before it reaches the
-     * same fence.
+     * same fence. On a crowded node the idle polls grow from 1 ms to 20 ms ({@link ProgressBackoff}).
      */
     private void waitFor(final MemorySegment pfd, final int events, final long deadlineNs) {
         final boolean progress = BlockedProgress.any();
+        final ProgressBackoff backoff = crowded ? new ProgressBackoff(true) : null;
         boolean worked = false;
         while (true) {
             final long left = deadlineNs - System.nanoTime();
@@ -218,11 +226,15 @@ final class Pmi2Channel implements AutoCloseable {
             pfd.set(JAVA_INT, 0, fd);
             pfd.set(JAVA_SHORT, 4, (short) events);
             pfd.set(JAVA_SHORT, 6, (short) 0);
-            final int ms = progress ? (worked ? 0 : 1)
+            final int idleMs = backoff == null ? 1 : (int) Math.max(1, backoff.next(left) / 1_000_000);
+            final int ms = progress ? (worked ? 0 : idleMs)
                 : (int) Math.max(1, Math.min(1000, TimeUnit.NANOSECONDS.toMillis(left)));
             final int r = LibC.poll(pfd.address(), 1, ms);
             if (r == 0 && progress) {
                 worked = BlockedProgress.run() > 0;
+                if (worked && backoff != null) {
+                    backoff.reset();
+                }
                 continue;
             }
             if (r > 0) {
