@@ -8,8 +8,11 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -116,12 +119,7 @@ final class LocalSlurm implements AutoCloseable {
                final long timeoutSeconds) throws IOException, InterruptedException {
         final Path out = Files.createTempFile(dir, "out-", ".txt");
         final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile());
-        final Map<String, String> env = pb.environment();
-        env.keySet().removeIf(k -> k.startsWith("SLURM_") || k.startsWith("PMI") || k.startsWith("OMPI_")
-            || k.startsWith("WEFT_"));
-        env.put("SLURM_CONF", conf.toString());
-        env.put(MARKER, name);
-        env.putAll(extraEnv);
+        environment(pb, name, extraEnv);
         final long t0 = System.nanoTime();
         final Process p = pb.start();
         try {
@@ -137,6 +135,78 @@ final class LocalSlurm implements AutoCloseable {
             p.destroyForcibly();
             cancel(name);
         }
+    }
+
+    private void environment(final ProcessBuilder pb, final String name, final Map<String, String> extraEnv) {
+        final Map<String, String> env = pb.environment();
+        env.keySet().removeIf(k -> k.startsWith("SLURM_") || k.startsWith("PMI") || k.startsWith("OMPI_")
+            || k.startsWith("WEFT_"));
+        env.put("SLURM_CONF", conf.toString());
+        env.put(MARKER, name);
+        env.putAll(extraEnv);
+    }
+
+    /**
+     * Submits a batch job ({@code sbatch --parsable} with {@code sbatchArgs}, which name the job as {@link #run}
+     * says) and waits at most {@code timeoutSeconds} for it to end, asking {@code scontrol} every 100 ms
+     * ({@code sbatch --wait} asks at intervals that grow to 10 s: a job of 3 s took 10). The result's rc is the
+     * job's exit code (128 + the signal that ended it), its output sbatch's and scontrol's last answer.
+     */
+    Result batch(final String name, final List<String> sbatchArgs, final Map<String, String> extraEnv,
+                 final long timeoutSeconds) throws IOException, InterruptedException {
+        final long t0 = System.nanoTime();
+        final long deadline = t0 + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        try {
+            final List<String> submit = new ArrayList<>(List.of("sbatch", "--parsable"));
+            submit.addAll(sbatchArgs);
+            final String submitted = command(submit, name, extraEnv, deadline).trim();
+            if (!submitted.matches("[0-9]+(;.*)?")) {
+                throw new AssertionError("sbatch did not submit the job: " + submitted);
+            }
+            final String id = submitted.split(";")[0];
+            while (true) {
+                final String job = command(List.of("scontrol", "-o", "show", "job", id), name, Map.of(), deadline);
+                final Matcher state = JOB_STATE.matcher(job);
+                final Matcher exit = EXIT_CODE.matcher(job);
+                if (state.find() && !RUNNING_STATES.contains(state.group(1)) && exit.find()) {
+                    final int signal = Integer.parseInt(exit.group(2));
+                    final int rc = signal != 0 ? 128 + signal : Integer.parseInt(exit.group(1));
+                    return new Result(rc, submitted + "\n" + job, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0),
+                        name);
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new AssertionError("batch job " + id + " did not end within " + timeoutSeconds + " s: " + job);
+                }
+                Thread.sleep(100);
+            }
+        } finally {
+            cancel(name);
+        }
+    }
+
+    private static final Pattern JOB_STATE = Pattern.compile("JobState=([A-Z_]+)");
+    private static final Pattern EXIT_CODE = Pattern.compile("ExitCode=([0-9]+):([0-9]+)");
+    /** Job states of a job that has not ended yet. */
+    private static final Set<String> RUNNING_STATES = Set.of("PENDING", "CONFIGURING", "RUNNING",
+        "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING", "SIGNALING", "STAGE_OUT", "STOPPED", "RESV_DEL_HOLD",
+        "REQUEUE_FED", "REQUEUE_HOLD", "SPECIAL_EXIT");
+
+    /** Runs a short Slurm command ({@code sbatch}, {@code scontrol}) to its end; returns its output. */
+    private String command(final List<String> command, final String name, final Map<String, String> extraEnv,
+                           final long deadline) throws IOException, InterruptedException {
+        final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        environment(pb, name, extraEnv);
+        final Process p = pb.start();
+        p.getOutputStream().close();
+        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(Math.max(1, TimeUnit.NANOSECONDS.toSeconds(deadline - System.nanoTime())), TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError(String.join(" ", command) + " did not finish in time: " + out);
+        }
+        if (p.exitValue() != 0) {
+            throw new AssertionError(String.join(" ", command) + " failed (" + p.exitValue() + "): " + out);
+        }
+        return out;
     }
 
     /** The address of this machine every node reaches (the controller's), for weft run's --bootstrap-address. */

@@ -152,7 +152,7 @@ class SlurmJobTest extends SlurmClusterFixture {
         final Path out = slurm.dir.resolve(name + ".out");
         final Path root = EXAMPLE.getParent().getParent();
         final String java = ProcessHandle.current().info().command().orElseThrow();
-        final LocalSlurm.Result r = slurm.run(name, List.of("sbatch", "--wait", "--job-name=" + name, "--time=2",
+        final LocalSlurm.Result r = slurm.batch(name, List.of("--job-name=" + name, "--time=2",
             "--chdir=" + root, "--output=" + out, root.resolve("examples/hello.sbatch").toString(), "pmi2"),
             Map.of("CLASSPATH", System.getProperty("java.class.path"), "JAVA", java), 100);
         final String log = Files.exists(out) ? Files.readString(out) : "(no output file)";
