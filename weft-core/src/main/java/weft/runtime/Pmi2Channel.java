@@ -226,9 +226,8 @@ final class Pmi2Channel implements AutoCloseable {
             pfd.set(JAVA_INT, 0, fd);
             pfd.set(JAVA_SHORT, 4, (short) events);
             pfd.set(JAVA_SHORT, 6, (short) 0);
-            final int idleMs = backoff == null ? 1 : (int) Math.max(1, backoff.next(left) / 1_000_000);
-            final int ms = progress ? (worked ? 0 : idleMs)
-                : (int) Math.max(1, Math.min(1000, TimeUnit.NANOSECONDS.toMillis(left)));
+            final int ms = !progress ? (int) Math.max(1, Math.min(1000, TimeUnit.NANOSECONDS.toMillis(left)))
+                : worked ? 0 : backoff == null ? 1 : (int) Math.max(1, backoff.next(left) / 1_000_000);
             final int r = LibC.poll(pfd.address(), 1, ms);
             if (r == 0 && progress) {
                 worked = BlockedProgress.run() > 0;

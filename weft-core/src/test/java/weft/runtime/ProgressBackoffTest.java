@@ -5,14 +5,19 @@ import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 class ProgressBackoffTest {
-    @Test
-    void sleepsDoubleUpToTheCapAndStartOverAfterWork() {
-        final ProgressBackoff b = new ProgressBackoff(false);
+    /** The sleep once nothing has happened for long (the cap). */
+    private static long settled(final ProgressBackoff b) {
         long s = 0;
         for (int i = 0; i < 20; i++) {
             s = b.next(Long.MAX_VALUE);
         }
-        assertEquals(ProgressBackoff.MAX_NS, s, "the cap");
+        return s;
+    }
+
+    @Test
+    void sleepsDoubleUpToTheCapAndStartOverAfterWork() {
+        final ProgressBackoff b = new ProgressBackoff(false);
+        assertEquals(ProgressBackoff.MAX_NS, settled(b), "the cap");
         assertEquals(1_000, b.next(1_000), "never past the time left");
         b.reset();
         assertEquals(ProgressBackoff.FIRST_NS, b.next(Long.MAX_VALUE));
@@ -21,11 +26,6 @@ class ProgressBackoffTest {
 
     @Test
     void aCrowdedNodeBacksOffFurther() {
-        final ProgressBackoff b = new ProgressBackoff(true);
-        long s = 0;
-        for (int i = 0; i < 20; i++) {
-            s = b.next(Long.MAX_VALUE);
-        }
-        assertEquals(ProgressBackoff.CROWDED_MAX_NS, s);
+        assertEquals(ProgressBackoff.CROWDED_MAX_NS, settled(new ProgressBackoff(true)));
     }
 }

@@ -33,10 +33,6 @@ import java.lang.foreign.MemorySegment;
  * <p>Single threaded (the interface's progress thread).
  */
 final class TcpChannel {
-    /** Most entries the write queue holds. */
-    static final int IOV_CAP = TcpWriteQueue.CAP;
-    /** Entries of a new write queue. */
-    static final int IOV_INIT = TcpWriteQueue.INIT;
     private static final int WRITEV_BATCH = 64;
 
     /** Told about readiness by the interface's progress. */

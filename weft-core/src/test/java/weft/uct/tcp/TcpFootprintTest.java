@@ -75,7 +75,7 @@ class TcpFootprintTest {
         }));
         progressUntil(() -> got.size() == 11, 20000, "11 messages", a, b);
         assertEquals(10L, got.get(10));
-        assertEquals(TcpChannel.IOV_INIT, ep.ch.iovCapacity(), "write queue entries");
+        assertEquals(TcpWriteQueue.INIT, ep.ch.iovCapacity(), "write queue entries");
         assertTrue(ep.ch.log.capacity() <= TcpReplayLog.FIRST_CAP, "replay ring " + ep.ch.log.capacity() + " B");
         assertEquals(TcpReplayLog.FIRST_ENTRIES, ep.ch.log.entryCapacity(), "replay log entries");
         assertTrue(16L * ep.ch.iovCapacity() + ep.ch.log.capacity() <= 2048,
@@ -157,7 +157,7 @@ class TcpFootprintTest {
             final Status st = ep.amZcopy(AM, hdr, 0, 8, new IoVector(1).add(data, 8L * i, 8), c);
             assertEquals(Status.IN_PROGRESS, st, "queued while held");
         }
-        assertTrue(ep.ch.iovCapacity() >= 2 * n && ep.ch.iovCapacity() <= TcpChannel.IOV_CAP,
+        assertTrue(ep.ch.iovCapacity() >= 2 * n && ep.ch.iovCapacity() <= TcpWriteQueue.CAP,
             "grown to " + ep.ch.iovCapacity());
         ep.ch.held = false;
         ep.ch.owner.onWritable(); // as when epoll reports the socket writable

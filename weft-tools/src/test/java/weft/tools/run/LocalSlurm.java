@@ -191,22 +191,32 @@ final class LocalSlurm implements AutoCloseable {
         "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING", "SIGNALING", "STAGE_OUT", "STOPPED", "RESV_DEL_HOLD",
         "REQUEUE_FED", "REQUEUE_HOLD", "SPECIAL_EXIT");
 
-    /** Runs a short Slurm command ({@code sbatch}, {@code scontrol}) to its end; returns its output. */
+    /** Runs a short Slurm command ({@code sbatch}, {@code scontrol}) to its end, by the deadline; returns its output. */
     private String command(final List<String> command, final String name, final Map<String, String> extraEnv,
                            final long deadline) throws IOException, InterruptedException {
-        final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-        environment(pb, name, extraEnv);
-        final Process p = pb.start();
-        p.getOutputStream().close();
-        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(Math.max(1, TimeUnit.NANOSECONDS.toSeconds(deadline - System.nanoTime())), TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError(String.join(" ", command) + " did not finish in time: " + out);
+        final Path file = Files.createTempFile(dir, "cmd-", ".txt");
+        try {
+            final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(file.toFile());
+            environment(pb, name, extraEnv);
+            final Process p = pb.start();
+            p.getOutputStream().close();
+            // the output goes to a file, so the wait itself is what the deadline bounds
+            final boolean ended = p.waitFor(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())),
+                TimeUnit.MILLISECONDS);
+            if (!ended) {
+                p.destroyForcibly();
+            }
+            final String out = Files.readString(file);
+            if (!ended) {
+                throw new AssertionError(String.join(" ", command) + " did not finish in time: " + out);
+            }
+            if (p.exitValue() != 0) {
+                throw new AssertionError(String.join(" ", command) + " failed (" + p.exitValue() + "): " + out);
+            }
+            return out;
+        } finally {
+            Files.deleteIfExists(file);
         }
-        if (p.exitValue() != 0) {
-            throw new AssertionError(String.join(" ", command) + " failed (" + p.exitValue() + "): " + out);
-        }
-        return out;
     }
 
     /** The address of this machine every node reaches (the controller's), for weft run's --bootstrap-address. */
