@@ -23,14 +23,8 @@ import static weft.uct.tcp.TcpFrame.I64;
  * come back on it in request order. The connection is the socket this endpoint opened, or, with one socket per
  * peer pair, a socket the peer opened (at connect, or by a switch: {@link TcpSocketSwitch}).
  *
- * <p>On a shared socket the peer's server answers on the same socket as its own requester
- * sends, so both sides must be able to queue every reply they owe at any time, or two saturated
- * sides could stop reading each other (deadlock). This requester therefore (1) leaves
- * {@link #REPLY_RESERVE} bytes and {@link #IOV_RESERVE} iovec entries of its tx buffer to the
- * local server's replies, (2) keeps the reply bytes it may cause at the peer below
- * {@link #REPLY_BUDGET}, and (3) sends nothing after a get larger than the peer copies into its
- * tx buffer until that get completes (the peer serves nothing after such a get until the data
- * left, so a request behind it would stop the peer's reading).
+ * <p>Whether a request may go now is {@link TcpSendGate}'s to say: the sharing rules of a socket both peers'
+ * requesters use, and the replay window.
  *
  * <p>Bookkeeping without allocation: gets and fetching atomics sit in a ring of op slots matched with
  * their replies in order; puts and post atomics carry a sequence number acknowledged cumulatively by
@@ -39,21 +33,14 @@ import static weft.uct.tcp.TcpFrame.I64;
 final class TcpEndpoint extends AbstractEndpoint {
     private static final System.Logger LOG = System.getLogger("weft.uct.tcp");
 
-    /** Reply bytes a requester may cause at the peer's server at once (shared sockets). */
-    static final int REPLY_BUDGET = 32 * 1024;
-    /** Tx bytes a requester leaves to its own side's replies on a shared socket (wrap slack included). */
-    static final int REPLY_RESERVE = 2 * REPLY_BUDGET + 2 * (TcpServerConnection.GET_COPY_MAX + 64);
-    /** Iovec entries a requester leaves to replies on a shared socket. */
-    static final int IOV_RESERVE = 160 + TcpInterface.MAX_IOV + 1;
-
     final TcpInterface iface;
     /** The socket this endpoint's requests go to (changes once at most, by a switch). */
     TcpConnection conn;
     TcpChannel ch;
     final int targetIp;
     final int targetPort;
-    /** The socket requests go to is shared: they go through {@link #reserveGated}. */
-    boolean gate;
+    /** Says whether a request may take room on the socket now (sharing rules, replay window). */
+    final TcpSendGate gate = new TcpSendGate(this);
     /** Moving to a socket the peer opened (one socket per peer pair). */
     final TcpSocketSwitch move = new TcpSocketSwitch(this);
     long kaSent;
@@ -106,7 +93,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         this.ch = accepted.ch;
         accepted.requester = this;
         accepted.hadRequester = true;
-        this.gate = accepted.shared;
+        this.gate.shared = accepted.shared;
     }
 
     @Override
@@ -116,35 +103,7 @@ final class TcpEndpoint extends AbstractEndpoint {
 
     @Override
     protected boolean hasResources() {
-        if (failStatus != null) {
-            return true;
-        }
-        if (gate && (ops.bigGets != 0 || !replyRoom(64))) {
-            return false;
-        }
-        final int reserve = gate ? REPLY_RESERVE : 0;
-        return ch.txFree() > iface.segSize + 64 + reserve && ch.iovFree() > 16 + (gate ? IOV_RESERVE : 0)
-            && ops.issued - ops.done < TcpOpRing.CAP && waits.size() < TcpWaiters.CAP;
-    }
-
-    /** Reserves tx room for a request frame ({@link TcpChannel#reserve}) within the sharing rules. */
-    private int reserveReq(final int len, final int replyBytes) {
-        return gate ? reserveGated(len, replyBytes) : ch.reserve(len);
-    }
-
-    /** The sharing rules of the class comment. */
-    private int reserveGated(final int len, final int replyBytes) {
-        return gateOpen(len, replyBytes) ? ch.reserve(len) : -1;
-    }
-
-    private boolean gateOpen(final int len, final int replyBytes) {
-        return ops.bigGets == 0 && ch.txFree() >= len + REPLY_RESERVE && ch.iovFree() >= IOV_RESERVE
-            && replyRoom(replyBytes);
-    }
-
-    /** True if the peer can owe {@code bytes} more reply bytes within the budget. */
-    private boolean replyRoom(final int bytes) {
-        return ops.replyBytes + 16 * (putSeq - ackedSeq) + 8 * (kaSent - kaAcked) + bytes <= REPLY_BUDGET;
+        return failStatus != null || gate.hasRoom();
     }
 
     // ---------------------------------------------------------------- send helpers
@@ -202,7 +161,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             return Status.INVALID_PARAM;
         }
         final int total = TcpFrame.HEADER + 8 + length;
-        final int off = reserveReq(total, 0);
+        final int off = gate.reserve(total, 0);
         if (off < 0) {
             return noResource();
         }
@@ -226,7 +185,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         if (ch.txFirst()) {
             return amBcopyAside(id, packer, seg);
         }
-        final int off = reserveReq(TcpFrame.HEADER + seg, 0);
+        final int off = gate.reserve(TcpFrame.HEADER + seg, 0);
         if (off < 0) {
             return noResource().code();
         }
@@ -235,7 +194,7 @@ final class TcpEndpoint extends AbstractEndpoint {
 
     /** The channel's tx ring is still its first, small one: packs aside, then takes the room the AM needs. */
     private long amBcopyAside(final int id, final Packer packer, final int seg) {
-        if (gate ? !gateOpen(TcpFrame.HEADER + seg, 0) : ch.iovFree() == 0) {
+        if (!gate.mayQueue(TcpFrame.HEADER + seg, 0)) {
             return noResource().code();
         }
         final MemorySegment aside = iface.packAside();
@@ -272,7 +231,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             || data > TcpFrame.MAX_AM_ZCOPY || iov.count() > TcpInterface.MAX_IOV || !iov.isNative()) {
             return Status.INVALID_PARAM;
         }
-        final int off = reserveReq(TcpFrame.HEADER + headerLength, 0);
+        final int off = gate.reserve(TcpFrame.HEADER + headerLength, 0);
         if (off < 0 || ch.iovFree() < iov.count() + 1 || !waits.room()) {
             return noResource();
         }
@@ -321,7 +280,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             return Status.INVALID_PARAM;
         }
         final int total = TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED + length;
-        final int off = reserveReq(total, 16);
+        final int off = gate.reserve(total, 16);
         if (off < 0) {
             return noResource();
         }
@@ -345,7 +304,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         }
         final int put = TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED + length;
         final int total = put + TcpFrame.HEADER + TcpFrame.ATOMIC_REQ_LEN;
-        final int off = reserveReq(total, 32);
+        final int off = gate.reserve(total, 32);
         if (off < 0) {
             return noResource();
         }
@@ -374,7 +333,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         }
         final int seg = iface.segSize;
         final int fixed = TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED;
-        final int off = reserveReq(fixed + seg, 16);
+        final int off = gate.reserve(fixed + seg, 16);
         if (off < 0) {
             return noResource().code();
         }
@@ -402,7 +361,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             return Status.INVALID_PARAM;
         }
         final int fixed = TcpFrame.HEADER + TcpFrame.PUT_REQ_FIXED;
-        final int off = reserveReq(fixed, 16);
+        final int off = gate.reserve(fixed, 16);
         if (off < 0 || ch.iovFree() < iov.count() + 1 || !waits.room()) {
             return noResource();
         }
@@ -456,7 +415,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         final int total = TcpFrame.HEADER + TcpFrame.GET_REQ_LEN;
         final boolean big = len > TcpServerConnection.GET_COPY_MAX;
         final int reply = TcpFrame.HEADER + TcpFrame.GET_REP_FIXED + (big ? 0 : (int) len);
-        final int off = reserveReq(total, reply);
+        final int off = gate.reserve(total, reply);
         if (off < 0 || !ops.room()) {
             return -1;
         }
@@ -487,7 +446,7 @@ final class TcpEndpoint extends AbstractEndpoint {
             return Status.INVALID_PARAM;
         }
         final int total = TcpFrame.HEADER + TcpFrame.ATOMIC_REQ_LEN;
-        final int off = reserveReq(total, 16);
+        final int off = gate.reserve(total, 16);
         if (off < 0) {
             return noResource();
         }
@@ -520,7 +479,7 @@ final class TcpEndpoint extends AbstractEndpoint {
         }
         final int total = TcpFrame.HEADER + TcpFrame.ATOMIC_REQ_LEN;
         final int reply = TcpFrame.HEADER + TcpFrame.ATOMIC_REP_LEN;
-        final int off = reserveReq(total, reply);
+        final int off = gate.reserve(total, reply);
         if (off < 0 || !ops.room()) {
             return noResource();
         }
@@ -629,7 +588,7 @@ final class TcpEndpoint extends AbstractEndpoint {
 
     /** Queues a KEEPALIVE, which the target answers after its deferred put acks; false if there is no room. */
     private boolean keepalive() {
-        final int off = reserveReq(TcpFrame.HEADER, TcpFrame.HEADER);
+        final int off = gate.reserve(TcpFrame.HEADER, TcpFrame.HEADER);
         if (off < 0) {
             return false;
         }
@@ -661,7 +620,7 @@ final class TcpEndpoint extends AbstractEndpoint {
     /** The connection's ACCEPT frame checked out: the socket may now be shared. */
     void accepted() {
         if (!move.holding()) {
-            gate = conn.shared;
+            gate.shared = conn.shared;
         }
     }
 

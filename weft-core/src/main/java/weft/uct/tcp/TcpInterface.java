@@ -94,6 +94,8 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
     final long faultTimeoutNs;
     /** Most bytes a connection keeps copied for a resume. */
     final int replayMax;
+    /** Copied bytes a connection may hold unacknowledged before its endpoint's requests wait ({@link TcpSendGate}). */
+    final int replayWindow;
     private final long connIdBase = new SecureRandom().nextLong() | 1;
     private long connIdSeq;
     private final List<TcpConnection> resuming = new ArrayList<>();
@@ -133,6 +135,8 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
         this.maxHandshakes = Math.max(1, cfg.get(TcpTransport.MAX_HANDSHAKES));
         this.faultTimeoutNs = Math.max(0, cfg.get(TcpTransport.FAULT_TIMEOUT));
         this.replayMax = (int) Math.min(1 << 30, Math.max(64 * 1024, cfg.get(TcpTransport.REPLAY_MAX)));
+        this.replayWindow = (int) Math.min(Math.max(replayMax, TcpSendGate.MIN_WINDOW),
+            Math.max(TcpSendGate.MIN_WINDOW, cfg.get(TcpTransport.REPLAY_WINDOW)));
         // a connector comes back within its fault timeout of noticing the break (a handshake later at most)
         this.retired = new TcpRetiredIds(Math.max(RETAIN_MIN_NS,
             2 * (faultTimeoutNs + sockets.userTimeoutNs() + handshakeTimeoutNs)), System::nanoTime);
@@ -150,7 +154,7 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
         }
         // a shared socket keeps tx room for the replies it owes: only with buffers big enough
         this.shareEnabled = cfg.get(TcpTransport.SHARED_SOCKET)
-            && txBufSize >= 2 * TcpEndpoint.REPLY_RESERVE + 2 * (segSize + 64);
+            && txBufSize >= 2 * TcpSendGate.REPLY_RESERVE + 2 * (segSize + 64);
         this.scratch = arena.allocate(16, 8);
         this.events = new EventSet(MAX_EVENTS);
         int fd = -1;

@@ -495,6 +495,11 @@ final class TcpReplayLog {
         return eCap;
     }
 
+    /** Bytes of the copy ring the peer has not acknowledged: what {@link TcpSendGate}'s replay window bounds. */
+    int copiedUnacked() {
+        return ring.used();
+    }
+
     /** Copied bytes kept (for tests and counters). */
     int copiedBytes() {
         return ring.used() + settledRing.used();

@@ -43,7 +43,7 @@ final class TcpServerConnection {
     final TcpChannel ch;
 
     /**
-     * OK put acks deferred at most (their reply bytes stay far below a requester's {@link TcpEndpoint#REPLY_BUDGET}):
+     * OK put acks deferred at most (their reply bytes stay far below a requester's {@link TcpSendGate#REPLY_BUDGET}):
      * a put stream whose initiator never flushes still gets acks, one per this many puts.
      */
     static final int ACK_DEFER_MAX = 64;

@@ -108,7 +108,7 @@ final class TcpSocketSwitch {
             ep.ch = t.ch;
             ep.ownTx = 0;
             ep.sentAny = false;
-            ep.gate = t.shared;
+            ep.gate.shared = t.shared;
             switchPhase = 2;
         }
         if (ep.kaAcked < switchKa || ep.ops.done < opsAtSwitch || ep.ackedSeq < putAtSwitch
@@ -130,7 +130,7 @@ final class TcpSocketSwitch {
     private void endSwitch(final TcpConnection old) {
         switchTo = null;
         switchPhase = 0;
-        ep.gate = ep.conn.shared;
+        ep.gate.shared = ep.conn.shared;
         ep.iface.countSwitch();
         old.detach(ep);
     }
@@ -150,7 +150,7 @@ final class TcpSocketSwitch {
             ep.ch = ep.conn.ch;
             ep.connectionLost(Status.CONNECTION_RESET, fromProgress);
         } else {
-            ep.gate = ep.conn.shared;
+            ep.gate.shared = ep.conn.shared;
         }
     }
 

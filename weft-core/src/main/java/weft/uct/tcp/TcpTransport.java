@@ -92,6 +92,10 @@ public final class TcpTransport implements Transport {
     static final ConfigVar<Long> REPLAY_MAX = ConfigRegistry.register("TCP_REPLAY_MAX", ConfigType.SIZE, "64m",
         "Most bytes a tcp connection keeps copied, unacknowledged by the peer, to send again after a resume "
             + "(put payloads are kept by reference). Beyond it the oldest are forgotten and a fault then fails.");
+    static final ConfigVar<Long> REPLAY_WINDOW = ConfigRegistry.register("TCP_REPLAY_WINDOW", ConfigType.SIZE, "2m",
+        "Copied bytes (frames, AM payloads) a tcp connection may hold unacknowledged before its endpoint answers "
+            + "NO_RESOURCE until the peer acknowledges some: a sender faster than its receiver waits instead of "
+            + "filling the replay log (at least 1m, at most TCP_REPLAY_MAX).");
 
     static final ConfigVar<Integer> RAILS = ConfigRegistry.register("TCP_RAILS", ConfigType.INT, "1",
         "Devices the tcp transport offers per network interface: with n > 1, eth0 is also offered as eth0#1 .. "
@@ -212,6 +216,7 @@ public final class TcpTransport implements Transport {
     @Override
     public List<ConfigVar<?>> configVars() {
         return List.of(DEVICES, RAILS, JOB_SECRET, TX_BUF, RX_BUF, SEG_SIZE, SPLICE_THRESH, SPLICE_MAX, SPLICE_PIPE, KEEPIDLE,
-            KEEPINTVL, KEEPCNT, USER_TIMEOUT, HANDSHAKE_TIMEOUT, MAX_HANDSHAKES, FAULT_TIMEOUT, REPLAY_MAX);
+            KEEPINTVL, KEEPCNT, USER_TIMEOUT, HANDSHAKE_TIMEOUT, MAX_HANDSHAKES, FAULT_TIMEOUT, REPLAY_MAX,
+            REPLAY_WINDOW);
     }
 }

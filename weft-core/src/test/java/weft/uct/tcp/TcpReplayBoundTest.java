@@ -9,6 +9,7 @@ import weft.ucs.stats.Counter;
 import weft.uct.AtomicOp;
 import weft.uct.Completion;
 import weft.uct.Interface;
+import weft.uct.IoVector;
 import weft.uct.MemoryDomain;
 import weft.uct.MemoryHandle;
 import weft.uct.RemoteKey;
@@ -159,6 +160,40 @@ class TcpReplayBoundTest extends TcpInterfaceFixture {
             assertEquals(i, result.get(ValueLayout.JAVA_LONG, 0), "fetch-add " + i + "'s old value");
         }
         assertBounded(n + " fetch-adds");
+    }
+
+    /**
+     * A sender faster than its receiver: zero-copy AMs of 64 KiB (their payloads copied into the log when queued)
+     * sent while the receiver progresses only when the sender is refused. {@link TcpSendGate}'s replay window holds
+     * the sender's unacknowledged copies at {@code TCP_REPLAY_WINDOW} (one message over at most), far below
+     * {@code TCP_REPLAY_MAX}, and every message still arrives once and in order.
+     */
+    @Test
+    void aBulkStreamOfZeroCopyMessagesWaitsAtTheReplayWindow() {
+        final int len = 64 * 1024;
+        final MemorySegment data = arena.allocate(len, 8);
+        final MemorySegment hdr = arena.allocate(8, 8);
+        final int n = 32 * MIB / len;
+        long refusedAtWindow = 0;
+        for (int i = 0; i < n; i++) {
+            hdr.set(ValueLayout.JAVA_LONG, 0, i);
+            Status st;
+            while ((st = ab.amZcopy(PING, hdr, 0, 8, IoVector.of(data, 0, len), null)) == Status.NO_RESOURCE) {
+                if (aSide.log.copiedUnacked() >= a.replayWindow) {
+                    refusedAtWindow++;
+                }
+                b.progress();
+                a.progress();
+            }
+            assertTrue(st == Status.OK || st == Status.IN_PROGRESS, "message " + i + ": " + st);
+        }
+        progressUntilPings(n);
+        assertTrue(errors.isEmpty(), errors.toString());
+        assertTrue(!pings.outOfOrder, "every message once and in order");
+        assertTrue(refusedAtWindow > 0, "the window closed at least once (" + n + " messages of " + len + " B)");
+        final long bound = a.replayWindow + len + 64;
+        assertTrue(aSide.log.peakCopied() <= bound, "the sender's log held " + aSide.log.peakCopied()
+            + " B unacknowledged (window " + a.replayWindow + " B, bound " + bound + " B)");
     }
 
     /** The messages of one direction: each carries its number in its header, counted from 0. */
