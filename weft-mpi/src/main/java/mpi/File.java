@@ -16,7 +16,10 @@ import java.nio.file.Path;
  * ({@link #read}, {@link #write}, {@link #seek}), and the pointer shared by all ranks ({@link #readShared},
  * {@link #writeShared}, in rank order with {@link #readOrdered}/{@link #writeOrdered}), kept at rank 0 of the
  * file's communicator and moved with ucp atomics. The {@code All} forms are collective: each rank's part is
- * written or read, then the ranks meet, so what one rank wrote collectively another reads after it.
+ * written or read, then the ranks meet, so what one rank wrote collectively another reads after it. When the
+ * ranks' parts interleave in the file they go two-phase ({@link FileTwoPhase}, ROMIO's collective buffering:
+ * aggregators move contiguous domains in large calls; hints {@code romio_cb_write}, {@code romio_cb_read},
+ * {@code cb_nodes}, {@code cb_buffer_size}).
  * Non-blocking forms ({@code iRead} ...) take direct buffers and complete before they return.
  *
  * <p>Errors: a file's error handler is {@link MPI#ERRORS_RETURN} (MPI's default for files), so failures are
@@ -54,7 +57,8 @@ public final class File {
      * {@link MPI#MODE_RDONLY}, {@link MPI#MODE_WRONLY}, {@link MPI#MODE_RDWR}, with {@link MPI#MODE_CREATE},
      * {@link MPI#MODE_EXCL}, {@link MPI#MODE_APPEND} (the file pointers start at the end),
      * {@link MPI#MODE_DELETE_ON_CLOSE}, {@link MPI#MODE_SEQUENTIAL} (shared pointer only) or
-     * {@link MPI#MODE_UNIQUE_OPEN}. Hints are kept for {@link #getInfo} and otherwise ignored.
+     * {@link MPI#MODE_UNIQUE_OPEN}. Hints are kept for {@link #getInfo}; the collective-buffering ones steer the
+     * {@code All} forms (see the class comment), the others are ignored.
      */
     public File(final Comm comm, final String filename, final int amode, final Info info) throws MPIException {
         final FileOpen.Opened o = FileOpen.open(comm, filename, amode);
@@ -149,7 +153,7 @@ public final class File {
         return amode;
     }
 
-    /** Stores hints (collective); they are reported by {@link #getInfo} and otherwise ignored. */
+    /** Stores hints (collective); they are reported by {@link #getInfo}, collective buffering's are used. */
     public void setInfo(final Info info) throws MPIException {
         live();
         this.info = info == null ? new Info() : info.dup();
@@ -227,16 +231,16 @@ public final class File {
         return run(() -> at(true, offset, Args.data(buf, count, type), count, type));
     }
 
-    /** {@link #readAt}, collective: every rank calls it. */
+    /** {@link #readAt}, collective: every rank calls it (interleaved parts are read two-phase). */
     public Status readAtAll(final long offset, final Object buf, final int count, final Datatype type)
         throws MPIException {
-        return collective(() -> at(false, offset, Args.data(buf, count, type), count, type));
+        return collective(() -> all(false, false, offset, buf, count, type));
     }
 
-    /** {@link #writeAt}, collective: when it returns every rank's data are in the file. */
+    /** {@link #writeAt}, collective: when it returns every rank's data are in the file (two-phase if interleaved). */
     public Status writeAtAll(final long offset, final Object buf, final int count, final Datatype type)
         throws MPIException {
-        return collective(() -> at(true, offset, Args.data(buf, count, type), count, type));
+        return collective(() -> all(true, false, offset, buf, count, type));
     }
 
     /** {@link #readAt} into a direct buffer; the request is complete when it returns. */
@@ -277,14 +281,14 @@ public final class File {
         return run(() -> individual(true, Args.data(buf, count, type), count, type));
     }
 
-    /** {@link #read}, collective. */
+    /** {@link #read}, collective (interleaved parts are read two-phase). */
     public Status readAll(final Object buf, final int count, final Datatype type) throws MPIException {
-        return collective(() -> individual(false, Args.data(buf, count, type), count, type));
+        return collective(() -> all(false, true, 0, buf, count, type));
     }
 
-    /** {@link #write}, collective: when it returns every rank's data are in the file. */
+    /** {@link #write}, collective: when it returns every rank's data are in the file (two-phase if interleaved). */
     public Status writeAll(final Object buf, final int count, final Datatype type) throws MPIException {
-        return collective(() -> individual(true, Args.data(buf, count, type), count, type));
+        return collective(() -> all(true, true, 0, buf, count, type));
     }
 
     /** {@link #read} into a direct buffer; complete when it returns. */
@@ -634,12 +638,17 @@ public final class File {
 
     private Status at(final boolean write, final long offset, final Span s, final int count, final Datatype type)
         throws MPIException {
+        checkAt(write, offset, count, type);
+        return status(transfer(write, offset, s, count, type));
+    }
+
+    private void checkAt(final boolean write, final long offset, final int count, final Datatype type)
+        throws MPIException {
         notSequential("an explicit offset");
         etypes(write, count, type);
         if (offset < 0) {
             throw new MPIException(MPI.ERR_ARG, "negative file offset " + offset);
         }
-        return status(transfer(write, offset, s, count, type));
     }
 
     private Status individual(final boolean write, final Span s, final int count, final Datatype type)
@@ -648,6 +657,36 @@ public final class File {
         etypes(write, count, type);
         final long moved = transfer(write, position, s, count, type);
         position += moved / view.etype.size;
+        return status(moved);
+    }
+
+    /**
+     * A collective access at explicit {@code offset}, or at the individual pointer ({@code pointer}). Every
+     * rank takes part in the exchange of a two-phase access ({@link FileTwoPhase}), one whose own arguments are
+     * wrong too (with no data), so that no rank is left waiting; that rank then throws its own error.
+     */
+    private Status all(final boolean write, final boolean pointer, final long offset, final Object buf,
+                       final int count, final Datatype type) throws MPIException {
+        MPIException mine = null;
+        Span s = null;
+        try {
+            s = Args.data(buf, count, type);
+            if (pointer) {
+                notSequential("the individual file pointer");
+                etypes(write, count, type);
+            } else {
+                checkAt(write, offset, count, type);
+            }
+        } catch (final MPIException e) {
+            mine = e;
+        }
+        final long moved = transfer(write, pointer ? position : offset, s, count, type, true, mine == null);
+        if (mine != null) {
+            throw mine;
+        }
+        if (pointer) {
+            position += moved / view.etype.size;
+        }
         return status(moved);
     }
 
@@ -700,16 +739,31 @@ public final class File {
     /** Moves {@code count} elements between memory and the view at {@code offset} etypes; bytes moved. */
     private long transfer(final boolean write, final long offset, final Span s, final int count,
                           final Datatype type) throws MPIException {
-        final long bytes = count * type.size;
+        return transfer(write, offset, s, count, type, false, true);
+    }
+
+    /**
+     * {@link #transfer}; a collective one ({@code all}) is every rank's part of a two-phase access unless the
+     * ranks agree on independent I/O (their parts do not interleave, a hint, atomic mode: the same on every rank).
+     * A rank whose own arguments failed ({@code ok} false) takes part with no data and moves nothing.
+     */
+    private long transfer(final boolean write, final long offset, final Span s, final int count,
+                          final Datatype type, final boolean all, final boolean ok) throws MPIException {
+        final long bytes = ok ? count * type.size : 0;
         final long at = offset * view.etype.size;
-        if (write) {
-            return io.write(view, at, Coll.packed(s, count, type), bytes, atomic);
+        final MemorySegment packed = !ok ? null : write ? Coll.packed(s, count, type) : Coll.scratch(bytes);
+        long moved = all && !atomic ? FileTwoPhase.transfer(write, comm, io, view, info, at, packed, bytes, ok) : -1;
+        if (!ok) {
+            return 0;
         }
-        final MemorySegment packed = Coll.scratch(bytes);
-        final long got = io.read(view, at, packed, bytes, atomic);
-        TypeCursor.unpackPrefix(packed, s, count, type, got);
-        s.finish();
-        return got;
+        if (moved < 0) {
+            moved = write ? io.write(view, at, packed, bytes, atomic) : io.read(view, at, packed, bytes, atomic);
+        }
+        if (!write) {
+            TypeCursor.unpackPrefix(packed, s, count, type, moved);
+            s.finish();
+        }
+        return moved;
     }
 
     /** A pointer moved as {@code whence} says, in etypes; never before the view's start. */

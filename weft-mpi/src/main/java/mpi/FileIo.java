@@ -75,6 +75,24 @@ final class FileIo {
         return done;
     }
 
+    /** Writes all of {@code seg} at file byte {@code at} (an aggregator of a two-phase write). */
+    void writeFully(final MemorySegment seg, final long at) throws MPIException {
+        try {
+            writeFully(seg.asByteBuffer(), at);
+        } catch (final IOException e) {
+            throw error(e, "write");
+        }
+    }
+
+    /** Reads {@code seg}'s bytes from file byte {@code at}; fewer at the end of the file (returned). */
+    long readFully(final MemorySegment seg, final long at) throws MPIException {
+        try {
+            return readFully(seg.asByteBuffer(), at);
+        } catch (final IOException e) {
+            throw error(e, "read");
+        }
+    }
+
     private int writeFully(final ByteBuffer b, final long at) throws IOException {
         while (b.hasRemaining()) {
             channel.write(b, at + b.position());

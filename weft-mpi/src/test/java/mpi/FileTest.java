@@ -13,7 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * MPI-IO ({@link FileRanks}, {@link SharedFileRanks}) in jobs of separate JVMs sharing a directory: views,
+ * MPI-IO ({@link FileRanks}, {@link SharedFileRanks}, {@link CollectiveBufferingRanks})
+ * in jobs of separate JVMs sharing a directory: views,
  * collective and independent access, and the shared file pointer moved by ucp atomics over shm and tcp.
  */
 class FileTest {
@@ -28,6 +29,14 @@ class FileTest {
     @CsvSource({"2, shm", "4, shm", "2, tcp", "4, tcp"})
     void sharedPointerIsShared(final int np, final String tls, @TempDir final Path dir) throws Exception {
         expectOk(MpiJob.run(np, Map.of("WEFT_TLS", tls), SharedFileRanks.class, dir.toString()), np, "sharedfile");
+        assertNothingLeft(dir);
+    }
+
+    @ParameterizedTest(name = "np {0} over {1}")
+    @CsvSource({"2, shm", "4, shm", "3, tcp"})
+    void interleavedCollectiveAccessGoesTwoPhase(final int np, final String tls, @TempDir final Path dir)
+        throws Exception {
+        expectOk(MpiJob.run(np, Map.of("WEFT_TLS", tls), CollectiveBufferingRanks.class, dir.toString()), np, "cb");
         assertNothingLeft(dir);
     }
 

@@ -1,0 +1,174 @@
+package mpi;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Rank program: two-phase collective I/O ({@link FileTwoPhase}) on a file every rank opens ({@code args[0]} is
+ * the directory). The ranks' views interleave one int at a time, so each rank alone would move one int per call;
+ * collectively the aggregators move whole domains. Checked: every int in place (read back through the views
+ * and byte by byte through the default view), with every number of aggregators ({@code cb_nodes}) and a
+ * staging buffer smaller than a domain ({@code cb_buffer_size}); holes between the ranks' data keep what the
+ * file held; a read across the end of the file counts what it read; {@code romio_cb_write=disable} and
+ * contiguous, disjoint parts take the independent path (a counter says which path ran); a rank whose own
+ * arguments are wrong gets its error while the others' data still go in. Prints {@code OK cb ...}.
+ */
+public final class CollectiveBufferingRanks {
+    /** Ints per rank. */
+    private static final int N = 20_000;
+
+    private CollectiveBufferingRanks() {
+    }
+
+    public static void main(final String[] args) throws Exception {
+        MPI.Init(args);
+        final Intracomm w = MPI.COMM_WORLD;
+        final int rank = w.getRank();
+        final int size = w.getSize();
+        final Checks c = new Checks("cb", rank);
+        final String name = args[0] + "/cb.dat";
+        for (final String nodes : new String[] {null, "1", "2", String.valueOf(size)}) {
+            final Info hints = new Info();
+            if (nodes != null) {
+                hints.set(FileTwoPhase.CB_NODES, nodes);
+            }
+            hints.set(FileTwoPhase.CB_BUFFER_SIZE, "8k"); // smaller than a domain: many stagings
+            interleaved(c, w, name, rank, size, hints, "cb_nodes " + nodes, size);
+        }
+        interleaved(c, w, name, rank, size, new Info(), "default hints", size);
+        final Info off = new Info();
+        off.set(FileTwoPhase.CB_WRITE, "disable");
+        off.set(FileTwoPhase.CB_READ, "disable");
+        interleaved(c, w, name, rank, size, off, "collective buffering disabled", 0);
+        holesAndEnd(c, w, name, rank, size);
+        disjointAndErrors(c, w, name, rank, size);
+        c.done();
+        MPI.Finalize();
+    }
+
+    private static int value(final int rank, final int i, final int salt) {
+        return salt * 100_000_000 + rank * 1_000_000 + i;
+    }
+
+    /** A view in which rank r sees every size-th int from int r: one int per run. */
+    private static Datatype strided(final int size) throws MPIException {
+        final Datatype t = Datatype.createResized(MPI.INT, 0, size * 4);
+        t.commit();
+        return t;
+    }
+
+    private static void interleaved(final Checks c, final Intracomm w, final String name, final int rank,
+                                    final int size, final Info hints, final String what, final int twoPhaseCalls)
+        throws Exception {
+        final File f = new File(w, name, MPI.MODE_CREATE | MPI.MODE_RDWR | MPI.MODE_DELETE_ON_CLOSE, hints);
+        f.setView((long) rank * 4, MPI.INT, strided(size), "native");
+        final int salt = what.length();
+        final int[] mine = new int[N];
+        for (int i = 0; i < N; i++) {
+            mine[i] = value(rank, i, salt);
+        }
+        final long before = FileTwoPhase.calls;
+        c.equal(N, f.writeAtAll(0, mine, N, MPI.INT).getCount(MPI.INT), what + ": writeAtAll counts every int");
+        final int[] back = new int[N];
+        c.equal(N, f.readAtAll(0, back, N, MPI.INT).getCount(MPI.INT), what + ": readAtAll counts every int");
+        c.that(java.util.Arrays.equals(mine, back), what + ": read back through the view");
+        c.equal(twoPhaseCalls == 0 ? 0 : 2, FileTwoPhase.calls - before, what + ": two-phase calls");
+        f.setView(0, MPI.BYTE, MPI.BYTE, "native");
+        final byte[] bytes = new byte[size * N * 4];
+        c.equal(bytes.length, f.readAt(0, bytes, bytes.length, MPI.BYTE).getCount(MPI.BYTE), what + ": file size");
+        final ByteBuffer bb = ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder());
+        int bad = 0;
+        for (int i = 0; i < N; i++) {
+            for (int r = 0; r < size; r++) {
+                bad += bb.getInt((i * size + r) * 4) == value(r, i, salt) ? 0 : 1;
+            }
+        }
+        c.equal(0, bad, what + ": ints out of place in the file");
+        f.close();
+    }
+
+    /**
+     * Each rank writes every (size + 1)-th int: the last column is nobody's, so it keeps what was there. A read
+     * through the views then asks past the end of the file.
+     */
+    private static void holesAndEnd(final Checks c, final Intracomm w, final String name, final int rank,
+                                    final int size) throws Exception {
+        final File f = new File(w, name, MPI.MODE_CREATE | MPI.MODE_RDWR | MPI.MODE_DELETE_ON_CLOSE);
+        final int cols = size + 1;
+        if (rank == 0) {
+            final int[] fill = new int[N * cols];
+            java.util.Arrays.fill(fill, -5);
+            f.writeAt(0, fill, fill.length, MPI.INT);
+        }
+        w.barrier();
+        final Datatype t = Datatype.createResized(MPI.INT, 0, cols * 4);
+        t.commit();
+        f.setView((long) rank * 4, MPI.INT, t, "native");
+        final int[] mine = new int[N];
+        for (int i = 0; i < N; i++) {
+            mine[i] = value(rank, i, 7);
+        }
+        final long before = FileTwoPhase.calls;
+        f.writeAtAll(0, mine, N, MPI.INT);
+        c.equal(1, FileTwoPhase.calls - before, "holes: the write went two-phase");
+        f.setView(0, MPI.INT, MPI.INT, "native");
+        final int[] all = new int[N * cols];
+        f.readAt(0, all, all.length, MPI.INT);
+        int bad = 0;
+        for (int i = 0; i < N; i++) {
+            for (int r = 0; r < size; r++) {
+                bad += all[i * cols + r] == value(r, i, 7) ? 0 : 1;
+            }
+            bad += all[i * cols + size] == -5 ? 0 : 1;
+        }
+        c.equal(0, bad, "holes: ints out of place, or a hole overwritten");
+        // through the views again, from int N - 10 of each rank's: 10 are there, 30 are asked
+        f.setView((long) rank * 4, MPI.INT, t, "native");
+        final int[] tail = new int[30];
+        c.equal(10, f.readAtAll(N - 10, tail, 30, MPI.INT).getCount(MPI.INT), "a read across the end counts 10");
+        c.equal(value(rank, N - 1, 7), tail[9], "the last int before the end");
+        c.equal(0, tail[10], "nothing read past the end");
+        f.close();
+    }
+
+    /** Contiguous parts that do not interleave go independent; a rank's own bad argument is its own error. */
+    private static void disjointAndErrors(final Checks c, final Intracomm w, final String name, final int rank,
+                                          final int size) throws Exception {
+        final File f = new File(w, name, MPI.MODE_CREATE | MPI.MODE_RDWR | MPI.MODE_DELETE_ON_CLOSE);
+        f.setView(0, MPI.INT, MPI.INT, "native");
+        final int[] mine = new int[N];
+        java.util.Arrays.fill(mine, rank + 1);
+        final long before = FileTwoPhase.calls;
+        f.writeAtAll((long) rank * N, mine, N, MPI.INT);
+        c.equal(0, FileTwoPhase.calls - before, "disjoint contiguous parts: independent I/O");
+        // the same, two-phase on request, with runs larger than the staging buffer: moved in place
+        final Info on = new Info();
+        on.set(FileTwoPhase.CB_WRITE, "enable");
+        on.set(FileTwoPhase.CB_READ, "enable");
+        on.set(FileTwoPhase.CB_BUFFER_SIZE, "4096");
+        f.setInfo(on);
+        java.util.Arrays.fill(mine, rank + 100);
+        f.writeAtAll((long) rank * N, mine, N, MPI.INT);
+        final int[] peer = new int[N];
+        final int next = (rank + 1) % size;
+        c.equal(N, f.readAtAll((long) next * N, peer, N, MPI.INT).getCount(MPI.INT), "enabled: read counts");
+        c.equal(2, FileTwoPhase.calls - before, "romio_cb_write/read=enable: two-phase");
+        c.that(peer[0] == next + 100 && peer[N - 1] == next + 100, "enabled: the next rank's ints, moved in place");
+        f.setInfo(new Info());
+        f.setView(rank * 4L, MPI.INT, strided(size), "native");
+        final int[] data = new int[100];
+        java.util.Arrays.fill(data, 40 + rank);
+        if (rank == size - 1) {
+            c.fails(MPI.ERR_ARG, "a negative offset in a collective write", () -> f.writeAtAll(-1, data, 100, MPI.INT));
+        } else {
+            f.writeAtAll(0, data, 100, MPI.INT);
+        }
+        f.setView(0, MPI.INT, MPI.INT, "native");
+        final int[] got = new int[size];
+        f.readAt(0, got, size, MPI.INT);
+        for (int r = 0; r < size - 1; r++) {
+            c.equal(40 + r, got[r], "rank " + r + "'s int went in beside a failing rank");
+        }
+        f.close();
+    }
+}
