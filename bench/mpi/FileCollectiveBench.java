@@ -7,9 +7,10 @@ import mpi.MPIException;
 
 /**
  * MPI-IO collective buffering, measured: every rank writes (then reads) N ints through a view that interleaves
- * the ranks one int at a time, with writeAtAll/readAtAll, once with two-phase I/O (the default for interleaved
- * parts) and once with it disabled by hint (romio_cb_write/read=disable: each rank moves its ints one run of
- * 4 bytes at a time), alternating, REPS rounds; rank 0 prints the median of each.
+ * the ranks one int at a time, with writeAtAll/readAtAll, under the three settings of the hints romio_cb_write
+ * and romio_cb_read, alternating, REPS rounds; rank 0 prints the median of each. automatic (the default): the
+ * write two-phase, the read independent and sieved; enable: both two-phase; disable: both independent (each
+ * int of a write is its own pwrite, a read is sieved).
  *
  *   ./weft run -n 2 bench/mpi/FileCollectiveBench.java [DIR] [N] [REPS]
  */
@@ -28,11 +29,11 @@ public final class FileCollectiveBench {
         for (int i = 0; i < n; i++) {
             data[i] = rank + i * size;
         }
-        final String[] modes = {"automatic", "disable"};
-        final double[][] write = new double[2][reps];
-        final double[][] read = new double[2][reps];
+        final String[] modes = {"automatic", "enable", "disable"};
+        final double[][] write = new double[modes.length][reps];
+        final double[][] read = new double[modes.length][reps];
         for (int r = 0; r < reps; r++) {
-            for (int m = 0; m < 2; m++) {
+            for (int m = 0; m < modes.length; m++) {
                 final Info hints = new Info();
                 hints.set("romio_cb_write", modes[m]);
                 hints.set("romio_cb_read", modes[m]);
@@ -57,10 +58,9 @@ public final class FileCollectiveBench {
         if (rank == 0) {
             System.out.printf("# %d ranks x %d ints interleaved one int at a time (%d MiB file), %d rounds, medians%n",
                 size, n, (long) size * n * 4 >> 20, reps);
-            for (int m = 0; m < 2; m++) {
-                System.out.printf("%-22s writeAtAll %9.2f ms   readAtAll %9.2f ms%n",
-                    m == 0 ? "two-phase (default)" : "independent (disable)", median(write[m]) * 1e3,
-                    median(read[m]) * 1e3);
+            for (int m = 0; m < modes.length; m++) {
+                System.out.printf("romio_cb_*=%-10s writeAtAll %9.2f ms   readAtAll %9.2f ms%n", modes[m],
+                    median(write[m]) * 1e3, median(read[m]) * 1e3);
             }
         }
         MPI.Finalize();

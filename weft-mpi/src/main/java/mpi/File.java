@@ -17,9 +17,10 @@ import java.nio.file.Path;
  * {@link #writeShared}, in rank order with {@link #readOrdered}/{@link #writeOrdered}), kept at rank 0 of the
  * file's communicator and moved with ucp atomics. The {@code All} forms are collective: each rank's part is
  * written or read, then the ranks meet, so what one rank wrote collectively another reads after it. When the
- * ranks' parts interleave in the file they go two-phase ({@link FileTwoPhase}, ROMIO's collective buffering:
- * aggregators move contiguous domains in large calls; hints {@code romio_cb_write}, {@code romio_cb_read},
- * {@code cb_nodes}, {@code cb_buffer_size}).
+ * ranks' parts of a collective write interleave in the file they go two-phase ({@link FileTwoPhase}, ROMIO's
+ * collective buffering: aggregators move contiguous domains in large calls; hints {@code romio_cb_write},
+ * {@code romio_cb_read}, {@code cb_nodes}, {@code cb_buffer_size}); a read through a view with holes reads
+ * runs and small holes together (data sieving).
  * Non-blocking forms ({@code iRead} ...) take direct buffers and complete before they return.
  *
  * <p>Errors: a file's error handler is {@link MPI#ERRORS_RETURN} (MPI's default for files), so failures are
@@ -231,7 +232,7 @@ public final class File {
         return run(() -> at(true, offset, Args.data(buf, count, type), count, type));
     }
 
-    /** {@link #readAt}, collective: every rank calls it (interleaved parts are read two-phase). */
+    /** {@link #readAt}, collective: every rank calls it (two-phase if {@code romio_cb_read} is enable). */
     public Status readAtAll(final long offset, final Object buf, final int count, final Datatype type)
         throws MPIException {
         return collective(() -> all(false, false, offset, buf, count, type));
@@ -281,7 +282,7 @@ public final class File {
         return run(() -> individual(true, Args.data(buf, count, type), count, type));
     }
 
-    /** {@link #read}, collective (interleaved parts are read two-phase). */
+    /** {@link #read}, collective (two-phase if {@code romio_cb_read} is enable). */
     public Status readAll(final Object buf, final int count, final Datatype type) throws MPIException {
         return collective(() -> all(false, true, 0, buf, count, type));
     }

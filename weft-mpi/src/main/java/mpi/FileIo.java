@@ -19,6 +19,13 @@ import java.nio.file.NoSuchFileException;
  * overlapping accesses from different ranks (processes) do not interleave.
  */
 final class FileIo {
+    /** A read goes through holes smaller than this rather than making another call (data sieving). */
+    static final long SIEVE_GAP = 64 * 1024;
+    /** The most bytes (data and holes) one sieving read takes. */
+    private static final int SIEVE_BUFFER = 1 << 20;
+    /** Runs one sieving read serves at most. */
+    private static final int SIEVE_RUNS = 4096;
+
     private final FileChannel channel;
 
     FileIo(final FileChannel channel) {
@@ -61,6 +68,9 @@ final class FileIo {
 
     private long runs(final boolean write, final FileLayout view, final long data, final ByteBuffer bytes,
                       final long len) throws IOException {
+        if (!write && !view.filetype.contiguous) {
+            return sieved(view, data, bytes, len);
+        }
         long done = 0;
         while (done < len) {
             final int n = (int) Math.min(view.run(data + done, len - done), Integer.MAX_VALUE);
@@ -91,6 +101,59 @@ final class FileIo {
         } catch (final IOException e) {
             throw error(e, "read");
         }
+    }
+
+    /**
+     * A read of many runs (data sieving, as ROMIO's independent reads): runs separated by holes under {@link
+     * #SIEVE_GAP} are read with their holes in one call of at most {@link #SIEVE_BUFFER} bytes, then copied out;
+     * a run that fills the buffer alone is read in place. Reads never change the file, so no lock is needed.
+     */
+    private long sieved(final FileLayout view, final long data, final ByteBuffer bytes, final long len)
+        throws IOException {
+        final long[] runs = new long[2 * SIEVE_RUNS];
+        ByteBuffer sieve = null;
+        long done = 0;
+        while (done < len) {
+            final long start = view.fileOffset(data + done);
+            long end = start;
+            long pos = done;
+            int k = 0;
+            while (pos < len && k < SIEVE_RUNS) {
+                final long at = view.fileOffset(data + pos);
+                final long n = view.run(data + pos, len - pos);
+                if (k > 0 && (at - end >= SIEVE_GAP || at + n - start > SIEVE_BUFFER)) {
+                    break;
+                }
+                runs[2 * k] = at;
+                runs[2 * k + 1] = n;
+                k++;
+                end = at + n;
+                pos += n;
+            }
+            if (k == 1 || end - start > SIEVE_BUFFER) {
+                final int n = (int) runs[1];
+                final int moved = readFully(bytes.slice((int) done, n), start);
+                done += moved;
+                if (moved < n) {
+                    break; // end of file
+                }
+                continue;
+            }
+            if (sieve == null) {
+                sieve = ByteBuffer.allocate(SIEVE_BUFFER);
+            }
+            final int got = readFully(sieve.clear().limit((int) (end - start)), start);
+            for (int i = 0; i < k; i++) {
+                final int from = (int) (runs[2 * i] - start);
+                final int n = (int) Math.max(0, Math.min(runs[2 * i + 1], got - from));
+                bytes.put((int) done, sieve, from, n);
+                done += n;
+                if (n < runs[2 * i + 1]) {
+                    return done; // end of file
+                }
+            }
+        }
+        return done;
     }
 
     private int writeFully(final ByteBuffer b, final long at) throws IOException {

@@ -12,6 +12,8 @@ import java.lang.foreign.MemorySegment;
  * and copies each run to where its rank's data go back from. A run larger than the buffer moves in place.
  */
 final class FileStaging {
+    /** Runs one read may serve at most. */
+    private static final int WINDOW_RUNS = 4096;
     private final FileIo io;
     private final MemorySegment buf;
     private final long cap;
@@ -61,7 +63,7 @@ final class FileStaging {
         for (int r = 0; r < cursor.length; r++) {
             cursor[r] = x.dataStart[r];
         }
-        final long[] runs = new long[3 * 64];
+        final long[] runs = new long[3 * WINDOW_RUNS];
         boolean more = m.next();
         while (more) {
             if (m.len >= cap) {
@@ -81,7 +83,7 @@ final class FileStaging {
                 k++;
                 end = Math.max(end, m.off + m.len);
                 more = m.next();
-            } while (more && k < 64 && m.len < cap && m.off - end < sieveGap && m.off + m.len - start <= cap);
+            } while (more && k < WINDOW_RUNS && m.len < cap && m.off - end < sieveGap && m.off + m.len - start <= cap);
             fill(buf.asSlice(0, end - start), start);
             for (int i = 0; i < k; i++) {
                 final int src = (int) runs[3 * i + 2];

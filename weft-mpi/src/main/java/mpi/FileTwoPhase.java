@@ -23,8 +23,10 @@ import java.lang.foreign.MemorySegment;
  * its send buffer (write) or receive buffer (read): only aggregators stage bytes.
  *
  * <p>Hints, by ROMIO's names ({@link File#setInfo} or the open's info): {@code romio_cb_write} and {@code
- * romio_cb_read} {@code enable | disable | automatic} (automatic, the default: collective buffering when the
- * ranks' file ranges interleave; any rank's disable wins, then any rank's enable), {@code cb_nodes} (the number
+ * romio_cb_read} {@code enable | disable | automatic} (any rank's disable wins, then any rank's enable;
+ * automatic, the default, writes two-phase when the ranks' file ranges interleave and reads independently:
+ * on one machine's file system a rank's sieved read through the holes ({@link FileIo}) beat the exchange at 2,
+ * 4 and 8 ranks, see bench/mpi/FileCollectiveBench.java), {@code cb_nodes} (the number
  * of aggregators, spread over the ranks; default every rank) and {@code cb_buffer_size} (an aggregator's staging
  * buffer, default 16 MiB). Hints that do not parse are ignored, as ROMIO does. Atomic mode never gets here: its
  * accesses stay independent, under locks.
@@ -38,8 +40,6 @@ final class FileTwoPhase {
     private static final int ENABLE = 1;
     private static final int DISABLE = 2;
     private static final long DEFAULT_BUFFER = 16L << 20;
-    /** A read goes through holes smaller than this rather than making another call (data sieving). */
-    private static final long SIEVE_GAP = 64 * 1024;
     /** Domains start on page boundaries (past the first): aggregators do not share a page of the file. */
     private static final long ALIGN = 4096;
     /** The fields each rank contributes to the plan. */
@@ -66,7 +66,7 @@ final class FileTwoPhase {
             mine.count, number(info, CB_NODES, size), mine.count > 0 ? len : 0};
         final long[] all = new long[FIELDS * size];
         comm.allGather(me, FIELDS, MPI.LONG, all, FIELDS, MPI.LONG);
-        final Plan plan = Plan.of(all, size);
+        final Plan plan = Plan.of(all, size, write);
         if (plan == null) {
             return -1;
         }
@@ -77,7 +77,7 @@ final class FileTwoPhase {
         try (Arena arena = Arena.ofConfined()) {
             final MemorySegment theirs = arena.allocate(Math.max(1, x.inBytes), 64).asSlice(0, x.inBytes);
             final long stage = Math.max(ALIGN, number(info, CB_BUFFER_SIZE, DEFAULT_BUFFER));
-            final FileStaging st = new FileStaging(arena, Math.min(stage, Math.max(ALIGN, x.inBytes)), SIEVE_GAP, io);
+            final FileStaging st = new FileStaging(arena, Math.min(stage, Math.max(ALIGN, x.inBytes)), FileIo.SIEVE_GAP, io);
             if (write) {
                 x.data(own, theirs, true);
                 err = aggregate(() -> st.write(x, theirs));
@@ -146,7 +146,7 @@ final class FileTwoPhase {
      * file the active ranks touch, cut into {@code aggregators} domains of {@code domain} bytes.
      */
     record Plan(int size, int aggregators, long lo, long hi, long domain) {
-        static Plan of(final long[] all, final int size) {
+        static Plan of(final long[] all, final int size, final boolean write) {
             int active = 0;
             boolean enable = false;
             long runs = 0;
@@ -171,7 +171,7 @@ final class FileTwoPhase {
             }
             // the exchange counts in ints: every rank's bytes, and two longs per run
             if (active == 0 || bytes >= Integer.MAX_VALUE || 2 * runs >= Integer.MAX_VALUE
-                || !enable && (active < 2 || !interleaved(all, size))) {
+                || !enable && (!write || active < 2 || !interleaved(all, size))) {
                 return null;
             }
             final int aggs = (int) Math.max(1, Math.min(size, nodes));
