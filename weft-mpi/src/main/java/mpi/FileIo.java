@@ -72,9 +72,11 @@ final class FileIo {
             return sieved(view, data, bytes, len);
         }
         long done = 0;
+        final FileLayout.Cursor cur = view.cursor(data);
         while (done < len) {
-            final int n = (int) Math.min(view.run(data + done, len - done), Integer.MAX_VALUE);
-            final long at = view.fileOffset(data + done);
+            final int n = (int) Math.min(cur.run(len - done), Integer.MAX_VALUE);
+            final long at = cur.fileOffset();
+            cur.skip(n);
             final ByteBuffer part = bytes.slice((int) done, n);
             final int moved = write ? writeFully(part, at) : readFully(part, at);
             done += moved;
@@ -113,14 +115,15 @@ final class FileIo {
         final long[] runs = new long[2 * SIEVE_RUNS];
         ByteBuffer sieve = null;
         long done = 0;
+        final FileLayout.Cursor cur = view.cursor(data);
+        long pos = 0; // where the cursor is: the runs before it are collected (read once done reaches it)
         while (done < len) {
-            final long start = view.fileOffset(data + done);
+            final long start = cur.fileOffset();
             long end = start;
-            long pos = done;
             int k = 0;
             while (pos < len && k < SIEVE_RUNS) {
-                final long at = view.fileOffset(data + pos);
-                final long n = view.run(data + pos, len - pos);
+                final long at = cur.fileOffset();
+                final long n = cur.run(len - pos);
                 if (k > 0 && (at - end >= SIEVE_GAP || at + n - start > SIEVE_BUFFER)) {
                     break;
                 }
@@ -129,6 +132,7 @@ final class FileIo {
                 k++;
                 end = at + n;
                 pos += n;
+                cur.skip(n);
             }
             if (k == 1 || end - start > SIEVE_BUFFER) {
                 final int n = (int) runs[1];

@@ -110,6 +110,60 @@ final class FileLayout {
         return data;
     }
 
+    /** A walk over the view's runs from view position {@code data}: see {@link Cursor}. */
+    Cursor cursor(final long data) {
+        return new Cursor(data);
+    }
+
+    /**
+     * A walk over the view's runs in view order, O(1) a run: {@link #fileOffset} and {@link #run} find a position's
+     * block by a division and a search, which a run of a few bytes (a strided view) pays for every run.
+     */
+    final class Cursor {
+        /** The view position (contiguous filetype), or the tile, the block in it and the bytes into the block. */
+        private long data;
+        private long tile;
+        private int block;
+        private long in;
+
+        private Cursor(final long data) {
+            this.data = data;
+            if (!filetype.contiguous) {
+                tile = data / tileData;
+                final long inTile = data % tileData;
+                block = block(inTile);
+                in = inTile - (block == 0 ? 0 : ends[block - 1]);
+            }
+        }
+
+        /** The file byte of the current position. */
+        long fileOffset() {
+            return filetype.contiguous ? disp + data
+                : disp + tile * filetype.extent() + filetype.offsets[block] + in;
+        }
+
+        /** The bytes from here that lie contiguously in the file (at most {@code max}). */
+        long run(final long max) {
+            return filetype.contiguous ? max : Math.min(max, filetype.lengths[block] - in);
+        }
+
+        /** Moves {@code n} view bytes on. */
+        void skip(final long n) {
+            data += n;
+            if (filetype.contiguous) {
+                return;
+            }
+            in += n;
+            while (in >= filetype.lengths[block]) { // (an empty block is passed at once)
+                in -= filetype.lengths[block];
+                if (++block == ends.length) {
+                    block = 0;
+                    tile++;
+                }
+            }
+        }
+    }
+
     private int block(final long in) {
         int lo = 0;
         int hi = ends.length - 1;

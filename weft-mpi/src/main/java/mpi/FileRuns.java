@@ -27,9 +27,11 @@ final class FileRuns {
         long[] l = new long[16];
         int n = 0;
         long pos = 0;
+        final FileLayout.Cursor cur = view.cursor(data);
         while (pos < total) {
-            final long run = view.run(data + pos, total - pos);
-            final long at = view.fileOffset(data + pos);
+            final long run = cur.run(total - pos);
+            final long at = cur.fileOffset();
+            cur.skip(run);
             if (n > 0 && o[n - 1] + l[n - 1] == at) {
                 l[n - 1] += run;
             } else {
