@@ -21,7 +21,9 @@ import java.nio.file.Path;
  * collective buffering: aggregators move contiguous domains in large calls; hints {@code romio_cb_write},
  * {@code romio_cb_read}, {@code cb_nodes}, {@code cb_buffer_size}); a read through a view with holes reads
  * runs and small holes together (data sieving).
- * Non-blocking forms ({@code iRead} ...) take direct buffers and complete before they return.
+ * Non-blocking forms ({@code iRead} ...) take direct buffers; the arguments are checked and the file pointers
+ * moved when they are called, and the transfer runs on the file's I/O thread while the caller goes on
+ * ({@link FileAsync}); close waits for those in flight.
  *
  * <p>Errors: a file's error handler is {@link MPI#ERRORS_RETURN} (MPI's default for files), so failures are
  * thrown as {@link MPIException}s: ERR_AMODE, ERR_NO_SUCH_FILE, ERR_FILE_EXISTS, ERR_ACCESS (reading a
@@ -40,6 +42,8 @@ public final class File {
     private final int amode;
     private final FileIo io;
     private final SharedPointer shared;
+    /** The non-blocking accesses and their I/O thread. */
+    private final FileAsync async = new FileAsync();
     private Info info;
     private FileLayout view = FileLayout.BYTES;
     /** This rank's individual file pointer, in etypes of the view. */
@@ -77,12 +81,13 @@ public final class File {
     /** Closes the file on every rank (collective); with MODE_DELETE_ON_CLOSE rank 0 then deletes it. */
     public void close() throws MPIException {
         run(() -> {
+            async.close(); // this rank's non-blocking accesses first
             comm.barrier(); // every rank's accesses, the shared pointer's included, are over
             closed = true;
             io.close();
             shared.close();
             if ((amode & MPI.MODE_DELETE_ON_CLOSE) != 0) {
-                atRoot(() -> {
+                FileOpen.atRoot(comm, () -> {
                     try {
                         Files.deleteIfExists(path);
                     } catch (final java.io.IOException e) {
@@ -120,8 +125,8 @@ public final class File {
 
     private void resize(final long size, final boolean shrink) throws MPIException {
         run(() -> {
-            atRoot(() -> {
-                checkWrite();
+            FileOpen.atRoot(comm, () -> {
+                FileChecks.write(amode);
                 if (size < 0) {
                     throw new MPIException(MPI.ERR_ARG, "negative file size " + size);
                 }
@@ -197,7 +202,7 @@ public final class File {
                 mine = e;
             }
             FileOpen.agree(comm, mine, false);
-            atRoot(() -> {
+            FileOpen.atRoot(comm, () -> {
                 shared.set(0);
                 return 0;
             });
@@ -244,27 +249,31 @@ public final class File {
         return collective(() -> all(true, false, offset, buf, count, type));
     }
 
-    /** {@link #readAt} into a direct buffer; the request is complete when it returns. */
+    /** {@link #readAt} into a direct buffer; the request completes once the data are in it ({@link FileAsync}). */
     public Request iReadAt(final long offset, final Buffer buf, final int count, final Datatype type)
         throws MPIException {
-        final Span s = Span.ofDirect(buf, "buffer");
-        return completed(run(() -> at(false, offset, checked(s, count, type), count, type)));
+        return started(false, buf, count, type, () -> {
+            checkAt(false, offset, count, type);
+            return offset;
+        });
     }
 
-    /** {@link #writeAt} from a direct buffer; the request is complete when it returns. */
+    /** {@link #writeAt} from a direct buffer, which stays untouched until the request completes. */
     public Request iWriteAt(final long offset, final Buffer buf, final int count, final Datatype type)
         throws MPIException {
-        final Span s = Span.ofDirect(buf, "buffer");
-        return completed(run(() -> at(true, offset, checked(s, count, type), count, type)));
+        return started(true, buf, count, type, () -> {
+            checkAt(true, offset, count, type);
+            return offset;
+        });
     }
 
-    /** {@link #iReadAt}, collective in name: each rank's part is read when it returns. */
+    /** {@link #iReadAt}, collective in name: each rank's part is read independently. */
     public Request iReadAtAll(final long offset, final Buffer buf, final int count, final Datatype type)
         throws MPIException {
         return iReadAt(offset, buf, count, type);
     }
 
-    /** {@link #iWriteAt}, collective in name: each rank's part is written when it returns. */
+    /** {@link #iWriteAt}, collective in name: each rank's part is written independently. */
     public Request iWriteAtAll(final long offset, final Buffer buf, final int count, final Datatype type)
         throws MPIException {
         return iWriteAt(offset, buf, count, type);
@@ -292,16 +301,14 @@ public final class File {
         return collective(() -> all(true, true, 0, buf, count, type));
     }
 
-    /** {@link #read} into a direct buffer; complete when it returns. */
+    /** {@link #read} into a direct buffer: the pointer moves past the data asked for at once. */
     public Request iRead(final Buffer buf, final int count, final Datatype type) throws MPIException {
-        final Span s = Span.ofDirect(buf, "buffer");
-        return completed(run(() -> individual(false, checked(s, count, type), count, type)));
+        return started(false, buf, count, type, () -> pointerMoved(false, count, type));
     }
 
-    /** {@link #write} from a direct buffer; complete when it returns. */
+    /** {@link #write} from a direct buffer: the pointer moves past the data at once. */
     public Request iWrite(final Buffer buf, final int count, final Datatype type) throws MPIException {
-        final Span s = Span.ofDirect(buf, "buffer");
-        return completed(run(() -> individual(true, checked(s, count, type), count, type)));
+        return started(true, buf, count, type, () -> pointerMoved(true, count, type));
     }
 
     /** {@link #iRead}, collective in name. */
@@ -317,7 +324,7 @@ public final class File {
     /** Moves this rank's file pointer: {@link MPI#SEEK_SET}, {@link MPI#SEEK_CUR} or {@link MPI#SEEK_END}. */
     public void seek(final long offset, final int whence) throws MPIException {
         run(() -> {
-            notSequential("seek");
+            FileChecks.notSequential(amode, "seek");
             position = target(position, offset, whence);
             return null;
         });
@@ -347,16 +354,14 @@ public final class File {
         return run(() -> viaShared(true, Args.data(buf, count, type), count, type));
     }
 
-    /** {@link #readShared} into a direct buffer; complete when it returns. */
+    /** {@link #readShared} into a direct buffer: the shared pointer moves at once. */
     public Request iReadShared(final Buffer buf, final int count, final Datatype type) throws MPIException {
-        final Span s = Span.ofDirect(buf, "buffer");
-        return completed(run(() -> viaShared(false, checked(s, count, type), count, type)));
+        return started(false, buf, count, type, () -> shared.claim(FileChecks.etypes(amode, view, false, count, type)));
     }
 
-    /** {@link #writeShared} from a direct buffer; complete when it returns. */
+    /** {@link #writeShared} from a direct buffer: the shared pointer moves at once. */
     public Request iWriteShared(final Buffer buf, final int count, final Datatype type) throws MPIException {
-        final Span s = Span.ofDirect(buf, "buffer");
-        return completed(run(() -> viaShared(true, checked(s, count, type), count, type)));
+        return started(true, buf, count, type, () -> shared.claim(FileChecks.etypes(amode, view, true, count, type)));
     }
 
     /** Collective: the ranks read consecutive parts at the shared pointer, in rank order. */
@@ -372,7 +377,7 @@ public final class File {
     /** Moves the shared file pointer (collective: every rank passes the same arguments). */
     public void seekShared(final long offset, final int whence) throws MPIException {
         run(() -> {
-            atRoot(() -> {
+            FileOpen.atRoot(comm, () -> {
                 final long to = target(shared.get(), offset, whence);
                 shared.set(to);
                 return to;
@@ -523,11 +528,6 @@ public final class File {
         Status run() throws MPIException;
     }
 
-    @FunctionalInterface
-    private interface RootCall {
-        long run() throws MPIException;
-    }
-
     private void live() throws MPIException {
         MPI.check();
         if (closed) {
@@ -569,72 +569,36 @@ public final class File {
         return st;
     }
 
-    /** Rank 0 runs {@code step} after the ranks met, and every rank gets its result or its error class. */
-    private long atRoot(final RootCall step) throws MPIException {
-        comm.barrier();
-        final long[] out = new long[2];
-        MPIException mine = null;
-        if (comm.rank == 0) {
-            try {
-                out[0] = step.run();
-            } catch (final MPIException e) {
-                mine = e;
-            } catch (final RuntimeException e) {
-                mine = new MPIException(MPI.ERR_INTERN, String.valueOf(e), e);
-            }
-            out[1] = mine == null ? 0 : mine.getErrorClass();
-        }
-        comm.bcast(out, 2, MPI.LONG, 0);
-        if (mine != null) {
-            throw mine;
-        }
-        if (out[1] != 0) {
-            throw new MPIException((int) out[1], "rank 0 of the file's communicator failed (error class " + out[1]
-                + ")");
-        }
-        return out[0];
+    @FunctionalInterface
+    private interface Where {
+        long offset() throws MPIException;
     }
 
-    private Request completed(final Status s) {
-        return Request.completed(comm, s);
-    }
-
-    private static Span checked(final Span s, final int count, final Datatype type) throws MPIException {
-        Args.checkData(count, type);
-        s.check(count, type);
-        return s;
-    }
-
-    private void checkWrite() throws MPIException {
-        if ((amode & MPI.MODE_RDONLY) != 0) {
-            throw new MPIException(MPI.ERR_READ_ONLY, "the file was opened read-only (MODE_RDONLY)");
+    /**
+     * Starts a non-blocking access at the offset (etypes) {@code where} gives once it checked the arguments and
+     * moved a pointer, on this thread; the transfer runs on the file's I/O thread with the view of now.
+     */
+    private Request started(final boolean write, final Buffer buf, final int count, final Datatype type,
+                            final Where where) throws MPIException {
+        final Span s = Span.ofDirect(buf, "buffer");
+        try {
+            live();
+            FileChecks.checked(s, count, type);
+            final long offset = where.offset();
+            final FileLayout v = view;
+            final boolean locked = atomic;
+            return async.start(comm, () -> independent(v, locked, write, offset, s, count, type));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
         }
     }
 
-    private void checkAccess(final boolean write) throws MPIException {
-        if (write) {
-            checkWrite();
-        } else if ((amode & MPI.MODE_WRONLY) != 0) {
-            throw new MPIException(MPI.ERR_ACCESS, "the file was opened write-only (MODE_WRONLY)");
-        }
-    }
-
-    private void notSequential(final String what) throws MPIException {
-        if ((amode & MPI.MODE_SEQUENTIAL) != 0) {
-            throw new MPIException(MPI.ERR_UNSUPPORTED_OPERATION, what + " on a file opened with MODE_SEQUENTIAL "
-                + "(only the shared file pointer moves there)");
-        }
-    }
-
-    /** The etypes {@code count} elements of {@code type} make, checked against the access mode. */
-    private long etypes(final boolean write, final int count, final Datatype type) throws MPIException {
-        checkAccess(write);
-        final long bytes = count * type.size;
-        if (bytes % view.etype.size != 0) {
-            throw new MPIException(MPI.ERR_TYPE, count + " element(s) of " + type + " are not a whole number of "
-                + "etypes of " + view.etype.size + " B");
-        }
-        return bytes / view.etype.size;
+    /** The individual pointer, checked and moved past {@code count} elements (a non-blocking access's start). */
+    private long pointerMoved(final boolean write, final int count, final Datatype type) throws MPIException {
+        FileChecks.notSequential(amode, "the individual file pointer");
+        final long at = position;
+        position += FileChecks.etypes(amode, view, write, count, type);
+        return at;
     }
 
     private Status at(final boolean write, final long offset, final Span s, final int count, final Datatype type)
@@ -645,8 +609,8 @@ public final class File {
 
     private void checkAt(final boolean write, final long offset, final int count, final Datatype type)
         throws MPIException {
-        notSequential("an explicit offset");
-        etypes(write, count, type);
+        FileChecks.notSequential(amode, "an explicit offset");
+        FileChecks.etypes(amode, view, write, count, type);
         if (offset < 0) {
             throw new MPIException(MPI.ERR_ARG, "negative file offset " + offset);
         }
@@ -654,8 +618,8 @@ public final class File {
 
     private Status individual(final boolean write, final Span s, final int count, final Datatype type)
         throws MPIException {
-        notSequential("the individual file pointer");
-        etypes(write, count, type);
+        FileChecks.notSequential(amode, "the individual file pointer");
+        FileChecks.etypes(amode, view, write, count, type);
         final long moved = transfer(write, position, s, count, type);
         position += moved / view.etype.size;
         return status(moved);
@@ -673,8 +637,8 @@ public final class File {
         try {
             s = Args.data(buf, count, type);
             if (pointer) {
-                notSequential("the individual file pointer");
-                etypes(write, count, type);
+                FileChecks.notSequential(amode, "the individual file pointer");
+                FileChecks.etypes(amode, view, write, count, type);
             } else {
                 checkAt(write, offset, count, type);
             }
@@ -693,7 +657,7 @@ public final class File {
 
     private Status viaShared(final boolean write, final Span s, final int count, final Datatype type)
         throws MPIException {
-        final long start = shared.claim(etypes(write, count, type));
+        final long start = shared.claim(FileChecks.etypes(amode, view, write, count, type));
         return status(transfer(write, start, s, count, type));
     }
 
@@ -706,7 +670,7 @@ public final class File {
             long n = 0;
             try {
                 s = Args.data(buf, count, type);
-                n = etypes(write, count, type);
+                n = FileChecks.etypes(amode, view, write, count, type);
             } catch (final MPIException e) {
                 mine = e;
             }
@@ -750,21 +714,40 @@ public final class File {
      */
     private long transfer(final boolean write, final long offset, final Span s, final int count,
                           final Datatype type, final boolean all, final boolean ok) throws MPIException {
+        if (!all || atomic) {
+            return ok ? independent(view, atomic, write, offset, s, count, type) : 0;
+        }
         final long bytes = ok ? count * type.size : 0;
         final long at = offset * view.etype.size;
         final MemorySegment packed = !ok ? null : write ? Coll.packed(s, count, type) : Coll.scratch(bytes);
-        long moved = all && !atomic ? FileTwoPhase.transfer(write, comm, io, view, info, at, packed, bytes, ok) : -1;
+        long moved = FileTwoPhase.transfer(write, comm, io, view, info, at, packed, bytes, ok);
         if (!ok) {
             return 0;
         }
         if (moved < 0) {
-            moved = write ? io.write(view, at, packed, bytes, atomic) : io.read(view, at, packed, bytes, atomic);
+            moved = write ? io.write(view, at, packed, bytes, false) : io.read(view, at, packed, bytes, false);
         }
-        if (!write) {
-            TypeCursor.unpackPrefix(packed, s, count, type, moved);
-            s.finish();
+        return write ? moved : unpacked(packed, s, count, type, moved);
+    }
+
+    /** An independent access through view {@code v} ({@code locked}: atomic mode's byte-range lock). */
+    private long independent(final FileLayout v, final boolean locked, final boolean write, final long offset,
+                             final Span s, final int count, final Datatype type) throws MPIException {
+        final long bytes = count * type.size;
+        final long at = offset * v.etype.size;
+        if (write) {
+            return io.write(v, at, Coll.packed(s, count, type), bytes, locked);
         }
-        return moved;
+        final MemorySegment packed = Coll.scratch(bytes);
+        return unpacked(packed, s, count, type, io.read(v, at, packed, bytes, locked));
+    }
+
+    /** Unpacks the {@code got} bytes read into {@code packed}; returns {@code got}. */
+    private static long unpacked(final MemorySegment packed, final Span s, final int count, final Datatype type,
+                                 final long got) {
+        TypeCursor.unpackPrefix(packed, s, count, type, got);
+        s.finish();
+        return got;
     }
 
     /** A pointer moved as {@code whence} says, in etypes; never before the view's start. */

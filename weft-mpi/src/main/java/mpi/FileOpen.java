@@ -169,4 +169,36 @@ final class FileOpen {
             throw FileIo.error(e, "delete of " + path);
         }
     }
+
+    /** A step rank 0 runs for every rank ({@link #atRoot}). */
+    @FunctionalInterface
+    interface RootCall {
+        long run() throws MPIException;
+    }
+
+    /** Rank 0 runs {@code step} after the ranks met, and every rank gets its result or its error class. */
+    static long atRoot(final Comm comm, final RootCall step) throws MPIException {
+        comm.barrier();
+        final long[] out = new long[2];
+        MPIException mine = null;
+        if (comm.rank == 0) {
+            try {
+                out[0] = step.run();
+            } catch (final MPIException e) {
+                mine = e;
+            } catch (final RuntimeException e) {
+                mine = new MPIException(MPI.ERR_INTERN, String.valueOf(e), e);
+            }
+            out[1] = mine == null ? 0 : mine.getErrorClass();
+        }
+        comm.bcast(out, 2, MPI.LONG, 0);
+        if (mine != null) {
+            throw mine;
+        }
+        if (out[1] != 0) {
+            throw new MPIException((int) out[1], "rank 0 of the file's communicator failed (error class " + out[1]
+                + ")");
+        }
+        return out[0];
+    }
 }

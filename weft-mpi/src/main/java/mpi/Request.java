@@ -20,6 +20,8 @@ public class Request implements Freeable {
     static final byte RECV = 2;
     /** A request-based window operation ({@link WinRequest}). */
     static final byte RMA = 3;
+    /** A non-blocking file access ({@link FileAsync}). */
+    static final byte FILE = 4;
 
     final Comm comm;
     /** The message in flight (else null). */
@@ -383,7 +385,14 @@ public class Request implements Freeable {
         }
         final InFlight r = op;
         op = null;
-        if (kind == RECV) {
+        if (r instanceof FileAsync.Op f) {
+            try {
+                done = f.result();
+            } catch (final MPIException e) {
+                done = new Status(MPI.ANY_SOURCE, MPI.ANY_TAG, e.getErrorClass(), 0, false);
+                throw comm.fail(e);
+            }
+        } else if (kind == RECV) {
             final weft.ucs.Status st = r.status();
             done = Messaging.received(r, capacity);
             if (packed != null) {

@@ -185,9 +185,9 @@ public final class FileRanks {
         c.equal(value(peer, 7), in.get(7), "iReadAt read the neighbour's ints");
         f.seek(rank * 8L + 2, MPI.SEEK_SET);
         final Request rr = f.iRead(in, 2, MPI.INT);
-        c.that(rr.test(), "a file request is complete at once");
+        c.equal(rank * 8L + 4, f.getPosition(), "iRead moved the pointer when called");
+        c.equal(2, rr.waitStatus().getCount(MPI.INT), "iRead's status");
         c.equal(value(rank, 2), in.get(0), "iRead at the individual pointer");
-        c.equal(rank * 8L + 4, f.getPosition(), "iRead moved the pointer");
         out.put(0, -7);
         f.iWrite(out, 1, MPI.INT).waitFor();
         final int[] check = new int[1];
@@ -200,6 +200,7 @@ public final class FileRanks {
             refused = true;
         }
         c.that(refused, "a heap buffer for a non-blocking write is refused");
+        manyInFlight(c, f, rank);
 
         // split collectives
         final int[] blk = {rank, rank, rank};
@@ -278,10 +279,63 @@ public final class FileRanks {
             () -> f.setView(0, MPI.INT, MPI.INT, "external32"));
         c.fails(MPI.ERR_TYPE, "a filetype that is not whole etypes",
             () -> f.setView(0, MPI.INT, Datatype.createContiguous(3, MPI.SHORT), "native"));
+        // a write left in flight: close waits for it (else the I/O thread would write to a closed channel)
+        final IntBuffer last = MPI.newIntBuffer(1);
+        last.put(0, 4242 + rank);
+        f.iWriteAt(500 + rank, last, 1, MPI.INT);
         f.close();
+        final File again = new File(w, name, MPI.MODE_RDONLY);
+        again.setView(0, MPI.INT, MPI.INT, "native");
+        final int[] landed = new int[1];
+        again.readAt(500 + rank, landed, 1, MPI.INT);
+        c.equal(4242 + rank, landed[0], "a write left in flight landed before close returned");
+        again.close();
         if (rank == 0) {
             File.delete(name);
         }
         w.barrier();
     }
+
+    /**
+     * Non-blocking accesses in flight together: 16 writes of 64 KiB started before any is waited for (the I/O
+     * thread runs them while this thread goes on), completed by waitAll with their counts; then 16 reads of them
+     * tested until done; an access checked at its call fails at once.
+     */
+    private static void manyInFlight(final Checks c, final File f, final int rank) throws Exception {
+        final int n = 16;
+        final int ints = 16 * 1024;
+        final long base = 1_000_000L + (long) rank * n * ints;
+        final Request[] writes = new Request[n];
+        final IntBuffer[] bufs = new IntBuffer[n];
+        for (int k = 0; k < n; k++) {
+            bufs[k] = MPI.newIntBuffer(ints);
+            for (int i = 0; i < ints; i += 1024) {
+                bufs[k].put(i, value(rank, k * ints + i));
+            }
+            writes[k] = f.iWriteAt(base + (long) k * ints, bufs[k], ints, MPI.INT);
+        }
+        final Status[] ws = Request.waitAllStatus(writes);
+        for (int k = 0; k < n; k++) {
+            c.equal(ints, ws[k].getCount(MPI.INT), "write " + k + " in flight with the others");
+        }
+        final Request[] reads = new Request[n];
+        final IntBuffer[] backs = new IntBuffer[n];
+        for (int k = 0; k < n; k++) {
+            backs[k] = MPI.newIntBuffer(ints);
+            reads[k] = f.iReadAt(base + (long) k * ints, backs[k], ints, MPI.INT);
+        }
+        int polls = 0;
+        while (!Request.testAll(reads)) {
+            polls++;
+        }
+        int bad = 0;
+        for (int k = 0; k < n; k++) {
+            for (int i = 0; i < ints; i += 1024) {
+                bad += backs[k].get(i) == value(rank, k * ints + i) ? 0 : 1;
+            }
+        }
+        c.equal(0, bad, "ints read back by 16 reads in flight (" + polls + " polls of testAll)");
+        c.fails(MPI.ERR_ARG, "a negative offset fails at the call", () -> f.iReadAt(-1, backs[0], 1, MPI.INT));
+    }
 }
+
