@@ -23,10 +23,7 @@ final class FileData {
     long write(final FileLayout view, final long at, final Span s, final int count, final Datatype type,
                final boolean atomic) throws MPIException {
         final long bytes = count * type.size;
-        if (view.external32) {
-            External32.checkMatch(type, view.etype);
-        }
-        final MemorySegment whole = scratch.take(bytes);
+        final MemorySegment whole = take(view, bytes, type);
         final MemorySegment packed = whole.asSlice(0, bytes);
         TypeCursor.pack(s, count, type, packed, 0);
         if (view.external32) {
@@ -44,10 +41,7 @@ final class FileData {
     long read(final FileLayout view, final long at, final Span s, final int count, final Datatype type,
               final boolean atomic) throws MPIException {
         final long bytes = count * type.size;
-        if (view.external32) {
-            External32.checkMatch(type, view.etype);
-        }
-        final MemorySegment whole = scratch.take(bytes);
+        final MemorySegment whole = take(view, bytes, type);
         final MemorySegment packed = whole.asSlice(0, bytes);
         long got = io.read(view, at, packed, bytes, atomic);
         if (view.external32) {
@@ -57,6 +51,14 @@ final class FileData {
         s.finish();
         giveBack(whole);
         return got;
+    }
+
+    /** A whole scratch buffer of at least {@code bytes} (slice it), once the view is known to convert the type. */
+    private MemorySegment take(final FileLayout view, final long bytes, final Datatype type) throws MPIException {
+        if (view.external32) {
+            External32.checkMatch(type, view.etype);
+        }
+        return scratch.take(bytes);
     }
 
     private void giveBack(final MemorySegment whole) {
