@@ -61,6 +61,10 @@ public final class Datatype implements Freeable, Cloneable {
     final boolean contiguous;
     /** Alignment of the type's most strictly aligned member: a struct's extent is padded to it. */
     int align = 1;
+    /** How a derived type was made (null for a predefined one): what other data representations need. */
+    Derivation derivation;
+    /** The type as the external32 representation lays it out in a file, made on first use ({@link External32}). */
+    volatile Datatype external32;
     private boolean committed;
     private boolean freed;
     private String name;
@@ -113,6 +117,13 @@ public final class Datatype implements Freeable, Cloneable {
         return aligned(intOffset, new Datatype(BYTE, 1, code, true, 0, extent, offsets, lengths, name));
     }
 
+    /** This predefined type's data in a row from byte 0, aligned to nothing: its layout in an external32 file. */
+    Datatype unpadded() {
+        final long[] at = size == 0 ? new long[0] : new long[] {0};
+        final long[] len = size == 0 ? new long[0] : new long[] {size};
+        return new Datatype(baseType, baseSize, element, true, 0, size, at, len, name);
+    }
+
     /** A predefined complex number: two values of {@code base}. */
     static Datatype complex(final int code, final Datatype base, final String name) {
         final long b = base.size;
@@ -129,9 +140,11 @@ public final class Datatype implements Freeable, Cloneable {
     public static Datatype createContiguous(final int count, final Datatype oldType) throws MPIException {
         MPI.check();
         checkCount(count, "count");
-        final Builder b = new Builder(oldType);
-        b.place(0, count);
-        return b.build();
+        return derive(oldType, count, p -> {
+            final Builder b = new Builder(p.of(oldType));
+            b.place(0, count);
+            return b.build();
+        });
     }
 
     /**
@@ -141,14 +154,15 @@ public final class Datatype implements Freeable, Cloneable {
     public static Datatype createVector(final int count, final int blockLength, final int stride,
                                         final Datatype oldType) throws MPIException {
         MPI.check();
-        return vector(count, blockLength, stride * oldType.extent(), oldType);
+        return derive(oldType, (long) count * blockLength,
+            p -> vector(count, blockLength, stride * p.of(oldType).extent(), p.of(oldType)));
     }
 
     /** As {@link #createVector} with the stride in bytes (MPI_TYPE_CREATE_HVECTOR). */
     public static Datatype createHVector(final int count, final int blockLength, final int stride,
                                          final Datatype oldType) throws MPIException {
         MPI.check();
-        return vector(count, blockLength, stride, oldType);
+        return derive(oldType, (long) count * blockLength, p -> vector(count, blockLength, stride, p.of(oldType)));
     }
 
     private static Datatype vector(final int count, final int blockLength, final long strideBytes,
@@ -169,14 +183,18 @@ public final class Datatype implements Freeable, Cloneable {
     public static Datatype createIndexed(final int[] blockLengths, final int[] displacements,
                                          final Datatype oldType) throws MPIException {
         MPI.check();
-        return indexed(blockLengths, displacements, oldType.extent(), oldType);
+        final int[] lengths = copy(blockLengths);
+        final int[] displs = copy(displacements);
+        return derive(oldType, sum(lengths), p -> indexed(lengths, displs, p.of(oldType).extent(), p.of(oldType)));
     }
 
     /** As {@link #createIndexed} with displacements in bytes (MPI_TYPE_CREATE_HINDEXED). */
     public static Datatype createHIndexed(final int[] blockLengths, final int[] displacements,
                                           final Datatype oldType) throws MPIException {
         MPI.check();
-        return indexed(blockLengths, displacements, 1, oldType);
+        final int[] lengths = copy(blockLengths);
+        final int[] displs = copy(displacements);
+        return derive(oldType, sum(lengths), p -> indexed(lengths, displs, 1, p.of(oldType)));
     }
 
     private static Datatype indexed(final int[] blockLengths, final int[] displacements, final long unit,
@@ -201,12 +219,25 @@ public final class Datatype implements Freeable, Cloneable {
         if (types == null || types.length != blockLengths.length) {
             throw new MPIException(MPI.ERR_ARG, "createStruct needs as many types as block lengths");
         }
+        final int[] lengths = blockLengths.clone();
+        final int[] displs = displacements.clone();
+        final Datatype[] parts = types.clone();
+        final long[] repeats = new long[lengths.length];
+        for (int i = 0; i < lengths.length; i++) {
+            repeats[i] = lengths[i];
+        }
+        return derive(parts, repeats, p -> struct(lengths, displs, parts, p));
+    }
+
+    private static Datatype struct(final int[] blockLengths, final int[] displacements, final Datatype[] types,
+                                   final Derivation.Parts part) throws MPIException {
         final Builder b = new Builder(MPI.BYTE);
         int element = types.length == 0 ? BYTE : types[0].element;
         for (int i = 0; i < types.length; i++) {
             checkCount(blockLengths[i], "block length");
-            types[i].checkUsable();
-            b.setOld(types[i]);
+            final Datatype t = part.of(types[i]);
+            t.checkUsable();
+            b.setOld(t);
             b.place(displacements[i], blockLengths[i]);
             if (types[i].element != element) {
                 element = MIXED;
@@ -224,12 +255,42 @@ public final class Datatype implements Freeable, Cloneable {
     public static Datatype createResized(final Datatype oldType, final int lb, final int extent)
         throws MPIException {
         MPI.check();
+        return derive(oldType, 1, p -> resized(p.of(oldType), lb, extent));
+    }
+
+    private static Datatype resized(final Datatype oldType, final int lb, final int extent) throws MPIException {
         oldType.checkUsable();
         if (extent < 0) {
             throw new MPIException(MPI.ERR_ARG, "negative extent " + extent);
         }
         return aligned(oldType.align, new Datatype(oldType.baseType, oldType.baseSize, oldType.element, false, lb,
             (long) lb + extent, oldType.offsets, oldType.lengths, null));
+    }
+
+    /** Builds a derived type from its old types as they are, and keeps how (see {@link Derivation}). */
+    private static Datatype derive(final Datatype[] parts, final long[] repeats, final Derivation.Recipe recipe)
+        throws MPIException {
+        final Datatype t = recipe.build(old -> old);
+        t.derivation = new Derivation(parts, repeats, recipe);
+        return t;
+    }
+
+    private static Datatype derive(final Datatype oldType, final long repeats, final Derivation.Recipe recipe)
+        throws MPIException {
+        return derive(new Datatype[] {oldType}, new long[] {repeats}, recipe);
+    }
+
+    /** A copy of a caller's array (the type must not change when the caller reuses it); null stays null. */
+    private static int[] copy(final int[] a) {
+        return a == null ? null : a.clone();
+    }
+
+    private static long sum(final int[] a) {
+        long s = 0;
+        for (int i = 0; a != null && i < a.length; i++) {
+            s += a[i];
+        }
+        return s;
     }
 
     // ------------------------------------------------------------------ queries
@@ -292,6 +353,7 @@ public final class Datatype implements Freeable, Cloneable {
         final Datatype d = aligned(align, new Datatype(baseType, baseSize, element, false, lb, ub, offsets, lengths,
             name));
         d.committed = committed;
+        d.derivation = new Derivation(new Datatype[] {this}, new long[] {1}, p -> p.of(this));
         return d;
     }
 

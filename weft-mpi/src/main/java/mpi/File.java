@@ -1,6 +1,5 @@
 package mpi;
 
-import java.lang.foreign.MemorySegment;
 import java.nio.Buffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,9 +24,15 @@ import java.nio.file.Path;
  * moved when they are called, and the transfer runs on the file's I/O thread while the caller goes on
  * ({@link FileAsync}); close waits for those in flight.
  *
+ * <p>Data representations: "native" (and "internal", the same here) keeps data as they are in memory;
+ * "external32" keeps them in MPI's portable form, big-endian at fixed sizes with no padding, converted as
+ * they move (a Java {@code char} is 2 bytes there, a {@code long} 8, {@code MPI.DOUBLE_INT} 12). A memory
+ * datatype whose values do not fall on the etype's cannot be converted: ERR_CONVERSION.
+ *
  * <p>Errors: a file's error handler is {@link MPI#ERRORS_RETURN} (MPI's default for files), so failures are
  * thrown as {@link MPIException}s: ERR_AMODE, ERR_NO_SUCH_FILE, ERR_FILE_EXISTS, ERR_ACCESS (reading a
- * write-only file, permission denied), ERR_READ_ONLY (writing a read-only file), ERR_IO ...
+ * write-only file, permission denied), ERR_READ_ONLY (writing a read-only file), ERR_UNSUPPORTED_DATAREP,
+ * ERR_CONVERSION, ERR_IO ...
  *
  * <pre>{@code
  * File f = new File(MPI.COMM_WORLD, "out.dat", MPI.MODE_CREATE | MPI.MODE_WRONLY);
@@ -41,6 +46,7 @@ public final class File {
     private final Path path;
     private final int amode;
     private final FileIo io;
+    private final FileData data;
     private final SharedPointer shared;
     /** The non-blocking accesses and their I/O thread. */
     private final FileAsync async = new FileAsync();
@@ -71,6 +77,7 @@ public final class File {
         this.path = o.path();
         this.amode = amode;
         this.io = o.io();
+        this.data = new FileData(io);
         this.shared = o.shared();
         this.info = info == null ? new Info() : info.dup();
         if ((amode & MPI.MODE_APPEND) != 0) {
@@ -182,7 +189,12 @@ public final class File {
     /**
      * Sets this rank's view (collective): the file from byte {@code disp} on is tiled by {@code filetype}
      * (non-negative, increasing displacements; its holes are other ranks' data), and offsets count
-     * {@code etype}s; {@code datarep} "native". Resets the individual and the shared file pointer.
+     * {@code etype}s. {@code datarep} is "native" (the data as they are in memory), "internal" (the same here)
+     * or "external32" (MPI's portable form: big-endian, fixed sizes, no padding; data are converted as they
+     * are read and written, and the etype and filetype lie in the file as external32 lays them out: sizes and
+     * extents without padding, strides given in elements scaled to that, displacements in bytes as they are;
+     * see {@link #getTypeExtent}); any other is ERR_UNSUPPORTED_DATAREP. Resets the individual and the shared
+     * file pointer.
      */
     public void setView(final long disp, final Datatype etype, final Datatype filetype, final String datarep,
                         final Info info) throws MPIException {
@@ -217,10 +229,19 @@ public final class File {
         return new FileView(view.disp, view.etype, view.filetype, view.datarep);
     }
 
-    /** The extent of {@code type} in the file, in elements of its base type (as in memory: native data). */
+    /**
+     * The extent of {@code type} in the file in the view's data representation (MPI_FILE_GET_TYPE_EXTENT), in
+     * elements of its base type: as in memory for "native", without the pair types' and structs' padding in
+     * "external32" ({@code MPI.DOUBLE_INT}: 12 bytes, not 16).
+     */
     public int getTypeExtent(final Datatype type) throws MPIException {
         live();
-        return type.getExtent();
+        try {
+            Args.checkData(0, type);
+            return (int) (view.extent(type) / type.baseSize);
+        } catch (final MPIException e) {
+            throw fail(e);
+        }
     }
 
     // ------------------------------------------------------------------ explicit offsets
@@ -584,6 +605,7 @@ public final class File {
         try {
             live();
             FileChecks.checked(s, count, type);
+            FileData.check(view, type);
             final long offset = where.offset();
             final FileLayout v = view;
             final boolean locked = atomic;
@@ -642,6 +664,7 @@ public final class File {
             } else {
                 checkAt(write, offset, count, type);
             }
+            FileData.check(view, type); // here, not in the exchange: a rank that cannot convert still takes part
         } catch (final MPIException e) {
             mine = e;
         }
@@ -717,37 +740,24 @@ public final class File {
         if (!all || atomic) {
             return ok ? independent(view, atomic, write, offset, s, count, type) : 0;
         }
-        final long bytes = ok ? count * type.size : 0;
         final long at = offset * view.etype.size;
-        final MemorySegment packed = !ok ? null : write ? Coll.packed(s, count, type) : Coll.scratch(bytes);
-        long moved = FileTwoPhase.transfer(write, comm, io, view, info, at, packed, bytes, ok);
         if (!ok) {
+            FileTwoPhase.transfer(write, comm, io, view, info, at, null, 0, false);
             return 0;
         }
-        if (moved < 0) {
-            moved = write ? io.write(view, at, packed, bytes, false) : io.read(view, at, packed, bytes, false);
-        }
-        return write ? moved : unpacked(packed, s, count, type, moved);
+        final FileData.Mover twoPhase = (packed, bytes) -> {
+            final long moved = FileTwoPhase.transfer(write, comm, io, view, info, at, packed, bytes, true);
+            return moved >= 0 ? moved
+                : write ? io.write(view, at, packed, bytes, false) : io.read(view, at, packed, bytes, false);
+        };
+        return write ? data.write(view, s, count, type, twoPhase) : data.read(view, s, count, type, twoPhase);
     }
 
     /** An independent access through view {@code v} ({@code locked}: atomic mode's byte-range lock). */
     private long independent(final FileLayout v, final boolean locked, final boolean write, final long offset,
                              final Span s, final int count, final Datatype type) throws MPIException {
-        final long bytes = count * type.size;
         final long at = offset * v.etype.size;
-        if (write) {
-            return io.write(v, at, Coll.packed(s, count, type), bytes, locked);
-        }
-        final MemorySegment packed = Coll.scratch(bytes);
-        return unpacked(packed, s, count, type, io.read(v, at, packed, bytes, locked));
-    }
-
-    /** Unpacks the {@code got} bytes read into {@code packed}; returns {@code got}. */
-    private static long unpacked(final MemorySegment packed, final Span s, final int count, final Datatype type,
-                                 final long got) {
-        TypeCursor.unpackPrefix(packed, s, count, type, got);
-        s.finish();
-        return got;
+        return write ? data.write(v, at, s, count, type, locked) : data.read(v, at, s, count, type, locked);
     }
 
     /** A pointer moved as {@code whence} says, in etypes; never before the view's start. */

@@ -68,7 +68,7 @@ final class FileIo {
 
     private long runs(final boolean write, final FileLayout view, final long data, final ByteBuffer bytes,
                       final long len) throws IOException {
-        if (!write && !view.filetype.contiguous) {
+        if (!write && !view.contiguous()) {
             return sieved(view, data, bytes, len);
         }
         long done = 0;

@@ -4,38 +4,47 @@ package mpi;
  * A file view as arithmetic (MPI-IO): the file from byte {@code disp} on is a tiling of the filetype, copy
  * {@code n} at {@code disp + n * extent}, and the view's data are the filetype's blocks in type-map order,
  * tile after tile. A position in the view counts data bytes (an offset in etypes times the etype's size);
- * {@link #run} maps it to the file byte where it lies and the bytes that follow it contiguously there.
+ * {@link #run} maps it to the file byte where it lies and the bytes that follow it contiguously there. In the
+ * external32 representation the filetype tiles the file as that representation lays it out
+ * ({@link External32#layout}: no padding), and the data are converted on their way ({@link #external32}).
  */
 final class FileLayout {
     /** The default view: the whole file as bytes. */
-    static final FileLayout BYTES = new FileLayout(0, MPI.BYTE, MPI.BYTE, "native");
+    static final FileLayout BYTES = new FileLayout(0, MPI.BYTE, MPI.BYTE, "native", MPI.BYTE);
 
     final long disp;
     final Datatype etype;
     final Datatype filetype;
     final String datarep;
+    /** True when the data in the file are external32 (big-endian, unpadded), converted as they move. */
+    final boolean external32;
+    /** The filetype as it lies in the file: itself, or its external32 layout. */
+    private final Datatype tiling;
     /** Data bytes of one filetype, and the end (in data bytes) of each of its blocks. */
     private final long tileData;
     private final long[] ends;
 
-    private FileLayout(final long disp, final Datatype etype, final Datatype filetype, final String datarep) {
+    private FileLayout(final long disp, final Datatype etype, final Datatype filetype, final String datarep,
+                       final Datatype tiling) {
         this.disp = disp;
         this.etype = etype;
         this.filetype = filetype;
         this.datarep = datarep;
-        this.tileData = filetype.size;
-        this.ends = new long[filetype.lengths.length];
+        this.external32 = External32.NAME.equals(datarep);
+        this.tiling = tiling;
+        this.tileData = tiling.size;
+        this.ends = new long[tiling.lengths.length];
         long sum = 0;
         for (int b = 0; b < ends.length; b++) {
-            sum += filetype.lengths[b];
+            sum += tiling.lengths[b];
             ends[b] = sum;
         }
     }
 
     /**
      * A checked view: the etype and filetype must hold data, the filetype a whole number of etypes, with
-     * non-negative, increasing, non-overlapping blocks (MPI's rules for filetypes); only the native
-     * representation exists here ("internal" is the same).
+     * non-negative, increasing, non-overlapping blocks (MPI's rules for filetypes), in the file's data
+     * representation: "native", "internal" (the same here) or "external32".
      */
     static FileLayout of(final long disp, final Datatype etype, final Datatype filetype, final String datarep)
         throws MPIException {
@@ -44,9 +53,10 @@ final class FileLayout {
         }
         etype.checkUsable();
         filetype.checkUsable();
-        if (datarep == null || !datarep.equals("native") && !datarep.equals("internal")) {
-            throw new MPIException(MPI.ERR_UNSUPPORTED_DATAREP, "data representation " + datarep + " (only \"native\" "
-                + "and \"internal\", which is the same here)");
+        if (datarep == null || !datarep.equals("native") && !datarep.equals("internal")
+            && !datarep.equals(External32.NAME)) {
+            throw new MPIException(MPI.ERR_UNSUPPORTED_DATAREP, "data representation " + datarep + " (only \"native\", "
+                + "\"internal\", which is the same here, and \"" + External32.NAME + "\")");
         }
         if (disp < 0) {
             throw new MPIException(MPI.ERR_ARG, "negative view displacement " + disp);
@@ -55,36 +65,43 @@ final class FileLayout {
             throw new MPIException(MPI.ERR_TYPE, "a filetype of " + filetype.size + " data bytes is not a whole, "
                 + "non-zero number of etypes of " + etype.size + " B");
         }
+        // the filetype's rules hold where it lies: in the file's representation
+        final Datatype tiling = External32.NAME.equals(datarep) ? External32.layout(filetype) : filetype;
         long end = 0;
-        for (int b = 0; b < filetype.offsets.length; b++) {
-            if (filetype.offsets[b] < end) {
+        for (int b = 0; b < tiling.offsets.length; b++) {
+            if (tiling.offsets[b] < end) {
                 throw new MPIException(MPI.ERR_TYPE, "a filetype's blocks must be non-negative and increasing, "
-                    + "without overlap (block " + b + " at byte " + filetype.offsets[b] + ")");
+                    + "without overlap (block " + b + " at byte " + tiling.offsets[b] + " in the file)");
             }
-            end = filetype.offsets[b] + filetype.lengths[b];
+            end = tiling.offsets[b] + tiling.lengths[b];
         }
-        if (filetype.trueUb - filetype.trueLb > filetype.extent()) {
-            throw new MPIException(MPI.ERR_TYPE, "a filetype's data (" + (filetype.trueUb - filetype.trueLb)
-                + " B) reach past its extent (" + filetype.extent() + " B): its tiles would overlap");
+        if (tiling.trueUb - tiling.trueLb > tiling.extent()) {
+            throw new MPIException(MPI.ERR_TYPE, "a filetype's data (" + (tiling.trueUb - tiling.trueLb)
+                + " B) reach past its extent (" + tiling.extent() + " B in the file): its tiles would overlap");
         }
-        return new FileLayout(disp, etype, filetype, datarep);
+        return new FileLayout(disp, etype, filetype, datarep, tiling);
+    }
+
+    /** The extent of {@code type} in the file, in bytes (MPI_FILE_GET_TYPE_EXTENT). */
+    long extent(final Datatype type) throws MPIException {
+        return external32 ? External32.layout(type).extent() : type.extent();
     }
 
     /** The file byte holding view position {@code data}. */
     long fileOffset(final long data) {
-        if (filetype.contiguous) {
+        if (tiling.contiguous) {
             return disp + data;
         }
         final long tile = data / tileData;
         final long in = data % tileData;
         final int b = block(in);
         final long blockStart = b == 0 ? 0 : ends[b - 1];
-        return disp + tile * filetype.extent() + filetype.offsets[b] + in - blockStart;
+        return disp + tile * tiling.extent() + tiling.offsets[b] + in - blockStart;
     }
 
     /** The number of view bytes from {@code data} on that lie contiguously in the file (at most {@code max}). */
     long run(final long data, final long max) {
-        if (filetype.contiguous) {
+        if (tiling.contiguous) {
             return max;
         }
         final long in = data % tileData;
@@ -97,17 +114,22 @@ final class FileLayout {
         if (rel <= 0) {
             return 0;
         }
-        if (filetype.contiguous) {
+        if (tiling.contiguous) {
             return rel;
         }
-        final long extent = filetype.extent();
+        final long extent = tiling.extent();
         final long tile = rel / extent;
         final long in = rel % extent;
         long data = tile * tileData;
-        for (int b = 0; b < ends.length && filetype.offsets[b] < in; b++) {
-            data += Math.min(filetype.lengths[b], in - filetype.offsets[b]);
+        for (int b = 0; b < ends.length && tiling.offsets[b] < in; b++) {
+            data += Math.min(tiling.lengths[b], in - tiling.offsets[b]);
         }
         return data;
+    }
+
+    /** True if the view's data lie contiguously in the file (one run from any position). */
+    boolean contiguous() {
+        return tiling.contiguous;
     }
 
     /** A walk over the view's runs from view position {@code data}: see {@link Cursor}. */
@@ -128,7 +150,7 @@ final class FileLayout {
 
         private Cursor(final long data) {
             this.data = data;
-            if (!filetype.contiguous) {
+            if (!tiling.contiguous) {
                 tile = data / tileData;
                 final long inTile = data % tileData;
                 block = block(inTile);
@@ -138,24 +160,24 @@ final class FileLayout {
 
         /** The file byte of the current position. */
         long fileOffset() {
-            return filetype.contiguous ? disp + data
-                : disp + tile * filetype.extent() + filetype.offsets[block] + in;
+            return tiling.contiguous ? disp + data
+                : disp + tile * tiling.extent() + tiling.offsets[block] + in;
         }
 
         /** The bytes from here that lie contiguously in the file (at most {@code max}). */
         long run(final long max) {
-            return filetype.contiguous ? max : Math.min(max, filetype.lengths[block] - in);
+            return tiling.contiguous ? max : Math.min(max, tiling.lengths[block] - in);
         }
 
         /** Moves {@code n} view bytes on. */
         void skip(final long n) {
             data += n;
-            if (filetype.contiguous) {
+            if (tiling.contiguous) {
                 return;
             }
             in += n;
-            while (in >= filetype.lengths[block]) { // (an empty block is passed at once)
-                in -= filetype.lengths[block];
+            while (in >= tiling.lengths[block]) { // (an empty block is passed at once)
+                in -= tiling.lengths[block];
                 if (++block == ends.length) {
                     block = 0;
                     tile++;

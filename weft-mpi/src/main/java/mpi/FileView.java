@@ -30,7 +30,7 @@ public final class FileView {
         return filetype;
     }
 
-    /** The data representation ("native"). */
+    /** The data representation: "native", "internal" or "external32". */
     public String getDataRep() {
         return datarep;
     }
