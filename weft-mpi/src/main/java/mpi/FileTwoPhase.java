@@ -73,7 +73,7 @@ final class FileTwoPhase {
         calls++;
         final FileExchange x = new FileExchange(comm, plan, mine);
         final MemorySegment own = packed == null || !ok ? MemorySegment.ofArray(new byte[0]) : packed;
-        int err = 0;
+        MPIException err = null;
         try (Arena arena = Arena.ofConfined()) {
             final MemorySegment theirs = arena.allocate(Math.max(1, x.inBytes), 64).asSlice(0, x.inBytes);
             final long stage = Math.max(ALIGN, number(info, CB_BUFFER_SIZE, DEFAULT_BUFFER));
@@ -86,9 +86,12 @@ final class FileTwoPhase {
                 x.data(theirs, own, false);
             }
         }
-        final int[] worst = {err};
+        final int[] worst = {err == null ? 0 : Math.max(1, err.getErrorClass())};
         comm.allReduce(worst, 1, MPI.INT, MPI.MAX);
-        if (err != 0 || worst[0] != 0) {
+        if (err != null) {
+            throw err; // this rank's own aggregation failed: its own error, with its cause
+        }
+        if (worst[0] != 0) {
             throw new MPIException(worst[0], "an aggregator of the collective " + (write ? "write" : "read")
                 + " failed (error class " + worst[0] + ")");
         }
@@ -103,15 +106,15 @@ final class FileTwoPhase {
         void run() throws MPIException;
     }
 
-    /** The error class of an aggregator's step (0 if it went well), so that every rank hears of it. */
-    private static int aggregate(final Step step) {
+    /** An aggregator's step: null if it went well, else its error (every rank hears of its class). */
+    private static MPIException aggregate(final Step step) {
         try {
             step.run();
-            return 0;
+            return null;
         } catch (final MPIException e) {
-            return Math.max(1, e.getErrorClass());
+            return e;
         } catch (final RuntimeException e) {
-            return MPI.ERR_INTERN;
+            return new MPIException(MPI.ERR_INTERN, "two-phase aggregation failed: " + e, e);
         }
     }
 
