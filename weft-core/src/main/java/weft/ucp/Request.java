@@ -75,6 +75,11 @@ public class Request {
     int generation;
     byte kind;
     Status status = Status.OK;
+    /**
+     * Set last when an operation completes, with release semantics ({@link #markCompleted}), and read with
+     * acquire semantics by the waits: a MULTI worker's other thread that sees it set also sees the status and
+     * the receive's {@link TagInfo}, written before it.
+     */
     boolean completed;
     boolean released;
     boolean urgent; // a CONTROL reply queued ahead of the send queue (Endpoint.sendReply)
@@ -136,6 +141,27 @@ public class Request {
     /** Stream receive: complete only when the buffer is full. */
     boolean waitAll;
 
+    private static final java.lang.invoke.VarHandle COMPLETED;
+
+    static {
+        try {
+            COMPLETED = java.lang.invoke.MethodHandles.lookup().findVarHandle(Request.class, "completed",
+                boolean.class);
+        } catch (final ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Marks the request completed after everything its waiter reads was written (a release store). */
+    void markCompleted() {
+        COMPLETED.setRelease(this, true);
+    }
+
+    /** {@link #completed} read with acquire semantics: what was written before {@link #markCompleted} is seen. */
+    boolean completedAcquire() {
+        return (boolean) COMPLETED.getAcquire(this);
+    }
+
     /** A finished request shared by every operation that completed at once with {@code status}. */
     public static Request done(final Status status) {
         return DONE[status.ordinal()];
@@ -174,13 +200,13 @@ public class Request {
     /** True when the operation has finished (with success or an error). Does not progress the worker. */
     public final boolean isCompleted() {
         checkLive();
-        return completed;
+        return completedAcquire();
     }
 
     /** {@link Status#IN_PROGRESS} until completed, then OK or the error. */
     public final Status status() {
         checkLive();
-        return completed ? status : Status.IN_PROGRESS;
+        return completedAcquire() ? status : Status.IN_PROGRESS;
     }
 
     /** Throws if this handle was released and the request waits in the pool (see the class comment). */

@@ -82,14 +82,14 @@ final class RequestPool {
         if (r.wide && r.rndv.handles != null) {
             r.ep.rndvCache.release(r);
         }
-        r.completed = true;
+        if (r.info != null) {
+            r.info.set(r.tag, r.length); // before completed: a MULTI worker's waiter reads it once that is set
+        }
+        r.markCompleted();
         if (r.wide && r.rma.parent != null) {
             final Request p = r.rma.parent;
             r.rma.parent = null;
             p.completion.complete(st);
-        }
-        if (r.info != null) {
-            r.info.set(r.tag, r.length);
         }
         if (r.callback != null || r.future != null) {
             queueDone(r);

@@ -49,7 +49,7 @@ final class WorkerSpin {
         final int configured = w.context().waitSpins;
         final int spins = configured >= 0 ? configured : Cpus.crowded() ? CROWDED_SPINS : SPINS;
         int idle = 0;
-        while (!r.completed) {
+        while (!r.completedAcquire()) { // acquire: the status and a receive's TagInfo are seen with it
             if (w.isClosed()) {
                 throw new WeftException(Status.CLOSED, "worker closed while waiting for " + r);
             }
