@@ -668,7 +668,7 @@ public final class File {
         } catch (final MPIException e) {
             mine = e;
         }
-        final long moved = transfer(write, pointer ? position : offset, s, count, type, true, mine == null);
+        final long moved = collectiveTransfer(write, pointer ? position : offset, s, count, type, mine == null);
         if (mine != null) {
             throw mine;
         }
@@ -727,18 +727,18 @@ public final class File {
     /** Moves {@code count} elements between memory and the view at {@code offset} etypes; bytes moved. */
     private long transfer(final boolean write, final long offset, final Span s, final int count,
                           final Datatype type) throws MPIException {
-        return transfer(write, offset, s, count, type, false, true);
+        return independent(view, atomic, write, offset, s, count, type);
     }
 
     /**
-     * {@link #transfer}; a collective one ({@code all}) is every rank's part of a two-phase access unless the
-     * ranks agree on independent I/O (their parts do not interleave, a hint, atomic mode: the same on every rank).
-     * A rank whose own arguments failed ({@code ok} false) takes part with no data and moves nothing.
+     * This rank's part of a collective {@link #transfer}: two-phase unless the ranks agree on independent I/O
+     * (their parts do not interleave, a hint, atomic mode: the same on every rank). A rank whose own arguments
+     * failed ({@code ok} false) takes part with no data and moves nothing.
      */
-    private long transfer(final boolean write, final long offset, final Span s, final int count,
-                          final Datatype type, final boolean all, final boolean ok) throws MPIException {
-        if (!all || atomic) {
-            return ok ? independent(view, atomic, write, offset, s, count, type) : 0;
+    private long collectiveTransfer(final boolean write, final long offset, final Span s, final int count,
+                                    final Datatype type, final boolean ok) throws MPIException {
+        if (atomic) {
+            return ok ? transfer(write, offset, s, count, type) : 0;
         }
         final long at = offset * view.etype.size;
         if (!ok) {

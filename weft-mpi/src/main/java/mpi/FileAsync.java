@@ -65,9 +65,11 @@ final class FileAsync {
             return;
         }
         thread.shutdown();
-        final weft.ucp.Worker w = MPI.session().worker;
-        for (int idle = 0; pending.get() > 0; ) {
-            idle = Progress.step(w, idle);
+        if (pending.get() > 0) {
+            final weft.ucp.Worker w = MPI.session().worker;
+            for (int idle = 0; pending.get() > 0; ) {
+                idle = Progress.step(w, idle);
+            }
         }
         try {
             if (!thread.awaitTermination(END_WAIT_S, TimeUnit.SECONDS)) { // idle by now: it ends at once

@@ -24,7 +24,7 @@ final class FileIo {
     /** The most bytes (data and holes) one sieving read takes. */
     private static final int SIEVE_BUFFER = 1 << 20;
     /** Runs one sieving read serves at most. */
-    private static final int SIEVE_RUNS = 4096;
+    static final int SIEVE_RUNS = 4096;
 
     private final FileChannel channel;
 

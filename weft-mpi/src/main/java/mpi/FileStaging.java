@@ -8,21 +8,18 @@ import java.lang.foreign.MemorySegment;
  * this aggregator's domain, merged into file order, moved through one staging buffer in large positional calls.
  * A write copies runs that continue each other (from whichever rank) into the buffer and writes it when the
  * next run does not continue it or the buffer is full; it writes only bytes some rank gave, so holes between
- * runs keep what the file holds (no read-modify-write, no lock). A read reads through holes under the sieve gap
+ * runs keep what the file holds (no read-modify-write, no lock). A read reads through holes under {@link
+ * FileIo#SIEVE_GAP}, as {@link FileIo}'s sieved reads do (over a rank's view there, over the merged runs here),
  * and copies each run to where its rank's data go back from. A run larger than the buffer moves in place.
  */
 final class FileStaging {
-    /** Runs one read may serve at most. */
-    private static final int WINDOW_RUNS = 4096;
     private final FileIo io;
     private final MemorySegment buf;
     private final long cap;
-    private final long sieveGap;
 
-    FileStaging(final Arena arena, final long cap, final long sieveGap, final FileIo io) {
+    FileStaging(final Arena arena, final long cap, final FileIo io) {
         this.io = io;
         this.cap = cap;
-        this.sieveGap = sieveGap;
         this.buf = arena.allocate(cap, 64);
     }
 
@@ -63,7 +60,7 @@ final class FileStaging {
         for (int r = 0; r < cursor.length; r++) {
             cursor[r] = x.dataStart[r];
         }
-        final long[] runs = new long[3 * WINDOW_RUNS];
+        final long[] runs = new long[3 * FileIo.SIEVE_RUNS];
         boolean more = m.next();
         while (more) {
             if (m.len >= cap) {
@@ -83,7 +80,8 @@ final class FileStaging {
                 k++;
                 end = Math.max(end, m.off + m.len);
                 more = m.next();
-            } while (more && k < WINDOW_RUNS && m.len < cap && m.off - end < sieveGap && m.off + m.len - start <= cap);
+            } while (more && k < FileIo.SIEVE_RUNS && m.len < cap && m.off - end < FileIo.SIEVE_GAP
+                && m.off + m.len - start <= cap);
             fill(buf.asSlice(0, end - start), start);
             for (int i = 0; i < k; i++) {
                 final int src = (int) runs[3 * i + 2];

@@ -77,7 +77,7 @@ final class FileTwoPhase {
         try (Arena arena = Arena.ofConfined()) {
             final MemorySegment theirs = arena.allocate(Math.max(1, x.inBytes), 64).asSlice(0, x.inBytes);
             final long stage = Math.max(ALIGN, number(info, CB_BUFFER_SIZE, DEFAULT_BUFFER));
-            final FileStaging st = new FileStaging(arena, Math.min(stage, Math.max(ALIGN, x.inBytes)), FileIo.SIEVE_GAP, io);
+            final FileStaging st = new FileStaging(arena, Math.min(stage, Math.max(ALIGN, x.inBytes)), io);
             if (write) {
                 x.data(own, theirs, true);
                 err = aggregate(() -> st.write(x, theirs));
