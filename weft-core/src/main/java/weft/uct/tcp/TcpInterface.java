@@ -135,8 +135,7 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
         this.maxHandshakes = Math.max(1, cfg.get(TcpTransport.MAX_HANDSHAKES));
         this.faultTimeoutNs = Math.max(0, cfg.get(TcpTransport.FAULT_TIMEOUT));
         this.replayMax = (int) Math.min(1 << 30, Math.max(64 * 1024, cfg.get(TcpTransport.REPLAY_MAX)));
-        this.replayWindow = (int) Math.min(Math.max(replayMax, TcpSendGate.MIN_WINDOW),
-            Math.max(TcpSendGate.MIN_WINDOW, cfg.get(TcpTransport.REPLAY_WINDOW)));
+        this.replayWindow = TcpSendGate.window(cfg.get(TcpTransport.REPLAY_WINDOW), replayMax);
         // a connector comes back within its fault timeout of noticing the break (a handshake later at most)
         this.retired = new TcpRetiredIds(Math.max(RETAIN_MIN_NS,
             2 * (faultTimeoutNs + sockets.userTimeoutNs() + handshakeTimeoutNs)), System::nanoTime);

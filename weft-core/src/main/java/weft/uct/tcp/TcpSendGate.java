@@ -31,6 +31,15 @@ final class TcpSendGate {
     /** The smallest replay window: above {@link TcpConnection#ACK_EVERY} plus the largest frame. */
     static final long MIN_WINDOW = 4 * TcpConnection.ACK_EVERY;
 
+    /**
+     * The window {@code WEFT_TCP_REPLAY_WINDOW} asks for, kept within [{@link #MIN_WINDOW}, the replay log's
+     * largest size], and never below the minimum (the no-deadlock rule of the class comment): with a smaller
+     * {@code TCP_REPLAY_MAX} the log forgets its oldest copies first, as it did before the window.
+     */
+    static int window(final long configured, final int replayMax) {
+        return (int) Math.min(Math.max(replayMax, MIN_WINDOW), Math.max(MIN_WINDOW, configured));
+    }
+
     private final TcpEndpoint ep;
     /** The socket requests go to is shared: the sharing rules apply. */
     boolean shared;
