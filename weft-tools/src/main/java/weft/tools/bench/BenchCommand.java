@@ -26,6 +26,7 @@ import java.util.concurrent.Callable;
  * ./weft bench              # the standard suite, under two minutes
  * ./weft bench --quick      # a first look (~30 s)
  * ./weft bench --full -x shm -t tag_lat,tag_bw
+ * ./weft bench -t tag_lat -s 8,64k     # some tests at some of the tier's sizes
  * </pre>
  */
 @Command(name = "bench", sortOptions = false,
@@ -55,6 +56,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = {"-t", "--tests"}, paramLabel = "TEST[,TEST...]", split = ",", completionCandidates = SuiteTests.class,
         description = "only these tests (default: the whole suite: ${COMPLETION-CANDIDATES})")
     List<String> tests = new ArrayList<>();
+
+    @Option(names = {"-s", "--sizes"}, paramLabel = "SIZE[,SIZE...]", split = ",",
+        description = "only these message sizes of the tier's (bytes, or 4k, 1m)")
+    List<String> sizes = new ArrayList<>();
 
     @Option(names = {"-o", "--out"}, paramLabel = "DIR",
         description = "results folder (default: bench-results/<date-time>)")
@@ -109,6 +114,15 @@ public final class BenchCommand implements Callable<Integer> {
                 return 2;
             }
         }
+        final java.util.Set<Long> onlySizes = new java.util.HashSet<>();
+        for (final String sz : sizes) {
+            try {
+                onlySizes.add(weft.ucs.config.ConfigType.SIZE.parse(sz));
+            } catch (final IllegalArgumentException e) {
+                stderr.println("weft bench: bad size '" + sz + "' (" + e.getMessage() + "): give bytes, or 4k, 1m");
+                return 2;
+            }
+        }
         if (cpus.size() != 2) {
             stderr.println("weft bench: --cpus takes two CPUs, the client's and the server's");
             return 2;
@@ -124,11 +138,19 @@ public final class BenchCommand implements Callable<Integer> {
         final List<BenchPoint> points = new ArrayList<>();
         final List<String> missing = new ArrayList<>();
         for (final BenchPoint p : all) {
+            if (!onlySizes.isEmpty() && !onlySizes.contains(p.size())) {
+                continue;
+            }
             if (available(p.test())) {
                 points.add(p);
             } else if (!missing.contains(p.test())) {
                 missing.add(p.test());
             }
+        }
+        if (points.isEmpty() && missing.isEmpty()) {
+            stderr.println("weft bench: the " + tier.name().toLowerCase(Locale.ROOT) + " tier measures none of the sizes "
+                + String.join(",", sizes) + " for " + (tests.isEmpty() ? "its tests" : String.join(",", tests)));
+            return 2;
         }
         final UcxSide ucx = noUcx ? null : UcxSide.find(dir.resolve("ucx.log"), clientCpu, serverCpu);
         final int repeats = repeat > 0 ? repeat : tier.repeats;

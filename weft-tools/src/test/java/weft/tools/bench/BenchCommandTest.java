@@ -33,6 +33,7 @@ class BenchCommandTest {
         cmd.stdout = new PrintStream(bytes, true, StandardCharsets.UTF_8);
         final Path out = dir.resolve("results");
         final int rc = new CommandLine(cmd).execute("--quick", "--no-ucx", "--budget-ms", "20", "-t", "tag_lat,tag_bw",
+            "-s", "8,4k",
             "-o", out.toString());
         final String text = bytes.toString(StandardCharsets.UTF_8);
         assertEquals(0, rc, text);
@@ -45,10 +46,11 @@ class BenchCommandTest {
         for (final String tl : List.of("shm", "tcp")) {
             for (final String test : List.of("tag_lat", "tag_bw")) {
                 final List<String> lines = csv.stream().filter(l -> l.startsWith(tl + "," + test + ",")).toList();
-                assertTrue(lines.size() >= 2, tl + " " + test + " has several sizes: " + csv);
+                assertEquals(2, lines.size(), tl + " " + test + " has the two sizes asked for: " + csv);
                 for (final String l : lines) {
                     final double weft = Double.parseDouble(l.split(",")[5]);
                     assertTrue(weft > 0, "a real figure: " + l);
+                    assertTrue(l.split(",")[2].equals("8") || l.split(",")[2].equals("4096"), "only -s sizes: " + l);
                 }
             }
         }
@@ -67,7 +69,7 @@ class BenchCommandTest {
     @Timeout(60)
     void badOptionsAreRefusedWithAMessage(@TempDir final Path dir) {
         for (final String[] args : List.of(new String[] {"-t", "nosuch"}, new String[] {"-x", "ib"},
-            new String[] {"--cpus", "0"})) {
+            new String[] {"--cpus", "0"}, new String[] {"-s", "8q"}, new String[] {"--quick", "-t", "tag_lat", "-s", "3"})) {
             final ByteArrayOutputStream err = new ByteArrayOutputStream();
             final BenchCommand cmd = new BenchCommand();
             cmd.stderr = new PrintStream(err, true, StandardCharsets.UTF_8);
