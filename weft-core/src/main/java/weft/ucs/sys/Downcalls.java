@@ -36,18 +36,12 @@ final class Downcalls {
     private Downcalls() {
     }
 
-    static MethodHandle errno(final String name, final FunctionDescriptor fd, final Linker.Option... extra) {
-        final Linker.Option[] opts = new Linker.Option[extra.length + 1];
-        opts[0] = Linker.Option.captureCallState("errno");
-        System.arraycopy(extra, 0, opts, 1, extra.length);
-        return LINKER.downcallHandle(symbol(name), fd, opts);
-    }
-
     /**
-     * The call shape of the setup path's calls: six integer or pointer arguments, an integer or pointer
-     * result, errno captured. Linking generates code per call shape (shared by every function of that shape;
-     * the AOT cache does not keep it), so one shape for these calls makes a process generate it once instead
-     * of once per C prototype, which was most of the time a PE spent opening its context. On the ABIs Weft
+     * The call shape of every libc call Weft makes: six integer or pointer arguments, an integer or pointer
+     * result; linked with errno captured ({@link #setup}) or without ({@link #plain}). Linking generates code
+     * per call shape and options (shared by every function of that shape; the AOT cache does not keep it):
+     * the first link of a process costs about 0.17 CPU s, each further shape about 15 ms and its compiles, so
+     * two shapes instead of one per C prototype were most of the time a PE spent opening its context. On the ABIs Weft
      * runs on (Linux on x86-64 and AArch64) integer and pointer arguments travel in the same 64-bit registers
      * whatever their C width, a function ignores the registers it has no parameter for, and an {@code int}
      * result is the low half of the register: {@link #setupInt} narrows it, and pointers go as the addresses
@@ -58,7 +52,7 @@ final class Downcalls {
 
     /** {@code name} linked with the setup path's call shape (see {@link #SETUP_SHAPE}). */
     static MethodHandle setup(final String name) {
-        return errno(name, SETUP_SHAPE);
+        return LINKER.downcallHandle(symbol(name), SETUP_SHAPE, Linker.Option.captureCallState("errno"));
     }
 
     /** Calls a setup-shape function returning a C {@code int}: its result, or -errno. */
@@ -99,8 +93,15 @@ final class Downcalls {
         return s.address();
     }
 
-    static MethodHandle plain(final String name, final FunctionDescriptor fd) {
-        return LINKER.downcallHandle(symbol(name), fd);
+    /**
+     * {@code name} linked with the setup path's call shape without errno capture: the data path's calls (reads,
+     * writes, sends, epoll_wait, process_vm_readv), which must not allocate and read errno only when they
+     * fail ({@link #lastErrno}), share this one shape, linked once per process as {@link #SETUP_SHAPE} is. A
+     * call passes its {@code int} arguments as {@code long}s and narrows an {@code int} result, as
+     * {@link #setupInt} does.
+     */
+    static MethodHandle plain(final String name) {
+        return LINKER.downcallHandle(symbol(name), SETUP_SHAPE);
     }
 
     static MemorySegment symbol(final String name) {
@@ -113,25 +114,12 @@ final class Downcalls {
      * native code can block in the VM and overwrite errno), so a caller trusts only the value a clobbering
      * could not make dangerous: EAGAIN means "try again later", which for a real error is a delay (socket
      * errors and end-of-file persist and show on the next call), never a loss. Anything else is
-     * confirmed by issuing the call again with errno captured: every call that uses this failed without effect,
-     * so the retry is safe.
+     * confirmed by issuing the call again through its errno-capturing setup-shape handle: every call that uses
+     * this failed without effect, so the retry is safe.
      */
     static int lastErrno() throws Throwable {
         final long where = (long) ErrnoLocation.H.invokeExact();
         return ALL_MEMORY.get(JAVA_INT, where);
-    }
-
-    /**
-     * Issues a call that failed without effect again, with errno captured (see {@link #lastErrno}): its
-     * result, or -errno. The slow path of a real error: the boxing here is fine.
-     */
-    static long confirm(final MethodHandle captured, final Object... args) throws Throwable {
-        final MemorySegment c = CAPTURE.get();
-        final Object[] all = new Object[args.length + 1];
-        all[0] = c;
-        System.arraycopy(args, 0, all, 1, args.length);
-        final long r = ((Number) captured.invokeWithArguments(all)).longValue();
-        return r >= 0 ? r : fail(c);
     }
 
     static long fail(final MemorySegment cap) {

@@ -1,7 +1,6 @@
 package weft.ucs.sys;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
@@ -9,13 +8,8 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.ref.Reference;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
-import static weft.ucs.sys.Downcalls.CAPTURE;
-import static weft.ucs.sys.Downcalls.confirm;
-import static weft.ucs.sys.Downcalls.errno;
-import static weft.ucs.sys.Downcalls.fail;
 import static weft.ucs.sys.Downcalls.lastErrno;
 import static weft.ucs.sys.Downcalls.plain;
 import static weft.ucs.sys.Downcalls.rethrow;
@@ -163,53 +157,32 @@ public final class LibC {
     private static final class Setsockopt { static final MethodHandle H = setup("setsockopt"); }
     private static final class Getsockopt { static final MethodHandle H = setup("getsockopt"); }
     private static final class Shutdown { static final MethodHandle H = setup("shutdown"); }
-    private static final class Send { static final MethodHandle H = errno("send",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
-    private static final class Recv { static final MethodHandle H = errno("recv",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
-    private static final class Sendto { static final MethodHandle H = errno("sendto",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT)); }
-    private static final class Writev { static final MethodHandle H = errno("writev",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT)); }
-    private static final class Readv { static final MethodHandle H = errno("readv",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT)); }
-    private static final class Read {
-        static final MethodHandle H = errno("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG)); }
-    private static final class Write {
-        static final MethodHandle H = errno("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG)); }
+    private static final class Send { static final MethodHandle H = setup("send"); }
+    private static final class Recv { static final MethodHandle H = setup("recv"); }
+    private static final class Sendto { static final MethodHandle H = setup("sendto"); }
+    private static final class Writev { static final MethodHandle H = setup("writev"); }
+    private static final class Readv { static final MethodHandle H = setup("readv"); }
+    private static final class Read { static final MethodHandle H = setup("read"); }
+    private static final class Write { static final MethodHandle H = setup("write"); }
     private static final class EpollCreate1 { static final MethodHandle H = setup("epoll_create1"); }
     private static final class EpollCtl { static final MethodHandle H = setup("epoll_ctl"); }
-    private static final class EpollWait { static final MethodHandle H = errno("epoll_wait",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT)); }
+    private static final class EpollWait { static final MethodHandle H = setup("epoll_wait"); }
     private static final class Eventfd { static final MethodHandle H = setup("eventfd"); }
-    private static final class Poll {
-        static final MethodHandle H = errno("poll", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
-    private static final class ProcessVmReadv { static final MethodHandle H = errno("process_vm_readv",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG)); }
-    private static final class ProcessVmWritev { static final MethodHandle H = errno("process_vm_writev",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG)); }
+    private static final class Poll { static final MethodHandle H = setup("poll"); }
+    private static final class ProcessVmReadv { static final MethodHandle H = setup("process_vm_readv"); }
+    private static final class ProcessVmWritev { static final MethodHandle H = setup("process_vm_writev"); }
     // the data path's copies go through these (see processVmReadv)
-    private static final class ProcessVmReadvPlain { static final MethodHandle H = plain("process_vm_readv",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG)); }
-    private static final class ProcessVmWritevPlain { static final MethodHandle H = plain("process_vm_writev",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG)); }
+    private static final class ProcessVmReadvPlain { static final MethodHandle H = plain("process_vm_readv"); }
+    private static final class ProcessVmWritevPlain { static final MethodHandle H = plain("process_vm_writev"); }
     // the data path's socket, eventfd and epoll calls go through these (see recv)
-    private static final class SendPlain { static final MethodHandle H = plain("send",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
-    private static final class RecvPlain { static final MethodHandle H = plain("recv",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
-    private static final class WritevPlain { static final MethodHandle H = plain("writev",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT)); }
-    private static final class ReadvPlain { static final MethodHandle H = plain("readv",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT)); }
-    private static final class ReadPlain { static final MethodHandle H = plain("read",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG)); }
-    private static final class WritePlain { static final MethodHandle H = plain("write",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG)); }
-    private static final class EpollWaitPlain { static final MethodHandle H = plain("epoll_wait",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT)); }
-    private static final class PollPlain { static final MethodHandle H = plain("poll",
-        FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
+    private static final class SendPlain { static final MethodHandle H = plain("send"); }
+    private static final class RecvPlain { static final MethodHandle H = plain("recv"); }
+    private static final class WritevPlain { static final MethodHandle H = plain("writev"); }
+    private static final class ReadvPlain { static final MethodHandle H = plain("readv"); }
+    private static final class ReadPlain { static final MethodHandle H = plain("read"); }
+    private static final class WritePlain { static final MethodHandle H = plain("write"); }
+    private static final class EpollWaitPlain { static final MethodHandle H = plain("epoll_wait"); }
+    private static final class PollPlain { static final MethodHandle H = plain("poll"); }
     private static final class Prctl { static final MethodHandle H = setup("prctl"); }
     private static final class Lseek { static final MethodHandle H = setup("lseek"); }
     private static final class Fcntl { static final MethodHandle H = setup("fcntl"); }
@@ -217,16 +190,11 @@ public final class LibC {
     private static final class SchedSetaffinity { static final MethodHandle H = setup("sched_setaffinity"); }
     private static final class SchedGetaffinity { static final MethodHandle H = setup("sched_getaffinity"); }
     private static final class Socketpair { static final MethodHandle H = setup("socketpair"); }
-    private static final class Vmsplice { static final MethodHandle H = errno("vmsplice",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
-    private static final class VmsplicePlain { static final MethodHandle H = plain("vmsplice",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
-    private static final class Splice { static final MethodHandle H = errno("splice",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
-    private static final class SplicePlain { static final MethodHandle H = plain("splice",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT)); }
-    private static final class Strerror {
-        static final MethodHandle H = plain("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT)); }
+    private static final class Vmsplice { static final MethodHandle H = setup("vmsplice"); }
+    private static final class VmsplicePlain { static final MethodHandle H = plain("vmsplice"); }
+    private static final class Splice { static final MethodHandle H = setup("splice"); }
+    private static final class SplicePlain { static final MethodHandle H = plain("splice"); }
+    private static final class Strerror { static final MethodHandle H = plain("strerror"); }
 
     private LibC() {
     }
@@ -261,8 +229,8 @@ public final class LibC {
     /** The text of {@code errno}. */
     public static String strerror(final int errno) {
         try {
-            final MemorySegment p = (MemorySegment) Strerror.H.invokeExact(errno);
-            return p.reinterpret(1024).getString(0);
+            final long p = (long) Strerror.H.invokeExact((long) errno, 0L, 0L, 0L, 0L, 0L);
+            return MemorySegment.ofAddress(p).reinterpret(1024).getString(0);
         } catch (final Throwable t) {
             return "errno " + errno;
         }
@@ -419,8 +387,8 @@ public final class LibC {
     /** send(2) from a raw address. */
     public static long send(final int fd, final long buf, final long len, final int flags) {
         try {
-            final long r = (long) SendPlain.H.invokeExact(fd, buf, len, flags);
-            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(Send.H, fd, buf, len, flags);
+            final long r = (long) SendPlain.H.invokeExact((long) fd, buf, len, (long) flags, 0L, 0L);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : setupLong(Send.H, fd, buf, len, flags, 0, 0);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -429,8 +397,8 @@ public final class LibC {
     /** recv(2) into a raw address. */
     public static long recv(final int fd, final long buf, final long len, final int flags) {
         try {
-            final long r = (long) RecvPlain.H.invokeExact(fd, buf, len, flags);
-            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(Recv.H, fd, buf, len, flags);
+            final long r = (long) RecvPlain.H.invokeExact((long) fd, buf, len, (long) flags, 0L, 0L);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : setupLong(Recv.H, fd, buf, len, flags, 0, 0);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -438,20 +406,18 @@ public final class LibC {
 
     public static long sendto(final int fd, final long buf, final long len, final int flags,
                               final MemorySegment addr, final int addrLen) {
-        final MemorySegment c = CAPTURE.get();
         try {
-            final long r = (long) Sendto.H.invokeExact(c, fd, buf, len, flags, addr, addrLen);
-            return r >= 0 ? r : fail(c);
-        } catch (final Throwable t) {
-            throw rethrow(t);
+            return setupLong(Sendto.H, fd, buf, len, flags, address(addr), addrLen);
+        } finally {
+            Reference.reachabilityFence(addr);
         }
     }
 
     /** writev(2); {@code iov} is the raw address of an array of {@link #IOVEC}. */
     public static long writev(final int fd, final long iov, final int count) {
         try {
-            final long r = (long) WritevPlain.H.invokeExact(fd, iov, count);
-            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(Writev.H, fd, iov, count);
+            final long r = (long) WritevPlain.H.invokeExact((long) fd, iov, (long) count, 0L, 0L, 0L);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : setupLong(Writev.H, fd, iov, count, 0, 0, 0);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -459,8 +425,8 @@ public final class LibC {
 
     public static long readv(final int fd, final long iov, final int count) {
         try {
-            final long r = (long) ReadvPlain.H.invokeExact(fd, iov, count);
-            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(Readv.H, fd, iov, count);
+            final long r = (long) ReadvPlain.H.invokeExact((long) fd, iov, (long) count, 0L, 0L, 0L);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : setupLong(Readv.H, fd, iov, count, 0, 0, 0);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -468,8 +434,8 @@ public final class LibC {
 
     public static long read(final int fd, final long buf, final long len) {
         try {
-            final long r = (long) ReadPlain.H.invokeExact(fd, buf, len);
-            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(Read.H, fd, buf, len);
+            final long r = (long) ReadPlain.H.invokeExact((long) fd, buf, len, 0L, 0L, 0L);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : setupLong(Read.H, fd, buf, len, 0, 0, 0);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -477,8 +443,8 @@ public final class LibC {
 
     public static long write(final int fd, final long buf, final long len) {
         try {
-            final long r = (long) WritePlain.H.invokeExact(fd, buf, len);
-            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(Write.H, fd, buf, len);
+            final long r = (long) WritePlain.H.invokeExact((long) fd, buf, len, 0L, 0L, 0L);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : setupLong(Write.H, fd, buf, len, 0, 0, 0);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -501,9 +467,9 @@ public final class LibC {
     /** epoll_wait into the raw address {@code events} (an array of {@link #EPOLL_EVENT}). */
     public static int epollWait(final int epfd, final long events, final int max, final int timeoutMs) {
         try {
-            final int r = (int) EpollWaitPlain.H.invokeExact(epfd, events, max, timeoutMs);
+            final int r = (int) (long) EpollWaitPlain.H.invokeExact((long) epfd, events, (long) max, (long) timeoutMs, 0L, 0L);
             return r >= 0 ? r
-                : lastErrno() == EAGAIN ? -EAGAIN : (int) confirm(EpollWait.H, epfd, events, max, timeoutMs);
+                : lastErrno() == EAGAIN ? -EAGAIN : setupInt(EpollWait.H, epfd, events, max, timeoutMs, 0, 0);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -516,8 +482,8 @@ public final class LibC {
     /** poll(2) over the raw address of {@code nfds} pollfd structs. */
     public static int poll(final long fds, final long nfds, final int timeoutMs) {
         try {
-            final int r = (int) PollPlain.H.invokeExact(fds, nfds, timeoutMs);
-            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : (int) confirm(Poll.H, fds, nfds, timeoutMs);
+            final int r = (int) (long) PollPlain.H.invokeExact(fds, nfds, (long) timeoutMs, 0L, 0L, 0L);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : setupInt(Poll.H, fds, nfds, timeoutMs, 0, 0, 0);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -537,9 +503,9 @@ public final class LibC {
     public static long processVmReadv(final int pid, final long localIov, final long localCount,
                                       final long remoteIov, final long remoteCount) {
         try {
-            final long r = (long) ProcessVmReadvPlain.H.invokeExact(pid, localIov, localCount, remoteIov, remoteCount,
-                0L);
-            return r >= 0 ? r : confirm(ProcessVmReadv.H, pid, localIov, localCount, remoteIov, remoteCount, 0L);
+            final long r = (long) ProcessVmReadvPlain.H.invokeExact((long) pid, localIov, localCount, remoteIov,
+                remoteCount, 0L);
+            return r >= 0 ? r : setupLong(ProcessVmReadv.H, pid, localIov, localCount, remoteIov, remoteCount, 0);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -549,9 +515,9 @@ public final class LibC {
     public static long processVmWritev(final int pid, final long localIov, final long localCount,
                                        final long remoteIov, final long remoteCount) {
         try {
-            final long r = (long) ProcessVmWritevPlain.H.invokeExact(pid, localIov, localCount, remoteIov, remoteCount,
-                0L);
-            return r >= 0 ? r : confirm(ProcessVmWritev.H, pid, localIov, localCount, remoteIov, remoteCount, 0L);
+            final long r = (long) ProcessVmWritevPlain.H.invokeExact((long) pid, localIov, localCount, remoteIov,
+                remoteCount, 0L);
+            return r >= 0 ? r : setupLong(ProcessVmWritev.H, pid, localIov, localCount, remoteIov, remoteCount, 0);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -636,8 +602,8 @@ public final class LibC {
      */
     public static long vmsplice(final int fd, final long iov, final long count, final int flags) {
         try {
-            final long r = (long) VmsplicePlain.H.invokeExact(fd, iov, count, flags);
-            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(Vmsplice.H, fd, iov, count, flags);
+            final long r = (long) VmsplicePlain.H.invokeExact((long) fd, iov, count, (long) flags, 0L, 0L);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : setupLong(Vmsplice.H, fd, iov, count, flags, 0, 0);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -646,8 +612,8 @@ public final class LibC {
     /** splice(2) of up to {@code len} bytes from the pipe {@code in} to {@code out} (no offsets). */
     public static long splice(final int in, final int out, final long len, final int flags) {
         try {
-            final long r = (long) SplicePlain.H.invokeExact(in, 0L, out, 0L, len, flags);
-            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : confirm(Splice.H, in, 0L, out, 0L, len, flags);
+            final long r = (long) SplicePlain.H.invokeExact((long) in, 0L, (long) out, 0L, len, (long) flags);
+            return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : setupLong(Splice.H, in, 0L, out, 0L, len, flags);
         } catch (final Throwable t) {
             throw rethrow(t);
         }
@@ -658,8 +624,7 @@ public final class LibC {
         return setupInt(Fcntl.H, fd, cmd, arg, 0, 0, 0);
     }
 
-    private static final class SetsockoptRaw { static final MethodHandle H = plain("setsockopt",
-        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT)); }
+    private static final class SetsockoptRaw { static final MethodHandle H = plain("setsockopt"); }
 
     /**
      * setsockopt with the option value at a raw address and no errno capture: for data-path hints
@@ -671,7 +636,7 @@ public final class LibC {
     public static int setsockoptRaw(final int fd, final int level, final int name, final long value,
                                     final int len) {
         try {
-            return (int) SetsockoptRaw.H.invokeExact(fd, level, name, value, len);
+            return (int) (long) SetsockoptRaw.H.invokeExact((long) fd, (long) level, (long) name, value, (long) len, 0L);
         } catch (final Throwable t) {
             throw rethrow(t);
         }

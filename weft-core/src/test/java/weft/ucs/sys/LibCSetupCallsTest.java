@@ -13,7 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The setup path's calls share one call shape (six 64-bit arguments, a 64-bit result): their results, the
  * narrowing of C {@code int} results (-1 must stay -1 whatever the high half of the register holds), errno,
- * and pointer arguments must be what each C prototype gives.
+ * and pointer arguments must be what each C prototype gives. The data path's calls share the same shape
+ * without errno capture: their results and the errno of a failure (read again through the capturing twin).
  */
 class LibCSetupCallsTest {
     private static final int ENOENT = 2;
@@ -84,6 +85,43 @@ class LibCSetupCallsTest {
         final MemorySegment heap = MemorySegment.ofArray(new byte[64]);
         assertThrows(IllegalArgumentException.class, () -> LibC.open(heap, LibC.O_RDONLY, 0));
         assertThrows(IllegalArgumentException.class, () -> LibC.bind(3, heap, 16));
+    }
+
+    @Test
+    void dataPathCallsGiveTheirResultsAndErrno() {
+        try (Arena a = Arena.ofConfined()) {
+            final MemorySegment buf = a.allocate(64);
+            assertEquals(-EBADF, LibC.read(-1, buf.address(), 8));
+            assertEquals(-EBADF, LibC.write(-1, buf.address(), 8));
+            assertEquals(-EBADF, LibC.send(-1, buf.address(), 8, 0));
+            assertEquals(-EBADF, LibC.recv(-1, buf.address(), 8, 0));
+            assertEquals(-EBADF, LibC.epollWait(-1, buf.address(), 1, 0), "an int result: -1 narrowed");
+            final MemorySegment iov = a.allocate(16); // one iovec: 8 bytes at buf + 32
+            iov.set(ValueLayout.JAVA_LONG, 0, buf.address() + 32);
+            iov.set(ValueLayout.JAVA_LONG, 8, 8);
+            assertEquals(-LibC.ESRCH, LibC.processVmReadv(Integer.MAX_VALUE, iov.address(), 1, iov.address(), 1),
+                "no such process");
+            assertEquals("Bad file descriptor", LibC.strerror(EBADF));
+            final int[] pair = new int[2];
+            assertEquals(0, LibC.pipe2(pair, LibC.O_CLOEXEC | LibC.O_NONBLOCK));
+            try {
+                assertEquals(-LibC.EAGAIN, LibC.read(pair[0], buf.address(), 8), "an empty pipe");
+                buf.set(ValueLayout.JAVA_LONG, 0, 0x1122334455667788L);
+                assertEquals(8, LibC.write(pair[1], buf.address(), 8));
+                assertEquals(8, LibC.read(pair[0], buf.address() + 8, 16), "a 64-bit count");
+                assertEquals(0x1122334455667788L, buf.get(ValueLayout.JAVA_LONG, 8));
+                final int ep = LibC.epollCreate1(0);
+                assertTrue(ep >= 0, "epoll_create1: " + ep);
+                try {
+                    assertEquals(0, LibC.epollWait(ep, buf.address(), 1, 0), "nothing registered");
+                } finally {
+                    assertEquals(0, LibC.close(ep));
+                }
+            } finally {
+                assertEquals(0, LibC.close(pair[0]));
+                assertEquals(0, LibC.close(pair[1]));
+            }
+        }
     }
 
     @Test
