@@ -1,7 +1,9 @@
 package mpi;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -23,8 +25,6 @@ final class FileIo {
     static final long SIEVE_GAP = 64 * 1024;
     /** The most bytes (data and holes) one sieving read takes. */
     private static final int SIEVE_BUFFER = 1 << 20;
-    /** Runs one sieving read serves at most. */
-    static final int SIEVE_RUNS = 4096;
 
     private final FileChannel channel;
 
@@ -49,16 +49,15 @@ final class FileIo {
         if (len == 0) {
             return 0;
         }
-        final ByteBuffer bytes = packed.asByteBuffer();
         try {
             if (!atomic) {
-                return runs(write, view, data, bytes, len);
+                return runs(write, view, data, packed, len);
             }
             final long first = view.fileOffset(data);
             final long last = view.fileOffset(data + len - 1);
             synchronized (this) { // one JVM may hold one lock per range: threads of a rank take turns
                 try (FileLock ignored = channel.lock(first, last + 1 - first, !write)) {
-                    return runs(write, view, data, bytes, len);
+                    return runs(write, view, data, packed, len);
                 }
             }
         } catch (final IOException e) {
@@ -66,10 +65,11 @@ final class FileIo {
         }
     }
 
-    private long runs(final boolean write, final FileLayout view, final long data, final ByteBuffer bytes,
+    private long runs(final boolean write, final FileLayout view, final long data, final MemorySegment packed,
                       final long len) throws IOException {
+        final ByteBuffer bytes = packed.asByteBuffer();
         if (!write && !view.contiguous()) {
-            return sieved(view, data, bytes, len);
+            return sieved(view, data, packed, len);
         }
         long done = 0;
         final FileLayout.Cursor cur = view.cursor(data);
@@ -107,57 +107,78 @@ final class FileIo {
 
     /**
      * A read of many runs (data sieving, as ROMIO's independent reads): runs separated by holes under {@link
-     * #SIEVE_GAP} are read with their holes in one call of at most {@link #SIEVE_BUFFER} bytes, then copied out;
-     * a run that fills the buffer alone is read in place. Reads never change the file, so no lock is needed.
+     * #SIEVE_GAP} are read with their holes in one call of at most {@link #SIEVE_BUFFER} bytes into native memory,
+     * then copied out; a run that fills the buffer alone is read in place. Two cursors walk the view: one finds
+     * where a window ends, the other copies its runs, so a window holds any number of runs. Reads never change
+     * the file, so no lock is needed.
      */
-    private long sieved(final FileLayout view, final long data, final ByteBuffer bytes, final long len)
+    private long sieved(final FileLayout view, final long data, final MemorySegment packed, final long len)
         throws IOException {
-        final long[] runs = new long[2 * SIEVE_RUNS];
-        ByteBuffer sieve = null;
+        final FileLayout.Cursor copy = view.cursor(data);
+        final FileLayout.Cursor scan = copy.copy();
         long done = 0;
-        final FileLayout.Cursor cur = view.cursor(data);
-        long pos = 0; // where the cursor is: the runs before it are collected (read once done reaches it)
-        while (done < len) {
-            final long start = cur.fileOffset();
-            long end = start;
-            int k = 0;
-            while (pos < len && k < SIEVE_RUNS) {
-                final long at = cur.fileOffset();
-                final long n = cur.run(len - pos);
-                if (k > 0 && (at - end >= SIEVE_GAP || at + n - start > SIEVE_BUFFER)) {
-                    break;
+        long scanned = 0;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment sieve = null;
+            while (done < len) {
+                final long start = scan.fileOffset();
+                long end = start;
+                int runs = 0;
+                while (scanned < len) {
+                    final long at = scan.fileOffset();
+                    final long n = scan.run(len - scanned);
+                    if (runs > 0 && (at - end >= SIEVE_GAP || at + n - start > SIEVE_BUFFER)) {
+                        break;
+                    }
+                    runs++;
+                    end = at + n;
+                    scanned += n;
+                    scan.skip(n);
                 }
-                runs[2 * k] = at;
-                runs[2 * k + 1] = n;
-                k++;
-                end = at + n;
-                pos += n;
-                cur.skip(n);
-            }
-            if (k == 1 || end - start > SIEVE_BUFFER) {
-                final int n = (int) runs[1];
-                final int moved = readFully(bytes.slice((int) done, n), start);
-                done += moved;
-                if (moved < n) {
-                    break; // end of file
+                if (runs == 1) { // alone, or larger than the buffer: in place
+                    final long n = scanned - done;
+                    final long moved = readFully(packed.asSlice(done, n).asByteBuffer(), start);
+                    done += moved;
+                    copy.skip(n);
+                    if (moved < n) {
+                        break; // end of file
+                    }
+                    continue;
                 }
-                continue;
-            }
-            if (sieve == null) {
-                sieve = ByteBuffer.allocate(SIEVE_BUFFER);
-            }
-            final int got = readFully(sieve.clear().limit((int) (end - start)), start);
-            for (int i = 0; i < k; i++) {
-                final int from = (int) (runs[2 * i] - start);
-                final int n = (int) Math.max(0, Math.min(runs[2 * i + 1], got - from));
-                bytes.put((int) done, sieve, from, n);
-                done += n;
-                if (n < runs[2 * i + 1]) {
-                    return done; // end of file
+                if (sieve == null) {
+                    sieve = arena.allocate(Math.min(SIEVE_BUFFER, view.fileOffset(data + len - 1) + 1 - start));
+                }
+                final long got = readFully(sieve.asSlice(0, end - start).asByteBuffer(), start);
+                while (done < scanned) {
+                    final long from = copy.fileOffset() - start;
+                    final long n = copy.run(scanned - done);
+                    final long m = Math.max(0, Math.min(n, got - from));
+                    copyRun(sieve, from, packed, done, m);
+                    done += m;
+                    copy.skip(n);
+                    if (m < n) {
+                        return done; // end of file
+                    }
                 }
             }
         }
         return done;
+    }
+
+    /** Copies a run out of the sieve: the few bytes of a strided view's run by value, longer runs in bulk. */
+    private static void copyRun(final MemorySegment from, final long at, final MemorySegment to, final long into,
+                                final long n) {
+        if (n == Integer.BYTES) {
+            to.set(ValueLayout.JAVA_INT_UNALIGNED, into, from.get(ValueLayout.JAVA_INT_UNALIGNED, at));
+        } else if (n == Long.BYTES) {
+            to.set(ValueLayout.JAVA_LONG_UNALIGNED, into, from.get(ValueLayout.JAVA_LONG_UNALIGNED, at));
+        } else if (n < 16) {
+            for (long b = 0; b < n; b++) {
+                to.set(ValueLayout.JAVA_BYTE, into + b, from.get(ValueLayout.JAVA_BYTE, at + b));
+            }
+        } else {
+            MemorySegment.copy(from, at, to, into, n);
+        }
     }
 
     private int writeFully(final ByteBuffer b, final long at) throws IOException {

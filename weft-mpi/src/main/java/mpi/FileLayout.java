@@ -23,6 +23,10 @@ final class FileLayout {
     /** Data bytes of one filetype, and the end (in data bytes) of each of its blocks. */
     private final long tileData;
     private final long[] ends;
+    /** The tiling's blocks and extent, as the cursor reads them once a run. */
+    private final long[] offsets;
+    private final long[] lengths;
+    private final long extent;
 
     private FileLayout(final long disp, final Datatype etype, final Datatype filetype, final String datarep,
                        final Datatype tiling) {
@@ -33,6 +37,9 @@ final class FileLayout {
         this.external32 = External32.NAME.equals(datarep);
         this.tiling = tiling;
         this.tileData = tiling.size;
+        this.offsets = tiling.offsets;
+        this.lengths = tiling.lengths;
+        this.extent = tiling.extent();
         this.ends = new long[tiling.lengths.length];
         long sum = 0;
         for (int b = 0; b < ends.length; b++) {
@@ -96,7 +103,7 @@ final class FileLayout {
         final long in = data % tileData;
         final int b = block(in);
         final long blockStart = b == 0 ? 0 : ends[b - 1];
-        return disp + tile * tiling.extent() + tiling.offsets[b] + in - blockStart;
+        return disp + tile * extent + offsets[b] + in - blockStart;
     }
 
     /** The number of view bytes from {@code data} on that lie contiguously in the file (at most {@code max}). */
@@ -117,7 +124,6 @@ final class FileLayout {
         if (tiling.contiguous) {
             return rel;
         }
-        final long extent = tiling.extent();
         final long tile = rel / extent;
         final long in = rel % extent;
         long data = tile * tileData;
@@ -125,6 +131,22 @@ final class FileLayout {
             data += Math.min(tiling.lengths[b], in - tiling.offsets[b]);
         }
         return data;
+    }
+
+    /**
+     * At most how many runs the {@code len} view bytes from {@code data} lie in: the filetype blocks they touch
+     * (adjacent blocks may make one run), found without walking them.
+     */
+    long runsAtMost(final long data, final long len) {
+        if (len <= 0) {
+            return 0;
+        }
+        return tiling.contiguous ? 1 : blockIndex(data + len - 1) - blockIndex(data) + 1;
+    }
+
+    /** The number of blocks of the tiling before the one holding view position {@code data}. */
+    private long blockIndex(final long data) {
+        return data / tileData * ends.length + block(data % tileData);
     }
 
     /** True if the view's data lie contiguously in the file (one run from any position). */
@@ -142,16 +164,28 @@ final class FileLayout {
      * block by a division and a search, which a run of a few bytes (a strided view) pays for every run.
      */
     final class Cursor {
-        /** The view position (contiguous filetype), or the tile, the block in it and the bytes into the block. */
+        /** The view position (contiguous filetype), or the tile's first file byte, the block in it and the bytes into the block. */
         private long data;
-        private long tile;
+        private long tileBase;
         private int block;
         private long in;
+
+        private Cursor(final Cursor from) {
+            this.data = from.data;
+            this.tileBase = from.tileBase;
+            this.block = from.block;
+            this.in = from.in;
+        }
+
+        /** A cursor at this one's position, moving on its own. */
+        Cursor copy() {
+            return new Cursor(this);
+        }
 
         private Cursor(final long data) {
             this.data = data;
             if (!tiling.contiguous) {
-                tile = data / tileData;
+                tileBase = disp + data / tileData * extent;
                 final long inTile = data % tileData;
                 block = block(inTile);
                 in = inTile - (block == 0 ? 0 : ends[block - 1]);
@@ -160,13 +194,12 @@ final class FileLayout {
 
         /** The file byte of the current position. */
         long fileOffset() {
-            return tiling.contiguous ? disp + data
-                : disp + tile * tiling.extent() + tiling.offsets[block] + in;
+            return tiling.contiguous ? disp + data : tileBase + offsets[block] + in;
         }
 
         /** The bytes from here that lie contiguously in the file (at most {@code max}). */
         long run(final long max) {
-            return tiling.contiguous ? max : Math.min(max, tiling.lengths[block] - in);
+            return tiling.contiguous ? max : Math.min(max, lengths[block] - in);
         }
 
         /** Moves {@code n} view bytes on. */
@@ -176,11 +209,11 @@ final class FileLayout {
                 return;
             }
             in += n;
-            while (in >= tiling.lengths[block]) { // (an empty block is passed at once)
-                in -= tiling.lengths[block];
-                if (++block == ends.length) {
+            while (in >= lengths[block]) { // (an empty block is passed at once)
+                in -= lengths[block];
+                if (++block == lengths.length) {
                     block = 0;
-                    tile++;
+                    tileBase += extent;
                 }
             }
         }

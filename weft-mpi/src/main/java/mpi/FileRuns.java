@@ -47,14 +47,4 @@ final class FileRuns {
         }
         return new FileRuns(o, l, n);
     }
-
-    /** The first file byte touched (0 if none). */
-    long lo() {
-        return count == 0 ? 0 : off[0];
-    }
-
-    /** After the last file byte touched (0 if none). */
-    long hi() {
-        return count == 0 ? 0 : off[count - 1] + len[count - 1];
-    }
 }

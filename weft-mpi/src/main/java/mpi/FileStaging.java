@@ -13,6 +13,9 @@ import java.lang.foreign.MemorySegment;
  * and copies each run to where its rank's data go back from. A run larger than the buffer moves in place.
  */
 final class FileStaging {
+    /** Runs one read through holes serves at most. */
+    private static final int SIEVE_RUNS = 4096;
+
     private final FileIo io;
     private final MemorySegment buf;
     private final long cap;
@@ -60,7 +63,7 @@ final class FileStaging {
         for (int r = 0; r < cursor.length; r++) {
             cursor[r] = x.dataStart[r];
         }
-        final long[] runs = new long[3 * FileIo.SIEVE_RUNS];
+        final long[] runs = new long[3 * SIEVE_RUNS];
         boolean more = m.next();
         while (more) {
             if (m.len >= cap) {
@@ -80,7 +83,7 @@ final class FileStaging {
                 k++;
                 end = Math.max(end, m.off + m.len);
                 more = m.next();
-            } while (more && k < FileIo.SIEVE_RUNS && m.len < cap && m.off - end < FileIo.SIEVE_GAP
+            } while (more && k < SIEVE_RUNS && m.len < cap && m.off - end < FileIo.SIEVE_GAP
                 && m.off + m.len - start <= cap);
             fill(buf.asSlice(0, end - start), start);
             for (int i = 0; i < k; i++) {

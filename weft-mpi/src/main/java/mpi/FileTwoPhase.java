@@ -60,10 +60,12 @@ final class FileTwoPhase {
     static long transfer(final boolean write, final Comm comm, final FileIo io, final FileLayout view,
                          final Info info, final long data, final MemorySegment packed, final long len,
                          final boolean ok) throws MPIException {
-        final FileRuns mine = ok && len > 0 ? FileRuns.of(view, data, len) : FileRuns.NONE;
+        // what the plan needs, without walking the runs: most collective reads go independent after all
+        final boolean active = ok && len > 0;
         final int size = comm.size;
-        final long[] me = {mine.count > 0 ? 1 : 0, mine.lo(), mine.hi(), hint(info, write ? CB_WRITE : CB_READ),
-            mine.count, number(info, CB_NODES, size), mine.count > 0 ? len : 0};
+        final long[] me = {active ? 1 : 0, active ? view.fileOffset(data) : 0,
+            active ? view.fileOffset(data + len - 1) + 1 : 0, hint(info, write ? CB_WRITE : CB_READ),
+            view.runsAtMost(data, active ? len : 0), number(info, CB_NODES, size), active ? len : 0};
         final long[] all = new long[FIELDS * size];
         comm.allGather(me, FIELDS, MPI.LONG, all, FIELDS, MPI.LONG);
         final Plan plan = Plan.of(all, size, write);
@@ -71,7 +73,7 @@ final class FileTwoPhase {
             return -1;
         }
         calls++;
-        final FileExchange x = new FileExchange(comm, plan, mine);
+        final FileExchange x = new FileExchange(comm, plan, active ? FileRuns.of(view, data, len) : FileRuns.NONE);
         final MemorySegment own = packed == null || !ok ? MemorySegment.ofArray(new byte[0]) : packed;
         MPIException err = null;
         try (Arena arena = Arena.ofConfined()) {

@@ -43,6 +43,7 @@ public final class CollectiveBufferingRanks {
         off.set(FileTwoPhase.CB_READ, "disable");
         interleaved(c, w, name, rank, size, off, "collective buffering disabled", 0);
         holesAndEnd(c, w, name, rank, size);
+        sieveWindows(c, w, name, rank);
         disjointAndErrors(c, w, name, rank, size);
         c.done();
         MPI.Finalize();
@@ -136,6 +137,49 @@ public final class CollectiveBufferingRanks {
         final int[] alone = new int[30];
         c.equal(10, f.readAt(N - 10, alone, 30, MPI.INT).getCount(MPI.INT), "an independent (sieved) read too");
         c.that(java.util.Arrays.equals(tail, alone), "the sieved read reads what the collective one read");
+        f.close();
+    }
+
+    /**
+     * Independent sieved reads ({@link FileIo}) over a file of consecutive ints: one int in two read through
+     * more than one sieve window (1.2 MB of runs and holes, 150,000 runs); one int every 80 KiB, each hole larger
+     * than the sieve's gap (every run read alone); and a read past the end of the file inside a window.
+     */
+    private static void sieveWindows(final Checks c, final Intracomm w, final String name, final int rank)
+        throws Exception {
+        final int ints = 400_000;
+        final File f = new File(w, name, MPI.MODE_CREATE | MPI.MODE_RDWR | MPI.MODE_DELETE_ON_CLOSE);
+        if (rank == 0) {
+            final int[] all = new int[ints];
+            for (int i = 0; i < ints; i++) {
+                all[i] = i;
+            }
+            f.writeAt(0, all, ints, MPI.INT);
+        }
+        w.barrier();
+        final Datatype everyOther = Datatype.createResized(MPI.INT, 0, 8);
+        everyOther.commit();
+        final int odd = rank % 2;
+        f.setView(odd * 4L, MPI.INT, everyOther, "native");
+        final int[] got = new int[150_000];
+        c.equal(got.length, f.readAt(0, got, got.length, MPI.INT).getCount(MPI.INT), "sieve windows: count");
+        int bad = 0;
+        for (int i = 0; i < got.length; i++) {
+            bad += got[i] == 2 * i + odd ? 0 : 1;
+        }
+        c.equal(0, bad, "sieve windows: ints out of place");
+        final int[] tail = new int[30];
+        c.equal(10, f.readAt(ints / 2 - 10, tail, 30, MPI.INT).getCount(MPI.INT), "sieve: the end inside a window");
+        c.equal(ints - 2 + odd, tail[9], "sieve: the last int before the end");
+        final int far = 20 * 1024; // ints: 80 KiB apart
+        final Datatype sparse = Datatype.createResized(MPI.INT, 0, far * 4);
+        sparse.commit();
+        f.setView((long) rank * 4, MPI.INT, sparse, "native");
+        final int[] few = new int[ints / far];
+        c.equal(few.length, f.readAt(0, few, few.length, MPI.INT).getCount(MPI.INT), "sparse: count");
+        for (int i = 0; i < few.length; i++) {
+            c.equal(i * far + rank, few[i], "sparse: int " + i);
+        }
         f.close();
     }
 
