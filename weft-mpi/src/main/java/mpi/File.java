@@ -80,6 +80,7 @@ public final class File {
         this.data = new FileData(io);
         this.shared = o.shared();
         this.info = info == null ? new Info() : info.dup();
+        io.hints(this.info);
         if ((amode & MPI.MODE_APPEND) != 0) {
             position = o.size();
         }
@@ -170,6 +171,7 @@ public final class File {
     public void setInfo(final Info info) throws MPIException {
         live();
         this.info = info == null ? new Info() : info.dup();
+        io.hints(this.info);
     }
 
     /** A copy of the hints given. */

@@ -6,7 +6,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
@@ -16,9 +15,11 @@ import java.nio.file.NoSuchFileException;
  * The local file under an MPI {@link File}: positional reads and writes of packed data through a view
  * ({@link FileLayout}), run by run, on a {@link FileChannel} (pread/pwrite: no shared channel position, so
  * threads and ranks never disturb each other's offsets). The ranks of a job run on one machine and open the
- * same file, so the file system itself is what they share. In atomic mode an access holds an operating
- * system lock on the byte range it touches (exclusive to write, shared to read) for its whole duration, so
- * overlapping accesses from different ranks (processes) do not interleave.
+ * same file, so the file system itself is what they share. Reads and writes through views with holes are sieved
+ * (many runs and the small holes between them in one call; a write reads, patches and writes back under an
+ * exclusive lock of its range), and every write and atomic-mode access holds a byte-range lock ({@link FileLocks})
+ * for its whole duration: atomic mode's accesses do not interleave, and a sieved write never writes back stale
+ * bytes over another rank's write into its holes.
  */
 final class FileIo {
     /** A read goes through holes smaller than this rather than making another call (data sieving). */
@@ -26,10 +27,25 @@ final class FileIo {
     /** The most bytes (data and holes) one sieving read takes. */
     private static final int SIEVE_BUFFER = 1 << 20;
 
-    private final FileChannel channel;
+    /** The hint that turns sieved writes off ("disable"; "enable" and "automatic" keep them, as ROMIO). */
+    static final String DS_WRITE = "romio_ds_write";
 
-    FileIo(final FileChannel channel) {
+    private final FileChannel channel;
+    private final FileLocks locks;
+    /** The channel reads too (a sieved write reads its window first). */
+    private final boolean readable;
+    private volatile boolean sieveWrites = true;
+
+    FileIo(final FileChannel channel, final FileLocks locks, final boolean readable) {
         this.channel = channel;
+        this.locks = locks;
+        this.readable = readable;
+    }
+
+    /** Sets whether writes through views with holes are sieved, from the file's hints ({@link #DS_WRITE}). */
+    void hints(final Info info) throws MPIException {
+        final String v = info == null ? null : info.get(DS_WRITE);
+        sieveWrites = v == null || !v.trim().equalsIgnoreCase("disable");
     }
 
     /** Writes {@code len} bytes of {@code packed} at view position {@code data}; returns {@code len}. */
@@ -44,21 +60,30 @@ final class FileIo {
         return move(false, view, data, packed, len, atomic);
     }
 
+    /**
+     * An access under the byte-range locks its kind needs ({@link FileLocks}): a write shares the range it
+     * touches, a sieved or atomic-mode write holds it alone, an atomic-mode read shares it, a read takes none.
+     * With sieved writes off ({@link #DS_WRITE}, a hint every rank of the open gives alike) a write takes none
+     * either: the two lock calls cost a small write about 3 us (bench/results, session 29).
+     */
     private long move(final boolean write, final FileLayout view, final long data, final MemorySegment packed,
                       final long len, final boolean atomic) throws MPIException {
         if (len == 0) {
             return 0;
         }
+        final boolean sieves = sieveWrites;
+        final boolean sieve = write && sieves && readable && !view.contiguous();
         try {
-            if (!atomic) {
+            if (!atomic && (!write || !sieves)) { // nobody of this open sieves: no lock to share
                 return runs(write, view, data, packed, len);
             }
+            if (sieve && !atomic) { // each window holds its range alone while it is patched: ranks pipeline
+                return sievedWrite(view, data, packed, len, true);
+            }
             final long first = view.fileOffset(data);
-            final long last = view.fileOffset(data + len - 1);
-            synchronized (this) { // one JVM may hold one lock per range: threads of a rank take turns
-                try (FileLock ignored = channel.lock(first, last + 1 - first, !write)) {
-                    return runs(write, view, data, packed, len);
-                }
+            final long end = view.fileOffset(data + len - 1) + 1;
+            try (FileLocks.Held ignored = locks.lock(first, end, sieve || atomic && write)) {
+                return sieve ? sievedWrite(view, data, packed, len, false) : runs(write, view, data, packed, len);
             }
         } catch (final IOException e) {
             throw error(e, write ? "write" : "read");
@@ -87,10 +112,16 @@ final class FileIo {
         return done;
     }
 
-    /** Writes all of {@code seg} at file byte {@code at} (an aggregator of a two-phase write). */
+    /** Writes all of {@code seg} at file byte {@code at} (an aggregator of a two-phase write), sharing its range. */
     void writeFully(final MemorySegment seg, final long at) throws MPIException {
         try {
-            writeFully(seg.asByteBuffer(), at);
+            if (!sieveWrites) {
+                writeFully(seg.asByteBuffer(), at);
+                return;
+            }
+            try (FileLocks.Held ignored = locks.lock(at, at + seg.byteSize(), false)) {
+                writeFully(seg.asByteBuffer(), at);
+            }
         } catch (final IOException e) {
             throw error(e, "write");
         }
@@ -114,28 +145,14 @@ final class FileIo {
      */
     private long sieved(final FileLayout view, final long data, final MemorySegment packed, final long len)
         throws IOException {
-        final FileLayout.Cursor copy = view.cursor(data);
-        final FileLayout.Cursor scan = copy.copy();
         long done = 0;
-        long scanned = 0;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment sieve = null;
+        try (Window w = new Window(view, data, len)) {
+            final FileLayout.Cursor copy = w.copy;
             while (done < len) {
-                final long start = scan.fileOffset();
-                long end = start;
-                int runs = 0;
-                while (scanned < len) {
-                    final long at = scan.fileOffset();
-                    final long n = scan.run(len - scanned);
-                    if (runs > 0 && (at - end >= SIEVE_GAP || at + n - start > SIEVE_BUFFER)) {
-                        break;
-                    }
-                    runs++;
-                    end = at + n;
-                    scanned += n;
-                    scan.skip(n);
-                }
-                if (runs == 1) { // alone, or larger than the buffer: in place
+                w.next();
+                final long start = w.start;
+                final long scanned = w.scanned;
+                if (w.runs == 1) { // alone, or larger than the buffer: in place
                     final long n = scanned - done;
                     final long moved = readFully(packed.asSlice(done, n).asByteBuffer(), start);
                     done += moved;
@@ -145,10 +162,8 @@ final class FileIo {
                     }
                     continue;
                 }
-                if (sieve == null) {
-                    sieve = arena.allocate(Math.min(SIEVE_BUFFER, view.fileOffset(data + len - 1) + 1 - start));
-                }
-                final long got = readFully(sieve.asSlice(0, end - start).asByteBuffer(), start);
+                final MemorySegment sieve = w.buffer();
+                final long got = readFully(sieve.asByteBuffer(), start);
                 while (done < scanned) {
                     final long from = copy.fileOffset() - start;
                     final long n = copy.run(scanned - done);
@@ -165,7 +180,106 @@ final class FileIo {
         return done;
     }
 
-    /** Copies a run out of the sieve: the few bytes of a strided view's run by value, longer runs in bulk. */
+    /**
+     * A write of many runs (data sieving, as ROMIO's independent writes): the windows of {@link #sieved} are read
+     * (bytes past the end of the file read as zeros, as a hole does), patched with the runs and written back
+     * whole, each under an exclusive lock of its range ({@code lockWindows}; else the caller holds the whole
+     * access's); a run alone in its window is written in place, sharing its range.
+     */
+    private long sievedWrite(final FileLayout view, final long data, final MemorySegment packed, final long len,
+                             final boolean lockWindows) throws IOException, MPIException {
+        long done = 0;
+        try (Window w = new Window(view, data, len)) {
+            final FileLayout.Cursor copy = w.copy;
+            while (done < len) {
+                w.next();
+                final long start = w.start;
+                final long scanned = w.scanned;
+                if (w.runs == 1) {
+                    final long n = scanned - done;
+                    try (FileLocks.Held ignored = lockWindows ? locks.lock(start, w.end, false) : null) {
+                        writeFully(packed.asSlice(done, n).asByteBuffer(), start);
+                    }
+                    done += n;
+                    copy.skip(n);
+                    continue;
+                }
+                final MemorySegment window = w.buffer();
+                try (FileLocks.Held ignored = lockWindows ? locks.lock(start, w.end, true) : null) {
+                    final long got = readFully(window.asByteBuffer(), start);
+                    window.asSlice(got).fill((byte) 0);
+                    while (done < scanned) {
+                        final long to = copy.fileOffset() - start;
+                        final long n = copy.run(scanned - done);
+                        copyRun(packed, done, window, to, n);
+                        done += n;
+                        copy.skip(n);
+                    }
+                    writeFully(window.asByteBuffer(), start);
+                }
+            }
+        }
+        return done;
+    }
+
+    /**
+     * The windows of a sieved access, one after the other: from where the last one ended, the runs whose holes
+     * stay under {@link #SIEVE_GAP} and whose span stays within {@link #SIEVE_BUFFER} (always at least one run);
+     * the native buffer a window is read into, and the cursor that copies the runs ({@code copy}), behind the one
+     * that finds where a window ends.
+     */
+    private static final class Window implements AutoCloseable {
+        final FileLayout.Cursor copy;
+        private final FileLayout.Cursor scan;
+        private final long len;
+        private final long size;
+        private final Arena arena = Arena.ofConfined();
+        private MemorySegment sieve;
+        /** The window's file range, its runs, and the access's bytes up to its end. */
+        long start;
+        long end;
+        int runs;
+        long scanned;
+
+        Window(final FileLayout view, final long data, final long len) {
+            this.copy = view.cursor(data);
+            this.scan = copy.copy();
+            this.len = len;
+            this.size = Math.min(SIEVE_BUFFER, view.fileOffset(data + len - 1) + 1 - copy.fileOffset());
+        }
+
+        void next() {
+            start = scan.fileOffset();
+            end = start;
+            runs = 0;
+            while (scanned < len) {
+                final long at = scan.fileOffset();
+                final long n = scan.run(len - scanned);
+                if (runs > 0 && (at - end >= SIEVE_GAP || at + n - start > SIEVE_BUFFER)) {
+                    return;
+                }
+                runs++;
+                end = at + n;
+                scanned += n;
+                scan.skip(n);
+            }
+        }
+
+        /** The window's bytes, in the access's buffer (made at the first window of more than one run). */
+        MemorySegment buffer() {
+            if (sieve == null) {
+                sieve = arena.allocate(size);
+            }
+            return sieve.asSlice(0, end - start);
+        }
+
+        @Override
+        public void close() {
+            arena.close();
+        }
+    }
+
+    /** Copies a run into or out of a sieve: the few bytes of a strided view's run by value, longer runs in bulk. */
     private static void copyRun(final MemorySegment from, final long at, final MemorySegment to, final long into,
                                 final long n) {
         if (n == Integer.BYTES) {
@@ -232,6 +346,8 @@ final class FileIo {
             channel.close();
         } catch (final IOException e) {
             throw error(e, "close");
+        } finally {
+            locks.close();
         }
     }
 

@@ -164,7 +164,7 @@ final class FileLayout {
      * block by a division and a search, which a run of a few bytes (a strided view) pays for every run.
      */
     final class Cursor {
-        /** The view position (contiguous filetype), or the tile's first file byte, the block in it and the bytes into the block. */
+        /** The view position (contiguous filetype), or the tile's first file byte, its block and the bytes into it. */
         private long data;
         private long tileBase;
         private int block;

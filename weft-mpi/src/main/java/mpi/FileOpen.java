@@ -41,11 +41,13 @@ final class FileOpen {
         final Comm c = comm.dup();
         c.errhandler = MPI.ERRORS_RETURN;
         FileChannel ch = null;
+        FileLocks locks = null;
         try {
             MPIException mine = null;
             if (c.rank == 0) {
                 try {
                     ch = channel(path, amode, true);
+                    locks = FileLocks.open(path, amode);
                 } catch (final MPIException e) {
                     mine = e;
                 }
@@ -54,12 +56,13 @@ final class FileOpen {
             if (c.rank != 0) {
                 try {
                     ch = channel(path, amode, false);
+                    locks = FileLocks.open(path, amode);
                 } catch (final MPIException e) {
                     mine = e;
                 }
             }
             agree(c, mine, false);
-            final FileIo io = new FileIo(ch);
+            final FileIo io = new FileIo(ch, locks, (amode & MPI.MODE_RDWR) != 0);
             final SharedPointer shared = SharedPointer.create(c);
             final long size = io.size();
             if ((amode & MPI.MODE_APPEND) != 0) {
@@ -71,6 +74,9 @@ final class FileOpen {
             return new Opened(c, path, io, shared, size);
         } catch (final MPIException | RuntimeException e) {
             closeQuietly(ch, e);
+            if (locks != null) {
+                locks.close();
+            }
             try {
                 c.free();
             } catch (final MPIException f) {

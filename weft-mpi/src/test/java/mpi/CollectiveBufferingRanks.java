@@ -44,6 +44,11 @@ public final class CollectiveBufferingRanks {
         interleaved(c, w, name, rank, size, off, "collective buffering disabled", 0);
         holesAndEnd(c, w, name, rank, size);
         sieveWindows(c, w, name, rank);
+        sievedWrites(c, w, name, rank, size, new Info(), "sieved");
+        final Info plain = new Info();
+        plain.set(FileIo.DS_WRITE, "disable");
+        sievedWrites(c, w, name, rank, size, plain, "run by run");
+        twoHandlesInOneRank(c, w, name, rank);
         disjointAndErrors(c, w, name, rank, size);
         c.done();
         MPI.Finalize();
@@ -181,6 +186,85 @@ public final class CollectiveBufferingRanks {
             c.equal(i * far + rank, few[i], "sparse: int " + i);
         }
         f.close();
+    }
+
+    /**
+     * Independent writes through interleaved views, all ranks at once, over and over: sieved (each rank reads a
+     * window, patches its ints and writes the window back, holes and all), a rank's read-modify-write must hold
+     * its range alone, or it writes back another rank's ints as they were before that rank wrote them. Then
+     * writes whose holes are larger than the sieve's gap, and a write past the end of the file.
+     */
+    private static void sievedWrites(final Checks c, final Intracomm w, final String name, final int rank,
+                                     final int size, final Info hints, final String what) throws Exception {
+        final File f = new File(w, name, MPI.MODE_CREATE | MPI.MODE_RDWR | MPI.MODE_DELETE_ON_CLOSE, hints);
+        f.setView((long) rank * 4, MPI.INT, strided(size), "native");
+        final int n = 5_000;
+        final int[] mine = new int[n];
+        for (int round = 1; round <= 20; round++) {
+            for (int i = 0; i < n; i++) {
+                mine[i] = value(rank, i, round);
+            }
+            c.equal(n, f.writeAt(0, mine, n, MPI.INT).getCount(MPI.INT), what + ": writeAt counts");
+        }
+        w.barrier();
+        f.setView(0, MPI.INT, MPI.INT, "native");
+        final int[] all = new int[n * size];
+        f.readAt(0, all, all.length, MPI.INT);
+        int lost = 0;
+        for (int i = 0; i < n; i++) {
+            for (int r = 0; r < size; r++) {
+                lost += all[i * size + r] == value(r, i, 20) ? 0 : 1;
+            }
+        }
+        c.equal(0, lost, what + ": ints lost or stale after concurrent interleaved writes");
+        w.barrier();
+        final int far = 20 * 1024; // ints: 80 KiB apart, more than the sieve's gap
+        final Datatype sparse = Datatype.createResized(MPI.INT, 0, far * 4);
+        sparse.commit();
+        f.setView((long) rank * 4, MPI.INT, sparse, "native");
+        final int[] few = {rank + 11, rank + 22, rank + 33};
+        f.writeAt(n * size / far + 2, few, 3, MPI.INT); // past the end of the file
+        w.barrier();
+        final int[] back = new int[3];
+        c.equal(3, f.readAt(n * size / far + 2, back, 3, MPI.INT).getCount(MPI.INT), what + ": sparse read back");
+        c.that(java.util.Arrays.equals(few, back), what + ": sparse ints past the old end");
+        f.close();
+    }
+
+    /**
+     * One rank opens the file twice (two handles, one process) in atomic mode and writes through both: the
+     * handles' byte-range locks set against each other and wait (they are locks of two opens), never fail.
+     */
+    private static void twoHandlesInOneRank(final Checks c, final Intracomm w, final String name, final int rank)
+        throws Exception {
+        if (rank == 0) {
+            final String own = name + ".self";
+            final File a = new File(MPI.COMM_SELF, own, MPI.MODE_CREATE | MPI.MODE_RDWR | MPI.MODE_DELETE_ON_CLOSE);
+            final File b = new File(MPI.COMM_SELF, own, MPI.MODE_RDWR);
+            a.setAtomicity(true);
+            b.setAtomicity(true);
+            final Thread t = Thread.ofPlatform().start(() -> {
+                try {
+                    for (int i = 0; i < 200; i++) {
+                        b.writeAt(0, new int[] {i, i, i, i}, 4, MPI.INT);
+                    }
+                } catch (final MPIException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            final int[] seen = new int[4];
+            int torn = 0;
+            for (int i = 0; i < 200; i++) {
+                a.writeAt(0, new int[] {-1, -1, -1, -1}, 4, MPI.INT);
+                a.readAt(0, seen, 4, MPI.INT);
+                torn += seen[0] == seen[1] && seen[1] == seen[2] && seen[2] == seen[3] ? 0 : 1;
+            }
+            t.join();
+            c.equal(0, torn, "two handles in atomic mode: a read saw a write half done");
+            b.close();
+            a.close();
+        }
+        w.barrier();
     }
 
     /** Contiguous parts that do not interleave go independent; a rank's own bad argument is its own error. */

@@ -95,6 +95,8 @@ class FileAsyncTest {
             assertEquals(i, ran.get(i), "access " + i);
         }
         async.close();
+        // the pool is terminated when close returns; its thread leaves a moment later (it sets that state itself)
+        ioThread.get().join(java.time.Duration.ofNanos(WAIT_NS));
         assertFalse(ioThread.get().isAlive(), "close ends the file's I/O thread");
     }
 }

@@ -32,6 +32,7 @@ import static weft.ucs.sys.Downcalls.setupLong;
 public final class LibC {
     // ---- constants (Linux, x86_64 and aarch64 share these) ----
     public static final int O_RDONLY = 0;
+    public static final int O_WRONLY = 1;
     public static final int O_RDWR = 2;
     public static final int O_CREAT = 0100;
     public static final int O_EXCL = 0200;
@@ -100,6 +101,14 @@ public final class LibC {
     public static final int POLLHUP = 0x10;
     public static final int POLLNVAL = 0x20;
     public static final int F_GETFD = 1;
+    /** Open file description locks (Linux 3.15+): byte-range locks owned by the open file, not the process. */
+    public static final int F_OFD_SETLK = 37;
+    public static final int F_OFD_SETLKW = 38;
+    public static final short F_RDLCK = 0;
+    public static final short F_WRLCK = 1;
+    public static final short F_UNLCK = 2;
+    /** struct flock: l_type (short) at 0, l_whence (short) at 2, l_start at 8, l_len at 16, l_pid (int) at 24. */
+    public static final long FLOCK_SIZE = 32;
     public static final int ENOTSOCK = 88;
     public static final int PR_SET_PTRACER = 0x59616d61;
     public static final long PR_SET_PTRACER_ANY = -1L;
@@ -616,6 +625,15 @@ public final class LibC {
             return r >= 0 ? r : lastErrno() == EAGAIN ? -EAGAIN : setupLong(Splice.H, in, 0L, out, 0L, len, flags);
         } catch (final Throwable t) {
             throw rethrow(t);
+        }
+    }
+
+    /** fcntl(2) with a pointer argument (a struct flock for F_OFD_SETLKW, ...). */
+    public static int fcntl(final int fd, final int cmd, final MemorySegment arg) {
+        try {
+            return setupInt(Fcntl.H, fd, cmd, address(arg), 0, 0, 0);
+        } finally {
+            Reference.reachabilityFence(arg);
         }
     }
 

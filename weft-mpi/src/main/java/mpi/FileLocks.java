@@ -1,0 +1,112 @@
+package mpi;
+
+import weft.ucs.sys.LibC;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Byte-range locks of one open MPI file, between processes and between the threads of one: open file description
+ * locks ({@code F_OFD_SETLKW}) on a descriptor of the file's own, which conflict with every other open of the file
+ * (other ranks, another {@link File} of the same path in this process) and wait rather than fail, and a lock
+ * that lets one thread of those sharing this open hold ranges at a time: the kernel neither sets them against
+ * each other nor keeps their ranges apart (two shared ranges of one open merge, and unlocking one would drop
+ * the other's overlap).
+ *
+ * <p>Who takes what ({@link FileIo}): a write shares the range it touches, a sieved write (read, patch, write back
+ * holes and all) and an atomic-mode write hold it alone, an atomic-mode read shares it. So a sieved write never
+ * puts back stale bytes over what another rank wrote into its holes meanwhile, and plain writes never wait for
+ * each other. A file opened write-only has a descriptor that cannot take shared locks: its writes hold their
+ * ranges alone.
+ *
+ * <pre>{@code
+ * try (FileLocks.Held h = locks.lock(from, to, true)) {
+ *     ... read, patch, write back [from, to)
+ * }
+ * }</pre>
+ */
+final class FileLocks implements AutoCloseable {
+    private final int fd;
+    private final boolean canShare;
+    private final ReentrantLock threads = new ReentrantLock();
+    /** The struct flock of every call: used only by the thread holding {@code threads}. */
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment flock = arena.allocate(LibC.FLOCK_SIZE, 8); // zeroed: SEEK_SET, l_pid 0
+
+    private FileLocks(final int fd, final boolean canShare) {
+        this.fd = fd;
+        this.canShare = canShare;
+    }
+
+    /** A lock descriptor for {@code path}, opened with the access {@code amode} gives the file. */
+    static FileLocks open(final Path path, final int amode) throws MPIException {
+        final int access = (amode & MPI.MODE_RDWR) != 0 ? LibC.O_RDWR
+            : (amode & MPI.MODE_WRONLY) != 0 ? LibC.O_WRONLY : LibC.O_RDONLY;
+        try (Arena a = Arena.ofConfined()) {
+            final int fd = LibC.open(a.allocateFrom(path.toString()), access | LibC.O_CLOEXEC, 0);
+            if (fd < 0) {
+                throw new MPIException(MPI.ERR_IO, "cannot open " + path + " for its byte-range locks: "
+                    + LibC.strerror(-fd));
+            }
+            return new FileLocks(fd, access != LibC.O_WRONLY);
+        }
+    }
+
+    /** A held range: closing it releases it. */
+    final class Held implements AutoCloseable {
+        private final long from;
+        private final long to;
+
+        private Held(final long from, final long to) {
+            this.from = from;
+            this.to = to;
+        }
+
+        @Override
+        public void close() throws MPIException {
+            try {
+                set(LibC.F_UNLCK, from, to);
+            } finally {
+                threads.unlock();
+            }
+        }
+    }
+
+    /** Holds [{@code from}, {@code to}) of the file, alone ({@code exclusive}) or shared, waiting as long as needed. */
+    Held lock(final long from, final long to, final boolean exclusive) throws MPIException {
+        threads.lock();
+        try {
+            set(exclusive || !canShare ? LibC.F_WRLCK : LibC.F_RDLCK, from, to);
+            return new Held(from, to);
+        } catch (final MPIException | RuntimeException e) {
+            threads.unlock();
+            throw e;
+        }
+    }
+
+    private void set(final short type, final long from, final long to) throws MPIException {
+        if (to <= from) {
+            return; // nothing touched (a zero length would mean "to the end of the file")
+        }
+        flock.set(ValueLayout.JAVA_SHORT, 0, type);
+        flock.set(ValueLayout.JAVA_LONG, 8, from);
+        flock.set(ValueLayout.JAVA_LONG, 16, to - from);
+        int r;
+        do {
+            r = LibC.fcntl(fd, LibC.F_OFD_SETLKW, flock);
+        } while (r == -LibC.EINTR);
+        if (r < 0) {
+            throw new MPIException(MPI.ERR_IO, "byte-range lock of [" + from + ", " + to + ") failed: "
+                + LibC.strerror(-r));
+        }
+    }
+
+    @Override
+    public void close() {
+        LibC.close(fd);
+        arena.close();
+    }
+}
