@@ -71,7 +71,7 @@ final class FileIo {
         if (len == 0) {
             return 0;
         }
-        final boolean sieves = sieveWrites;
+        final boolean sieves = sieveWrites && locks.supported();
         final boolean sieve = write && sieves && readable && !view.contiguous();
         try {
             if (!atomic && (!write || !sieves)) { // nobody of this open sieves: no lock to share
@@ -115,7 +115,7 @@ final class FileIo {
     /** Writes all of {@code seg} at file byte {@code at} (an aggregator of a two-phase write), sharing its range. */
     void writeFully(final MemorySegment seg, final long at) throws MPIException {
         try {
-            if (!sieveWrites) {
+            if (!sieveWrites || !locks.supported()) {
                 writeFully(seg.asByteBuffer(), at);
                 return;
             }

@@ -14,7 +14,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * (other ranks, another {@link File} of the same path in this process) and wait rather than fail, and a lock
  * that lets one thread of those sharing this open hold ranges at a time: the kernel neither sets them against
  * each other nor keeps their ranges apart (two shared ranges of one open merge, and unlocking one would drop
- * the other's overlap).
+ * the other's overlap). On a file system without these locks ({@link #supported} false, found at open) every
+ * lock is a no-op and {@link FileIo} does not sieve writes.
  *
  * <p>Who takes what ({@link FileIo}): a write shares the range it touches, a sieved write (read, patch, write back
  * holes and all) and an atomic-mode write hold it alone, an atomic-mode read shares it. So a sieved write never
@@ -31,6 +32,8 @@ import java.util.concurrent.locks.ReentrantLock;
 final class FileLocks implements AutoCloseable {
     private final int fd;
     private final boolean canShare;
+    private final boolean supported;
+    private boolean closed;
     private final ReentrantLock threads = new ReentrantLock();
     /** The struct flock of every call: used only by the thread holding {@code threads}. */
     private final Arena arena = Arena.ofShared();
@@ -39,6 +42,17 @@ final class FileLocks implements AutoCloseable {
     private FileLocks(final int fd, final boolean canShare) {
         this.fd = fd;
         this.canShare = canShare;
+        // a question that changes nothing: may this file be locked at all?
+        flock.set(ValueLayout.JAVA_SHORT, 0, canShare ? LibC.F_RDLCK : LibC.F_WRLCK);
+        flock.set(ValueLayout.JAVA_LONG, 16, 1);
+        final int r = LibC.fcntl(fd, LibC.F_OFD_GETLK, flock);
+        supported = r >= 0 || (r != -LibC.EINVAL && r != -LibC.ENOLCK && r != -LibC.EOPNOTSUPP);
+        flock.fill((byte) 0); // the kernel wrote its answer there, and a lock call needs l_pid 0
+    }
+
+    /** True if the file system keeps these locks (else every lock is a no-op). */
+    boolean supported() {
+        return supported;
     }
 
     /** A lock descriptor for {@code path}, opened with the access {@code amode} gives the file. */
@@ -51,7 +65,12 @@ final class FileLocks implements AutoCloseable {
                 throw new MPIException(MPI.ERR_IO, "cannot open " + path + " for its byte-range locks: "
                     + LibC.strerror(-fd));
             }
-            return new FileLocks(fd, access != LibC.O_WRONLY);
+            try {
+                return new FileLocks(fd, access != LibC.O_WRONLY);
+            } catch (final RuntimeException e) {
+                LibC.close(fd);
+                throw e;
+            }
         }
     }
 
@@ -88,8 +107,8 @@ final class FileLocks implements AutoCloseable {
     }
 
     private void set(final short type, final long from, final long to) throws MPIException {
-        if (to <= from) {
-            return; // nothing touched (a zero length would mean "to the end of the file")
+        if (to <= from || !supported) {
+            return; // nothing touched (a zero length would mean "to the end of the file"), or no locks here
         }
         flock.set(ValueLayout.JAVA_SHORT, 0, type);
         flock.set(ValueLayout.JAVA_LONG, 8, from);
@@ -106,7 +125,15 @@ final class FileLocks implements AutoCloseable {
 
     @Override
     public void close() {
-        LibC.close(fd);
-        arena.close();
+        threads.lock();
+        try {
+            if (!closed) { // the descriptor's number may be another file's once closed: close it once
+                closed = true;
+                LibC.close(fd);
+                arena.close();
+            }
+        } finally {
+            threads.unlock();
+        }
     }
 }

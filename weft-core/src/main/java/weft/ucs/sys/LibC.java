@@ -102,6 +102,7 @@ public final class LibC {
     public static final int POLLNVAL = 0x20;
     public static final int F_GETFD = 1;
     /** Open file description locks (Linux 3.15+): byte-range locks owned by the open file, not the process. */
+    public static final int F_OFD_GETLK = 36;
     public static final int F_OFD_SETLK = 37;
     public static final int F_OFD_SETLKW = 38;
     public static final short F_RDLCK = 0;
@@ -123,6 +124,8 @@ public final class LibC {
     public static final int EACCES = 13;
     public static final int EFAULT = 14;
     public static final int EINVAL = 22;
+    public static final int ENOLCK = 37;
+    public static final int EOPNOTSUPP = 95;
     public static final int EPIPE = 32;
     public static final int EADDRINUSE = 98;
     public static final int ECONNRESET = 104;
