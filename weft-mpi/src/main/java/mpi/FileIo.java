@@ -17,9 +17,9 @@ import java.nio.file.NoSuchFileException;
  * threads and ranks never disturb each other's offsets). The ranks of a job run on one machine and open the
  * same file, so the file system itself is what they share. Reads and writes through views with holes are sieved
  * (many runs and the small holes between them in one call; a write reads, patches and writes back under an
- * exclusive lock of its range), and every write and atomic-mode access holds a byte-range lock ({@link FileLocks})
- * for its whole duration: atomic mode's accesses do not interleave, and a sieved write never writes back stale
- * bytes over another rank's write into its holes.
+ * exclusive lock of each window), and every write (while writes are sieved: {@link #DS_WRITE}) and atomic-mode
+ * access holds a byte-range lock ({@link FileLocks}): atomic mode's accesses do not interleave, and a sieved write
+ * never writes back stale bytes over another rank's write into its holes.
  */
 final class FileIo {
     /** A read goes through holes smaller than this rather than making another call (data sieving). */
