@@ -92,10 +92,10 @@ final class FileIo {
 
     private long runs(final boolean write, final FileLayout view, final long data, final MemorySegment packed,
                       final long len) throws IOException {
-        final ByteBuffer bytes = packed.asByteBuffer();
         if (!write && !view.contiguous()) {
             return sieved(view, data, packed, len);
         }
+        final ByteBuffer bytes = packed.asByteBuffer();
         long done = 0;
         final FileLayout.Cursor cur = view.cursor(data);
         while (done < len) {
