@@ -71,23 +71,28 @@ final class FileIo {
         if (len == 0) {
             return 0;
         }
-        final boolean sieves = sieveWrites && locks.supported();
-        final boolean sieve = write && sieves && readable && !view.contiguous();
         try {
-            if (!atomic && (!write || !sieves)) { // nobody of this open sieves: no lock to share
+            if (!atomic && !(write && sieving())) { // a read, or a write where nobody of this open sieves
                 return runs(write, view, data, packed, len);
             }
+            final boolean sieve = write && readable && !view.contiguous();
             if (sieve && !atomic) { // each window holds its range alone while it is patched: ranks pipeline
                 return sievedWrite(view, data, packed, len, true);
             }
             final long first = view.fileOffset(data);
             final long end = view.fileOffset(data + len - 1) + 1;
-            try (FileLocks.Held ignored = locks.lock(first, end, sieve || atomic && write)) {
-                return sieve ? sievedWrite(view, data, packed, len, false) : runs(write, view, data, packed, len);
+            try (FileLocks.Held ignored = locks.lock(first, end, atomic && write)) { // else a write shares
+                return sieve && sieving() ? sievedWrite(view, data, packed, len, false)
+                    : runs(write, view, data, packed, len);
             }
         } catch (final IOException e) {
             throw error(e, write ? "write" : "read");
         }
+    }
+
+    /** Writes through views with holes are sieved, so every write of this open takes a lock. */
+    private boolean sieving() {
+        return sieveWrites && locks.supported();
     }
 
     private long runs(final boolean write, final FileLayout view, final long data, final MemorySegment packed,
@@ -115,7 +120,7 @@ final class FileIo {
     /** Writes all of {@code seg} at file byte {@code at} (an aggregator of a two-phase write), sharing its range. */
     void writeFully(final MemorySegment seg, final long at) throws MPIException {
         try {
-            if (!sieveWrites || !locks.supported()) {
+            if (!sieving()) {
                 writeFully(seg.asByteBuffer(), at);
                 return;
             }

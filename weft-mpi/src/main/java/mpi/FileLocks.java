@@ -3,6 +3,7 @@ package mpi;
 import weft.ucs.sys.LibC;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
@@ -30,24 +31,24 @@ import java.util.concurrent.locks.ReentrantLock;
  * }</pre>
  */
 final class FileLocks implements AutoCloseable {
+    private static final long TYPE = LibC.FLOCK.byteOffset(MemoryLayout.PathElement.groupElement("l_type"));
+    private static final long START = LibC.FLOCK.byteOffset(MemoryLayout.PathElement.groupElement("l_start"));
+    private static final long LEN = LibC.FLOCK.byteOffset(MemoryLayout.PathElement.groupElement("l_len"));
+
     private final int fd;
     private final boolean canShare;
     private final boolean supported;
+    /** Set by {@link #close} under {@code threads}: a closed descriptor's number may be another file's. */
     private boolean closed;
     private final ReentrantLock threads = new ReentrantLock();
     /** The struct flock of every call: used only by the thread holding {@code threads}. */
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment flock = arena.allocate(LibC.FLOCK_SIZE, 8); // zeroed: SEEK_SET, l_pid 0
+    private final MemorySegment flock = arena.allocate(LibC.FLOCK); // zeroed: SEEK_SET, l_pid 0
 
-    private FileLocks(final int fd, final boolean canShare) {
+    private FileLocks(final int fd, final boolean canShare, final boolean supported) {
         this.fd = fd;
         this.canShare = canShare;
-        // a question that changes nothing: may this file be locked at all?
-        flock.set(ValueLayout.JAVA_SHORT, 0, canShare ? LibC.F_RDLCK : LibC.F_WRLCK);
-        flock.set(ValueLayout.JAVA_LONG, 16, 1);
-        final int r = LibC.fcntl(fd, LibC.F_OFD_GETLK, flock);
-        supported = r >= 0 || (r != -LibC.EINVAL && r != -LibC.ENOLCK && r != -LibC.EOPNOTSUPP);
-        flock.fill((byte) 0); // the kernel wrote its answer there, and a lock call needs l_pid 0
+        this.supported = supported;
     }
 
     /** True if the file system keeps these locks (else every lock is a no-op). */
@@ -55,22 +56,26 @@ final class FileLocks implements AutoCloseable {
         return supported;
     }
 
-    /** A lock descriptor for {@code path}, opened with the access {@code amode} gives the file. */
+    /**
+     * A lock descriptor for {@code path}, opened with the access {@code amode} gives the file, and whether its
+     * file system keeps such locks (a question that changes nothing: {@code F_OFD_GETLK}).
+     */
     static FileLocks open(final Path path, final int amode) throws MPIException {
         final int access = (amode & MPI.MODE_RDWR) != 0 ? LibC.O_RDWR
             : (amode & MPI.MODE_WRONLY) != 0 ? LibC.O_WRONLY : LibC.O_RDONLY;
+        final boolean canShare = access != LibC.O_WRONLY;
         try (Arena a = Arena.ofConfined()) {
             final int fd = LibC.open(a.allocateFrom(path.toString()), access | LibC.O_CLOEXEC, 0);
             if (fd < 0) {
                 throw new MPIException(MPI.ERR_IO, "cannot open " + path + " for its byte-range locks: "
                     + LibC.strerror(-fd));
             }
-            try {
-                return new FileLocks(fd, access != LibC.O_WRONLY);
-            } catch (final RuntimeException e) {
-                LibC.close(fd);
-                throw e;
-            }
+            final MemorySegment probe = a.allocate(LibC.FLOCK);
+            probe.set(ValueLayout.JAVA_SHORT, TYPE, canShare ? LibC.F_RDLCK : LibC.F_WRLCK);
+            probe.set(ValueLayout.JAVA_LONG, LEN, 1);
+            final int r = LibC.fcntl(fd, LibC.F_OFD_GETLK, probe);
+            return new FileLocks(fd, canShare,
+                r >= 0 || r != -LibC.EINVAL && r != -LibC.ENOLCK && r != -LibC.EOPNOTSUPP);
         }
     }
 
@@ -107,12 +112,15 @@ final class FileLocks implements AutoCloseable {
     }
 
     private void set(final short type, final long from, final long to) throws MPIException {
+        if (closed) {
+            throw new MPIException(MPI.ERR_FILE, "the file is closed");
+        }
         if (to <= from || !supported) {
             return; // nothing touched (a zero length would mean "to the end of the file"), or no locks here
         }
-        flock.set(ValueLayout.JAVA_SHORT, 0, type);
-        flock.set(ValueLayout.JAVA_LONG, 8, from);
-        flock.set(ValueLayout.JAVA_LONG, 16, to - from);
+        flock.set(ValueLayout.JAVA_SHORT, TYPE, type);
+        flock.set(ValueLayout.JAVA_LONG, START, from);
+        flock.set(ValueLayout.JAVA_LONG, LEN, to - from);
         int r;
         do {
             r = LibC.fcntl(fd, LibC.F_OFD_SETLKW, flock);
@@ -127,7 +135,7 @@ final class FileLocks implements AutoCloseable {
     public void close() {
         threads.lock();
         try {
-            if (!closed) { // the descriptor's number may be another file's once closed: close it once
+            if (!closed) {
                 closed = true;
                 LibC.close(fd);
                 arena.close();

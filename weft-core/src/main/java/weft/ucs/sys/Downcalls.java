@@ -41,18 +41,18 @@ final class Downcalls {
      * result; linked with errno captured ({@link #setup}) or without ({@link #plain}). Linking generates code
      * per call shape and options (shared by every function of that shape; the AOT cache does not keep it):
      * the first link of a process costs about 0.17 CPU s, each further shape about 15 ms and its compiles, so
-     * two shapes instead of one per C prototype were most of the time a PE spent opening its context. On the ABIs Weft
+     * one shape instead of one per C prototype saves most of the time a PE spent opening its context. On the ABIs Weft
      * runs on (Linux on x86-64 and AArch64) integer and pointer arguments travel in the same 64-bit registers
      * whatever their C width, a function ignores the registers it has no parameter for, and an {@code int}
      * result is the low half of the register: {@link #setupInt} narrows it, and pointers go as the addresses
      * of native memory ({@link #address}).
      */
-    private static final FunctionDescriptor SETUP_SHAPE = FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
+    private static final FunctionDescriptor SHAPE = FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG,
         JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
 
-    /** {@code name} linked with the setup path's call shape (see {@link #SETUP_SHAPE}). */
+    /** {@code name} linked with the call shape, errno captured (see {@link #SHAPE}): the setup path's calls. */
     static MethodHandle setup(final String name) {
-        return LINKER.downcallHandle(symbol(name), SETUP_SHAPE, Linker.Option.captureCallState("errno"));
+        return LINKER.downcallHandle(symbol(name), SHAPE, Linker.Option.captureCallState("errno"));
     }
 
     /** Calls a setup-shape function returning a C {@code int}: its result, or -errno. */
@@ -94,14 +94,14 @@ final class Downcalls {
     }
 
     /**
-     * {@code name} linked with the setup path's call shape without errno capture: the data path's calls (reads,
-     * writes, sends, epoll_wait, process_vm_readv), which must not allocate and read errno only when they
-     * fail ({@link #lastErrno}), share this one shape, linked once per process as {@link #SETUP_SHAPE} is. A
+     * {@code name} linked with the call shape without errno capture: the data path's calls (reads, writes, sends,
+     * epoll_wait, process_vm_readv), which must not allocate and read errno only when they fail
+     * ({@link #lastErrno}). A
      * call passes its {@code int} arguments as {@code long}s and narrows an {@code int} result, as
      * {@link #setupInt} does.
      */
     static MethodHandle plain(final String name) {
-        return LINKER.downcallHandle(symbol(name), SETUP_SHAPE);
+        return LINKER.downcallHandle(symbol(name), SHAPE);
     }
 
     static MemorySegment symbol(final String name) {

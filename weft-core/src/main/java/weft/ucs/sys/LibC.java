@@ -10,6 +10,7 @@ import java.lang.ref.Reference;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import static weft.ucs.sys.Downcalls.lastErrno;
 import static weft.ucs.sys.Downcalls.plain;
 import static weft.ucs.sys.Downcalls.rethrow;
@@ -108,8 +109,7 @@ public final class LibC {
     public static final short F_RDLCK = 0;
     public static final short F_WRLCK = 1;
     public static final short F_UNLCK = 2;
-    /** struct flock: l_type (short) at 0, l_whence (short) at 2, l_start at 8, l_len at 16, l_pid (int) at 24. */
-    public static final long FLOCK_SIZE = 32;
+
     public static final int ENOTSOCK = 88;
     public static final int PR_SET_PTRACER = 0x59616d61;
     public static final long PR_SET_PTRACER_ANY = -1L;
@@ -139,6 +139,10 @@ public final class LibC {
     /** {@code struct epoll_event {uint32_t events; uint64_t data;}}, packed on x86_64 (12 bytes). */
     public static final StructLayout EPOLL_EVENT = MemoryLayout.structLayout(JAVA_INT.withName("events"),
         JAVA_LONG.withByteAlignment(4).withName("data"));
+    /** {@code struct flock {short l_type; short l_whence; off_t l_start; off_t l_len; pid_t l_pid;}} (32 bytes). */
+    public static final StructLayout FLOCK = MemoryLayout.structLayout(JAVA_SHORT.withName("l_type"),
+        JAVA_SHORT.withName("l_whence"), MemoryLayout.paddingLayout(4), JAVA_LONG.withName("l_start"),
+        JAVA_LONG.withName("l_len"), JAVA_INT.withName("l_pid"), MemoryLayout.paddingLayout(4));
     /** {@code struct pollfd {int fd; short events; short revents;}}. */
     public static final long POLLFD_SIZE = 8;
     public static final long SOCKADDR_IN_SIZE = 16;
