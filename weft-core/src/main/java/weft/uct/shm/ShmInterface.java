@@ -148,15 +148,9 @@ final class ShmInterface extends AbstractInterface<ShmEndpoint> implements FifoC
         consumer = new FifoConsumer(fifo, fifoSize, (int) elemSize, ShmMemoryDomain.PID, releaseEvery);
         cellDesc = new int[fifoSize];
         cellMask = fifoSize - 1;
-        for (int i = 0; i < fifoSize; i++) {
-            cellDesc[i] = i;
-            fifo.set(ValueLayout.JAVA_INT, consumer.elementOffset(i) + ELEMENT_DESC_OFFSET, i);
-        }
         freeDescs = new int[descCount];
         kept = new boolean[descCount];
-        for (int i = fifoSize; i < descCount; i++) {
-            freeDescs[freeCount++] = i;
-        }
+        freeCount = bindDescriptors(fifo, consumer, cellDesc, freeDescs);
         signalByte = arena.allocate(1);
         statBuffer = ProcessLiveness.newBuffer(arena);
         final byte[] ifaceAddress = new ShmAddress.Iface(ShmMemoryDomain.PID, ShmMemoryDomain.START_TIME, f.fd(),
@@ -174,6 +168,24 @@ final class ShmInterface extends AbstractInterface<ShmEndpoint> implements FifoC
             maxShort, segSize, 0, 0, 1,
             Integer.MAX_VALUE, segSize, Long.MAX_VALUE, segSize, Long.MAX_VALUE,
             80, 10, 15360.0 * (1 << 20), 10), ShmAddress.DEVICE_ADDRESS, ifaceAddress);
+    }
+
+    /**
+     * Binds cell i to descriptor i and lists the spare descriptors in {@code free}; returns their count. Out of
+     * the constructor: with Weft's early compile thresholds its loops (512 spare descriptors by default) would
+     * otherwise have the whole constructor compiled by C2 for one call (370 ms of a perftest's start-up).
+     */
+    private static int bindDescriptors(final MemorySegment fifo, final FifoConsumer consumer, final int[] cellDesc,
+                                       final int[] free) {
+        for (int i = 0; i < cellDesc.length; i++) {
+            cellDesc[i] = i;
+            fifo.set(ValueLayout.JAVA_INT, consumer.elementOffset(i) + ELEMENT_DESC_OFFSET, i);
+        }
+        int n = 0;
+        for (int i = cellDesc.length; i < free.length; i++) {
+            free[n++] = i;
+        }
+        return n;
     }
 
     // ---- receive ----

@@ -192,20 +192,25 @@ final class PerfRun {
                 final Responder responder = new Responder(side, p.warmup() + p.iterations());
                 // serve until the client says it is done (it has then received everything it needs)
                 watchdog.begin();
-                while (true) {
-                    worker.progress();
-                    responder.poll();
-                    watchdog.checkPeer("serving the test");
-                    if (watchdog.lastFrame() == ControlChannel.DONE) {
-                        break;
-                    }
-                }
+                serveUntilDone(worker, responder, watchdog);
                 control.receive(ControlChannel.DONE, timeoutNs, "the end of the test");
                 if (!responder.finished()) {
                     throw new PerfException("the client ended the test early (server handled "
                         + responder.received() + " of " + (p.warmup() + p.iterations()) + " iterations)");
                 }
                 control.send(ControlChannel.FIN);
+            }
+        }
+    }
+
+    /** The server's loop, out of {@link #serveOne} so that its early compile is this loop's alone (as UcpRun's). */
+    private static void serveUntilDone(final UctWorker worker, final Responder responder, final Watchdog watchdog) {
+        while (true) {
+            worker.progress();
+            responder.poll();
+            watchdog.checkPeer("serving the test");
+            if (watchdog.lastFrame() == ControlChannel.DONE) {
+                return;
             }
         }
     }

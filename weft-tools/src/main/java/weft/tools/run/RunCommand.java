@@ -39,6 +39,18 @@ public final class RunCommand implements Callable<Integer> {
     /** System property naming the JVM's AOT cache file that the PEs start with (set by the weft script). */
     public static final String AOT_PROPERTY = "weft.tools.aotCache";
     /**
+     * Methods a process runs once per interface or per link, never compiled. The training run calls them once
+     * per perftest, often enough that the cache's counters had every PE compile them as it started (C1, with
+     * an OSR for their loops: 30-60 ms of a PE's start-up, in the foreground when bound), where running them
+     * interpreted takes well under a millisecond (bench/results/2026-11-29-session30-startup-compiles.txt).
+     * The weft script excludes the same list; RunAotCacheTest checks both and that each method exists.
+     * Declared before the lists that use it.
+     */
+    static final List<String> RUN_ONCE = List.of("weft.ucs.queue.FifoDescriptor::init",
+        "weft.uct.shm.ShmInterface::bindDescriptors", "weft.uct.cma.CmaInterface::<init>",
+        "weft.ucs.sys.ProcessLiveness::startTime", "weft.ucs.sys.NodeIdentity::*", "weft.ucs.sys.Downcalls::setup*");
+
+    /**
      * With the AOT cache's profiles, Weft's own methods compile after a hundredth of the usual invocations,
      * so that a short job's first operations run optimized code (as the weft script does for its JVMs). The
      * code a PE runs once to join its job and set up keeps the usual thresholds (the last matching command
@@ -67,6 +79,9 @@ public final class RunCommand implements Callable<Integer> {
         for (final String usual : List.of("mpi.Schedule::*", "weft.runtime.*::*", "weft.ucs.config.*::*",
             "weft.ucs.sys.ProcessLiveness::*", "weft.uct.shm.ShmEndpoint::check", "weft.uct.cma.CmaEndpoint::check")) {
             o.add("-XX:CompileCommand=CompileThresholdScaling," + usual + ",1.0");
+        }
+        for (final String once : RUN_ONCE) {
+            o.add("-XX:CompileCommand=exclude," + once);
         }
         return List.copyOf(o);
     }

@@ -69,6 +69,34 @@ class RunAotCacheTest {
         assertEquals(0, p.exitValue(), cmd + "\n" + out);
     }
 
+    /** Each method the PEs never compile exists: a renamed one would silently be compiled at start-up again. */
+    @Test
+    void theMethodsRunOnceExist() throws ClassNotFoundException {
+        for (final String once : RunCommand.RUN_ONCE) {
+            final String[] cm = once.split("::");
+            final Class<?> c = Class.forName(cm[0]);
+            final String m = cm[1];
+            final boolean found = m.equals("<init>") ? c.getDeclaredConstructors().length > 0
+                : java.util.Arrays.stream(c.getDeclaredMethods()).anyMatch(d -> m.equals("*")
+                    || (m.endsWith("*") ? d.getName().startsWith(m.substring(0, m.length() - 1)) : d.getName().equals(m)));
+            assertTrue(found, "no method " + once);
+        }
+    }
+
+    /** The weft script gives its JVMs (perftest, bench, the training run) the thresholds and exclusions the PEs get. */
+    @Test
+    void theScriptsJitOptionsIncludeThePes() throws IOException, InterruptedException {
+        final Path script = Path.of("..", "weft").toAbsolutePath().normalize();
+        final Process p = new ProcessBuilder("bash", script.toString(), "aot-jit").redirectErrorStream(true).start();
+        final String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "weft aot-jit did not end");
+        assertEquals(0, p.exitValue(), out);
+        final List<String> given = List.of(out.trim().split("\\s+"));
+        for (final String o : RunCommand.AOT_JIT_OPTIONS) {
+            assertTrue(given.contains(o), "weft aot-jit lacks " + o + ": " + given);
+        }
+    }
+
     @Test
     void withoutACacheTheProgramsClassPathComesFirst() {
         System.setProperty(RunCommand.AOT_PROPERTY, tmp.resolve("absent.aot").toString());
