@@ -10,7 +10,6 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 
 /**
  * The wire format of the launcher's key-value service: frames {@code [u32 length][u8 type][payload]}
@@ -62,8 +61,6 @@ final class KvProtocol {
     static final int MAX_KEY_BYTES = 1024;
     static final int MAX_FRAME = 16 << 20;
 
-    private static final SecureRandom RANDOM = new SecureRandom();
-
     private KvProtocol() {
     }
 
@@ -97,7 +94,7 @@ final class KvProtocol {
 
     static byte[] nonce() {
         final byte[] n = new byte[NONCE_BYTES];
-        RANDOM.nextBytes(n);
+        weft.ucs.sys.KernelRandom.nextBytes(n);
         return n;
     }
 

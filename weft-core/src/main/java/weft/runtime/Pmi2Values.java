@@ -4,8 +4,6 @@ import weft.ucs.Status;
 import weft.ucs.WeftException;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -40,12 +38,8 @@ final class Pmi2Values {
         if (PLAIN.matcher(key).matches()) {
             return "weft." + rank + "." + key;
         }
-        try {
-            final byte[] h = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-            return "weft." + rank + ".~" + ENCODER.encodeToString(h).substring(0, 22);
-        } catch (final NoSuchAlgorithmException e) {
-            throw new IllegalStateException("no SHA-256 in this JDK", e);
-        }
+        final byte[] h = weft.ucs.Sha256.of(key.getBytes(StandardCharsets.UTF_8));
+        return "weft." + rank + ".~" + ENCODER.encodeToString(h).substring(0, 22);
     }
 
     /** The key of piece {@code i >= 1} of the value under {@code key}. */

@@ -65,7 +65,7 @@ public final class Context implements AutoCloseable {
      * odd. Symmetric maps use {@link #SOFT_AMO_SYMMETRIC_STAMP} instead, so that their keys stay
      * byte-equal across the PEs of a job.
      */
-    final long softAmoNonce = new java.security.SecureRandom().nextLong() | 1L;
+    final long softAmoNonce = weft.ucs.sys.KernelRandom.nextLong() | 1L;
     /** Even, the same in every process of a job (from {@code WEFT_JOB_ID}). */
     static final long SOFT_AMO_SYMMETRIC_STAMP = symmetricStamp(System.getenv("WEFT_JOB_ID"));
     private long nextMapId;

@@ -2,6 +2,7 @@ package weft.ucp;
 
 import weft.ucs.HmacSha256;
 import weft.ucs.LogLimit;
+import weft.ucs.Sha256;
 import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.config.Config;
@@ -22,7 +23,6 @@ import java.nio.ByteOrder;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.SecureRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -79,7 +79,6 @@ final class SockaddrHandshake {
     private static final AtomicLong NEXT_SN = new AtomicLong();
     /** Connection requests refused by this process's listeners (their warnings are rate-limited). */
     private static final AtomicLong REFUSED = new AtomicLong();
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     private SockaddrHandshake() {
     }
@@ -104,10 +103,8 @@ final class SockaddrHandshake {
                 secret = o == null ? "" : o.toString();
             }
         }
-        final MessageDigest md = HmacSha256.sha256();
-        md.update("weft-ucp-listener-v1:".getBytes(StandardCharsets.US_ASCII));
-        md.update(secret.getBytes(StandardCharsets.UTF_8));
-        return md.digest();
+        return new Sha256().update("weft-ucp-listener-v1:".getBytes(StandardCharsets.US_ASCII))
+            .digest(secret.getBytes(StandardCharsets.UTF_8));
     }
 
     static boolean hasSecret(final Config config) {
@@ -143,7 +140,7 @@ final class SockaddrHandshake {
      */
     static Incoming serve(final Socket s, final byte[] key, final byte[] localAddress) throws IOException {
         final byte[] nonce = new byte[NONCE];
-        RANDOM.nextBytes(nonce);
+        weft.ucs.sys.KernelRandom.nextBytes(nonce);
         return serve(s.getInputStream(), s.getOutputStream(), s.getRemoteSocketAddress(), key, localAddress, nonce);
     }
 

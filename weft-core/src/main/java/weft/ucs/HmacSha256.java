@@ -1,13 +1,10 @@
 package weft.ucs;
 
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-
 /**
- * HMAC-SHA256 (RFC 2104) over {@link MessageDigest}: the MAC of the launcher's and the listeners'
- * handshakes. {@code javax.crypto.Mac} computes the same value, but finding its provider walks the JDK's
- * provider list and initializes the providers before SunJCE (about 15 ms of CPU, the largest single cost of a
- * PE's start-up), while SHA-256 comes from the first provider. One use per
+ * HMAC-SHA256 (RFC 2104) over {@link Sha256}: the MAC of the launcher's and the listeners' handshakes.
+ * {@code javax.crypto.Mac} computes the same value, but finding its provider walks the JDK's provider list and
+ * initializes the providers before SunJCE (about 15 ms of CPU), and even the JDK's SHA-256 loads the first
+ * provider (about 10 ms of a PE's main thread as it starts). One use per
  * instance: the key, then {@code update}s, then {@link #doFinal()}. Not thread-safe.
  */
 public final class HmacSha256 {
@@ -17,13 +14,12 @@ public final class HmacSha256 {
     private static final byte IPAD = 0x36;
     private static final byte OPAD = 0x5c;
 
-    private final MessageDigest digest;
+    private final Sha256 digest = new Sha256();
     private final byte[] outerPad = new byte[BLOCK];
     private boolean done;
 
     /** Starts a MAC keyed by {@code key} (any length; a key longer than a block is hashed first, as RFC 2104 says). */
     public HmacSha256(final byte[] key) {
-        digest = sha256();
         final byte[] k = key.length > BLOCK ? digest.digest(key) : key;
         final byte[] innerPad = new byte[BLOCK];
         for (int i = 0; i < BLOCK; i++) {
@@ -60,15 +56,6 @@ public final class HmacSha256 {
     private void checkOpen() {
         if (done) {
             throw new IllegalStateException("this MAC is already computed; start another");
-        }
-    }
-
-    /** A SHA-256 digest (every Java platform has one). */
-    public static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (final NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is not available in this JDK", e);
         }
     }
 }

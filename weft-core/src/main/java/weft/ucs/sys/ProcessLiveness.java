@@ -14,6 +14,8 @@ public final class ProcessLiveness {
     /** Returned when the process is gone (or a zombie). */
     public static final long DEAD = -1;
     private static final int BUFFER = 1024;
+    /** Past the ')' that ends the command name: pid (at most 7 digits), " (", the name (at most 15 bytes), ")". */
+    static final int NAME_END = 64;
 
     private ProcessLiveness() {
     }
@@ -50,8 +52,10 @@ public final class ProcessLiveness {
         if (n <= 0) {
             return DEAD;
         }
-        // the command name may contain spaces and parentheses: fields are counted after the last ')'
-        long i = n - 1;
+        // the command name may contain spaces and parentheses: fields are counted after the last ')'. The name
+        // is at most 15 bytes after a pid of at most 7 digits, so that ')' lies in the first bytes: the scan
+        // starts there, not at the end of the line (250 bytes fewer, read interpreted on a crowded node)
+        long i = Math.min(n, NAME_END) - 1;
         while (i >= 0 && buf.get(ValueLayout.JAVA_BYTE, i) != ')') {
             i--;
         }

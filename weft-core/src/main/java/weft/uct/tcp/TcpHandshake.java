@@ -8,7 +8,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static weft.uct.tcp.TcpFrame.I32;
@@ -35,14 +34,7 @@ final class TcpHandshake {
 
     /** SHA-256 of {@code context} then {@code secret}: one digest per use, so one cannot stand for another. */
     static byte[] digest(final String context, final byte[] secret) {
-        try {
-            final MessageDigest md = MessageDigest.getInstance("SHA-256");
-            md.update(context.getBytes(StandardCharsets.US_ASCII));
-            md.update(secret);
-            return md.digest();
-        } catch (final NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is not available", e);
-        }
+        return new weft.ucs.Sha256().update(context.getBytes(StandardCharsets.US_ASCII)).digest(secret);
     }
 
     /**

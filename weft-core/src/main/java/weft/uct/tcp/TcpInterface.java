@@ -4,6 +4,7 @@ import weft.ucs.Status;
 import weft.ucs.WeftException;
 import weft.ucs.config.Config;
 import weft.ucs.stats.Counter;
+import weft.ucs.sys.KernelRandom;
 import weft.ucs.sys.LibC;
 import weft.ucs.wakeup.EventSet;
 import weft.uct.AbstractInterface;
@@ -19,7 +20,6 @@ import weft.uct.UctWorker;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -96,7 +96,7 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
     final int replayMax;
     /** Copied bytes a connection may hold unacknowledged before its endpoint's requests wait ({@link TcpSendGate}). */
     final int replayWindow;
-    private final long connIdBase = new SecureRandom().nextLong() | 1;
+    private final long connIdBase = KernelRandom.nextLong() | 1;
     private long connIdSeq;
     private final List<TcpConnection> resuming = new ArrayList<>();
     /** Accepted connections that ended, remembered for at least this long (see {@link TcpRetiredIds}). */
@@ -143,7 +143,7 @@ final class TcpInterface extends AbstractInterface<TcpEndpoint> {
         this.jobSecret = secret == null || secret.isEmpty() ? null : secret;
         if (jobSecret == null) {
             token = new byte[TcpAddress.TOKEN_LEN];
-            new SecureRandom().nextBytes(token);
+            KernelRandom.nextBytes(token);
             secretDigest = TcpHandshake.digest(token);
             acceptDigest = TcpHandshake.digest(TcpFrame.ACCEPT_CONTEXT, token);
         } else {

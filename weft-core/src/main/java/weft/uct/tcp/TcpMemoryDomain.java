@@ -14,7 +14,6 @@ import weft.uct.RkeyCodec;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.security.SecureRandom;
 import java.util.Comparator;
 
 import static weft.ucs.SplitMix.mix;
@@ -52,7 +51,7 @@ import static weft.ucs.SplitMix.mix;
  */
 final class TcpMemoryDomain extends AbstractMemoryDomain<TcpMemoryDomain.Region> {
     /** Random per process, odd (never a symmetric stamp). */
-    static final long INCARNATION = new SecureRandom().nextLong() | 1L;
+    static final long INCARNATION = weft.ucs.sys.KernelRandom.nextLong() | 1L;
     /** Stamp of symmetric keys: even, non-zero, equal in every process of a job. */
     static final long SYMMETRIC_STAMP = symmetricStamp(System.getenv("WEFT_JOB_ID"));
     private static final long SYMMETRIC_BIT = 1L << 63;

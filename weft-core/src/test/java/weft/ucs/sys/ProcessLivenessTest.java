@@ -2,6 +2,7 @@ package weft.ucs.sys;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -35,6 +36,25 @@ class ProcessLivenessTest {
             assertEquals(ProcessLiveness.DEAD, ProcessLiveness.startTime(pid));
         } finally {
             p.destroyForcibly();
+        }
+    }
+
+    /** A command name with spaces and parentheses: the fields are counted after its last ')'. */
+    @Test
+    void shouldParseTheStartTimeAfterACommandNameWithParentheses(@TempDir final Path dir) throws Exception {
+        final StringBuilder line = new StringBuilder("4194303 (a) b) (c)) S");
+        for (int field = 4; field <= 21; field++) {
+            line.append(' ').append(field * 11);
+        }
+        line.append(" 987654321 77 88 99\n");
+        final Path stat = Files.writeString(dir.resolve("stat"), line);
+        final Path zombie = Files.writeString(dir.resolve("zombie"),
+            line.toString().replace(") S ", ") Z "));
+        try (Arena a = Arena.ofConfined()) {
+            assertEquals(987654321L,
+                ProcessLiveness.startTime(a.allocateFrom(stat.toString()), ProcessLiveness.newBuffer(a)));
+            assertEquals(ProcessLiveness.DEAD,
+                ProcessLiveness.startTime(a.allocateFrom(zombie.toString()), ProcessLiveness.newBuffer(a)));
         }
     }
 

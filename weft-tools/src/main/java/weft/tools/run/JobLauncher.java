@@ -4,6 +4,7 @@ import weft.runtime.KvServer;
 import weft.runtime.LaunchEnv;
 import weft.tools.perftest.Affinity;
 import weft.ucs.WeftException;
+import weft.ucs.sys.KernelRandom;
 import weft.ucs.sys.LibC;
 
 import java.io.File;
@@ -18,7 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -68,12 +68,11 @@ final class JobLauncher {
         this.spec = spec;
         this.out = out;
         this.err = err;
-        final SecureRandom random = new SecureRandom();
         final byte[] id = new byte[6];
-        random.nextBytes(id);
+        KernelRandom.nextBytes(id);
         jobId = "weft-" + ProcessHandle.current().pid() + "-" + HexFormat.of().formatHex(id);
         final byte[] s = new byte[32];
-        random.nextBytes(s);
+        KernelRandom.nextBytes(s);
         secret = HexFormat.of().formatHex(s);
     }
 
