@@ -1,17 +1,20 @@
 package weft.ucs.sys;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.security.SecureRandom;
 
 /**
- * Random bytes for nonces, tokens and job secrets, from the kernel's CSPRNG ({@code getrandom(2)}, the source
- * of {@code /dev/urandom}). A first {@code new SecureRandom()} walks and loads the JCA providers: 10 ms of a
- * PE's main thread as it started, and 2.5 % of a 64-PE job's CPU on a crowded node, for a few bytes. Where the
- * call is refused (a kernel without it, a seccomp filter) the bytes come from {@link SecureRandom}.
+ * Random bytes for nonces, tokens and job secrets, from the kernel's CSPRNG ({@code /dev/urandom}). A first
+ * {@code new SecureRandom()} walks and loads the JCA providers: 10 ms of a PE's main thread as it started,
+ * and 2.5 % of a 64-PE job's CPU on a crowded node, for a few bytes. A plain read rather than a
+ * {@code getrandom(2)} downcall: the first nonce is wanted before the PE has linked any libc call. Where the
+ * device cannot be read the bytes come from {@link SecureRandom}.
  */
 public final class KernelRandom {
+    private static final String DEVICE = "/dev/urandom";
+
     private KernelRandom() {
     }
 
@@ -20,22 +23,14 @@ public final class KernelRandom {
         if (out.length == 0) {
             return;
         }
-        try (Arena a = Arena.ofConfined()) {
-            final MemorySegment buf = a.allocate(out.length);
-            long done = 0;
-            while (done < out.length) {
-                final long n = LibC.getrandom(buf.address() + done, out.length - done);
-                if (n == -LibC.EINTR) {
-                    continue;
-                }
-                if (n <= 0) {
-                    new SecureRandom().nextBytes(out);
-                    return;
-                }
-                done += n;
+        try (InputStream in = new FileInputStream(DEVICE)) {
+            if (in.readNBytes(out, 0, out.length) == out.length) {
+                return;
             }
-            MemorySegment.copy(buf, ValueLayout.JAVA_BYTE, 0, out, 0, out.length);
+        } catch (final IOException e) {
+            // no device: the JDK's generator below
         }
+        new SecureRandom().nextBytes(out);
     }
 
     /** A random long. */

@@ -159,7 +159,6 @@ public final class LibC {
     private static final class Ftruncate { static final MethodHandle H = setup("ftruncate"); }
     private static final class Fchmod { static final MethodHandle H = setup("fchmod"); }
     private static final class Unlink { static final MethodHandle H = setup("unlink"); }
-    private static final class GetRandom { static final MethodHandle H = setup("getrandom"); }
     private static final class MemfdCreate { static final MethodHandle H = setup("memfd_create"); }
     private static final class Mmap { static final MethodHandle H = setup("mmap"); }
     private static final class Munmap { static final MethodHandle H = setup("munmap"); }
@@ -286,11 +285,6 @@ public final class LibC {
         } finally {
             Reference.reachabilityFence(path);
         }
-    }
-
-    /** getrandom(2) into {@code len} bytes at {@code buf} (flags 0: the kernel's CSPRNG): bytes written, or -errno. */
-    public static long getrandom(final long buf, final long len) {
-        return setupLong(GetRandom.H, buf, len, 0, 0, 0, 0);
     }
 
     public static int memfdCreate(final MemorySegment name, final int flags) {

@@ -15,7 +15,7 @@ class KernelRandomTest {
         final Set<String> seen = new HashSet<>();
         final int[] zeros = new int[4096];
         for (int round = 0; round < 64; round++) {
-            final byte[] b = new byte[4096]; // above getrandom's 256-byte atomic size: the loop fills the rest
+            final byte[] b = new byte[4096]; // a whole page of bytes
             KernelRandom.nextBytes(b);
             for (int i = 0; i < b.length; i++) {
                 zeros[i] += b[i] == 0 ? 1 : 0;
