@@ -38,8 +38,54 @@ public final class Affinity {
         }
     }
 
-    /** The CPUs the calling thread may run on (for tests and diagnostics). */
+    /**
+     * The CPUs the calling thread may run on. Read from {@code /proc/thread-self/status} where it can be: the
+     * launcher asks before it starts any PE, and a first libc downcall would cost it the FFM linker's first
+     * link (33 ms of its start-up); else from {@code sched_getaffinity(2)}.
+     */
     public static int[] currentCpus() {
+        final int[] listed = allowedList();
+        return listed != null ? listed : affinityMask();
+    }
+
+    /** The {@code Cpus_allowed_list} of this thread's status ("0-3,8,10-11"), or null if unreadable. */
+    static int[] allowedList() {
+        try (java.io.BufferedReader r = java.nio.file.Files.newBufferedReader(
+                java.nio.file.Path.of("/proc/thread-self/status"), java.nio.charset.StandardCharsets.US_ASCII)) {
+            for (String l = r.readLine(); l != null; l = r.readLine()) {
+                if (l.startsWith("Cpus_allowed_list:")) {
+                    return parseList(l.substring(l.indexOf(':') + 1).trim());
+                }
+            }
+            return null;
+        } catch (final java.io.IOException e) {
+            return null;
+        }
+    }
+
+    /** A kernel CPU list ("0-3,8,10-11") as CPU numbers in order, or null if it does not parse. */
+    static int[] parseList(final String list) {
+        final java.util.List<Integer> l = new java.util.ArrayList<>();
+        try {
+            for (final String part : list.split(",")) {
+                final int dash = part.indexOf('-');
+                final int from = Integer.parseInt(dash < 0 ? part : part.substring(0, dash));
+                final int to = dash < 0 ? from : Integer.parseInt(part.substring(dash + 1));
+                if (from < 0 || to < from) {
+                    return null;
+                }
+                for (int cpu = from; cpu <= to; cpu++) {
+                    l.add(cpu);
+                }
+            }
+        } catch (final NumberFormatException e) {
+            return null;
+        }
+        return l.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** The kernel's mask ({@code sched_getaffinity(2)}): {@link #currentCpus} without the status file. */
+    static int[] affinityMask() {
         try (Arena arena = Arena.ofConfined()) {
             final MemorySegment mask = arena.allocate(MASK_BYTES, 8);
             final int rc = LibC.schedGetaffinity(0, MASK_BYTES, mask);

@@ -3,7 +3,6 @@ package weft.tools.run;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -99,7 +98,9 @@ final class RunArgs {
      */
     static RunCommand parse(final String... a) {
         final RunCommand c = new RunCommand();
-        final Set<Opt> seen = new HashSet<>();
+        // by identity (the names of one option share one instance): a record's generated hashCode is linked
+        // at its first call, 16 ms of the launcher's start-up
+        final Set<Opt> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         int i = 0;
         for (; i < a.length && a[i].startsWith("-"); i++) {
             final int eq = a[i].indexOf('=');
