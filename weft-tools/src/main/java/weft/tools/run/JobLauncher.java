@@ -348,8 +348,16 @@ final class JobLauncher {
         return new Pe(p, process, o, e);
     }
 
-    /** util-linux's taskset: binds a PE as it starts (Debian's util-linux is essential, so it is there). */
-    private static final Path TASKSET = Path.of("/usr/bin/taskset");
+    /**
+     * util-linux's taskset, which binds a PE as it starts (Debian's util-linux is essential, so it is there);
+     * the system property names another, or "none" for the launcher's own thread-mask path (tested both ways).
+     */
+    static final String TASKSET_PROPERTY = "weft.tools.taskset";
+
+    private static Path taskset() {
+        final String t = System.getProperty(TASKSET_PROPERTY, "/usr/bin/taskset");
+        return t.equals("none") ? null : Path.of(t);
+    }
 
     /**
      * Starts the process with the CPU affinity {@code cpus} (null: the launcher's own), through {@code taskset}
@@ -359,10 +367,11 @@ final class JobLauncher {
      */
     private static Process startBound(final ProcessBuilder pb, final int[] cpus, final HostList.Placement p,
                                       final List<String> command) {
-        if (cpus != null && Files.isExecutable(TASKSET)) {
+        final Path taskset = cpus == null ? null : taskset();
+        if (taskset != null && Files.isExecutable(taskset)) {
             // the same binding through util-linux's taskset, which sets the mask and execs the PE (same pid):
             // the launcher then makes no libc downcall, whose first link cost it 30-40 ms before its first PE
-            final List<String> bound = new ArrayList<>(List.of(TASKSET.toString(), "-c", Binding.ranges(cpus)));
+            final List<String> bound = new ArrayList<>(List.of(taskset.toString(), "-c", Binding.ranges(cpus)));
             bound.addAll(pb.command());
             pb.command(bound);
             try {

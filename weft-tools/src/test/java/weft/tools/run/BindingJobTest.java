@@ -69,6 +69,22 @@ class BindingJobTest {
         assertArrayEquals(allowed, Affinity.currentCpus(), "the launcher's own affinity is unchanged");
     }
 
+    /** Without taskset the launcher binds each PE by its own thread's mask as it starts it, then takes its own back. */
+    @Test
+    void withoutTasksetTheLauncherBindsByItsThreadMask() {
+        assumeTrue(allowed.length >= 2, "needs 2 CPUs");
+        System.setProperty(JobLauncher.TASKSET_PROPERTY, "none");
+        try {
+            final LaunchTest.Job job = job("-n", "2");
+            assertEquals(0, job.rc(), job.toString());
+            assertEquals(Map.of(0, Integer.toString(allowed[0]), 1, Integer.toString(allowed[1])), cpusOf(job),
+                job.toString());
+            assertArrayEquals(allowed, Affinity.currentCpus(), "the launcher's own affinity is restored");
+        } finally {
+            System.clearProperty(JobLauncher.TASKSET_PROPERTY);
+        }
+    }
+
     @Test
     void bindToNoneLeavesThePesTheLaunchersCpus() {
         final LaunchTest.Job job = job("-n", "2", "--bind-to", "none");
