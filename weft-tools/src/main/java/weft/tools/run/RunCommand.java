@@ -41,14 +41,16 @@ public final class RunCommand implements Callable<Integer> {
     /**
      * Methods a process runs once per interface or per link, never compiled. The training run calls them once
      * per perftest, often enough that the cache's counters had every PE compile them as it started (C1, with
-     * an OSR for their loops: 30-60 ms of a PE's start-up, in the foreground when bound), where running them
-     * interpreted takes well under a millisecond (bench/results/2026-11-29-session30-startup-compiles.txt).
+     * an OSR for their loops: 30-60 ms of a PE's start-up, in the foreground when bound; the handshakes' SHA-256
+     * with C2, 100 ms), where running them interpreted takes well under a millisecond
+     * (bench/results/2026-11-29-session30-startup-compiles.txt).
      * The weft script excludes the same list; RunAotCacheTest checks both and that each method exists.
      * Declared before the lists that use it.
      */
     static final List<String> RUN_ONCE = List.of("weft.ucs.queue.FifoDescriptor::init",
         "weft.uct.shm.ShmInterface::bindDescriptors", "weft.uct.cma.CmaInterface::<init>",
-        "weft.ucs.sys.ProcessLiveness::startTime", "weft.ucs.sys.NodeIdentity::*", "weft.ucs.sys.Downcalls::setup*");
+        "weft.ucs.sys.ProcessLiveness::startTime", "weft.ucs.sys.NodeIdentity::*", "weft.ucs.sys.Downcalls::setup*",
+        "weft.ucs.Sha256::*", "weft.ucs.HmacSha256::*");
 
     /**
      * With the AOT cache's profiles, Weft's own methods compile after a hundredth of the usual invocations,
