@@ -32,6 +32,11 @@ public final class ConfigRegistry {
         return register(ConfigVar.of(name, type, def, doc));
     }
 
+    /** The registered names (a copy; unordered). */
+    public static synchronized java.util.Set<String> names() {
+        return new java.util.HashSet<>(VARS.keySet());
+    }
+
     /** All registered variables, sorted by name. */
     public static synchronized List<ConfigVar<?>> all() {
         final List<ConfigVar<?>> list = new ArrayList<>(VARS.values());

@@ -30,17 +30,28 @@ public final class UnknownVariables {
      * registered names it is nearest to, e.g. {@code "WEFT_RNDV_THRES (did you mean WEFT_RNDV_THRESH?)"}.
      */
     public static List<String> find(final Map<String, String> env, final Properties props) {
-        final List<String> known = ConfigRegistry.all().stream().map(ConfigVar::name).toList();
+        // plain loops, no streams or sorts of every name: this runs as each PE opens its context, interpreted
+        final Set<String> known = ConfigRegistry.names();
         final List<String> out = new ArrayList<>();
-        for (final String k : env.keySet().stream().sorted().toList()) {
+        final List<String> ours = new ArrayList<>();
+        for (final String k : env.keySet()) {
             if (k.startsWith("WEFT_")) {
-                check(k.substring(5), k, "WEFT_", known, out);
+                ours.add(k);
             }
         }
-        for (final String k : props.stringPropertyNames().stream().sorted().toList()) {
+        ours.sort(null);
+        for (final String k : ours) {
+            check(k.substring(5), k, "WEFT_", known, out);
+        }
+        ours.clear();
+        for (final String k : props.stringPropertyNames()) {
             if (k.startsWith("weft.") && k.indexOf('.', 5) < 0) { // weft.test.* and other dotted names: not ours
-                check(k.substring(5).toUpperCase(Locale.ROOT), k, "weft.", known, out);
+                ours.add(k);
             }
+        }
+        ours.sort(null);
+        for (final String k : ours) {
+            check(k.substring(5).toUpperCase(Locale.ROOT), k, "weft.", known, out);
         }
         return out;
     }
@@ -56,13 +67,14 @@ public final class UnknownVariables {
         }
     }
 
-    private static void check(final String name, final String shown, final String prefix, final List<String> known,
+    private static void check(final String name, final String shown, final String prefix, final Set<String> known,
                               final List<String> out) {
         if (known.contains(name) || NOT_TUNABLES.contains(name)) {
             return;
         }
         final List<String> near = known.stream().filter(k -> distance(k, name) <= Math.max(2, name.length() / 4))
-            .sorted(Comparator.comparingInt(k -> distance(k, name))).limit(3)
+            .sorted(Comparator.comparingInt((String k) -> distance(k, name)).thenComparing(Comparator.naturalOrder()))
+            .limit(3)
             .map(k -> prefix + (prefix.equals("weft.") ? k.toLowerCase(Locale.ROOT) : k)).toList();
         out.add(shown + (near.isEmpty() ? "" : " (did you mean " + String.join(" or ", near) + "?)"));
     }
