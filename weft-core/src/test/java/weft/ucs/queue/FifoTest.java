@@ -74,6 +74,37 @@ class FifoTest {
         }
     }
 
+    /**
+     * init formats every cell of memory that held anything: the owner flag set and the rest of the header zero,
+     * whether the cells fit in one heap image (capacity 1,024 of 128 bytes: two images) or one cell fills an
+     * image alone (64 KiB cells), and the owner records zero.
+     */
+    @Test
+    void initFormatsEveryCellOfDirtyMemory() {
+        for (final int[] dims : new int[][] {{1024, 128}, {4, 65536}, {2, 32}}) {
+            final int capacity = dims[0];
+            final int size = dims[1];
+            try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
+                final MemorySegment fifo = a.allocate(FifoDescriptor.length(capacity, size), 64);
+                fifo.fill((byte) 0x5a);
+                FifoDescriptor.init(fifo, capacity, size, 77);
+                for (int i = 0; i < capacity; i++) {
+                    final long e = FifoDescriptor.elementOffset(size, i);
+                    final byte flags = fifo.get(ValueLayout.JAVA_BYTE, e + FifoDescriptor.ELEMENT_FLAGS_OFFSET);
+                    assertEquals(FifoDescriptor.FLAG_OWNER, flags, "cell " + i + " of " + capacity + " x " + size);
+                    for (long b = 1; b < FifoDescriptor.ELEMENT_HEADER_LENGTH; b++) {
+                        assertEquals(0, fifo.get(ValueLayout.JAVA_BYTE, e + b), "cell " + i + " header byte " + b);
+                    }
+                }
+                final long owners = FifoDescriptor.ownersOffset(capacity, size);
+                for (long b = 0; b < capacity * FifoDescriptor.OWNER_RECORD_SIZE; b++) {
+                    assertEquals(0, fifo.get(ValueLayout.JAVA_BYTE, owners + b), "owner byte " + b);
+                }
+                assertEquals(capacity, FifoDescriptor.capacity(fifo));
+            }
+        }
+    }
+
     @Test
     void fullFifoRefusesAndNeverOverwrites() {
         try (SharedMemory m = SharedMemory.create("weft-test-fifo-full", FifoDescriptor.length(8, ELEM))) {

@@ -368,26 +368,23 @@ final class JobLauncher {
     private static Process startBound(final ProcessBuilder pb, final int[] cpus, final HostList.Placement p,
                                       final List<String> command) {
         final Path taskset = cpus == null ? null : taskset();
+        final int[] own;
         if (taskset != null && Files.isExecutable(taskset)) {
-            // the same binding through util-linux's taskset, which sets the mask and execs the PE (same pid):
-            // the launcher then makes no libc downcall, whose first link cost it 30-40 ms before its first PE
+            // taskset sets the mask and execs the PE (same pid): the launcher then makes no libc downcall, whose
+            // first link cost it 30-40 ms before its first PE
             final List<String> bound = new ArrayList<>(List.of(taskset.toString(), "-c", Binding.ranges(cpus)));
             bound.addAll(pb.command());
             pb.command(bound);
-            try {
-                return pb.start();
-            } catch (final IOException e) {
-                throw new LaunchException("cannot start rank " + p.rank() + " (" + command.getFirst() + "): "
-                    + e.getMessage(), e);
-            }
-        }
-        final int[] own = cpus == null ? null : Affinity.currentCpus();
-        if (cpus != null) {
+            own = null;
+        } else if (cpus != null) {
+            own = Affinity.currentCpus();
             final int rc = Affinity.pinCurrentThread(cpus);
             if (rc != 0) {
                 throw new LaunchException("cannot bind rank " + p.rank() + " to CPU " + Binding.ranges(cpus)
                     + ": sched_setaffinity failed with errno " + -rc + " (pass --bind-to none)");
             }
+        } else {
+            own = null;
         }
         Process started = null;
         IOException failure = null;
