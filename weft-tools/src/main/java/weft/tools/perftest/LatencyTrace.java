@@ -59,4 +59,17 @@ final class LatencyTrace {
     SteadyState.Result steadyState() {
         return SteadyState.find(samples, count, scratch);
     }
+
+    /**
+     * Writes the kept samples, one line each: the timed iteration it was (0-based; {@code every} timed
+     * iterations per counted one, as the meter samples them) and its time in ns.
+     */
+    void write(final java.io.Writer w, final long every) throws java.io.IOException {
+        for (int i = 0; i < count; i++) {
+            w.write(Long.toString(i * stride * every));
+            w.write(' ');
+            w.write(Long.toString(samples[i]));
+            w.write('\n');
+        }
+    }
 }

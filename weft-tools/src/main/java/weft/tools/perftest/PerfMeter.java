@@ -174,6 +174,15 @@ final class PerfMeter {
         return r.reached() ? r.sample() * trace.stride() * (sampleMask + 1) : iterations;
     }
 
+    /** Writes the run's course (see {@link LatencyTrace#write}) to {@code file}. */
+    void writeTrace(final java.nio.file.Path file) throws java.io.IOException {
+        try (java.io.Writer w = java.nio.file.Files.newBufferedWriter(file)) {
+            w.write("# iteration ns (each timed iteration's time; kept: every " + trace.stride() * (sampleMask + 1)
+                + ")\n");
+            trace.write(w, sampleMask + 1);
+        }
+    }
+
     /** The median per-iteration time of the last half of the run, in ns (0 when too short to tell). */
     long steadyNanos() {
         return trace.steadyState().steadyMedian();

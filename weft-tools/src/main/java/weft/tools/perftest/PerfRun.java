@@ -37,6 +37,7 @@ final class PerfRun {
     private final PrintStream out;
     private final PrintStream err;
     private final long timeoutNs;
+    private java.nio.file.Path traceFile;
 
     /**
      * @param timeoutNs how long setup waits for the peer, and the longest one wait of the data
@@ -46,6 +47,12 @@ final class PerfRun {
         this.out = out;
         this.err = err;
         this.timeoutNs = timeoutNs;
+    }
+
+    /** Writes each measured phase's course to {@code file} (perftest's --trace). */
+    PerfRun trace(final java.nio.file.Path file) {
+        this.traceFile = file;
+        return this;
     }
 
     /** Both parts in this process; returns the final result. */
@@ -110,6 +117,14 @@ final class PerfRun {
         err.printf(java.util.Locale.ROOT, "# JIT compilation during the measured phase: %d ms in %d ms%n", jitMs,
             measuredMs);
         err.println(steadyLine(meter.steadyIteration(), p.iterations(), meter.steadyNanos() / p.test().factor()));
+        if (traceFile != null) {
+            try {
+                meter.writeTrace(traceFile);
+            } catch (final java.io.IOException e) {
+                throw new PerfException("cannot write the trace to " + traceFile + ": " + e.getMessage(), e);
+            }
+            err.println("# trace: " + traceFile);
+        }
         err.printf(java.util.Locale.ROOT, "# allocated bytes/op: %.3f (%d bytes in %d iterations)%n",
             meter.allocatedBytes() / (double) p.iterations(), meter.allocatedBytes(), p.iterations());
         for (final String line : initiator.describe().split("\n")) {

@@ -99,6 +99,11 @@ public final class PerftestCommand implements Callable<Integer> {
         description = "exit when process PID ends (weft bench starts its server so: the server never outlives it)")
     long exitWith;
 
+    @Option(names = "--trace", paramLabel = "FILE",
+        description = "client or loopback: write each measured iteration's time to FILE ('iteration ns' lines; a "
+            + "long run keeps every 2nd, 4th, ... one), to see how a short run reaches its steady state")
+    java.nio.file.Path trace;
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
     boolean help;
 
@@ -124,7 +129,7 @@ public final class PerftestCommand implements Callable<Integer> {
             if (exitWith > 0) {
                 ParentWatch.exitWhenGone(exitWith, "weft perftest");
             }
-            final PerfRun run = new PerfRun(out, err, TimeUnit.SECONDS.toNanos(timeoutSeconds));
+            final PerfRun run = new PerfRun(out, err, TimeUnit.SECONDS.toNanos(timeoutSeconds)).trace(trace);
             if (loopback && host != null) {
                 throw new PerfException("-l (loopback) takes no server host name");
             }

@@ -58,9 +58,11 @@ public final class RunCommand implements Callable<Integer> {
      * code a PE runs once to join its job and set up keeps the usual thresholds (the last matching command
      * wins): compiled early, it only cost CPU at start-up. So do the shm and cma keepalive checks (a procfs
      * read twice a second): their early C2 compile, tens of ms with the downcalls inlined, stalled the
-     * progress loop that ran the check. The MPI layer ({@code mpi.*}) is Weft's too, except its collective
-     * schedule: a wait loop that a barrier enters a few times per benchmark, whose early C2 compile (the
-     * progress engine inlined, 30-80 ms) fell on the first timed iteration after OSU's barrier.
+     * progress loop that ran the check; the FIFO state read a check makes, called from the check's slower
+     * code, was compiled on its own at a random moment (3-5 ms inside a short run's measured phase). The
+     * MPI layer ({@code mpi.*}) is Weft's too, except its collective schedule: a wait loop that a barrier
+     * enters a few times per benchmark, whose early C2 compile (the progress engine inlined, 30-80 ms) fell
+     * on the first timed iteration after OSU's barrier.
      */
     static final List<String> AOT_JIT_OPTIONS = jitOptions("0.01", "0.01");
     /**
@@ -79,7 +81,8 @@ public final class RunCommand implements Callable<Integer> {
             "-XX:CompileCommand=CompileThresholdScaling,weft.*::*," + weftScale,
             "-XX:CompileCommand=CompileThresholdScaling,mpi.*::*," + mpiScale));
         for (final String usual : List.of("mpi.Schedule::*", "weft.runtime.*::*", "weft.ucs.config.*::*",
-            "weft.ucs.sys.ProcessLiveness::*", "weft.uct.shm.ShmEndpoint::check", "weft.uct.cma.CmaEndpoint::check")) {
+            "weft.ucs.sys.ProcessLiveness::*", "weft.uct.shm.ShmEndpoint::check", "weft.uct.cma.CmaEndpoint::check",
+            "weft.ucs.queue.FifoDescriptor::state")) {
             o.add("-XX:CompileCommand=CompileThresholdScaling," + usual + ",1.0");
         }
         for (final String once : RUN_ONCE) {

@@ -141,4 +141,27 @@ class PerftestLoopbackTest {
         final Run loopHost = run("-l", "localhost");
         assertEquals(1, loopHost.rc());
     }
+
+    @Test
+    @Timeout(60)
+    void shouldWriteEachMeasuredIterationToTheTrace(@org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir)
+        throws java.io.IOException {
+        final java.nio.file.Path file = dir.resolve("trace.txt");
+        final Run r = run("-l", "-x", "self", "-t", "am_lat", "-n", "500", "-w", "20", "-f", "--trace", file.toString());
+        assertEquals(0, r.rc(), r.err());
+        assertTrue(r.err().contains("# trace: " + file), r.err());
+        final java.util.List<String> lines = java.nio.file.Files.readAllLines(file);
+        assertTrue(lines.get(0).startsWith("# iteration ns"), lines.get(0));
+        // every measured iteration (none of the warm-up), in order, each with a time
+        assertEquals(501, lines.size(), "header and one line per measured iteration");
+        for (int i = 1; i < lines.size(); i++) {
+            final String[] f = lines.get(i).split(" ");
+            assertEquals(i - 1, Long.parseLong(f[0]), lines.get(i));
+            assertTrue(Long.parseLong(f[1]) > 0, lines.get(i));
+        }
+        // an unwritable trace is a clear error, not a stack trace
+        final Run bad = run("-l", "-x", "self", "-t", "am_lat", "-n", "10", "-w", "0", "-f", "--trace", dir.toString());
+        assertEquals(1, bad.rc(), bad.err());
+        assertTrue(bad.err().contains("cannot write the trace to " + dir), bad.err());
+    }
 }
