@@ -256,7 +256,7 @@ final class EndpointRma {
             if (!r.completed) {
                 return Status.NO_RESOURCE; // later operations wait behind the fence
             }
-            worker.recycle(r);
+            worker.requests.recycle(r);
             return Status.OK;
         }
         if (r.rma.op == 0 || r.rma.op == Rma.FLUSH_SENT) { // flush

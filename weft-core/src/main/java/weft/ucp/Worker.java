@@ -672,10 +672,6 @@ public final class Worker implements AutoCloseable {
         return requests.acquire(kind);
     }
 
-    void recycle(final Request r) {
-        requests.recycle(r);
-    }
-
     /** Completes {@code r}: callbacks and futures run from progress, never from the caller's call. */
     void complete(final Request r, final Status status) {
         requests.complete(r, status);
