@@ -100,8 +100,9 @@ public final class PerftestCommand implements Callable<Integer> {
     long exitWith;
 
     @Option(names = "--trace", paramLabel = "FILE",
-        description = "client or loopback: write each measured iteration's time to FILE ('iteration ns' lines; a "
-            + "long run keeps every 2nd, 4th, ... one), to see how a short run reaches its steady state")
+        description = "client or loopback: write the measured iterations' times to FILE ('iteration ns' lines: every "
+            + "timed one, which is one in 16 from 4096 iterations, then every 2nd, 4th... of those in very long runs), "
+            + "to see how a short run reaches its steady state")
     java.nio.file.Path trace;
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
