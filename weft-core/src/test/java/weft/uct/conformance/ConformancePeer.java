@@ -39,11 +39,15 @@ import weft.uct.UctWorker;
 public final class ConformancePeer {
     private static final HexFormat HEX = HexFormat.of();
     private static final long IDLE_SPINS = 20_000;
+    /** Idle this long, the peer sleeps longer between checks (see {@link #sleep}). */
+    private static final long LONG_IDLE_NS = 100_000_000L;
 
     private final PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false,
         StandardCharsets.US_ASCII);
     private final ConcurrentLinkedQueue<String> commands = new ConcurrentLinkedQueue<>();
     private final Thread main = Thread.currentThread();
+    /** When the current idle stretch passed its spins (System.nanoTime). */
+    private long idleSince;
     private final UctWorker worker = new UctWorker();
     private final Interface iface;
     private final MemoryDomain md;
@@ -100,7 +104,10 @@ public final class ConformancePeer {
             if (work > 0) {
                 idle = 0;
             } else if (++idle > IDLE_SPINS) {
-                sleep();
+                if (idle == IDLE_SPINS + 1) {
+                    idleSince = System.nanoTime();
+                }
+                sleep(System.nanoTime() - idleSince > LONG_IDLE_NS);
             } else {
                 Thread.onSpinWait();
             }
@@ -115,16 +122,21 @@ public final class ConformancePeer {
         System.exit(0);
     }
 
-    /** Idle: wait on the event fd for at most 1 ms if the interface can be armed, else park. */
-    private void sleep() {
+    /**
+     * Idle: wait on the event fd if the interface can be armed (traffic wakes it), else park (a command
+     * unparks it): 1 ms or 200 us at a time, and 5 ms or 2 ms once idle for {@link #LONG_IDLE_NS}, so that a
+     * peer left alone for seconds wakes a few hundred times a second rather than thousands (on a slow machine
+     * those wakeups alone took 10-16 % of a core).
+     */
+    private void sleep(final boolean longIdle) {
         if (!paused && !ifaceClosed && iface.attributes().has(Capability.EVENT_RECV) && iface.eventFd() >= 0
             && iface.arm() == Status.OK) {
             pollFd.set(ValueLayout.JAVA_INT, 0, iface.eventFd());
             pollFd.set(ValueLayout.JAVA_SHORT, 4, (short) LibC.POLLIN);
             pollFd.set(ValueLayout.JAVA_SHORT, 6, (short) 0);
-            LibC.poll(pollFd.address(), 1, 1);
+            LibC.poll(pollFd.address(), 1, longIdle ? 5 : 1);
         } else {
-            LockSupport.parkNanos(200_000);
+            LockSupport.parkNanos(longIdle ? 2_000_000 : 200_000);
         }
     }
 
