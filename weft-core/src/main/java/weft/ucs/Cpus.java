@@ -56,28 +56,39 @@ public final class Cpus {
      * @throws IllegalArgumentException for text that is not such a list
      */
     static int count(final String list) {
-        int n = 0;
+        return list(list).length;
+    }
+
+    /**
+     * The CPUs of a kernel CPU list such as {@code 0-3,8,10-11} ({@code /sys/devices/system/cpu/online},
+     * {@code Cpus_allowed_list} of {@code /proc/.../status}), in the list's order.
+     *
+     * @throws IllegalArgumentException for text that is not such a list
+     */
+    public static int[] list(final String list) {
+        final java.util.List<Integer> cpus = new java.util.ArrayList<>();
         for (final String part : list.trim().split(",")) {
             if (part.isEmpty()) {
                 continue;
             }
             final int dash = part.indexOf('-');
             try {
-                if (dash < 0) {
-                    Integer.parseInt(part);
-                    n++;
-                } else {
-                    final int lo = Integer.parseInt(part.substring(0, dash));
-                    final int hi = Integer.parseInt(part.substring(dash + 1));
-                    if (hi < lo) {
-                        throw new IllegalArgumentException("bad CPU range " + part);
-                    }
-                    n += hi - lo + 1;
+                final int lo = Integer.parseInt(dash < 0 ? part : part.substring(0, dash));
+                final int hi = dash < 0 ? lo : Integer.parseInt(part.substring(dash + 1));
+                if (hi < lo) {
+                    throw new IllegalArgumentException("bad CPU range " + part);
+                }
+                for (int cpu = lo; cpu <= hi; cpu++) {
+                    cpus.add(cpu);
                 }
             } catch (final NumberFormatException e) {
                 throw new IllegalArgumentException("bad CPU list '" + list.trim() + "'", e);
             }
         }
-        return n;
+        final int[] out = new int[cpus.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = cpus.get(i);
+        }
+        return out;
     }
 }

@@ -18,6 +18,14 @@ class CpusTest {
     }
 
     @Test
+    void listsTheCpusOfAKernelCpuList() {
+        org.junit.jupiter.api.Assertions.assertArrayEquals(new int[] {0, 1, 2, 3, 8, 10, 11}, Cpus.list("0-3,8,10-11"));
+        org.junit.jupiter.api.Assertions.assertArrayEquals(new int[] {5}, Cpus.list(" 5\n"));
+        assertThrows(IllegalArgumentException.class, () -> Cpus.list("3-1"));
+        assertThrows(IllegalArgumentException.class, () -> Cpus.list("x"));
+    }
+
+    @Test
     void theNodeHasAtLeastTheProcessesCpus() {
         final int n = Cpus.online();
         assertTrue(n >= Runtime.getRuntime().availableProcessors(), n + " online CPUs");

@@ -54,34 +54,13 @@ public final class Affinity {
                 java.nio.file.Path.of("/proc/thread-self/status"), java.nio.charset.StandardCharsets.US_ASCII)) {
             for (String l = r.readLine(); l != null; l = r.readLine()) {
                 if (l.startsWith("Cpus_allowed_list:")) {
-                    return parseList(l.substring(l.indexOf(':') + 1).trim());
+                    return weft.ucs.Cpus.list(l.substring(l.indexOf(':') + 1));
                 }
             }
             return null;
-        } catch (final java.io.IOException e) {
-            return null;
+        } catch (final java.io.IOException | IllegalArgumentException e) {
+            return null; // unreadable, or not a CPU list: the kernel's mask instead
         }
-    }
-
-    /** A kernel CPU list ("0-3,8,10-11") as CPU numbers in order, or null if it does not parse. */
-    static int[] parseList(final String list) {
-        final java.util.List<Integer> l = new java.util.ArrayList<>();
-        try {
-            for (final String part : list.split(",")) {
-                final int dash = part.indexOf('-');
-                final int from = Integer.parseInt(dash < 0 ? part : part.substring(0, dash));
-                final int to = dash < 0 ? from : Integer.parseInt(part.substring(dash + 1));
-                if (from < 0 || to < from) {
-                    return null;
-                }
-                for (int cpu = from; cpu <= to; cpu++) {
-                    l.add(cpu);
-                }
-            }
-        } catch (final NumberFormatException e) {
-            return null;
-        }
-        return l.stream().mapToInt(Integer::intValue).toArray();
     }
 
     /** The kernel's mask ({@code sched_getaffinity(2)}): {@link #currentCpus} without the status file. */

@@ -73,19 +73,23 @@ class RunAotCacheTest {
     @Test
     void theMethodsRunOnceExist() throws ClassNotFoundException {
         for (final String once : RunCommand.RUN_ONCE) {
-            final String[] cm = once.split("::");
-            final Class<?> c = Class.forName(cm[0]);
-            final String m = cm[1];
-            final boolean found = m.equals("<init>") ? c.getDeclaredConstructors().length > 0
-                : java.util.Arrays.stream(c.getDeclaredMethods()).anyMatch(d -> m.equals("*")
-                    || (m.endsWith("*") ? d.getName().startsWith(m.substring(0, m.length() - 1)) : d.getName().equals(m)));
-            assertTrue(found, "no method " + once);
+            assertTrue(exists(once), "no method " + once);
         }
+    }
+
+    /** Whether {@code Class::method} (a trailing * in the method: a prefix; {@code <init>}: a constructor) exists. */
+    private static boolean exists(final String classMethod) throws ClassNotFoundException {
+        final String[] cm = classMethod.split("::");
+        final Class<?> c = Class.forName(cm[0]);
+        final String m = cm[1];
+        return m.equals("<init>") ? c.getDeclaredConstructors().length > 0
+            : java.util.Arrays.stream(c.getDeclaredMethods()).anyMatch(d -> m.equals("*")
+                || (m.endsWith("*") ? d.getName().startsWith(m.substring(0, m.length() - 1)) : d.getName().equals(m)));
     }
 
     /** The weft script gives its JVMs (perftest, bench, the training run) the thresholds and exclusions the PEs get. */
     @Test
-    void theScriptsJitOptionsIncludeThePes() throws IOException, InterruptedException {
+    void theScriptsJitOptionsIncludeThePes() throws IOException, InterruptedException, ClassNotFoundException {
         final Path script = Path.of("..", "weft").toAbsolutePath().normalize();
         final Process p = new ProcessBuilder("bash", script.toString(), "aot-jit").redirectErrorStream(true).start();
         final String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
@@ -95,6 +99,19 @@ class RunAotCacheTest {
         for (final String o : RunCommand.AOT_JIT_OPTIONS) {
             assertTrue(given.contains(o), "weft aot-jit lacks " + o + ": " + given);
         }
+        // and every single class it names (perftest's and HdrHistogram's exceptions too) has the method named:
+        // a renamed one would silently be compiled early again, in the middle of a short run
+        int named = 0;
+        for (final String o : given) {
+            final String spec = o.substring(o.lastIndexOf('=') + 1);
+            final String[] parts = spec.split(",");
+            final String target = parts.length > 1 ? parts[1] : "";
+            if (target.contains("::") && !target.substring(0, target.indexOf("::")).contains("*")) {
+                assertTrue(exists(target), "weft aot-jit names a method that does not exist: " + o);
+                named++;
+            }
+        }
+        assertTrue(named >= RunCommand.RUN_ONCE.size(), "too few methods named: " + given);
     }
 
     @Test
