@@ -33,9 +33,9 @@ final class AmSends {
     InFlight sendBytes(final Comm c, final int dest, final long tag, final MemorySegment data, final long off,
                  final long bytes, final boolean sync) {
         final Endpoint ep = c.endpoint(dest);
-        final MemorySegment mem = MemorySegment.ofArray(new byte[Math.toIntExact(
-            small(ep, bytes, sync) ? Long.BYTES + bytes : Long.BYTES)]);
-        return UcpOp.of(start(ep, tag, data, off, bytes, sync, mem), data);
+        final UcpOp op = UcpOp.take();
+        final MemorySegment mem = op.staging(small(ep, bytes, sync) ? Long.BYTES + bytes : Long.BYTES);
+        return op.start(start(ep, tag, data, off, bytes, sync, mem), data);
     }
 
     /** Sends and waits until the buffer may be reused (a synchronous send: until matched). */

@@ -5,23 +5,29 @@ import java.lang.foreign.MemorySegment;
 /**
  * The moves collective algorithms are made of: messages on the communicator's collective context (so no
  * point-to-point receive, wildcard or not, can take them), tagged with the collective's sequence number, and
- * local copies between typed buffers. One {@code Coll} serves one collective call.
+ * local copies between typed buffers. One {@code Coll} serves one collective call at a time ({@link #start}
+ * readies it for the next).
  */
 final class Coll {
     private static final MemorySegment EMPTY = MemorySegment.ofArray(new byte[0]);
     /** Scratch buffers from this size on are native memory. */
     static final long NATIVE_SCRATCH = 64 * 1024;
 
-    final Comm comm;
-    final int rank;
-    final int size;
-    private final int seq;
+    Comm comm;
+    int rank;
+    int size;
+    private int seq;
 
     Coll(final Comm comm) {
-        this.comm = comm;
-        this.rank = comm.rank;
-        this.size = comm.size;
-        this.seq = comm.nextCollectiveSeq();
+        start(comm);
+    }
+
+    /** Readies this for the next collective on {@code c}, which takes the communicator's next sequence number. */
+    void start(final Comm c) {
+        this.comm = c;
+        this.rank = c.rank;
+        this.size = c.size;
+        this.seq = c.nextCollectiveSeq();
     }
 
     /** Sub-tags per collective: a message's place among several between the same two ranks. */

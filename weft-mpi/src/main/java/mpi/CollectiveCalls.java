@@ -20,14 +20,14 @@ abstract class CollectiveCalls extends PointToPoint {
         Schedule schedule() throws MPIException;
     }
 
-    /** Runs a collective to its end; its errors go to the error handler. */
-    final void blocking(final Build b) throws MPIException {
-        checkLive();
-        try {
-            b.schedule().run();
-        } catch (final MPIException | RuntimeException e) {
-            throw fail(e);
-        }
+    /**
+     * Runs a blocking collective's schedule to its end, then gives it back to the communicator for the next one.
+     * Callers build the schedule and catch for the error handler themselves, with no lambda: a blocking
+     * collective allocates nothing once warm.
+     */
+    final void complete(final Schedule s) throws MPIException {
+        s.run();
+        s.recycle();
     }
 
     /** Starts a collective and returns its request. */
@@ -62,7 +62,12 @@ abstract class CollectiveCalls extends PointToPoint {
     /** Combines every rank's {@code sendbuf} with {@code op} into {@code root}'s {@code recvbuf}. */
     public final void reduce(final Object sendbuf, final Object recvbuf, final int count, final Datatype type,
                              final Op op, final int root) throws MPIException {
-        blocking(() -> reduceOf(sendbuf, recvbuf, count, type, op, root));
+        checkLive();
+        try {
+            complete(reduceOf(sendbuf, recvbuf, count, type, op, root));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #reduce(Object, Object, int, Datatype, Op, int)}. */
@@ -75,7 +80,12 @@ abstract class CollectiveCalls extends PointToPoint {
     /** In-place reduce: {@code buf} is the input everywhere and the result at the root. */
     public final void reduce(final Object buf, final int count, final Datatype type, final Op op, final int root)
         throws MPIException {
-        blocking(() -> reduceOf(buf, buf, count, type, op, root));
+        checkLive();
+        try {
+            complete(reduceOf(buf, buf, count, type, op, root));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking in-place reduce. */
@@ -104,7 +114,12 @@ abstract class CollectiveCalls extends PointToPoint {
     /** Every rank gets the combination of every rank's {@code sendbuf}. */
     public final void allReduce(final Object sendbuf, final Object recvbuf, final int count, final Datatype type,
                                 final Op op) throws MPIException {
-        blocking(() -> allReduceOf(sendbuf, recvbuf, count, type, op));
+        checkLive();
+        try {
+            complete(allReduceOf(sendbuf, recvbuf, count, type, op));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #allReduce(Object, Object, int, Datatype, Op)}. */
@@ -117,7 +132,12 @@ abstract class CollectiveCalls extends PointToPoint {
     /** In-place allreduce. */
     public final void allReduce(final Object buf, final int count, final Datatype type, final Op op)
         throws MPIException {
-        blocking(() -> allReduceOf(buf, buf, count, type, op));
+        checkLive();
+        try {
+            complete(allReduceOf(buf, buf, count, type, op));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking in-place allreduce. */
@@ -145,7 +165,12 @@ abstract class CollectiveCalls extends PointToPoint {
     /** Combines every rank's {@code sendbuf}; rank i gets block i ({@code recvcounts[i]} elements). */
     public final void reduceScatter(final Object sendbuf, final Object recvbuf, final int[] recvcounts,
                                     final Datatype type, final Op op) throws MPIException {
-        blocking(() -> reduceScatterOf(sendbuf, recvbuf, recvcounts, type, op));
+        checkLive();
+        try {
+            complete(reduceScatterOf(sendbuf, recvbuf, recvcounts, type, op));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #reduceScatter(Object, Object, int[], Datatype, Op)}. */
@@ -158,7 +183,12 @@ abstract class CollectiveCalls extends PointToPoint {
     /** In-place reduce-scatter: the input is {@code buf}, the result goes to its start. */
     public final void reduceScatter(final Object buf, final int[] counts, final Datatype type, final Op op)
         throws MPIException {
-        blocking(() -> reduceScatterOf(buf, buf, counts, type, op));
+        checkLive();
+        try {
+            complete(reduceScatterOf(buf, buf, counts, type, op));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking in-place reduce-scatter. */
@@ -171,7 +201,12 @@ abstract class CollectiveCalls extends PointToPoint {
     /** {@link #reduceScatter} with {@code recvcount} elements for every rank. */
     public final void reduceScatterBlock(final Object sendbuf, final Object recvbuf, final int recvcount,
                                          final Datatype type, final Op op) throws MPIException {
-        blocking(() -> reduceScatterOf(sendbuf, recvbuf, Collectives.blocks(size, recvcount)[0], type, op));
+        checkLive();
+        try {
+            complete(reduceScatterOf(sendbuf, recvbuf, Collectives.blocks(size, recvcount)[0], type, op));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #reduceScatterBlock(Object, Object, int, Datatype, Op)}. */
@@ -184,7 +219,12 @@ abstract class CollectiveCalls extends PointToPoint {
     /** In-place {@link #reduceScatterBlock}. */
     public final void reduceScatterBlock(final Object buf, final int recvcount, final Datatype type, final Op op)
         throws MPIException {
-        blocking(() -> reduceScatterOf(buf, buf, Collectives.blocks(size, recvcount)[0], type, op));
+        checkLive();
+        try {
+            complete(reduceScatterOf(buf, buf, Collectives.blocks(size, recvcount)[0], type, op));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking in-place {@link #reduceScatterBlock}. */

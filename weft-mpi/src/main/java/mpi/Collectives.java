@@ -16,7 +16,7 @@ final class Collectives {
 
     /** Dissemination barrier: round k exchanges an empty message with the ranks 2^k away. */
     static Schedule barrier(final Comm c) {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         final MemorySegment none = NONE;
         for (int d = 1; d < s.size(); d <<= 1) {
             s.recv((s.rank() - d + s.size()) % s.size(), none, 0, 0).send((s.rank() + d) % s.size(), none, 0, 0)
@@ -27,7 +27,7 @@ final class Collectives {
 
     /** Binomial-tree broadcast from {@code root}: receive from the parent, then send to every child. */
     static Schedule bcast(final Comm c, final Span buf, final int count, final Datatype type, final int root) {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         final int n = s.size();
         final int vr = (s.rank() - root + n) % n;
         int mask = 1;
@@ -43,7 +43,7 @@ final class Collectives {
                 s.send((vr + mask + root) % n, buf, count, type);
             }
         }
-        return s.then(buf::finish);
+        return s.finish(buf);
     }
 
     /**
@@ -51,7 +51,7 @@ final class Collectives {
      * ring allgather completes them everywhere; each rank sends about the message once, whatever {@code n}.
      */
     static Schedule bcastLarge(final Comm c, final Span buf, final int count, final Datatype type, final int root) {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         final int n = s.size();
         final int vr = (s.rank() - root + n) % n;
         final long bytes = count * type.size;
@@ -81,10 +81,7 @@ final class Collectives {
             s.recv(left, data, base + start(in, piece, bytes), length(in, piece, bytes))
                 .send(right, data, base + start(out, piece, bytes), length(out, piece, bytes)).next();
         }
-        if (!type.contiguous && vr != 0) {
-            s.then(() -> TypeCursor.unpack(data, 0, buf, count, type));
-        }
-        return s.then(buf::finish);
+        return !type.contiguous && vr != 0 ? s.unpack(data, buf, count, type) : s.finish(buf);
     }
 
     private static long start(final int j, final long piece, final long bytes) {
@@ -102,7 +99,7 @@ final class Collectives {
     static Schedule gatherv(final Comm c, final Span send, final int sendCount, final Datatype sendType,
                             final Span recv, final int[] counts, final int[] displs, final Datatype recvType,
                             final int root) throws MPIException {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         if (s.rank() != root) {
             return s.send(root, send, sendCount, sendType);
         }
@@ -114,7 +111,7 @@ final class Collectives {
         if (send != null) {
             Coll.copy(send, sendCount, sendType, recv.at(displs[root] * recvType.extent()), counts[root], recvType);
         }
-        return s.then(recv::finish);
+        return s.finish(recv);
     }
 
     /**
@@ -124,9 +121,9 @@ final class Collectives {
     static Schedule scatterv(final Comm c, final Span send, final int[] counts, final int[] displs,
                              final Datatype sendType, final Span recv, final int recvCount, final Datatype recvType,
                              final int root) throws MPIException {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         if (s.rank() != root) {
-            return s.recv(root, recv, recvCount, recvType).then(recv::finish);
+            return s.recv(root, recv, recvCount, recvType).finish(recv);
         }
         for (int i = 0; i < s.size(); i++) {
             if (i != root) {
@@ -147,7 +144,7 @@ final class Collectives {
     static Schedule allgatherv(final Comm c, final Span send, final int sendCount, final Datatype sendType,
                                final Span recv, final int[] counts, final int[] displs, final Datatype recvType)
         throws MPIException {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         final int n = s.size();
         final int me = s.rank();
         final long ext = recvType.extent();
@@ -160,7 +157,7 @@ final class Collectives {
             s.recv((me - 1 + n) % n, recv.at(displs[in] * ext), counts[in], recvType)
                 .send((me + 1) % n, recv.at(displs[out] * ext), counts[out], recvType).next();
         }
-        return s.then(recv::finish);
+        return s.finish(recv);
     }
 
     /**
@@ -170,7 +167,7 @@ final class Collectives {
     static Schedule alltoallv(final Comm c, final Span send, final int[] sendCounts, final int[] sendDispls,
                               final Datatype sendType, final Span recv, final int[] recvCounts,
                               final int[] recvDispls, final Datatype recvType) throws MPIException {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         final int n = s.size();
         final int me = s.rank();
         final long sext = sendType.extent();
@@ -183,14 +180,14 @@ final class Collectives {
             s.recv(from, recv.at(recvDispls[from] * rext), recvCounts[from], recvType)
                 .send(to, send.at(sendDispls[to] * sext), sendCounts[to], sendType).next();
         }
-        return s.then(recv::finish);
+        return s.finish(recv);
     }
 
     /** All-to-all with a datatype per peer and byte displacements (pairwise exchange, as {@link #alltoallv}). */
     static Schedule alltoallw(final Comm c, final Span send, final int[] sendCounts, final int[] sendDispls,
                               final Datatype[] sendTypes, final Span recv, final int[] recvCounts,
                               final int[] recvDispls, final Datatype[] recvTypes) throws MPIException {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         final int n = s.size();
         final int me = s.rank();
         Coll.copy(send.at(sendDispls[me]), sendCounts[me], sendTypes[me], recv.at(recvDispls[me]), recvCounts[me],
@@ -201,7 +198,7 @@ final class Collectives {
             s.recv(from, recv.at(recvDispls[from]), recvCounts[from], recvTypes[from])
                 .send(to, send.at(sendDispls[to]), sendCounts[to], sendTypes[to]).next();
         }
-        return s.then(recv::finish);
+        return s.finish(recv);
     }
 
     /** Counts and displacements of {@code n} equal blocks of {@code count}. */

@@ -94,7 +94,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
 
     /** Returns once every rank of the communicator has called it. */
     public final void barrier() throws MPIException {
-        blocking(this::barrierOf);
+        checkLive();
+        try {
+            complete(barrierOf());
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** A barrier that completes once every rank has started it. */
@@ -109,7 +114,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     /** Copies {@code root}'s buffer to every rank. */
     public final void bcast(final Object buf, final int count, final Datatype type, final int root)
         throws MPIException {
-        blocking(() -> bcastOf(Args.data(buf, count, type), count, type, root));
+        checkLive();
+        try {
+            complete(bcastOf(Args.data(buf, count, type), count, type, root));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #bcast}. */
@@ -138,7 +148,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     /** Gathers {@code sendcount} elements from every rank into {@code root}'s buffer, in rank order. */
     public final void gather(final Object sendbuf, final int sendcount, final Datatype sendtype, final Object recvbuf,
                              final int recvcount, final Datatype recvtype, final int root) throws MPIException {
-        blocking(() -> gatherOf(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root));
+        checkLive();
+        try {
+            complete(gatherOf(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #gather(Object, int, Datatype, Object, int, Datatype, int)}. */
@@ -152,7 +167,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     /** In-place gather: the root's own block is already in place in {@code buf}; the others send {@code buf}. */
     public final void gather(final Object buf, final int count, final Datatype type, final int root)
         throws MPIException {
-        blocking(() -> gatherInPlace(buf, count, type, root));
+        checkLive();
+        try {
+            complete(gatherInPlace(buf, count, type, root));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking in-place gather. */
@@ -196,7 +216,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     public final void gatherv(final Object sendbuf, final int sendcount, final Datatype sendtype,
                               final Object recvbuf, final int[] recvcount, final int[] displs,
                               final Datatype recvtype, final int root) throws MPIException {
-        blocking(() -> gathervOf(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype, root));
+        checkLive();
+        try {
+            complete(gathervOf(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype, root));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #gatherv(Object, int, Datatype, Object, int[], int[], Datatype, int)}. */
@@ -210,7 +235,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     /** In-place {@link #gatherv} at the root (its block already in place). */
     public final void gatherv(final Object recvbuf, final int[] recvcount, final int[] displs,
                               final Datatype recvtype, final int root) throws MPIException {
-        blocking(() -> gathervOf(null, 0, recvtype, recvbuf, recvcount, displs, recvtype, root));
+        checkLive();
+        try {
+            complete(gathervOf(null, 0, recvtype, recvbuf, recvcount, displs, recvtype, root));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking in-place {@link #gatherv} at the root. */
@@ -223,7 +253,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     /** {@link #gatherv} at a rank other than the root. */
     public final void gatherv(final Object sendbuf, final int sendcount, final Datatype sendtype, final int root)
         throws MPIException {
-        blocking(() -> gathervOf(sendbuf, sendcount, sendtype, null, null, null, sendtype, root));
+        checkLive();
+        try {
+            complete(gathervOf(sendbuf, sendcount, sendtype, null, null, null, sendtype, root));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #gatherv} at a rank other than the root. */
@@ -259,7 +294,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     public final void scatter(final Object sendbuf, final int sendcount, final Datatype sendtype,
                               final Object recvbuf, final int recvcount, final Datatype recvtype, final int root)
         throws MPIException {
-        blocking(() -> scatterOf(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root));
+        checkLive();
+        try {
+            complete(scatterOf(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #scatter(Object, int, Datatype, Object, int, Datatype, int)}. */
@@ -273,7 +313,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     /** In-place scatter: the root keeps its block in {@code buf}; the others receive into {@code buf}. */
     public final void scatter(final Object buf, final int count, final Datatype type, final int root)
         throws MPIException {
-        blocking(() -> scatterInPlace(buf, count, type, root));
+        checkLive();
+        try {
+            complete(scatterInPlace(buf, count, type, root));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking in-place scatter. */
@@ -317,7 +362,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     public final void scatterv(final Object sendbuf, final int[] sendcount, final int[] displs,
                                final Datatype sendtype, final Object recvbuf, final int recvcount,
                                final Datatype recvtype, final int root) throws MPIException {
-        blocking(() -> scattervOf(sendbuf, sendcount, displs, sendtype, recvbuf, recvcount, recvtype, root));
+        checkLive();
+        try {
+            complete(scattervOf(sendbuf, sendcount, displs, sendtype, recvbuf, recvcount, recvtype, root));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #scatterv(Object, int[], int[], Datatype, Object, int, Datatype, int)}. */
@@ -331,7 +381,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     /** In-place {@link #scatterv} at the root (it keeps its block where it is). */
     public final void scatterv(final Object sendbuf, final int[] sendcount, final int[] displs,
                                final Datatype sendtype, final int root) throws MPIException {
-        blocking(() -> scattervOf(sendbuf, sendcount, displs, sendtype, null, 0, sendtype, root));
+        checkLive();
+        try {
+            complete(scattervOf(sendbuf, sendcount, displs, sendtype, null, 0, sendtype, root));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking in-place {@link #scatterv} at the root. */
@@ -344,7 +399,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     /** {@link #scatterv} at a rank other than the root. */
     public final void scatterv(final Object recvbuf, final int recvcount, final Datatype recvtype, final int root)
         throws MPIException {
-        blocking(() -> scattervOf(null, null, null, recvtype, recvbuf, recvcount, recvtype, root));
+        checkLive();
+        try {
+            complete(scattervOf(null, null, null, recvtype, recvbuf, recvcount, recvtype, root));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #scatterv} at a rank other than the root. */
@@ -380,7 +440,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     public final void allGather(final Object sendbuf, final int sendcount, final Datatype sendtype,
                                 final Object recvbuf, final int recvcount, final Datatype recvtype)
         throws MPIException {
-        blocking(() -> allGatherOf(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
+        checkLive();
+        try {
+            complete(allGatherOf(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #allGather(Object, int, Datatype, Object, int, Datatype)}. */
@@ -393,7 +458,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
 
     /** In-place allgather: each rank's block is already at its place in {@code buf}. */
     public final void allGather(final Object buf, final int count, final Datatype type) throws MPIException {
-        blocking(() -> allGatherOf(null, 0, type, buf, count, type));
+        checkLive();
+        try {
+            complete(allGatherOf(null, 0, type, buf, count, type));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking in-place allgather. */
@@ -413,7 +483,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     public final void allGatherv(final Object sendbuf, final int sendcount, final Datatype sendtype,
                                  final Object recvbuf, final int[] recvcount, final int[] displs,
                                  final Datatype recvtype) throws MPIException {
-        blocking(() -> allGathervOf(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype));
+        checkLive();
+        try {
+            complete(allGathervOf(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #allGatherv(Object, int, Datatype, Object, int[], int[], Datatype)}. */
@@ -427,7 +502,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     /** In-place {@link #allGatherv}. */
     public final void allGatherv(final Object recvbuf, final int[] recvcount, final int[] displs,
                                  final Datatype recvtype) throws MPIException {
-        blocking(() -> allGathervOf(null, 0, recvtype, recvbuf, recvcount, displs, recvtype));
+        checkLive();
+        try {
+            complete(allGathervOf(null, 0, recvtype, recvbuf, recvcount, displs, recvtype));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking in-place {@link #allGatherv}. */
@@ -455,7 +535,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     public final void allToAll(final Object sendbuf, final int sendcount, final Datatype sendtype,
                                final Object recvbuf, final int recvcount, final Datatype recvtype)
         throws MPIException {
-        blocking(() -> allToAllOf(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
+        checkLive();
+        try {
+            complete(allToAllOf(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #allToAll}. */
@@ -478,7 +563,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     public final void allToAllv(final Object sendbuf, final int[] sendcount, final int[] sdispls,
                                 final Datatype sendtype, final Object recvbuf, final int[] recvcount,
                                 final int[] rdispls, final Datatype recvtype) throws MPIException {
-        blocking(() -> allToAllvOf(sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount, rdispls, recvtype));
+        checkLive();
+        try {
+            complete(allToAllvOf(sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount, rdispls, recvtype));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #allToAllv}. */
@@ -506,7 +596,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     public final void allToAllw(final Object sendBuf, final int[] sendCount, final int[] sDispls,
                                 final Datatype[] sendTypes, final Object recvBuf, final int[] recvCount,
                                 final int[] rDispls, final Datatype[] recvTypes) throws MPIException {
-        blocking(() -> allToAllwOf(sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount, rDispls, recvTypes));
+        checkLive();
+        try {
+            complete(allToAllwOf(sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount, rDispls, recvTypes));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #allToAllw}. */
@@ -534,7 +629,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     public final void neighborAllGather(final Object sendbuf, final int sendcount, final Datatype sendtype,
                                         final Object recvbuf, final int recvcount, final Datatype recvtype)
         throws MPIException {
-        blocking(() -> neighbourGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
+        checkLive();
+        try {
+            complete(neighbourGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #neighborAllGather}. */
@@ -556,7 +656,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     public final void neighborAllGatherv(final Object sendbuf, final int sendcount, final Datatype sendtype,
                                          final Object recvbuf, final int[] recvcount, final int[] displs,
                                          final Datatype recvtype) throws MPIException {
-        blocking(() -> neighbourGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype));
+        checkLive();
+        try {
+            complete(neighbourGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #neighborAllGatherv}. */
@@ -581,7 +686,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     public final void neighborAllToAll(final Object sendbuf, final int sendcount, final Datatype sendtype,
                                        final Object recvbuf, final int recvcount, final Datatype recvtype)
         throws MPIException {
-        blocking(() -> neighbourAllToAll(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
+        checkLive();
+        try {
+            complete(neighbourAllToAll(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #neighborAllToAll}. */
@@ -605,8 +715,12 @@ public class Comm extends CollectiveCalls implements Freeable, Cloneable {
     public final void neighborAllToAllv(final Object sendbuf, final int[] sendcount, final int[] sdispls,
                                         final Datatype sendtype, final Object recvbuf, final int[] recvcount,
                                         final int[] rdispls, final Datatype recvtype) throws MPIException {
-        blocking(() -> neighbourAllToAllv(sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount, rdispls,
-            recvtype));
+        checkLive();
+        try {
+            complete(neighbourAllToAllv(sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount, rdispls, recvtype));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #neighborAllToAllv}. */

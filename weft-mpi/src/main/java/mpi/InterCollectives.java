@@ -26,7 +26,7 @@ final class InterCollectives {
 
     /** Every rank of each group leaves once every rank of the other group has entered. */
     static Schedule barrier(final Comm c) {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         for (int j = 0; j < c.peers(); j++) {
             s.recv(j, NONE, 0, 0).send(j, NONE, 0, 0);
         }
@@ -35,13 +35,13 @@ final class InterCollectives {
 
     /** The root's buffer goes to every rank of the remote group. */
     static Schedule bcast(final Comm c, final Span buf, final int count, final Datatype type, final int root) {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         if (root == MPI.ROOT) {
             for (int j = 0; j < c.peers(); j++) {
                 s.send(j, buf, count, type);
             }
         } else if (root != MPI.PROC_NULL) {
-            s.recv(root, buf, count, type).then(buf::finish);
+            s.recv(root, buf, count, type).finish(buf);
         }
         return s;
     }
@@ -50,12 +50,12 @@ final class InterCollectives {
     static Schedule gatherv(final Comm c, final Span send, final int sendCount, final Datatype sendType,
                             final Span recv, final int[] counts, final int[] displs, final Datatype recvType,
                             final int root) {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         if (root == MPI.ROOT) {
             for (int j = 0; j < c.peers(); j++) {
                 s.recv(j, recv.at(displs[j] * recvType.extent()), counts[j], recvType);
             }
-            s.then(recv::finish);
+            s.finish(recv);
         } else if (root != MPI.PROC_NULL) {
             s.send(root, send, sendCount, sendType);
         }
@@ -66,13 +66,13 @@ final class InterCollectives {
     static Schedule scatterv(final Comm c, final Span send, final int[] counts, final int[] displs,
                              final Datatype sendType, final Span recv, final int recvCount, final Datatype recvType,
                              final int root) {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         if (root == MPI.ROOT) {
             for (int j = 0; j < c.peers(); j++) {
                 s.send(j, send.at(displs[j] * sendType.extent()), counts[j], sendType);
             }
         } else if (root != MPI.PROC_NULL) {
-            s.recv(root, recv, recvCount, recvType).then(recv::finish);
+            s.recv(root, recv, recvCount, recvType).finish(recv);
         }
         return s;
     }
@@ -80,41 +80,41 @@ final class InterCollectives {
     /** Each rank sends its block to every remote rank and gets remote rank j's block at {@code displs[j]}. */
     static Schedule allgatherv(final Comm c, final Span send, final int sendCount, final Datatype sendType,
                                final Span recv, final int[] counts, final int[] displs, final Datatype recvType) {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         for (int j = 0; j < c.peers(); j++) {
             s.recv(j, recv.at(displs[j] * recvType.extent()), counts[j], recvType).send(j, send, sendCount, sendType);
         }
-        return s.then(recv::finish);
+        return s.finish(recv);
     }
 
     /** Block j of each rank's send buffer goes to remote rank j, which keeps it as its block (sender's rank). */
     static Schedule alltoallv(final Comm c, final Span send, final int[] sendCounts, final int[] sDispls,
                               final Datatype sendType, final Span recv, final int[] recvCounts, final int[] rDispls,
                               final Datatype recvType) {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         for (int j = 0; j < c.peers(); j++) {
             s.recv(j, recv.at(rDispls[j] * recvType.extent()), recvCounts[j], recvType)
                 .send(j, send.at(sDispls[j] * sendType.extent()), sendCounts[j], sendType);
         }
-        return s.then(recv::finish);
+        return s.finish(recv);
     }
 
     /** {@link #alltoallv} with a datatype per remote rank and displacements in bytes. */
     static Schedule alltoallw(final Comm c, final Span send, final int[] sendCounts, final int[] sDispls,
                               final Datatype[] sendTypes, final Span recv, final int[] recvCounts, final int[] rDispls,
                               final Datatype[] recvTypes) {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         for (int j = 0; j < c.peers(); j++) {
             s.recv(j, recv.at(rDispls[j]), recvCounts[j], recvTypes[j])
                 .send(j, send.at(sDispls[j]), sendCounts[j], sendTypes[j]);
         }
-        return s.then(recv::finish);
+        return s.finish(recv);
     }
 
     /** The root gets the reduction of the remote group's {@code in}; the remote ranks send theirs. */
     static Schedule reduce(final Comm c, final Span in, final Span out, final int count, final Datatype type,
                            final Op op, final int root) {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         if (root == MPI.ROOT) {
             final MemorySegment all = gatherRemote(s, c, count, type);
             s.then(() -> {
@@ -130,7 +130,7 @@ final class InterCollectives {
     /** Every rank gets the reduction of the remote group's {@code in}. */
     static Schedule allreduce(final Comm c, final Span in, final Span out, final int count, final Datatype type,
                               final Op op) {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         final MemorySegment all = gatherRemote(s, c, count, type);
         for (int j = 0; j < c.peers(); j++) {
             s.send(j, in, count, type);
@@ -148,7 +148,7 @@ final class InterCollectives {
      */
     static Schedule reduceScatter(final Comm c, final Span in, final Span out, final int[] counts, final int total,
                                   final Datatype type, final Op op) {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         final MemorySegment all = gatherRemote(s, c, total, type);
         for (int j = 0; j < c.peers(); j++) {
             s.send(j, in, total, type);

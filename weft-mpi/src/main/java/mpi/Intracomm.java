@@ -279,7 +279,12 @@ public class Intracomm extends Comm {
     /** Rank i gets {@code sendbuf}'s combination over ranks 0..i. */
     public final void scan(final Object sendbuf, final Object recvbuf, final int count, final Datatype type,
                            final Op op) throws MPIException {
-        blocking(() -> scanOf(sendbuf, recvbuf, count, type, op, false));
+        checkLive();
+        try {
+            complete(scanOf(sendbuf, recvbuf, count, type, op, false));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #scan(Object, Object, int, Datatype, Op)}. */
@@ -293,7 +298,12 @@ public class Intracomm extends Comm {
     /** In-place {@link #scan}. */
     public final void scan(final Object recvbuf, final int count, final Datatype type, final Op op)
         throws MPIException {
-        blocking(() -> scanOf(recvbuf, recvbuf, count, type, op, false));
+        checkLive();
+        try {
+            complete(scanOf(recvbuf, recvbuf, count, type, op, false));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking in-place {@link #scan}. */
@@ -306,7 +316,12 @@ public class Intracomm extends Comm {
     /** Rank i gets {@code sendbuf}'s combination over ranks 0..i-1 (rank 0's buffer is left as it was). */
     public final void exScan(final Object sendbuf, final Object recvbuf, final int count, final Datatype type,
                              final Op op) throws MPIException {
-        blocking(() -> scanOf(sendbuf, recvbuf, count, type, op, true));
+        checkLive();
+        try {
+            complete(scanOf(sendbuf, recvbuf, count, type, op, true));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking {@link #exScan(Object, Object, int, Datatype, Op)}. */
@@ -320,7 +335,12 @@ public class Intracomm extends Comm {
     /** In-place {@link #exScan}. */
     public final void exScan(final Object buf, final int count, final Datatype type, final Op op)
         throws MPIException {
-        blocking(() -> scanOf(buf, buf, count, type, op, true));
+        checkLive();
+        try {
+            complete(scanOf(buf, buf, count, type, op, true));
+        } catch (final MPIException | RuntimeException e) {
+            throw fail(e);
+        }
     }
 
     /** Non-blocking in-place {@link #exScan}. */

@@ -13,7 +13,7 @@ final class NeighbourCollectives {
     static Schedule allgatherv(final Comm c, final Neighbours nb, final Span send, final int sendCount,
                                final Datatype sendType, final Span recv, final int[] counts, final int[] displs,
                                final Datatype recvType) {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         for (int i = 0; i < nb.in().length; i++) {
             if (nb.in()[i] != MPI.PROC_NULL) {
                 s.recv(nb.in()[i], recv.at(displs[i] * recvType.extent()), counts[i], recvType, nb.inSub()[i]);
@@ -24,14 +24,14 @@ final class NeighbourCollectives {
                 s.send(nb.out()[j], send, sendCount, sendType, nb.outSub()[j]);
             }
         }
-        return s.then(recv::finish);
+        return s.finish(recv);
     }
 
     /** Block j goes to out-neighbour j; block i comes from in-neighbour i. */
     static Schedule alltoallv(final Comm c, final Neighbours nb, final Span send, final int[] sendCounts,
                               final int[] sendDispls, final Datatype sendType, final Span recv,
                               final int[] recvCounts, final int[] recvDispls, final Datatype recvType) {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         for (int i = 0; i < nb.in().length; i++) {
             if (nb.in()[i] != MPI.PROC_NULL) {
                 s.recv(nb.in()[i], recv.at(recvDispls[i] * recvType.extent()), recvCounts[i], recvType,
@@ -44,6 +44,6 @@ final class NeighbourCollectives {
                     nb.outSub()[j]);
             }
         }
-        return s.then(recv::finish);
+        return s.finish(recv);
     }
 }

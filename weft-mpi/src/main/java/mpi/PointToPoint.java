@@ -31,6 +31,8 @@ abstract class PointToPoint {
     /** Even context id of point-to-point traffic; cid + 1 carries the collectives. */
     int cid = -1;
     private int collectiveSeq;
+    /** The schedule the last blocking collective gave back, for the next ({@link Schedule#of}); else null. */
+    Schedule spareSchedule;
     Errhandler errhandler = MPI.ERRORS_ARE_FATAL;
     private String name = "";
     private final Attributes attributes = new Attributes();

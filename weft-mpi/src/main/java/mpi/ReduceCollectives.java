@@ -16,21 +16,17 @@ final class ReduceCollectives {
     /** Reduces {@code in} of every rank into {@code out} at {@code root} ({@code out} may be null elsewhere). */
     static Schedule reduce(final Comm c, final Span in, final Span out, final int count, final Datatype type,
                            final Op op, final int root) {
-        final Schedule s = new Schedule(c);
-        final MemorySegment[] result = new MemorySegment[1];
-        reduceInto(s, in, count, type, op, root, result);
+        final Schedule s = Schedule.of(c);
+        final MemorySegment result = reduceInto(s, in, count, type, op, root);
         if (s.rank() == root) {
-            s.then(() -> {
-                TypeCursor.unpack(result[0], 0, out, count, type);
-                out.finish();
-            });
+            s.unpack(result, out, count, type);
         }
         return s;
     }
 
-    /** Adds a reduction to {@code root} to {@code s}; at the root {@code result[0]} holds it, packed, at the end. */
-    private static void reduceInto(final Schedule s, final Span in, final int count, final Datatype type,
-                                   final Op op, final int root, final MemorySegment[] result) {
+    /** Adds a reduction to {@code root} to {@code s}; returns the buffer that holds it, packed, at the root. */
+    private static MemorySegment reduceInto(final Schedule s, final Span in, final int count, final Datatype type,
+                                            final Op op, final int root) {
         final long bytes = count * type.size;
         final int me = s.rank();
         MemorySegment acc = s.packed(in, count, type);
@@ -43,7 +39,7 @@ final class ReduceCollectives {
             if (me + mask < s.size()) {
                 final MemorySegment lower = acc;
                 final MemorySegment higher = tmp;
-                s.recv(me + mask, higher, 0, bytes).then(() -> op.apply(lower, 0, higher, 0, count, type)).next();
+                s.recv(me + mask, higher, 0, bytes).combine(op, lower, higher, 0, count, type).next();
                 acc = higher;
                 tmp = lower;
             }
@@ -55,13 +51,13 @@ final class ReduceCollectives {
                 s.recv(0, acc, 0, bytes).next();
             }
         }
-        result[0] = acc;
+        return acc;
     }
 
     /** Every rank gets the reduction of every rank's {@code in} in {@code out}. */
     static Schedule allreduce(final Comm c, final Span in, final Span out, final int count, final Datatype type,
                               final Op op) {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         final int n = s.size();
         final int r = s.rank();
         final long bytes = count * type.size;
@@ -78,7 +74,7 @@ final class ReduceCollectives {
             } else {
                 final MemorySegment mine = acc;
                 final MemorySegment lower = tmp;
-                s.recv(r - 1, lower, 0, bytes).then(() -> op.apply(lower, 0, mine, 0, count, type)).next();
+                s.recv(r - 1, lower, 0, bytes).combine(op, lower, mine, 0, count, type).next();
                 vr = r / 2;
             }
         } else {
@@ -92,9 +88,9 @@ final class ReduceCollectives {
                 final MemorySegment theirs = tmp;
                 s.recv(peer, theirs, 0, bytes).send(peer, mine, 0, bytes);
                 if (peer < r) {
-                    s.then(() -> op.apply(theirs, 0, mine, 0, count, type)).next();
+                    s.combine(op, theirs, mine, 0, count, type).next();
                 } else {
-                    s.then(() -> op.apply(mine, 0, theirs, 0, count, type)).next();
+                    s.combine(op, mine, theirs, 0, count, type).next();
                     acc = theirs;
                     tmp = mine;
                 }
@@ -107,11 +103,7 @@ final class ReduceCollectives {
                 s.recv(r + 1, acc, 0, bytes).next();
             }
         }
-        final MemorySegment result = acc;
-        return s.then(() -> {
-            TypeCursor.unpack(result, 0, out, count, type);
-            out.finish();
-        });
+        return s.unpack(acc, out, count, type);
     }
 
     /**
@@ -121,7 +113,7 @@ final class ReduceCollectives {
      */
     static Schedule ringAllreduce(final Comm c, final Span in, final Span out, final int count, final Datatype type,
                                   final Op op) {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         final int n = s.size();
         final int r = s.rank();
         final MemorySegment acc = s.packed(in, count, type);
@@ -136,7 +128,7 @@ final class ReduceCollectives {
             final int elems = Math.min(first + per, count) - first;
             s.recv(left, tmp, 0, elems * type.size)
                 .send(right, acc, Math.min(send * per, count) * type.size, piece(send, per, count) * type.size)
-                .then(() -> op.apply(tmp, 0, acc, first * type.size, elems, type)).next();
+                .combine(op, tmp, acc, (long) first * type.size, elems, type).next();
         }
         for (int step = 0; step < n - 1; step++) {
             final int send = (r + 1 - step + n) % n;
@@ -144,10 +136,7 @@ final class ReduceCollectives {
             s.recv(left, acc, Math.min(recv * per, count) * type.size, piece(recv, per, count) * type.size)
                 .send(right, acc, Math.min(send * per, count) * type.size, piece(send, per, count) * type.size).next();
         }
-        return s.then(() -> {
-            TypeCursor.unpack(acc, 0, out, count, type);
-            out.finish();
-        });
+        return s.unpack(acc, out, count, type);
     }
 
     private static long piece(final int j, final int per, final int count) {
@@ -164,20 +153,16 @@ final class ReduceCollectives {
             displs[i] = total;
             total += counts[i];
         }
-        final Schedule s = new Schedule(c);
-        final MemorySegment[] whole = new MemorySegment[1];
-        reduceInto(s, in, total, type, op, 0, whole);
+        final Schedule s = Schedule.of(c);
+        final MemorySegment whole = reduceInto(s, in, total, type, op, 0);
         // rank 0 sends each rank its block of packed bytes, which the rank unpacks into its own layout
         if (s.rank() == 0) {
             for (int i = 1; i < n; i++) {
-                s.send(i, whole[0], displs[i] * type.size, counts[i] * type.size);
+                s.send(i, whole, displs[i] * type.size, counts[i] * type.size);
             }
-            s.then(() -> {
-                TypeCursor.unpack(whole[0], 0, out, counts[0], type);
-                out.finish();
-            });
+            s.unpack(whole, out, counts[0], type);
         } else {
-            s.recv(0, out, counts[s.rank()], type).then(out::finish);
+            s.recv(0, out, counts[s.rank()], type).finish(out);
         }
         return s;
     }
@@ -185,7 +170,7 @@ final class ReduceCollectives {
     /** Inclusive ({@code exclusive} false) or exclusive prefix reduction in rank order. */
     static Schedule scan(final Comm c, final Span in, final Span out, final int count, final Datatype type,
                          final Op op, final boolean exclusive) {
-        final Schedule s = new Schedule(c);
+        final Schedule s = Schedule.of(c);
         final long bytes = count * type.size;
         final int me = s.rank();
         // partial: the reduction over the ranks this rank's subtree covers; result: over the ranks below (and me)
@@ -212,7 +197,7 @@ final class ReduceCollectives {
                     op.apply(theirs, 0, mine, 0, count, type);
                 }).next();
             } else {
-                s.then(() -> op.apply(mine, 0, theirs, 0, count, type)).next();
+                s.combine(op, mine, theirs, 0, count, type).next();
                 partial = theirs;
                 tmp = mine;
             }

@@ -5,9 +5,10 @@ import java.nio.IntBuffer;
 
 /**
  * Rank program (2 ranks): the bytes a blocking send and receive of a short message allocate once warm, from
- * a Java array and from a direct buffer. A send allocates nothing per message; a receive allocates the
- * {@link Status} it returns. Windows of 20000 messages repeat until one meets the bound (a busy machine's JIT may still be
- * compiling in the first ones), at most 20. Prints {@code OK alloc ...}.
+ * a Java array and from a direct buffer, and those of blocking collectives of a few bytes. A send allocates
+ * nothing per message; a receive allocates the {@link Status} it returns; a collective allocates nothing.
+ * Windows repeat until one meets the bound (a busy machine's JIT may still be compiling in the first ones), at
+ * most 20. Prints {@code OK alloc ...}.
  */
 public final class AllocationRanks {
     private AllocationRanks() {
@@ -19,20 +20,12 @@ public final class AllocationRanks {
         final int rank = w.getRank();
         final Checks c = new Checks("alloc", rank);
         c.configuredPath();
-        final com.sun.management.ThreadMXBean mx =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        final long tid = Thread.currentThread().threadId();
         final int[] arr = new int[2];
         final IntBuffer dir = MPI.newIntBuffer(2);
-        final int n = 20000;
         // no object per message: under one byte per step on the sender (the worker's keepalive rounds allocate a
         // few bytes every few hundred milliseconds, whatever the traffic), and the two Status objects on the receiver
-        final double bound = rank == 0 ? 1 : 2 * 48 + 1;
-        double best = Double.MAX_VALUE;
-        final StringBuilder windows = new StringBuilder();
-        for (int window = 0; window < 20; window++) {
-            final long a0 = mx.getThreadAllocatedBytes(tid);
-            for (int i = 0; i < n; i++) {
+        final double best = bestWindow(w, c, 20000, rank == 0 ? 1 : 2 * 48 + 1,
+            rank == 0 ? "two sends" : "two receives", () -> {
                 if (rank == 0) {
                     w.send(arr, 2, MPI.INT, 1, 0);
                     w.send(dir, 2, MPI.INT, 1, 0);
@@ -40,6 +33,44 @@ public final class AllocationRanks {
                     w.recv(arr, 2, MPI.INT, 0, 0);
                     w.recv(dir, 2, MPI.INT, 0, 0);
                 }
+            });
+        System.out.println("alloc rank " + rank + ": " + best + " bytes per step");
+        // a warm blocking barrier, broadcast, reduce and allreduce of a few bytes allocate nothing either: their
+        // schedules are reused and their local steps are data, not lambdas
+        final int[] out = new int[2];
+        final IntBuffer dirOut = MPI.newIntBuffer(2);
+        final double coll = bestWindow(w, c, 5000, 2, "five collectives", () -> {
+            w.barrier();
+            w.bcast(arr, 2, MPI.INT, 0);
+            w.allReduce(arr, out, 2, MPI.INT, MPI.SUM);
+            w.allReduce(dir, dirOut, 2, MPI.INT, MPI.MAX);
+            w.reduce(arr, out, 2, MPI.INT, MPI.SUM, 1);
+        });
+        System.out.println("alloc rank " + rank + ": " + coll + " bytes per five collectives");
+        c.done();
+        MPI.Finalize();
+    }
+
+    @FunctionalInterface
+    private interface Step {
+        void run() throws MPIException;
+    }
+
+    /**
+     * The fewest bytes this thread allocated per step over windows of {@code n} steps, checked against
+     * {@code bound}; the windows stop once every rank met it.
+     */
+    private static double bestWindow(final Intracomm w, final Checks c, final int n, final double bound,
+                                     final String what, final Step step) throws MPIException {
+        final com.sun.management.ThreadMXBean mx =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        final long tid = Thread.currentThread().threadId();
+        double best = Double.MAX_VALUE;
+        final StringBuilder windows = new StringBuilder();
+        for (int window = 0; window < 20; window++) {
+            final long a0 = mx.getThreadAllocatedBytes(tid);
+            for (int i = 0; i < n; i++) {
+                step.run();
             }
             final double perStep = (mx.getThreadAllocatedBytes(tid) - a0) / (double) n;
             best = Math.min(best, perStep);
@@ -50,10 +81,7 @@ public final class AllocationRanks {
                 break;
             }
         }
-        c.that(best <= bound, "bytes per " + (rank == 0 ? "two sends" : "two receives") + " at most " + bound
-            + "; windows:" + windows);
-        System.out.println("alloc rank " + rank + ": " + best + " bytes per step");
-        c.done();
-        MPI.Finalize();
+        c.that(best <= bound, "bytes per " + what + " at most " + bound + "; windows:" + windows);
+        return best;
     }
 }
