@@ -7,9 +7,7 @@ import java.util.ArrayDeque;
 /**
  * Scratch buffers for the collectives, kept for reuse: one collective after another takes the same memory
  * back instead of allocating (and registering) new memory each time. Buffers are pooled by power-of-two size,
- * at most {@link #KEEP} per size, all native memory: the reductions' loops then see one kind of segment at every
- * size (a rank whose small allreduces had trained them on heap arrays deoptimized them in a loop once its large
- * ones came with native memory: 64 KiB allreduce 10x slower, bench/results/2026-11-29-session32-mpi-collectives.txt).
+ * at most {@link #KEEP} per size: heap arrays below {@link Coll#NATIVE_SCRATCH}, native memory from there on.
  * A buffer not given back (a collective that failed) is simply left to the garbage collector.
  */
 final class ScratchPool {
@@ -19,14 +17,17 @@ final class ScratchPool {
     private final java.util.List<ArrayDeque<MemorySegment>> free = new java.util.ArrayList<>(
         java.util.Collections.nCopies(CLASSES, (ArrayDeque<MemorySegment>) null));
 
-    /** A whole pooled power-of-two buffer of native memory of at least {@code bytes} (give the whole back). */
+    /**
+     * A whole pooled power-of-two buffer of at least {@code bytes} (slice it; give the whole back): a heap array
+     * when small, else native memory.
+     */
     synchronized MemorySegment take(final long bytes) {
         final int c = sizeClass(Math.max(bytes, 1));
         final ArrayDeque<MemorySegment> q = free.get(c);
         if (q != null && !q.isEmpty()) {
             return q.poll();
         }
-        return Arena.ofAuto().allocate(1L << c, 64);
+        return bytes < Coll.NATIVE_SCRATCH ? MemorySegment.ofArray(new byte[1 << c]) : Arena.ofAuto().allocate(1L << c, 64);
     }
 
     /** Gives back a whole buffer from {@link #take}. */
