@@ -34,7 +34,7 @@ final class UcpOp extends InFlight {
         return op != null ? op : new UcpOp();
     }
 
-    /** This handle's on {@code r}, keeping {@code memory} reachable until released. */
+    /** Starts this handle on {@code r}, keeping {@code memory} reachable until released. */
     UcpOp start(final weft.ucp.Request r, final Object memory) {
         request = r;
         keep = memory;
