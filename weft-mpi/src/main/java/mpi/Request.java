@@ -85,8 +85,24 @@ public class Request implements Freeable {
         return r;
     }
 
-    /** Waits for the operation to finish. */
+    /**
+     * Waits for the operation to finish. A send's completion makes no {@link Status} here (nobody asks for it:
+     * {@link #waitAll} of a window of sends allocates nothing per send).
+     */
     public final void waitFor() throws MPIException {
+        if (kind == SEND && done == null && op instanceof UcpOp) {
+            MPI.check();
+            awaitOp();
+            final InFlight r = op;
+            op = null;
+            span = null;
+            final weft.ucs.Status st = r.status();
+            r.release();
+            if (st.isError()) {
+                throw comm.fail(sendFailure(st));
+            }
+            return;
+        }
         waitStatus();
     }
 
@@ -97,12 +113,7 @@ public class Request implements Freeable {
             return Status.empty();
         }
         if (op != null) {
-            try {
-                Messaging.awaitFrom(comm, op, kind == RECV ? source : Messaging.NO_WATCH);
-            } catch (final MPIException e) {
-                op = null;
-                throw comm.fail(e);
-            }
+            awaitOp();
         } else if (schedule != null) {
             try {
                 schedule.run();
@@ -114,6 +125,20 @@ public class Request implements Freeable {
             }
         }
         return take();
+    }
+
+    /** Progresses until the message in flight finished (a failure drops it and goes to the error handler). */
+    private void awaitOp() throws MPIException {
+        try {
+            Messaging.awaitFrom(comm, op, kind == RECV ? source : Messaging.NO_WATCH);
+        } catch (final MPIException e) {
+            op = null;
+            throw comm.fail(e);
+        }
+    }
+
+    private static MPIException sendFailure(final weft.ucs.Status st) {
+        return new MPIException(Messaging.errorClass(st), "non-blocking send failed: " + st);
     }
 
     /** True if the operation finished (the request then becomes null). Progresses communication. */
@@ -204,9 +229,24 @@ public class Request implements Freeable {
         }
     }
 
-    /** Waits for every request. */
+    /** Waits for every request (in order; the first failure is thrown once all were waited for). */
     public static void waitAll(final Request[] requests) throws MPIException {
-        waitAllStatus(requests);
+        MPI.check();
+        MPIException first = null;
+        for (final Request r : requests) {
+            try {
+                if (r != null) {
+                    r.waitFor(); // no Status array, and no Status for a send
+                }
+            } catch (final MPIException e) {
+                if (first == null) {
+                    first = e;
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
     }
 
     /** Waits for every request; their statuses in order. */
@@ -415,7 +455,7 @@ public class Request implements Freeable {
             if (st.isError()) {
                 throw comm.fail(kind == RMA
                     ? new MPIException(WinPeers.errorClass(st), "request-based window operation failed: " + st)
-                    : new MPIException(Messaging.errorClass(st), "non-blocking send failed: " + st));
+                    : sendFailure(st));
             }
         }
     }
