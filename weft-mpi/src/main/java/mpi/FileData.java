@@ -13,7 +13,7 @@ final class FileData {
     private static final long KEEP_MAX = 4L << 20;
 
     private final FileIo io;
-    private final ScratchPool scratch = new ScratchPool();
+    private final ScratchPool scratch = new ScratchPool(true); // the I/O thread's too
 
     FileData(final FileIo io) {
         this.io = io;

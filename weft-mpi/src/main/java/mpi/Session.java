@@ -13,8 +13,8 @@ final class Session {
     final int threadLevel;
     final Thread mainThread;
     final BufferedSends buffered = new BufferedSends();
-    /** Native scratch memory the collectives reuse. */
-    final ScratchPool scratch = new ScratchPool();
+    /** Scratch memory the collectives reuse (locked only under THREAD_MULTIPLE). */
+    final ScratchPool scratch;
     /** Where collectives change algorithm ({@code WEFT_MPI_*}). */
     final weft.mpi.MpiConfig.Thresholds thresholds =
         weft.mpi.MpiConfig.Thresholds.of(weft.ucs.config.Config.global());
@@ -27,6 +27,7 @@ final class Session {
         this.job = job;
         this.worker = job.worker();
         this.threadLevel = threadLevel;
+        this.scratch = new ScratchPool(threadLevel == MPI.THREAD_MULTIPLE);
         this.mainThread = Thread.currentThread();
         this.nextCid = firstFreeCid;
         this.am = activeMessages ? new AmMatcher(worker) : null;

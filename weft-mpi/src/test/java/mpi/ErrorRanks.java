@@ -101,7 +101,10 @@ public final class ErrorRanks {
         after.done();
     }
 
-    /** Four threads per rank, each exchanging 200 messages with its twin thread on the next rank. */
+    /**
+     * Four threads per rank, each exchanging 200 messages with its twin thread on the next rank, then running 200
+     * allreduces on a communicator of its own.
+     */
     private static void threads() throws MPIException {
         final int provided = MPI.InitThread(new String[0], MPI.THREAD_MULTIPLE);
         final Intracomm w = MPI.COMM_WORLD;
@@ -140,6 +143,44 @@ public final class ErrorRanks {
             }
         }
         c.that(failure.get() == null, "every thread's messages arrived in order: " + failure.get());
+        // and collectives at once on a communicator per thread (each has its own reused schedule; the scratch
+        // pool they share locks under THREAD_MULTIPLE)
+        final Intracomm[] comms = new Intracomm[ts.length];
+        for (int t = 0; t < ts.length; t++) {
+            comms[t] = w.dup();
+        }
+        for (int t = 0; t < ts.length; t++) {
+            final int id = t;
+            ts[t] = new Thread(() -> {
+                try {
+                    final int[] in = new int[64];
+                    final int[] out = new int[64];
+                    for (int i = 0; i < 200; i++) {
+                        java.util.Arrays.fill(in, rank + i + id);
+                        comms[id].allReduce(in, out, in.length, MPI.INT, MPI.SUM);
+                        final int expected = size * (i + id) + size * (size - 1) / 2;
+                        if (out[0] != expected || out[63] != expected) {
+                            throw new AssertionError("thread " + id + " allreduce " + i + " got " + out[0]);
+                        }
+                    }
+                } catch (final Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            ts[t].start();
+        }
+        for (final Thread t : ts) {
+            try {
+                t.join();
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new MPIException(e);
+            }
+        }
+        c.that(failure.get() == null, "every thread's allreduces on its own communicator: " + failure.get());
+        for (final Intracomm k : comms) {
+            k.free();
+        }
         w.barrier();
         c.done();
         MPI.Finalize();
