@@ -113,77 +113,75 @@ public final class ErrorRanks {
         final Checks c = new Checks("threads", rank);
         c.equal(MPI.THREAD_MULTIPLE, provided, "THREAD_MULTIPLE provided");
         c.equal(MPI.THREAD_MULTIPLE, MPI.queryThread(), "queryThread");
-        final java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic
-            .AtomicReference<>();
-        final Thread[] ts = new Thread[4];
-        for (int t = 0; t < ts.length; t++) {
-            final int tag = t;
-            ts[t] = new Thread(() -> {
-                try {
-                    final int[] in = new int[1];
-                    for (int i = 0; i < 200; i++) {
-                        w.sendRecv(new int[] {rank * 1000 + i}, 1, MPI.INT, (rank + 1) % size, tag, in, 1, MPI.INT,
-                            (rank - 1 + size) % size, tag);
-                        if (in[0] != (rank - 1 + size) % size * 1000 + i) {
-                            throw new AssertionError("thread " + tag + " message " + i + " got " + in[0]);
-                        }
-                    }
-                } catch (final Throwable e) {
-                    failure.compareAndSet(null, e);
+        final int threads = 4;
+        final Throwable exchange = onThreads(threads, tag -> {
+            final int[] in = new int[1];
+            for (int i = 0; i < 200; i++) {
+                w.sendRecv(new int[] {rank * 1000 + i}, 1, MPI.INT, (rank + 1) % size, tag, in, 1, MPI.INT,
+                    (rank - 1 + size) % size, tag);
+                if (in[0] != (rank - 1 + size) % size * 1000 + i) {
+                    throw new AssertionError("thread " + tag + " message " + i + " got " + in[0]);
                 }
-            });
-            ts[t].start();
-        }
-        for (final Thread t : ts) {
-            try {
-                t.join();
-            } catch (final InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new MPIException(e);
             }
-        }
-        c.that(failure.get() == null, "every thread's messages arrived in order: " + failure.get());
+        });
+        c.that(exchange == null, "every thread's messages arrived in order: " + exchange);
         // and collectives at once on a communicator per thread (each has its own reused schedule; the scratch
         // pool they share locks under THREAD_MULTIPLE)
-        final Intracomm[] comms = new Intracomm[ts.length];
-        for (int t = 0; t < ts.length; t++) {
+        final Intracomm[] comms = new Intracomm[threads];
+        for (int t = 0; t < threads; t++) {
             comms[t] = w.dup();
         }
-        for (int t = 0; t < ts.length; t++) {
-            final int id = t;
-            ts[t] = new Thread(() -> {
-                try {
-                    final int[] in = new int[64];
-                    final int[] out = new int[64];
-                    for (int i = 0; i < 200; i++) {
-                        java.util.Arrays.fill(in, rank + i + id);
-                        comms[id].allReduce(in, out, in.length, MPI.INT, MPI.SUM);
-                        final int expected = size * (i + id) + size * (size - 1) / 2;
-                        if (out[0] != expected || out[63] != expected) {
-                            throw new AssertionError("thread " + id + " allreduce " + i + " got " + out[0]);
-                        }
-                    }
-                } catch (final Throwable e) {
-                    failure.compareAndSet(null, e);
+        final Throwable reductions = onThreads(threads, id -> {
+            final int[] in = new int[64];
+            final int[] out = new int[64];
+            for (int i = 0; i < 200; i++) {
+                java.util.Arrays.fill(in, rank + i + id);
+                comms[id].allReduce(in, out, in.length, MPI.INT, MPI.SUM);
+                final int expected = size * (i + id) + size * (size - 1) / 2;
+                if (out[0] != expected || out[63] != expected) {
+                    throw new AssertionError("thread " + id + " allreduce " + i + " got " + out[0]);
                 }
-            });
-            ts[t].start();
-        }
-        for (final Thread t : ts) {
-            try {
-                t.join();
-            } catch (final InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new MPIException(e);
             }
-        }
-        c.that(failure.get() == null, "every thread's allreduces on its own communicator: " + failure.get());
+        });
+        c.that(reductions == null, "every thread's allreduces on its own communicator: " + reductions);
         for (final Intracomm k : comms) {
             k.free();
         }
         w.barrier();
         c.done();
         MPI.Finalize();
+    }
+
+    @FunctionalInterface
+    private interface ThreadBody {
+        void run(int id) throws Exception;
+    }
+
+    /** Runs {@code body(0 .. n-1)} on n threads at once; the first failure, or null. */
+    private static Throwable onThreads(final int n, final ThreadBody body) throws MPIException {
+        final java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+            new java.util.concurrent.atomic.AtomicReference<>();
+        final Thread[] ts = new Thread[n];
+        for (int t = 0; t < n; t++) {
+            final int id = t;
+            ts[t] = new Thread(() -> {
+                try {
+                    body.run(id);
+                } catch (final Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            ts[t].start();
+        }
+        for (final Thread t : ts) {
+            try {
+                t.join();
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new MPIException(e);
+            }
+        }
+        return failure.get();
     }
 
     private static void errorsReturn(final Intracomm w, final int rank, final int size) throws MPIException {
