@@ -100,9 +100,15 @@ final class Coll {
         }
     }
 
-    static void awaitAll(final InFlight[] rs) throws MPIException {
+    /**
+     * Waits for the first {@code n} messages of {@code rs} (null entries skipped) and clears them; the first
+     * failure is thrown once every one was released.
+     */
+    static void awaitAll(final InFlight[] rs, final int n) throws MPIException {
         MPIException first = null;
-        for (final InFlight r : rs) {
+        for (int i = 0; i < n; i++) {
+            final InFlight r = rs[i];
+            rs[i] = null;
             if (r == null) {
                 continue;
             }

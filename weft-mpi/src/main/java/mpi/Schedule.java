@@ -360,7 +360,7 @@ final class Schedule {
             postedCount = -1;
             final int round = current;
             final boolean last = ++current == roundCount;
-            awaitPosted(n);
+            Coll.awaitAll(posted, n);
             for (int i = round == 0 ? 0 : actionsEnd[round - 1]; i < actionsEnd[round]; i++) {
                 actions[i].run();
             }
@@ -374,28 +374,6 @@ final class Schedule {
             }
         }
         return true;
-    }
-
-    /** Releases the round's {@code n} completed messages; the first failure is thrown once all are released. */
-    private void awaitPosted(final int n) throws MPIException {
-        MPIException first = null;
-        for (int i = 0; i < n; i++) {
-            final InFlight r = posted[i];
-            posted[i] = null;
-            if (r == null) {
-                continue;
-            }
-            try {
-                Coll.await(r);
-            } catch (final MPIException e) {
-                if (first == null) {
-                    first = e;
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
     }
 
     /**
