@@ -179,11 +179,17 @@ final class Messaging {
     private static weft.ucs.Status await(final PointToPoint c, final weft.ucp.Request req, final InFlight op,
                                          final int source) throws MPIException {
         final Worker w = c.session.worker;
-        long next = System.nanoTime() + WATCH_NS;
+        long next = 0; // the clock is read by a wait that watches a rank, once it waits (not for a finished send)
         for (int idle = 0, spins = 0; !(req != null ? req.isCompleted() : op.isCompleted()); spins++) {
             idle = Progress.step(w, idle);
-            if (source != NO_WATCH && (spins & 1023) == 0 && System.nanoTime() > next) {
-                next = System.nanoTime() + WATCH_NS;
+            if (source == NO_WATCH || (spins & 1023) != 0) {
+                continue;
+            }
+            final long now = System.nanoTime();
+            if (spins == 0) {
+                next = now + WATCH_NS;
+            } else if (now - next > 0) {
+                next = now + WATCH_NS;
                 if (source >= 0) {
                     failIfDead(c, source, c.endpoint(source), req, op);
                 } else {

@@ -86,24 +86,36 @@ public class Request implements Freeable {
     }
 
     /**
-     * Waits for the operation to finish. A send's completion makes no {@link Status} here (nobody asks for it:
-     * {@link #waitAll} of a window of sends allocates nothing per send).
+     * Waits for the operation to finish. A message's completion makes no {@link Status} here (nobody asks for
+     * it: {@link #waitAll} of a window of sends or of contiguous receives allocates nothing per message).
      */
     public final void waitFor() throws MPIException {
-        if (kind == SEND && done == null && op instanceof UcpOp) {
-            MPI.check();
-            awaitOp();
-            final InFlight r = op;
-            op = null;
-            span = null;
-            final weft.ucs.Status st = r.status();
+        if (done != null || op == null || !(kind == SEND && op instanceof UcpOp || kind == RECV && packed == null)) {
+            waitStatus();
+            return;
+        }
+        MPI.check();
+        awaitOp();
+        final InFlight r = op;
+        final Span s = span;
+        op = null;
+        span = null;
+        final weft.ucs.Status st = r.status();
+        if (kind == SEND) {
             r.release();
             if (st.isError()) {
                 throw comm.fail(sendFailure(st));
             }
             return;
         }
-        waitStatus();
+        final long senderTag = r.senderTag();
+        final long length = r.length();
+        r.release();
+        try {
+            Messaging.receivedBytes(st, senderTag, length, capacity, s, null);
+        } catch (final MPIException e) {
+            throw comm.fail(e);
+        }
     }
 
     /** Waits for the operation to finish and returns its status; the request becomes null. */

@@ -11,19 +11,44 @@ import java.lang.ref.WeakReference;
 final class SpanCache {
     private static final int ENTRIES = 8;
     private static final ThreadLocal<SpanCache> CACHE = ThreadLocal.withInitial(SpanCache::new);
+    /**
+     * The one cache of a session below THREAD_MULTIPLE, whose calls come one at a time (a ThreadLocal lookup
+     * cost a tenth of a short non-blocking send); null: a cache per thread. See {@link #shareAcrossThreads}.
+     */
+    private static SpanCache shared;
 
-    private final java.util.List<WeakReference<Object>> keys = new java.util.ArrayList<>(
-        java.util.Collections.nCopies(ENTRIES, (WeakReference<Object>) null));
-    private final Span[] spans = new Span[ENTRIES];
+    private final Entry[] entries = new Entry[ENTRIES];
     private int next;
+
+    /** A buffer, held weakly, and its span. */
+    private static final class Entry extends WeakReference<Object> {
+        final Span span;
+
+        Entry(final Object buf, final Span span) {
+            super(buf);
+            this.span = span;
+        }
+    }
+
+    /**
+     * Called by {@code MPI.Init}: below THREAD_MULTIPLE ({@code one} true) the program makes its MPI calls one
+     * at a time (ordered by its own synchronization when threads take turns), so one cache serves them all.
+     */
+    static void shareAcrossThreads(final boolean one) {
+        shared = one ? new SpanCache() : null;
+    }
+
+    private static SpanCache cache() {
+        final SpanCache c = shared;
+        return c != null ? c : CACHE.get();
+    }
 
     /** The cached span of {@code buf}, or null. */
     static Span lookup(final Object buf) {
-        final SpanCache c = CACHE.get();
-        for (int i = 0; i < ENTRIES; i++) {
-            final WeakReference<Object> k = c.keys.get(i);
-            if (k != null && k.get() == buf) {
-                return c.spans[i];
+        final Entry[] es = cache().entries;
+        for (final Entry e : es) {
+            if (e != null && e.refersTo(buf)) {
+                return e.span;
             }
         }
         return null;
@@ -31,9 +56,8 @@ final class SpanCache {
 
     /** Remembers {@code span} as the span of {@code buf}; returns it. */
     static Span remember(final Object buf, final Span span) {
-        final SpanCache c = CACHE.get();
-        c.keys.set(c.next, new WeakReference<>(buf));
-        c.spans[c.next] = span;
+        final SpanCache c = cache();
+        c.entries[c.next] = new Entry(buf, span);
         c.next = (c.next + 1) % ENTRIES;
         return span;
     }

@@ -3,16 +3,17 @@ package mpi;
 import weft.ucp.Worker;
 
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayDeque;
 
 /**
  * An {@link InFlight} that is one ucp request (a tag send or receive, or an active-message send), with what must
- * outlive the call that started it (an active message's header or staged copy). Pooled per thread, so the
- * blocking calls that go through it allocate nothing once warm.
+ * outlive the call that started it (an active message's header or staged copy). Pooled (one pool per thread under
+ * THREAD_MULTIPLE, one for the session below it), so the blocking calls that go through it allocate nothing once warm.
  */
 final class UcpOp extends InFlight {
     private static final int POOL_MAX = 256;
-    private static final ThreadLocal<ArrayDeque<UcpOp>> POOL = ThreadLocal.withInitial(ArrayDeque::new);
+    private static final ThreadLocal<Pool> POOL = ThreadLocal.withInitial(Pool::new);
+    /** The one pool of a session below THREAD_MULTIPLE (as {@link SpanCache#shareAcrossThreads}), else null. */
+    private static Pool shared;
 
     private weft.ucp.Request request;
     /** Memory the request reads until it completes (else null). */
@@ -30,8 +31,24 @@ final class UcpOp extends InFlight {
 
     /** A pooled handle, not yet started: {@link #staging} may be filled before {@link #start}. */
     static UcpOp take() {
-        final UcpOp op = POOL.get().pollFirst();
-        return op != null ? op : new UcpOp();
+        final Pool p = pool();
+        return p.size > 0 ? p.ops[--p.size] : new UcpOp();
+    }
+
+    /** Called by {@code MPI.Init}: one pool for all threads below THREAD_MULTIPLE ({@code one} true). */
+    static void shareAcrossThreads(final boolean one) {
+        shared = one ? new Pool() : null;
+    }
+
+    private static Pool pool() {
+        final Pool p = shared;
+        return p != null ? p : POOL.get();
+    }
+
+    /** Released ops, a stack (the last released, whose lines are warm, is taken first). */
+    private static final class Pool {
+        final UcpOp[] ops = new UcpOp[POOL_MAX];
+        int size;
     }
 
     /** Starts this handle on {@code r}, keeping {@code memory} reachable until released. */
@@ -86,9 +103,9 @@ final class UcpOp extends InFlight {
             staging = null; // the unfinished send still reads it: the next use gets memory of its own
         }
         r.release();
-        final ArrayDeque<UcpOp> pool = POOL.get();
-        if (pool.size() < POOL_MAX) {
-            pool.addFirst(this);
+        final Pool p = pool();
+        if (p.size < POOL_MAX) {
+            p.ops[p.size++] = this;
         }
     }
 

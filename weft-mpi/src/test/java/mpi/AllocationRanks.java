@@ -6,8 +6,9 @@ import java.nio.IntBuffer;
 /**
  * Rank program (2 ranks): the bytes a blocking send and receive of a short message allocate once warm, from
  * a Java array and from a direct buffer, those of blocking collectives of a few bytes, and those of non-blocking
- * sends completed by {@code waitAll}. A send allocates nothing per message; a receive allocates the
- * {@link Status} it returns; a collective allocates nothing; a non-blocking send only its {@link Request}.
+ * sends and receives completed by {@code waitAll}. A send allocates nothing per message; a receive allocates the
+ * {@link Status} it returns; a collective allocates nothing; a non-blocking send or receive only its
+ * {@link Request}.
  * Windows repeat until one meets the bound (a busy machine's JIT may still be compiling in the first ones), at
  * most 20. Prints {@code OK alloc ...}.
  */
@@ -48,11 +49,11 @@ public final class AllocationRanks {
             w.reduce(arr, out, 2, MPI.INT, MPI.SUM, 1);
         });
         System.out.println("alloc rank " + rank + ": " + coll + " bytes per five collectives");
-        // non-blocking sends completed by waitAll: the Request each iSend returns (64 B with compressed oops), and
-        // no Status per send nor a Status array per waitAll (they made it 104 B and more); the receiver's side
-        // keeps its Status per receive
+        // non-blocking sends and receives completed by waitAll: the Request each iSend or iRecv returns (64 B with
+        // compressed oops), and no Status per message nor a Status array per waitAll (they made a send 104 B and
+        // more, a receive 104 B)
         final Request[] window = new Request[16];
-        final double perSend = bestWindow(w, c, 2000, rank == 0 ? 72.0 * window.length : Double.MAX_VALUE,
+        final double perSend = bestWindow(w, c, 2000, 72.0 * window.length,
             window.length + " non-blocking messages", () -> {
                 for (int i = 0; i < window.length; i++) {
                     window[i] = rank == 0 ? w.iSend(dir, 2, MPI.INT, 1, 5) : w.iRecv(dirOut, 2, MPI.INT, 0, 5);
