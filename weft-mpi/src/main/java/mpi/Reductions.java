@@ -35,8 +35,42 @@ final class Reductions {
     private Reductions() {
     }
 
+    /** The lowest and highest element kind (tables below are indexed by {@code kind - FIRST_KIND}). */
+    private static final int FIRST_KIND = Datatype.MIXED;
+    private static final int LAST_KIND = Datatype.DOUBLE_COMPLEX;
+    /**
+     * {@link #elementSize} and {@link #defined} are table lookups, not switches: every reduction calls them, and
+     * a switch compiled while a program reduced only INTs traps (unstable_if) at its first DOUBLE, taking the
+     * compiled collective down with it (OSU's mean over the ranks, one DOUBLE sum after the warm-up, cost its
+     * timed allreduces four foreground recompiles, 70 ms).
+     */
+    private static final int[] SIZES = new int[LAST_KIND - FIRST_KIND + 1];
+    /** Per operation code, the kinds it is defined on, as bits {@code kind - FIRST_KIND}. */
+    private static final int[] DEFINED_KINDS = new int[NO_OP + 1];
+
+    static {
+        for (int kind = FIRST_KIND; kind <= LAST_KIND; kind++) {
+            SIZES[kind - FIRST_KIND] = sizeOf(kind);
+            for (int op = 0; op <= NO_OP; op++) {
+                if (definedOn(op, kind)) {
+                    DEFINED_KINDS[op] |= 1 << (kind - FIRST_KIND);
+                }
+            }
+        }
+    }
+
     /** Bytes of one reduction element of {@code kind}. */
     static int elementSize(final int kind) {
+        return SIZES[kind - FIRST_KIND];
+    }
+
+    /** Whether {@code op} is defined on elements of {@code kind}. */
+    static boolean defined(final int op, final int kind) {
+        return op >= 0 && op <= NO_OP && kind >= FIRST_KIND && kind <= LAST_KIND
+            && (DEFINED_KINDS[op] >>> (kind - FIRST_KIND) & 1) != 0;
+    }
+
+    private static int sizeOf(final int kind) {
         return switch (kind) {
             case Datatype.BYTE, Datatype.BOOLEAN, Datatype.PACKED -> 1;
             case Datatype.CHAR, Datatype.SHORT -> 2;
@@ -49,8 +83,7 @@ final class Reductions {
         };
     }
 
-    /** Whether {@code op} is defined on elements of {@code kind}. */
-    static boolean defined(final int op, final int kind) {
+    private static boolean definedOn(final int op, final int kind) {
         final boolean integer = kind == Datatype.BYTE || kind == Datatype.CHAR || kind == Datatype.SHORT
             || kind == Datatype.INT || kind == Datatype.LONG;
         final boolean floating = kind == Datatype.FLOAT || kind == Datatype.DOUBLE;
@@ -69,8 +102,8 @@ final class Reductions {
 
     /**
      * Applies {@code op} to {@code n} elements of {@code kind}. A small dispatcher over one method per kind: a
-     * kind seen for the first time (a program's DOUBLE sum after its INT ones) costs the JIT this switch and that
-     * kind's method, not a recompile of every kind's loops at once (90 ms in the foreground on a bound rank).
+     * kind seen for the first time (a program's DOUBLE sum after its INT ones) costs the JIT that kind's method,
+     * not a recompile of every kind's loops at once (90 ms in the foreground on a bound rank).
      */
     static void apply(final int op, final int kind, final MemorySegment in, final long inOff,
                       final MemorySegment io, final long ioOff, final long n) {
@@ -81,18 +114,99 @@ final class Reductions {
             MemorySegment.copy(in, inOff, io, ioOff, n * elementSize(kind));
             return;
         }
-        switch (kind) {
-            case Datatype.BYTE, Datatype.BOOLEAN -> bytes(op, in, inOff, io, ioOff, n);
-            case Datatype.SHORT -> shorts(op, in, inOff, io, ioOff, n);
-            case Datatype.CHAR -> chars(op, in, inOff, io, ioOff, n);
-            case Datatype.INT -> ints(op, in, inOff, io, ioOff, n);
-            case Datatype.LONG -> longs(op, in, inOff, io, ioOff, n);
-            case Datatype.FLOAT -> floats(op, in, inOff, io, ioOff, n);
-            case Datatype.DOUBLE -> doubles(op, in, inOff, io, ioOff, n);
-            case Datatype.FLOAT_COMPLEX -> complex(op, false, in, inOff, io, ioOff, n);
-            case Datatype.DOUBLE_COMPLEX -> complex(op, true, in, inOff, io, ioOff, n);
-            default -> pairs(op, kind, in, inOff, io, ioOff, n);
-        }
+        LOOPS[kind - FIRST_KIND].apply(op, kind, in, inOff, io, ioOff, n);
+    }
+
+    /**
+     * The element kinds' reduction loops, one constant (so one class) per family, called through
+     * {@link #LOOPS} rather than a switch: a kind first seen after the JIT compiled a collective (OSU's DOUBLE
+     * mean after its INT sums) then fails a type check, whose trap leaves the compiled collective in place,
+     * rather than a pruned switch case, whose trap discards it (four foreground recompiles, 70 ms, inside the
+     * timed allreduces).
+     */
+    private enum Loops {
+        BYTES {
+            @Override
+            void apply(final int op, final int kind, final MemorySegment in, final long inOff, final MemorySegment io,
+                       final long ioOff, final long n) {
+                bytes(op, in, inOff, io, ioOff, n);
+            }
+        },
+        SHORTS {
+            @Override
+            void apply(final int op, final int kind, final MemorySegment in, final long inOff, final MemorySegment io,
+                       final long ioOff, final long n) {
+                shorts(op, in, inOff, io, ioOff, n);
+            }
+        },
+        CHARS {
+            @Override
+            void apply(final int op, final int kind, final MemorySegment in, final long inOff, final MemorySegment io,
+                       final long ioOff, final long n) {
+                chars(op, in, inOff, io, ioOff, n);
+            }
+        },
+        INTS {
+            @Override
+            void apply(final int op, final int kind, final MemorySegment in, final long inOff, final MemorySegment io,
+                       final long ioOff, final long n) {
+                ints(op, in, inOff, io, ioOff, n);
+            }
+        },
+        LONGS {
+            @Override
+            void apply(final int op, final int kind, final MemorySegment in, final long inOff, final MemorySegment io,
+                       final long ioOff, final long n) {
+                longs(op, in, inOff, io, ioOff, n);
+            }
+        },
+        FLOATS {
+            @Override
+            void apply(final int op, final int kind, final MemorySegment in, final long inOff, final MemorySegment io,
+                       final long ioOff, final long n) {
+                floats(op, in, inOff, io, ioOff, n);
+            }
+        },
+        DOUBLES {
+            @Override
+            void apply(final int op, final int kind, final MemorySegment in, final long inOff, final MemorySegment io,
+                       final long ioOff, final long n) {
+                doubles(op, in, inOff, io, ioOff, n);
+            }
+        },
+        COMPLEX {
+            @Override
+            void apply(final int op, final int kind, final MemorySegment in, final long inOff, final MemorySegment io,
+                       final long ioOff, final long n) {
+                complex(op, kind == Datatype.DOUBLE_COMPLEX, in, inOff, io, ioOff, n);
+            }
+        },
+        PAIRS {
+            @Override
+            void apply(final int op, final int kind, final MemorySegment in, final long inOff, final MemorySegment io,
+                       final long ioOff, final long n) {
+                pairs(op, kind, in, inOff, io, ioOff, n);
+            }
+        };
+
+        abstract void apply(int op, int kind, MemorySegment in, long inOff, MemorySegment io, long ioOff, long n);
+    }
+
+    /** Each kind's loops, by {@code kind - FIRST_KIND}. */
+    private static final Loops[] LOOPS = new Loops[LAST_KIND - FIRST_KIND + 1];
+
+    static {
+        java.util.Arrays.fill(LOOPS, Loops.PAIRS);
+        LOOPS[Datatype.BYTE - FIRST_KIND] = Loops.BYTES;
+        LOOPS[Datatype.BOOLEAN - FIRST_KIND] = Loops.BYTES;
+        LOOPS[Datatype.SHORT - FIRST_KIND] = Loops.SHORTS;
+        LOOPS[Datatype.CHAR - FIRST_KIND] = Loops.CHARS;
+        LOOPS[Datatype.INT - FIRST_KIND] = Loops.INTS;
+        LOOPS[Datatype.LONG - FIRST_KIND] = Loops.LONGS;
+        LOOPS[Datatype.FLOAT - FIRST_KIND] = Loops.FLOATS;
+        LOOPS[Datatype.DOUBLE - FIRST_KIND] = Loops.DOUBLES;
+        LOOPS[Datatype.FLOAT_COMPLEX - FIRST_KIND] = Loops.COMPLEX;
+        LOOPS[Datatype.DOUBLE_COMPLEX - FIRST_KIND] = Loops.COMPLEX;
     }
 
     private static void bytes(final int op, final MemorySegment in, final long inOff, final MemorySegment io,

@@ -45,11 +45,11 @@ final class Span {
         if (buf instanceof boolean[]) {
             return map(buf); // copied each time: never cached
         }
-        final Span cached = SpanCache.lookup(buf);
-        return cached != null ? cached : SpanCache.remember(buf, map(buf));
+        return SpanCache.spanOf(buf);
     }
 
-    private static Span map(final Object buf) throws MPIException {
+    /** A new span over {@code buf} (for {@link SpanCache}). */
+    static Span map(final Object buf) throws MPIException {
         return switch (buf) {
             case byte[] a -> new Span(MemorySegment.ofArray(a), 0, null);
             case char[] a -> new Span(MemorySegment.ofArray(a), 0, null);
@@ -116,9 +116,11 @@ final class Span {
             throw new IllegalArgumentException("The " + what + " must be direct (MPI.newXxxBuffer): a non-blocking "
                 + "call keeps using it after it returns, and a heap buffer may move.");
         }
-        final Span cached = SpanCache.lookup(buf);
-        return cached != null ? cached : SpanCache.remember(buf, new Span(MemorySegment.ofBuffer(buf.duplicate()
-            .clear()), 0, null));
+        try {
+            return SpanCache.spanOf(buf); // a direct buffer maps as ofBuffer maps it, which cannot fail
+        } catch (final MPIException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
     }
 
     /**

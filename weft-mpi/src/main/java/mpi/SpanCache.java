@@ -20,15 +20,38 @@ final class SpanCache {
     private final Entry[] entries = new Entry[ENTRIES];
     private int next;
 
-    /** A buffer, held weakly, and its span. */
-    private static final class Entry extends WeakReference<Object> {
-        final Span span;
+    private SpanCache() {
+        java.util.Arrays.fill(entries, MISS);
+    }
+
+    /** A slot: a buffer, held weakly, and its span. */
+    private static class Entry extends WeakReference<Object> {
+        private final Span span;
 
         Entry(final Object buf, final Span span) {
             super(buf);
             this.span = span;
         }
+
+        /** The span of {@code buf}, the buffer this entry holds. */
+        Span span(final Object buf) throws MPIException {
+            return span;
+        }
     }
+
+    /** The empty slot, and what a lookup that matched no slot ends in: maps the buffer and remembers it. */
+    private static final class Miss extends Entry {
+        Miss() {
+            super(null, null);
+        }
+
+        @Override
+        Span span(final Object buf) throws MPIException {
+            return remember(buf, Span.map(buf));
+        }
+    }
+
+    private static final Entry MISS = new Miss();
 
     /**
      * Called by {@code MPI.Init}: below THREAD_MULTIPLE ({@code one} true) the program makes its MPI calls one
@@ -43,19 +66,24 @@ final class SpanCache {
         return c != null ? c : CACHE.get();
     }
 
-    /** The cached span of {@code buf}, or null. */
-    static Span lookup(final Object buf) {
-        final Entry[] es = cache().entries;
-        for (final Entry e : es) {
-            if (e != null && e.refersTo(buf)) {
-                return e.span;
+    /**
+     * The span of {@code buf} (an array or a buffer, not a boolean[]), mapped on the first call and cached. Every
+     * slot is compared and the call that finishes goes through the slot that matched: no branch here is taken
+     * one way only while a program uses one buffer, so its first new buffer (OSU's double[] of means, after the
+     * timed pass's warm-up) traps nowhere that would throw away a compiled collective; a miss is a type check.
+     */
+    static Span spanOf(final Object buf) throws MPIException {
+        Entry found = MISS;
+        for (final Entry e : cache().entries) {
+            if (e.refersTo(buf)) {
+                found = e;
             }
         }
-        return null;
+        return found.span(buf);
     }
 
     /** Remembers {@code span} as the span of {@code buf}; returns it. */
-    static Span remember(final Object buf, final Span span) {
+    private static Span remember(final Object buf, final Span span) {
         final SpanCache c = cache();
         c.entries[c.next] = new Entry(buf, span);
         c.next = (c.next + 1) % ENTRIES;
