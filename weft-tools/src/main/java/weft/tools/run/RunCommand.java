@@ -53,6 +53,17 @@ public final class RunCommand implements Callable<Integer> {
         "weft.ucs.Sha256::*", "weft.ucs.HmacSha256::*");
 
     /**
+     * The protocol layer's entry points for tag messages, each compiled on its own, early (at the MPI layer's
+     * threshold), and never inlined into a caller: the MPI layer's send and receive methods compile early, and
+     * when they did before these had compiled, C2 inlined the whole protocol below them (tcp's zero-copy
+     * send, its replay log) into each: a 64 KiB iSend's compile took 470 ms instead of 25, on the rank's own
+     * core, and halved OSU's tcp bw at 64 KiB; which way it went changed from run to run
+     * (bench/results/2026-11-29-session33-mpi-p2p.txt). UCX calls its protocol layer the same way.
+     * The weft script names the same list. Declared before the lists that use it.
+     */
+    static final List<String> COMPILE_UNITS = List.of("weft.ucp.Endpoint::send", "weft.ucp.TagRecv::recv");
+
+    /**
      * With the AOT cache's profiles, Weft's own methods compile after a hundredth of the usual invocations,
      * so that a short job's first operations run optimized code (as the weft script does for its JVMs). The
      * code a PE runs once to join its job and set up keeps the usual thresholds (the last matching command
@@ -84,6 +95,10 @@ public final class RunCommand implements Callable<Integer> {
             "weft.ucs.sys.ProcessLiveness::*", "weft.uct.shm.ShmEndpoint::check", "weft.uct.cma.CmaEndpoint::check",
             "weft.ucs.queue.FifoDescriptor::state")) {
             o.add("-XX:CompileCommand=CompileThresholdScaling," + usual + ",1.0");
+        }
+        for (final String unit : COMPILE_UNITS) {
+            o.add("-XX:CompileCommand=dontinline," + unit);
+            o.add("-XX:CompileCommand=CompileThresholdScaling," + unit + "," + mpiScale);
         }
         for (final String once : RUN_ONCE) {
             o.add("-XX:CompileCommand=exclude," + once);
