@@ -70,7 +70,7 @@ final class SpanCache {
      * The span of {@code buf} (an array or a buffer, not a boolean[]), mapped on the first call and cached. Every
      * slot is compared and the call that finishes goes through the slot that matched: no branch here is taken
      * one way only while a program uses one buffer, so its first new buffer (OSU's double[] of means, after the
-     * timed pass's warm-up) traps nowhere that would throw away a compiled collective; a miss is a type check.
+     * warm-up pass) traps nowhere that would throw away a compiled collective; a miss is a type check.
      */
     static Span spanOf(final Object buf) throws MPIException {
         Entry found = MISS;
