@@ -320,7 +320,7 @@ public final class MPI {
         try {
             s.buffered.drain();
             s.worker.flush().await();
-            s.job.runtime().barrier(); // out of band: no message of ours is in flight when the worker closes
+            fenceProgressing(s); // out of band: no message of ours is in flight when the worker closes
         } catch (final WeftException e) {
             throw new MPIException(ERR_OTHER, "MPI_Finalize failed: " + e.getMessage(), e);
         } finally {
@@ -331,6 +331,52 @@ public final class MPI {
             s.job.release();
         }
     }
+
+    /**
+     * The job's out-of-band barrier, on a thread of its own while this one keeps progressing the worker (as Open
+     * MPI's finalize progresses while its PMIx fence runs). A rank whose flush is done must still answer its
+     * peers until they are done too: over tcp a peer's flush waits for this rank's acknowledgements, and a
+     * message a peer sent over a connection still being made leaves only when both sides progress; a rank that
+     * sat in the barrier without progressing held the others in Finalize until the bootstrap timeout (a 2-rank
+     * allreduce-and-finalize over tcp, in most runs). The barrier's own timeout bounds the wait.
+     */
+    private static void fenceProgressing(final Session s) {
+        final java.util.concurrent.atomic.AtomicReference<RuntimeException> failed =
+            new java.util.concurrent.atomic.AtomicReference<>();
+        final Thread fence = Thread.ofPlatform().daemon().name("weft-mpi-finalize-fence").start(() -> {
+            try {
+                s.job.runtime().barrier();
+            } catch (final RuntimeException e) {
+                failed.set(e);
+            }
+        });
+        for (int idle = 0; fence.isAlive(); ) {
+            idle = Progress.step(s.worker, idle);
+            if (idle > FENCE_SPIN_STEPS) {
+                java.util.concurrent.locks.LockSupport.parkNanos(FENCE_PARK_NS); // the fence thread may need this CPU
+            }
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                fence.join();
+                break;
+            } catch (final InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (failed.get() != null) {
+            throw failed.get();
+        }
+    }
+
+    /** Idle progress steps in {@link #fenceProgressing} before it parks between steps. */
+    private static final int FENCE_SPIN_STEPS = 64;
+    /** How long {@link #fenceProgressing} parks between idle steps. */
+    private static final long FENCE_PARK_NS = 50_000;
 
     /** True once {@link #Init} succeeded (even after {@link #Finalize}). */
     public static boolean isInitialized() throws MPIException {

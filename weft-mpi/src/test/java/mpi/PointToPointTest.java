@@ -42,6 +42,26 @@ class PointToPointTest {
             r.describe());
     }
 
+    /**
+     * MPI_Finalize returns on every rank, job after job: a rank that had finished its flush sat in the
+     * out-of-band barrier without progressing its worker, while over tcp a peer's flush waited for its
+     * acknowledgements, or a peer's message over a connection still being made waited for both sides (a 2-rank
+     * allreduce-and-finalize hung until the bootstrap timeout in most runs; 4 ranks, through the new
+     * connections of a barrier, in a third). The bootstrap timeout is short here so that a hang fails in seconds.
+     */
+    @ParameterizedTest(name = "np {0} over {1}")
+    @CsvSource({"2, tcp", "4, tcp", "2, shm"})
+    void finalizeReturnsJobAfterJob(final int np, final String tls) throws Exception {
+        for (int job = 0; job < 3; job++) {
+            final MpiJob.Result r = MpiJob.run(np, Map.of("WEFT_TLS", tls, "WEFT_BOOTSTRAP_TIMEOUT", "20s"),
+                FinalizeRanks.class);
+            assertTrue(r.allZero(), "job " + job + ":\n" + r.describe());
+            for (int rank = 0; rank < np; rank++) {
+                assertTrue(r.output()[rank].contains("OK finalize rank " + rank), "job " + job + ":\n" + r.describe());
+            }
+        }
+    }
+
     /** Connections on first use: in a ring of 16 JVMs each rank connects to its neighbours only. */
     @org.junit.jupiter.api.Test
     void aRingConnectsOnlyNeighbours() throws Exception {
