@@ -356,18 +356,7 @@ public final class MPI {
                 java.util.concurrent.locks.LockSupport.parkNanos(FENCE_PARK_NS); // the fence thread may need this CPU
             }
         }
-        boolean interrupted = false;
-        while (true) {
-            try {
-                fence.join();
-                break;
-            } catch (final InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        // isAlive() returning false orders the fence thread's last action (a failure set) before what follows
         if (failed.get() != null) {
             throw failed.get();
         }

@@ -28,8 +28,8 @@ final class Session {
         this.worker = job.worker();
         this.threadLevel = threadLevel;
         this.scratch = new ScratchPool(threadLevel == MPI.THREAD_MULTIPLE);
-        SpanCache.shareAcrossThreads(threadLevel != MPI.THREAD_MULTIPLE);
-        UcpOp.shareAcrossThreads(threadLevel != MPI.THREAD_MULTIPLE);
+        SpanCache.CACHES.shareAcrossThreads(threadLevel != MPI.THREAD_MULTIPLE);
+        UcpOp.POOLS.shareAcrossThreads(threadLevel != MPI.THREAD_MULTIPLE);
         this.mainThread = Thread.currentThread();
         this.nextCid = firstFreeCid;
         this.am = activeMessages ? new AmMatcher(worker) : null;

@@ -10,12 +10,8 @@ import java.lang.ref.WeakReference;
  */
 final class SpanCache {
     private static final int ENTRIES = 8;
-    private static final ThreadLocal<SpanCache> CACHE = ThreadLocal.withInitial(SpanCache::new);
-    /**
-     * The one cache of a session below THREAD_MULTIPLE, whose calls come one at a time (a ThreadLocal lookup
-     * cost a tenth of a short non-blocking send); null: a cache per thread. See {@link #shareAcrossThreads}.
-     */
-    private static SpanCache shared;
+    /** The caches, per caller ({@link PerCaller}). */
+    static final PerCaller<SpanCache> CACHES = new PerCaller<>(SpanCache::new);
 
     private final Entry[] entries = new Entry[ENTRIES];
     private int next;
@@ -54,19 +50,6 @@ final class SpanCache {
     private static final Entry MISS = new Miss();
 
     /**
-     * Called by {@code MPI.Init}: below THREAD_MULTIPLE ({@code one} true) the program makes its MPI calls one
-     * at a time (ordered by its own synchronization when threads take turns), so one cache serves them all.
-     */
-    static void shareAcrossThreads(final boolean one) {
-        shared = one ? new SpanCache() : null;
-    }
-
-    private static SpanCache cache() {
-        final SpanCache c = shared;
-        return c != null ? c : CACHE.get();
-    }
-
-    /**
      * The span of {@code buf} (an array or a buffer, not a boolean[]), mapped on the first call and cached. Every
      * slot is compared and the call that finishes goes through the slot that matched: no branch here is taken
      * one way only while a program uses one buffer, so its first new buffer (OSU's double[] of means, after the
@@ -74,7 +57,7 @@ final class SpanCache {
      */
     static Span spanOf(final Object buf) throws MPIException {
         Entry found = MISS;
-        for (final Entry e : cache().entries) {
+        for (final Entry e : CACHES.get().entries) {
             if (e.refersTo(buf)) {
                 found = e;
             }
@@ -84,7 +67,7 @@ final class SpanCache {
 
     /** Remembers {@code span} as the span of {@code buf}; returns it. */
     private static Span remember(final Object buf, final Span span) {
-        final SpanCache c = cache();
+        final SpanCache c = CACHES.get();
         c.entries[c.next] = new Entry(buf, span);
         c.next = (c.next + 1) % ENTRIES;
         return span;

@@ -11,9 +11,8 @@ import java.lang.foreign.MemorySegment;
  */
 final class UcpOp extends InFlight {
     private static final int POOL_MAX = 256;
-    private static final ThreadLocal<Pool> POOL = ThreadLocal.withInitial(Pool::new);
-    /** The one pool of a session below THREAD_MULTIPLE (as {@link SpanCache#shareAcrossThreads}), else null. */
-    private static Pool shared;
+    /** Released ops, per caller ({@link PerCaller}). */
+    static final PerCaller<Pool> POOLS = new PerCaller<>(Pool::new);
 
     private weft.ucp.Request request;
     /** Memory the request reads until it completes (else null). */
@@ -31,22 +30,12 @@ final class UcpOp extends InFlight {
 
     /** A pooled handle, not yet started: {@link #staging} may be filled before {@link #start}. */
     static UcpOp take() {
-        final Pool p = pool();
+        final Pool p = POOLS.get();
         return p.size > 0 ? p.ops[--p.size] : new UcpOp();
     }
 
-    /** Called by {@code MPI.Init}: one pool for all threads below THREAD_MULTIPLE ({@code one} true). */
-    static void shareAcrossThreads(final boolean one) {
-        shared = one ? new Pool() : null;
-    }
-
-    private static Pool pool() {
-        final Pool p = shared;
-        return p != null ? p : POOL.get();
-    }
-
     /** Released ops, a stack (the last released, whose lines are warm, is taken first). */
-    private static final class Pool {
+    static final class Pool {
         final UcpOp[] ops = new UcpOp[POOL_MAX];
         int size;
     }
@@ -103,7 +92,7 @@ final class UcpOp extends InFlight {
             staging = null; // the unfinished send still reads it: the next use gets memory of its own
         }
         r.release();
-        final Pool p = pool();
+        final Pool p = POOLS.get();
         if (p.size < POOL_MAX) {
             p.ops[p.size++] = this;
         }

@@ -69,11 +69,23 @@ class RunAotCacheTest {
         assertEquals(0, p.exitValue(), cmd + "\n" + out);
     }
 
-    /** Each method the PEs never compile exists: a renamed one would silently be compiled at start-up again. */
+    /**
+     * Each method the PEs never compile, or compile as units of their own or early, exists: a renamed one would
+     * silently lose its option.
+     */
     @Test
     void theMethodsRunOnceExist() throws ClassNotFoundException {
         for (final String once : RunCommand.RUN_ONCE) {
             assertTrue(exists(once), "no method " + once);
+        }
+        for (final String unit : RunCommand.COMPILE_UNITS) {
+            assertTrue(exists(unit), "no method " + unit);
+        }
+        // an early pattern names a class prefix (its lambdas' hidden classes too): the class itself must exist,
+        // else a rename leaves the protocol compiling late, inside a short run's measured phase, unnoticed
+        for (final String early : RunCommand.EARLY) {
+            final String cls = early.substring(0, early.indexOf("::")).replace("*", "");
+            assertTrue(exists(cls + "::*"), "no class " + cls + " for " + early);
         }
     }
 
